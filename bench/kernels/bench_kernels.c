@@ -1,0 +1,258 @@
+/*
+ * bench_kernels.c -- single-threaded GFLOP/s of libln_rt's conv2d (ResNet-18
+ * 3x3 layers, MobileNetV2 1x1 and depthwise layers) and gemm, beside the
+ * machine's measured peak FMA rate. Not part of `make test`.
+ *
+ * Peak: a tight loop of 12 independent FMA chains on 8-float (AVX2) vectors
+ * -- 12 chains cover the 4-cycle FMA latency on 2 FMA ports -- timed over
+ * ~2^28 FMAs; that is what the AVX2 micro-kernel could reach on this core at
+ * its current clock. If the CPU has AVX-512 the same loop on 16-float
+ * vectors is also reported, as the ceiling for a (not written) AVX-512
+ * kernel. Each layer's time is the best of several runs after a warm-up.
+ */
+#define _POSIX_C_SOURCE 199309L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "ln_rt.h"
+#include "ln_rt_internal.h"
+#if LN_RT_HAVE_AVX2
+#include <immintrin.h>
+#endif
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void fill(float *p, size_t n)
+{
+    uint32_t s = 1;
+    size_t i;
+    for (i = 0; i < n; i++) {
+        s = s * 1664525u + 1013904223u;
+        p[i] = (float)((s >> 8) & 0xffff) / 32768.0f - 1.0f;
+    }
+}
+
+static volatile float sink;
+
+/* 12 independent FMA chains held in named registers (an array could be
+ * spilled to memory); 2^25 iterations ~ 0.1-0.2 s. */
+#define FMA12(F, a0, m, c)                                                    \
+    do {                                                                      \
+        a0 = F(a0, m, c); a1 = F(a1, m, c); a2 = F(a2, m, c);                 \
+        a3 = F(a3, m, c); a4 = F(a4, m, c); a5 = F(a5, m, c);                 \
+        a6 = F(a6, m, c); a7 = F(a7, m, c); a8 = F(a8, m, c);                 \
+        a9 = F(a9, m, c); a10 = F(a10, m, c); a11 = F(a11, m, c);             \
+    } while (0)
+
+#if LN_RT_HAVE_AVX2
+static double peak_avx2(void)
+{
+    __m256 m = _mm256_set1_ps(0.999999f), c = _mm256_set1_ps(1e-7f);
+    __m256 a0 = _mm256_set1_ps(0.f), a1 = _mm256_set1_ps(1.f),
+           a2 = _mm256_set1_ps(2.f), a3 = _mm256_set1_ps(3.f),
+           a4 = _mm256_set1_ps(4.f), a5 = _mm256_set1_ps(5.f),
+           a6 = _mm256_set1_ps(6.f), a7 = _mm256_set1_ps(7.f),
+           a8 = _mm256_set1_ps(8.f), a9 = _mm256_set1_ps(9.f),
+           a10 = _mm256_set1_ps(10.f), a11 = _mm256_set1_ps(11.f);
+    long it, iters = 1L << 25;
+    double t0, t1;
+    t0 = now();
+    for (it = 0; it < iters; it++)
+        FMA12(_mm256_fmadd_ps, a0, m, c);
+    t1 = now();
+    a0 = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)),
+                       _mm256_add_ps(_mm256_add_ps(a4, a5), _mm256_add_ps(a6, a7)));
+    a0 = _mm256_add_ps(a0, _mm256_add_ps(_mm256_add_ps(a8, a9),
+                                         _mm256_add_ps(a10, a11)));
+    sink = _mm256_cvtss_f32(a0);
+    return (double)iters * 12 * 8 * 2 / (t1 - t0) * 1e-9;
+}
+#endif
+
+#if defined(__AVX512F__)
+static double peak_avx512(void)
+{
+    __m512 m = _mm512_set1_ps(0.999999f), c = _mm512_set1_ps(1e-7f);
+    __m512 a0 = _mm512_set1_ps(0.f), a1 = _mm512_set1_ps(1.f),
+           a2 = _mm512_set1_ps(2.f), a3 = _mm512_set1_ps(3.f),
+           a4 = _mm512_set1_ps(4.f), a5 = _mm512_set1_ps(5.f),
+           a6 = _mm512_set1_ps(6.f), a7 = _mm512_set1_ps(7.f),
+           a8 = _mm512_set1_ps(8.f), a9 = _mm512_set1_ps(9.f),
+           a10 = _mm512_set1_ps(10.f), a11 = _mm512_set1_ps(11.f);
+    long it, iters = 1L << 24;
+    double t0, t1;
+    t0 = now();
+    for (it = 0; it < iters; it++)
+        FMA12(_mm512_fmadd_ps, a0, m, c);
+    t1 = now();
+    a0 = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)),
+                       _mm512_add_ps(_mm512_add_ps(a4, a5), _mm512_add_ps(a6, a7)));
+    a0 = _mm512_add_ps(a0, _mm512_add_ps(_mm512_add_ps(a8, a9),
+                                         _mm512_add_ps(a10, a11)));
+    sink = _mm512_reduce_add_ps(a0);
+    return (double)iters * 12 * 16 * 2 / (t1 - t0) * 1e-9;
+}
+#endif
+
+typedef struct {
+    const char *name;
+    int32_t c, hw, oc, k, s, g;
+} layer;
+
+static const layer layers[] = {
+    { "resnet18 conv2_x 3x3", 64, 56, 64, 3, 1, 1 },
+    { "resnet18 conv3_x 3x3", 128, 28, 128, 3, 1, 1 },
+    { "resnet18 conv4_x 3x3", 256, 14, 256, 3, 1, 1 },
+    { "resnet18 conv5_x 3x3", 512, 7, 512, 3, 1, 1 },
+    { "resnet18 conv1 7x7 s2", 3, 224, 64, 7, 2, 1 },
+    { "mbv2 1x1 expand 24->144", 24, 56, 144, 1, 1, 1 },
+    { "mbv2 1x1 project 144->24", 144, 56, 24, 1, 1, 1 },
+    { "mbv2 1x1 expand 32->192", 32, 28, 192, 1, 1, 1 },
+    { "mbv2 1x1 project 192->32", 192, 28, 32, 1, 1, 1 },
+    { "mbv2 1x1 expand 64->384", 64, 14, 384, 1, 1, 1 },
+    { "mbv2 1x1 project 384->64", 384, 14, 64, 1, 1, 1 },
+    { "mbv2 1x1 expand 160->960", 160, 7, 960, 1, 1, 1 },
+    { "mbv2 1x1 project 960->320", 960, 7, 320, 1, 1, 1 },
+    { "mbv2 dw 3x3 144 @56", 144, 56, 144, 3, 1, 144 },
+    { "mbv2 dw 3x3 s2 144 @56", 144, 56, 144, 3, 2, 144 },
+    { "mbv2 dw 3x3 192 @28", 192, 28, 192, 3, 1, 192 },
+    { "mbv2 dw 3x3 384 @14", 384, 14, 384, 3, 1, 384 },
+    { "mbv2 dw 3x3 960 @7", 960, 7, 960, 3, 1, 960 },
+};
+
+static double best_time(int (*run)(const void *), const void *ctx,
+                        double flops)
+{
+    double best = 1e30, t;
+    int r, reps = flops > 1e9 ? 3 : flops > 1e8 ? 6 : 20;
+    run(ctx); /* warm-up */
+    for (r = 0; r < reps; r++) {
+        t = now();
+        run(ctx);
+        t = now() - t;
+        best = t < best ? t : best;
+    }
+    return best;
+}
+
+typedef struct {
+    ln_rt_conv2d_args a;
+    const float *x, *w, *b;
+    float *y;
+    void *scr;
+} conv_ctx;
+
+static int run_conv(const void *p)
+{
+    const conv_ctx *c = p;
+    return ln_rt_conv2d_f32(&c->a, c->x, c->w, c->b, c->y, c->scr);
+}
+
+typedef struct {
+    ln_rt_gemm_args a;
+    const float *A, *B;
+    float *Y;
+    void *scr;
+} gemm_ctx;
+
+static int run_gemm(const void *p)
+{
+    const gemm_ctx *g = p;
+    return ln_rt_gemm_f32(&g->a, g->A, g->B, NULL, g->Y, g->scr);
+}
+
+int main(void)
+{
+    double peak = 0.0, peak512 = 0.0;
+    size_t i;
+    float *x, *w, *b, *y;
+    void *scr;
+    size_t big = (size_t)16 << 20;
+
+#if LN_RT_HAVE_AVX2
+    {
+        int r;
+        for (r = 0; r < 3; r++) {
+            double p = peak_avx2();
+            peak = p > peak ? p : peak;
+        }
+    }
+#endif
+#if defined(__AVX512F__)
+    peak512 = peak_avx512();
+#endif
+    x = malloc(big * sizeof(float)); w = malloc(big * sizeof(float));
+    b = malloc(4096 * sizeof(float)); y = malloc(big * sizeof(float));
+    scr = malloc(8 << 20);
+    if (!x || !w || !b || !y || !scr)
+        return 1;
+    fill(x, big); fill(w, big); fill(b, 4096);
+
+    printf("libln_rt kernel bench, 1 thread, ISA: %s\n",
+           LN_RT_HAVE_AVX2 ? "AVX2+FMA (6x16 micro-kernel)"
+                           : "portable C (4x4 micro-kernel)");
+    if (peak > 0)
+        printf("peak (AVX2 FMA loop, 12 chains x 8 lanes): %.1f GFLOP/s\n",
+               peak);
+    if (peak512 > 0)
+        printf("peak (AVX-512 FMA loop, 16 lanes, not used by the kernels):"
+               " %.1f GFLOP/s\n", peak512);
+    printf("\n%-28s %-18s %9s %9s %8s\n", "layer", "CxHxW->OC", "ms",
+           "GFLOP/s", "of peak");
+    for (i = 0; i < sizeof(layers) / sizeof(layers[0]); i++) {
+        const layer *l = &layers[i];
+        conv_ctx c;
+        int32_t oh, ow;
+        double flops, t;
+        char shape[40];
+        memset(&c.a, 0, sizeof(c.a));
+        c.a.n = 1; c.a.c = l->c; c.a.h = l->hw; c.a.w = l->hw;
+        c.a.oc = l->oc; c.a.kh = l->k; c.a.kw = l->k;
+        c.a.stride_h = l->s; c.a.stride_w = l->s;
+        c.a.pad_top = c.a.pad_left = c.a.pad_bottom = c.a.pad_right =
+            l->k / 2;
+        c.a.dil_h = c.a.dil_w = 1; c.a.group = l->g;
+        c.a.act = LN_RT_ACT_RELU;
+        oh = ln_rt_conv_out_size(l->hw, l->k, l->s, l->k / 2, l->k / 2, 1);
+        ow = oh;
+        if (ln_rt_conv2d_f32_scratch_size(&c.a) > (8u << 20))
+            return 1;
+        c.x = x; c.w = w; c.b = b; c.y = y; c.scr = scr;
+        flops = 2.0 * l->oc * oh * ow * (l->c / l->g) * l->k * l->k;
+        t = best_time(run_conv, &c, flops);
+        snprintf(shape, sizeof(shape), "%dx%dx%d->%d", l->c, l->hw, l->hw,
+                 l->oc);
+        printf("%-28s %-18s %9.3f %9.1f %7.0f%%\n", l->name, shape, t * 1e3,
+               flops / t * 1e-9, peak > 0 ? 100.0 * flops / t * 1e-9 / peak
+                                          : 0.0);
+    }
+    {
+        static const int32_t g[][3] = { { 1, 1000, 512 }, { 256, 256, 256 },
+                                        { 512, 512, 512 },
+                                        { 1024, 1024, 1024 } };
+        for (i = 0; i < sizeof(g) / sizeof(g[0]); i++) {
+            gemm_ctx c;
+            double flops, t;
+            char shape[40];
+            memset(&c.a, 0, sizeof(c.a));
+            c.a.m = g[i][0]; c.a.n = g[i][1]; c.a.k = g[i][2];
+            c.a.alpha = 1.0f; c.a.trans_b = i == 0;
+            c.A = x; c.B = w; c.Y = y; c.scr = scr;
+            flops = 2.0 * c.a.m * c.a.n * c.a.k;
+            t = best_time(run_gemm, &c, flops);
+            snprintf(shape, sizeof(shape), "%dx%dx%d", c.a.m, c.a.n, c.a.k);
+            printf("%-28s %-18s %9.3f %9.1f %7.0f%%\n",
+                   i == 0 ? "gemm (FC 512->1000, transB)" : "gemm MxNxK",
+                   shape, t * 1e3, flops / t * 1e-9,
+                   peak > 0 ? 100.0 * flops / t * 1e-9 / peak : 0.0);
+        }
+    }
+    free(x); free(w); free(b); free(y); free(scr);
+    return 0;
+}

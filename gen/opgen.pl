@@ -1,0 +1,728 @@
+#!/usr/bin/perl
+# opgen.pl -- operator descriptions (gen/op_descs/*.json) to C.
+#
+# For every description it writes src/op/auto/ln_opimpl_<optype>.c (checks,
+# shape and dtype inference, private data, run, post_run and the prototype
+# `ln_op ln_opimpl_<optype>`), and from the whole set the registry
+# (ln_opregistry.c/.h: per-arch prototype arrays, the list of optypes, the
+# stripped ones, the ONNX mapping and the ln-aot call templates) and
+# ln_ops.mk (LN_OPS -> LN_OP_STRIP_CFLAGS).  Perl prepares one m4 macro per
+# piece of C; templates/*.m4 lay the files out.
+#
+# Usage (from the repository root): perl gen/opgen.pl
+#   [--descs gen/op_descs] [--out src/op/auto] [--hooks src/op]
+#   [--templates templates]
+# The format is documented in docs/op-descriptions.md.
+use strict;
+use warnings;
+use FindBin;
+use lib $FindBin::Bin;
+use Getopt::Long;
+use LnGen qw(fail is_num is_int is_str is_bool check_keys load_op_descs
+             c_str c_refs m4_expand write_dir dtype_enum cmp_enum);
+
+$LnGen::PROG = 'opgen';
+my %opt = (descs => 'gen/op_descs', out => 'src/op/auto', hooks => 'src/op',
+           templates => 'templates');
+GetOptions(\%opt, 'descs=s', 'out=s', 'hooks=s', 'templates=s')
+    or die "usage: perl gen/opgen.pl [--descs DIR] [--out DIR] [--hooks DIR] [--templates DIR]\n";
+
+my $hook_text = '';
+if (opendir my $dh, $opt{hooks}) {
+    for my $f (sort grep { /\.c$/ } readdir $dh) {
+        open my $fh, '<', "$opt{hooks}/$f" or next;
+        local $/;
+        $hook_text .= <$fh>;
+    }
+    closedir $dh;
+}
+
+sub check_hook {
+    my ($where, $name) = @_;
+    fail($where, "'$name' is not a C identifier") if $name !~ /^[A-Za-z_]\w*$/;
+    fail($where, "hook '$name' is not defined in $opt{hooks}/*.c")
+        if $hook_text !~ /^[A-Za-z_][\w \t\*]*\b\Q$name\E\s*\(/m;
+}
+
+my @descs = load_op_descs($opt{descs});
+my %by = map { $_->{optype} => $_ } @descs;
+
+my %PARAM_TYPES = (
+    number => 'LN_PARAM_NUMBER', bool => 'LN_PARAM_BOOL',
+    string => 'LN_PARAM_STRING', dtype => 'LN_PARAM_STRING',
+    array_number => 'LN_PARAM_ARRAY_NUMBER', array_bool => 'LN_PARAM_ARRAY_BOOL',
+    array_string => 'LN_PARAM_ARRAY_STRING',
+);
+
+#
+# Checking one (resolved) description.
+#
+sub validate {
+    my ($d) = @_;
+    my $w = $d->{_where};
+    my (%tin, %tout, %par, %priv, %names);
+    my $seen = sub {
+        my ($where, $name) = @_;
+        fail($where, "'$name' is not a C identifier") if $name !~ /^[a-z_][a-z0-9_]*$/;
+        fail($where, "'$name' is used twice (tensor, param and priv names share one namespace)")
+            if $names{$name}++;
+    };
+    for my $i (0 .. $#{ $d->{tensors_in} // [] }) {
+        my $t = $d->{tensors_in}[$i];
+        my $tw = "$w: tensors_in[$i]";
+        check_keys($tw, $t, { arg_name => 'str', dtype => 'array', ndim => 'int|object',
+                              static => 'bool', optional => 'bool', same_shape => 'str',
+                              same_dtype => 'str', io => 'bool', doc => 'str' }, 'arg_name');
+        $seen->("$tw.arg_name", $t->{arg_name});
+        for my $j (0 .. $#{ $t->{dtype} // [] }) {
+            my $dt = $t->{dtype}[$j];
+            fail("$tw.dtype[$j]", 'unknown dtype ' . (is_str($dt) ? "'$dt'" : '(not a string)'))
+                if !is_str($dt) || !dtype_enum($dt);
+        }
+        cmp_enum("$tw.ndim", $t->{ndim}) if exists $t->{ndim};
+        $tin{ $t->{arg_name} } = $t;
+    }
+    for my $t (@{ $d->{tensors_in} // [] }) {
+        for my $rel (qw(same_shape same_dtype)) {
+            next if !exists $t->{$rel};
+            my $i = (grep { $d->{tensors_in}[$_] == $t } 0 .. $#{ $d->{tensors_in} })[0];
+            fail("$w: tensors_in[$i].$rel", "no input tensor '$t->{$rel}'")
+                if !$tin{ $t->{$rel} } || $t->{$rel} eq $t->{arg_name};
+        }
+    }
+    for my $i (0 .. $#{ $d->{params} // [] }) {
+        my $p = $d->{params}[$i];
+        my $pw = "$w: params[$i]";
+        check_keys($pw, $p, { arg_name => 'str', type => 'str', ctype => 'str',
+                              default => 'any', checks => 'object', array_len => 'int|object',
+                              enum => 'array', doc => 'str' }, 'arg_name', 'type');
+        $seen->("$pw.arg_name", $p->{arg_name});
+        my $ty = $p->{type};
+        fail("$pw.type", "unknown param type '$ty' (" . join(' ', sort keys %PARAM_TYPES) . ')')
+            if !$PARAM_TYPES{$ty};
+        my %ct = (number => [qw(int float double)], array_number => [qw(int float double)]);
+        if (exists $p->{ctype}) {
+            fail("$pw.ctype", "ctype '$p->{ctype}' does not fit type '$ty' (one of: "
+                 . join(' ', @{ $ct{$ty} // [] }) . ')')
+                if !grep { $_ eq $p->{ctype} } @{ $ct{$ty} // [] };
+        }
+        $p->{ctype} //= $ct{$ty} ? 'int' : undef;
+        fail("$pw.checks", "checks need a number param (type is '$ty')")
+            if exists $p->{checks} && $ty !~ /number/;
+        cmp_enum("$pw.checks", $p->{checks}) if exists $p->{checks};
+        fail("$pw.array_len", "array_len needs an array param (type is '$ty')")
+            if exists $p->{array_len} && $ty !~ /^array/;
+        cmp_enum("$pw.array_len", $p->{array_len}) if exists $p->{array_len};
+        if (exists $p->{enum}) {
+            fail("$pw.enum", "enum needs a string param (type is '$ty')") if $ty ne 'string';
+            fail("$pw.enum", 'must be a non-empty array of strings')
+                if !@{ $p->{enum} } || grep { !is_str($_) } @{ $p->{enum} };
+        }
+        if (exists $p->{default}) {
+            my $v = $p->{default};
+            my $ok = $ty eq 'number' ? is_num($v) : $ty eq 'bool' ? is_bool($v)
+                   : $ty eq 'string' ? is_str($v) : $ty eq 'dtype' ? (is_str($v) && dtype_enum($v))
+                   : $ty eq 'array_number' ? (ref $v eq 'ARRAY' && !grep { !is_num($_) } @$v)
+                   : $ty eq 'array_bool' ? (ref $v eq 'ARRAY' && !grep { !is_bool($_) } @$v)
+                   : (ref $v eq 'ARRAY' && !grep { !is_str($_) } @$v);
+            fail("$pw.default", "does not fit type '$ty'") if !$ok;
+        }
+        $par{ $p->{arg_name} } = $p;
+    }
+    for my $i (0 .. $#{ $d->{tensors_out} // [] }) {
+        my $t = $d->{tensors_out}[$i];
+        my $tw = "$w: tensors_out[$i]";
+        check_keys($tw, $t, { arg_name => 'str', dtype => 'str', shape => 'str|object',
+                              static => 'bool', io => 'bool', doc => 'str' },
+                   'arg_name', 'dtype', 'shape');
+        $seen->("$tw.arg_name", $t->{arg_name});
+        my $dt = $t->{dtype};
+        fail("$tw.dtype", "'$dt' is neither an input tensor, a dtype param nor a dtype")
+            if !$tin{$dt} && !($par{$dt} && $par{$dt}{type} eq 'dtype') && !dtype_enum($dt);
+        my $s = $t->{shape};
+        if (!ref $s) {
+            fail("$tw.shape", "no input tensor '$s'") if !$tin{$s};
+        } else {
+            check_keys("$tw.shape", $s, { like => 'str', set_dims => 'array', ndim => 'str',
+                                          dims => 'any', hook => 'str' });
+            my @kinds = grep { exists $s->{$_} } qw(like ndim hook);
+            push @kinds, 'dims' if exists $s->{dims} && !exists $s->{ndim};
+            fail("$tw.shape", 'needs exactly one of like, ndim + dims, dims, hook') if @kinds != 1;
+            if (exists $s->{like}) {
+                fail("$tw.shape.like", "no input tensor '$s->{like}'") if !$tin{ $s->{like} };
+                for my $j (0 .. $#{ $s->{set_dims} // [] }) {
+                    my $e = $s->{set_dims}[$j];
+                    fail("$tw.shape.set_dims[$j]", 'must be [index expression, value expression]')
+                        if ref $e ne 'ARRAY' || @$e != 2 || grep { !is_str($_) } @$e;
+                }
+            } elsif (exists $s->{set_dims}) {
+                fail("$tw.shape.set_dims", 'needs like');
+            }
+            if (exists $s->{ndim}) {
+                fail("$tw.shape.dims", 'with ndim, dims must be a C expression for an int array')
+                    if !is_str($s->{dims});
+            } elsif (exists $s->{dims}) {
+                fail("$tw.shape.dims", 'must be an array of C expressions (or give ndim)')
+                    if ref $s->{dims} ne 'ARRAY' || grep { !is_str($_) } @{ $s->{dims} };
+            }
+            check_hook("$tw.shape.hook", $s->{hook}) if exists $s->{hook};
+        }
+        $tout{ $t->{arg_name} } = $t;
+    }
+    for my $i (0 .. $#{ $d->{checks} // [] }) {
+        my $c = $d->{checks}[$i];
+        check_keys("$w: checks[$i]", $c, { cond => 'str', msg => 'str', args => 'array' },
+                   'cond', 'msg');
+        fail("$w: checks[$i].args", 'must be an array of C expressions')
+            if grep { !is_str($_) } @{ $c->{args} // [] };
+    }
+    for my $i (0 .. $#{ $d->{priv} // [] }) {
+        my $p = $d->{priv}[$i];
+        check_keys("$w: priv[$i]", $p, { name => 'str', ctype => 'str', hook => 'str', doc => 'str' },
+                   'name', 'ctype', 'hook');
+        $seen->("$w: priv[$i].name", $p->{name});
+        check_hook("$w: priv[$i].hook", $p->{hook});
+        $priv{ $p->{name} } = $p;
+    }
+    if (my $m = $d->{mem}) {
+        check_keys("$w: mem", $m, { kind => 'str', in => 'str', out => 'str', offset => 'str' },
+                   'kind');
+        fail("$w: mem.kind", "unknown kind '$m->{kind}' (own inplace view concat)")
+            if $m->{kind} !~ /^(own|inplace|view|concat)$/;
+        if ($m->{kind} ne 'own') {
+            fail("$w: mem", "kind '$m->{kind}' needs in and out") if !exists $m->{in} || !exists $m->{out};
+            fail("$w: mem.in", "no input tensor '$m->{in}'") if !$tin{ $m->{in} };
+            fail("$w: mem.out", "no output tensor '$m->{out}'") if !$tout{ $m->{out} };
+        }
+        if (exists $m->{offset}) {
+            fail("$w: mem.offset", 'only a view has an offset') if $m->{kind} ne 'view';
+            check_hook("$w: mem.offset", $m->{offset});
+        }
+    }
+    for my $sect (qw(static_run run)) {
+        for my $i (0 .. $#{ $d->{$sect} // [] }) {
+            my $c = $d->{$sect}[$i];
+            check_keys("$w: $sect\[$i]", $c, { call => 'str', args => 'array', when => 'str',
+                                               unless => 'str' }, 'call');
+            fail("$w: $sect\[$i].args", 'must be an array of C expressions')
+                if grep { !is_str($_) } @{ $c->{args} // [] };
+            fail("$w: $sect\[$i]", 'give when or unless, not both')
+                if exists $c->{when} && exists $c->{unless};
+        }
+        fail("$w: $sect", 'an abstract op (arch none) has no kernel: describe it in its arch op')
+            if $d->{$sect} && $d->{arch} eq 'none' && @{ $d->{$sect} };
+    }
+    for my $i (0 .. $#{ $d->{onnx} // [] }) {
+        my $o = $d->{onnx}[$i];
+        my $ow = "$w: onnx[$i]";
+        check_keys($ow, $o, { op_type => 'str', since => 'int', until => 'int', inputs => 'array',
+                              outputs => 'array', attrs => 'array' }, 'op_type', 'since');
+        for my $io (qw(inputs outputs)) {
+            my $set = $io eq 'inputs' ? \%tin : \%tout;
+            for my $j (0 .. $#{ $o->{$io} // [] }) {
+                my $n = $o->{$io}[$j];
+                fail("$ow.$io\[$j]", 'no ' . ($io eq 'inputs' ? 'input' : 'output') . " tensor '"
+                     . (is_str($n) ? $n : '?') . "'")
+                    if !is_str($n) || !$set->{$n};
+            }
+        }
+        for my $j (0 .. $#{ $o->{attrs} // [] }) {
+            my $a = $o->{attrs}[$j];
+            check_keys("$ow.attrs[$j]", $a, { attr => 'str', param => 'str', default => 'any' },
+                       'attr', 'param');
+            fail("$ow.attrs[$j].param", "no param '$a->{param}'") if !$par{ $a->{param} };
+        }
+    }
+    $d->{_tin} = \%tin;
+    $d->{_tout} = \%tout;
+    $d->{_par} = \%par;
+    $d->{_priv} = \%priv;
+}
+
+for my $d (@descs) {
+    fail("$d->{_where}: extends", "an arch op extends an abstract op or another arch op of the same arch")
+        if defined $d->{extends} && $by{ $d->{extends} }{arch} ne 'none'
+           && $by{ $d->{extends} }{arch} ne $d->{arch};
+    validate($d);
+}
+
+#
+# C generation.
+#
+my %VALUE_FIELD = (
+    'number int' => 'value_int', 'number float' => 'value_float',
+    'number double' => 'value_double', 'array_number int' => 'value_array_int',
+    'array_number float' => 'value_array_float', 'array_number double' => 'value_array_double',
+);
+
+# C type of a param's value local ("const int *" for arrays).
+sub param_ctype {
+    my ($p) = @_;
+    my $t = $p->{type};
+    return $p->{ctype} if $t eq 'number';
+    return 'ln_bool' if $t eq 'bool';
+    return 'const char *' if $t eq 'string';
+    return 'ln_dtype' if $t eq 'dtype';
+    return "const $p->{ctype} *" if $t eq 'array_number';
+    return 'const ln_bool *' if $t eq 'array_bool';
+    return 'char *const *';
+}
+
+sub param_field {
+    my ($p) = @_;
+    my $t = $p->{type};
+    return $VALUE_FIELD{"$t $p->{ctype}"} if $t =~ /number/;
+    return { bool => 'value_bool', string => 'value_string', dtype => 'value_string',
+             array_bool => 'value_array_bool', array_string => 'value_array_string' }->{$t};
+}
+
+sub c_num { my ($v) = @_; return "$v"; }
+
+# The C for a param's default value (arrays: a static array is emitted
+# through $statics).
+sub param_default {
+    my ($d, $p, $statics) = @_;
+    my $v = $p->{default};
+    my $t = $p->{type};
+    return c_num($v) if $t eq 'number';
+    return $v ? 'LN_TRUE' : 'LN_FALSE' if $t eq 'bool';
+    return c_str($v) if $t eq 'string';
+    return dtype_enum($v) if $t eq 'dtype';
+    return 'NULL' if !@$v;
+    my $name = "$p->{arg_name}_default";
+    my $base = param_ctype($p);
+    $base =~ s/\s*\*$//;
+    $base = 'char *const' if $t eq 'array_string';
+    my @el = map { $t eq 'array_number' ? c_num($_) : $t eq 'array_bool'
+                   ? ($_ ? 'LN_TRUE' : 'LN_FALSE') : c_str($_) } @$v;
+    push @$statics, "static $base $name\[] = {" . join(', ', @el) . "};\n";
+    return $name;
+}
+
+sub decl {
+    my ($type, $name) = @_;
+    return $type =~ /\*$/ ? "    $type$name;\n" : "    $type $name;\n";
+}
+
+sub pre_run_c {
+    my ($d, $refs_pre, $priv_params, $statics) = @_;
+    my $o = $d->{optype};
+    my (@tin, @tout, @par);
+    @tin = @{ $d->{tensors_in} // [] };
+    @tout = @{ $d->{tensors_out} // [] };
+    @par = @{ $d->{params} // [] };
+    my ($decls, $body) = ('', '');
+    my $need = sub { my ($n) = @_; return $refs_pre->{$n} || $priv_params->{$n}; };
+
+    # tensors in
+    my @req = grep { !$_->{optional} } @tin;
+    if (@tin) {
+        $body .= @req == @tin
+            ? "    LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_EQ, " . scalar(@tin) . "));\n"
+            : "    LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_GE, " . scalar(@req) . "));\n"
+              . "    LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_LE, " . scalar(@tin) . "));\n";
+    }
+    for my $t (@tin) {
+        my $a = $t->{arg_name};
+        $decls .= decl('ln_tensor_entry *', "${a}_te");
+        my @ck;
+        for my $dt ($t->{dtype} ? [ @{ $t->{dtype} } ] : ()) {
+            if (@$dt == 1) {
+                push @ck, "ln_opck_tensor_dtype(op_arg, \"$a\", ${a}_te, " . dtype_enum($dt->[0]) . ')';
+            } else {
+                push @ck, "ln_opck_tensor_dtype_in(op_arg, \"$a\", ${a}_te, "
+                    . join(' | ', map { '(1u << ' . dtype_enum($_) . ')' } @$dt) . ')';
+            }
+        }
+        if (exists $t->{ndim}) {
+            push @ck, "ln_opck_tensor_ndim(op_arg, \"$a\", ${a}_te, $_->[0], $_->[1])"
+                for cmp_enum('', $t->{ndim});
+        }
+        push @ck, "ln_opck_tensor_isstatic(op_arg, \"$a\", ${a}_te)" if $t->{static};
+        for my $rel (qw(same_shape same_dtype)) {
+            next if !$t->{$rel};
+            my $b = $t->{$rel};
+            push @ck, "ln_opck_tensor_$rel(op_arg, \"$a\", ${a}_te, \"$b\", ${b}_te)";
+        }
+        if ($t->{optional}) {
+            $body .= "    ${a}_te = NULL;\n"
+                . "    if (ln_tensor_list_find_name(op_arg->tensors_in, \"$a\"))\n"
+                . "        LN_OPCK(ln_opck_tensor_in_exist(op_arg, \"$a\", &${a}_te));\n";
+            if (@ck) {
+                $body .= "    if (${a}_te) {\n";
+                $body .= "        LN_OPCK($_);\n" for @ck;
+                $body .= "    }\n";
+            }
+        } else {
+            $body .= "    LN_OPCK(ln_opck_tensor_in_exist(op_arg, \"$a\", &${a}_te));\n";
+            $body .= "    LN_OPCK($_);\n" for @ck;
+        }
+        if ($refs_pre->{$a}) {
+            $decls .= decl('const ln_tensor *', $a);
+            $body .= $t->{optional} ? "    $a = ${a}_te ? ${a}_te->tensor : NULL;\n"
+                                    : "    $a = ${a}_te->tensor;\n";
+        }
+    }
+
+    # params
+    for my $p (@par) {
+        my $a = $p->{arg_name};
+        my $ty = $PARAM_TYPES{ $p->{type} };
+        my $f = param_field($p);
+        my $isarr = $p->{type} =~ /^array/;
+        $decls .= decl('ln_param_entry *', "${a}_pe");
+        my $has_def = exists $p->{default};
+        my @ck;
+        if (exists $p->{checks}) {
+            my $fn = $isarr ? 'ln_opck_param_array_number' : 'ln_opck_param_number';
+            push @ck, "$fn(op_arg, ${a}_pe, $_->[0], " . c_num($_->[1]) . ')'
+                for cmp_enum('', $p->{checks});
+        }
+        if (exists $p->{array_len}) {
+            push @ck, "ln_opck_param_array_len(op_arg, ${a}_pe, $_->[0], $_->[1])"
+                for cmp_enum('', $p->{array_len});
+        }
+        if ($p->{enum}) {
+            my $ch = "${a}_choices";
+            push @$statics, "static const char *const $ch\[] = {"
+                . join(', ', map { c_str($_) } @{ $p->{enum} }) . ", NULL};\n";
+            $decls .= decl('int', "${a}_index");
+            push @ck, "ln_opck_param_string_in(op_arg, ${a}_pe, $ch, &${a}_index)";
+        }
+        if ($has_def) {
+            $body .= "    LN_OPCK(ln_opck_param_type_if(op_arg, \"$a\", $ty, &${a}_pe));\n";
+            if (@ck) {
+                $body .= "    if (${a}_pe) {\n";
+                $body .= "        LN_OPCK($_);\n" for @ck;
+                $body .= "    }\n";
+            }
+        } else {
+            $body .= "    LN_OPCK(ln_opck_param_exist(op_arg, \"$a\", $ty, &${a}_pe));\n";
+            $body .= "    LN_OPCK($_);\n" for @ck;
+        }
+        my $val = $p->{type} eq 'dtype' ? "ln_dtype_from_name(${a}_pe->value_string)"
+                                        : "${a}_pe->$f";
+        if ($need->($a) || $p->{type} eq 'dtype') {
+            my $def = $has_def ? param_default($d, $p, $statics) : undef;
+            $decls .= decl(param_ctype($p), $a);
+            $body .= $has_def ? "    $a = ${a}_pe ? $val : $def;\n" : "    $a = $val;\n";
+        }
+        if ($p->{type} eq 'dtype') {
+            my $cond = $has_def ? "!${a}_pe || $a != LN_DTYPE_UNKNOWN" : "$a != LN_DTYPE_UNKNOWN";
+            my $sval = $has_def ? "${a}_pe ? ${a}_pe->value_string : \"\"" : "${a}_pe->value_string";
+            $body .= "    LN_OPCK(ln_opck(op_arg, $cond,\n"
+                . "                    \"'$a' is '%s', not a known dtype\", $sval));\n";
+        }
+        if ($isarr && $need->("${a}_len")) {
+            $decls .= decl('int', "${a}_len");
+            $body .= $has_def
+                ? "    ${a}_len = ${a}_pe ? ${a}_pe->array_len : " . scalar(@{ $p->{default} }) . ";\n"
+                : "    ${a}_len = ${a}_pe->array_len;\n";
+        }
+    }
+
+    # custom checks
+    for my $c (@{ $d->{checks} // [] }) {
+        my $args = join('', map { ", $_" } @{ $c->{args} // [] });
+        $body .= "    LN_OPCK(ln_opck(op_arg, $c->{cond},\n"
+            . "                    " . c_str($c->{msg}) . "$args));\n";
+    }
+
+    # tensors out: names first, then shapes (hooks may fail), then entries
+    if (@tout) {
+        $body .= "    LN_OPCK(ln_opck_tensors_out_len(op_arg, LN_CMP_EQ, " . scalar(@tout) . "));\n";
+    }
+    for my $t (@tout) {
+        my $a = $t->{arg_name};
+        $decls .= decl('const char *', "${a}_name");
+        $body .= "    LN_OPCK(ln_opck_tensor_out_new(op_arg, \"$a\", &${a}_name));\n";
+    }
+    my $create = '';
+    my $need_string = 0;
+    for my $t (@tout) {
+        my $a = $t->{arg_name};
+        my $s = $t->{shape};
+        my ($ndim, $dims);
+        if (!ref $s) {
+            ($ndim, $dims) = ("${s}_te->tensor->ndim", "${s}_te->tensor->dims");
+        } elsif (exists $s->{like}) {
+            my $l = $s->{like};
+            ($ndim, $dims) = ("${l}_te->tensor->ndim", "${l}_te->tensor->dims");
+            if ($s->{set_dims} && @{ $s->{set_dims} }) {
+                $decls .= decl('int', "${a}_dims[LN_MAXDIM]");
+                $body .= "    memcpy(${a}_dims, ${l}_te->tensor->dims, sizeof ${a}_dims);\n";
+                $body .= "    ${a}_dims[$_->[0]] = $_->[1];\n" for @{ $s->{set_dims} };
+                $dims = "${a}_dims";
+                $need_string = 1;
+            }
+        } elsif (exists $s->{hook}) {
+            $decls .= decl('int', "${a}_ndim");
+            $decls .= decl('int', "${a}_dims[LN_MAXDIM]");
+            $body .= "    LN_OPCK($s->{hook}(op_arg, &${a}_ndim, ${a}_dims));\n";
+            ($ndim, $dims) = ("${a}_ndim", "${a}_dims");
+        } elsif (exists $s->{ndim}) {
+            ($ndim, $dims) = ($s->{ndim}, $s->{dims});
+        } else {
+            my @e = @{ $s->{dims} };
+            $decls .= decl('int', "${a}_dims[" . (@e || 1) . ']');
+            $body .= "    ${a}_dims[$_] = $e[$_];\n" for 0 .. $#e;
+            ($ndim, $dims) = (scalar(@e), "${a}_dims");
+        }
+        my $dt = $t->{dtype};
+        my $dtc = $d->{_tin}{$dt} ? "${dt}_te->tensor->dtype"
+                : ($d->{_par}{$dt} ? $dt : dtype_enum($dt));
+        $decls .= decl('ln_tensor_entry *', "${a}_te");
+        $create .= "\n    ${a}_te = ln_tensor_entry_create(${a}_name,\n"
+            . "        ln_tensor_create($dtc, $ndim, $dims, NULL));\n"
+            . "    ln_tensor_entry_set_creater(${a}_te, op_arg->name);\n"
+            . "    ${a}_te->mtype = op_arg->mtype_out;\n";
+        $create .= "    ${a}_te->isstatic = LN_TRUE;\n" if $t->{static};
+        $create .= "    ${a}_te->is_io = LN_TRUE;\n" if $t->{io};
+        $create .= "    ln_tensor_table_insert(op_arg->tensor_table, ${a}_te);\n";
+    }
+    $body .= $create;
+    for my $t (grep { $_->{io} } @tin) {
+        my $a = $t->{arg_name};
+        $body .= $t->{optional} ? "    if (${a}_te)\n        ${a}_te->is_io = LN_TRUE;\n"
+                                : "\n    ${a}_te->is_io = LN_TRUE;\n";
+    }
+
+    # private data for run
+    my @pp = grep { $priv_params->{ $_->{arg_name} } } @par;
+    my @pv = @{ $d->{priv} // [] };
+    if (@pp || @pv) {
+        $decls .= decl("struct ${o}_priv *", 'priv');
+        $body .= "\n    priv = ln_alloc(sizeof *priv);\n";
+        for my $p (@pp) {
+            my $a = $p->{arg_name};
+            $body .= "    priv->$a = $a;\n";
+            $body .= "    priv->${a}_len = ${a}_len;\n" if $p->{type} =~ /^array/;
+        }
+        $body .= "    $_->{hook}(op_arg, &priv->$_->{name});\n" for @pv;
+        $body .= "    op_arg->priv = priv;\n";
+    }
+    return ("$decls\n$body    return 0;\n", $need_string);
+}
+
+# run / static_run: locals for what the calls use, then the calls.
+sub run_c {
+    my ($d, $sect, $has_priv) = @_;
+    my $o = $d->{optype};
+    my @calls = @{ $d->{$sect} };
+    my $refs = c_refs(map { (@{ $_->{args} // [] }, $_->{when}, $_->{unless}) } @calls);
+    my ($decls, $body) = ('', '');
+    my $uses_priv = 0;
+    for my $t (@{ $d->{tensors_in} // [] }, @{ $d->{tensors_out} // [] }) {
+        my $a = $t->{arg_name};
+        next if !$refs->{$a};
+        my $fn = $d->{_tin}{$a} ? 'ln_op_tensor_in' : 'ln_op_tensor_out';
+        $decls .= $t->{optional}
+            ? "    ln_tensor_entry *${a}_te = $fn(op_arg, \"$a\");\n"
+              . "    ln_tensor *$a = ${a}_te ? ${a}_te->tensor : NULL;\n"
+            : "    ln_tensor *$a = $fn(op_arg, \"$a\")->tensor;\n";
+    }
+    my $pdecl = '';
+    for my $p (@{ $d->{params} // [] }) {
+        my $a = $p->{arg_name};
+        if ($refs->{$a}) {
+            my $ct = param_ctype($p);
+            $pdecl .= "    $ct" . ($ct =~ /\*$/ ? "" : " ") . "$a = priv->$a;\n";
+            $uses_priv = 1;
+        }
+        if ($refs->{"${a}_len"}) {
+            $pdecl .= "    int ${a}_len = priv->${a}_len;\n";
+            $uses_priv = 1;
+        }
+    }
+    for my $p (@{ $d->{priv} // [] }) {
+        next if !$refs->{ $p->{name} };
+        $pdecl .= "    const $p->{ctype} *$p->{name} = &priv->$p->{name};\n";
+        $uses_priv = 1;
+    }
+    $decls = "    const struct ${o}_priv *priv = op_arg->priv;\n$decls" if $uses_priv;
+    $decls .= $pdecl;
+    for my $c (@calls) {
+        my $call = "$c->{call}(" . join(', ', @{ $c->{args} // [] }) . ");\n";
+        if (exists $c->{when}) {
+            $body .= "    if ($c->{when})\n        $call";
+        } elsif (exists $c->{unless}) {
+            my $u = $c->{unless} =~ /^[\w.>-]+$/ ? "!$c->{unless}" : "!($c->{unless})";
+            $body .= "    if ($u)\n        $call";
+        } else {
+            $body .= "    $call";
+        }
+    }
+    $decls = "    (void)op_arg;\n" if $decls eq '';
+    return "$decls\n$body    return 0;\n";
+}
+
+sub post_run_c {
+    my ($d, $has_priv) = @_;
+    my $body = '';
+    for my $t (grep { $_->{io} } @{ $d->{tensors_in} // [] }) {
+        my $a = $t->{arg_name};
+        $body .= "    ${a}_te = ln_op_tensor_in(op_arg, \"$a\");\n"
+            . "    if (${a}_te)\n        ${a}_te->is_io = LN_FALSE;\n";
+    }
+    my $decls = join('', map { "    ln_tensor_entry *$_->{arg_name}_te;\n" }
+                     grep { $_->{io} } @{ $d->{tensors_in} // [] });
+    $body = "$decls\n$body" if $decls;
+    for my $t (@{ $d->{tensors_out} // [] }) {
+        $body .= "    ln_tensor_table_remove(op_arg->tensor_table,\n"
+            . "                           ln_tensor_list_find_name(op_arg->tensors_out, \"$t->{arg_name}\"));\n";
+    }
+    $body .= "    ln_free(op_arg->priv);\n    op_arg->priv = NULL;\n" if $has_priv;
+    return $body eq '' ? '' : "$body    return 0;\n";
+}
+
+my %files;
+my $tdir = $opt{templates};
+
+for my $d (@descs) {
+    my $o = $d->{optype};
+    my @run_calls = map { @{ $d->{$_} // [] } } qw(run static_run);
+    my $refs_run = c_refs(map { (@{ $_->{args} // [] }, $_->{when}, $_->{unless}) } @run_calls);
+    my @pre_snips;
+    for my $c (@{ $d->{checks} // [] }) { push @pre_snips, $c->{cond}, @{ $c->{args} // [] }; }
+    for my $t (@{ $d->{tensors_out} // [] }) {
+        my $s = $t->{shape};
+        next if !ref $s;
+        push @pre_snips, map { @$_ } @{ $s->{set_dims} // [] };
+        push @pre_snips, $s->{ndim} if exists $s->{ndim};
+        push @pre_snips, ref $s->{dims} ? @{ $s->{dims} } : $s->{dims} if exists $s->{dims};
+    }
+    my $refs_pre = c_refs(@pre_snips);
+    my %priv_params;
+    for my $p (@{ $d->{params} // [] }) {
+        my $a = $p->{arg_name};
+        if ($refs_run->{$a} || $refs_run->{"${a}_len"}) {
+            $priv_params{$a} = 1;
+            $priv_params{"${a}_len"} = 1 if $p->{type} =~ /^array/;
+        }
+    }
+    my @statics;
+    my ($pre, $need_string) = pre_run_c($d, $refs_pre, \%priv_params, \@statics);
+    my $has_priv = %priv_params || @{ $d->{priv} // [] };
+
+    my $priv = '';
+    if ($has_priv) {
+        $priv = "/* What run() needs, computed once by pre_run. */\nstruct ${o}_priv {\n";
+        for my $p (grep { $priv_params{ $_->{arg_name} } } @{ $d->{params} // [] }) {
+            my $ct = param_ctype($p);
+            $priv .= decl($ct, $p->{arg_name});
+            $priv .= "    int $p->{arg_name}_len;\n" if $p->{type} =~ /^array/;
+        }
+        $priv .= decl($_->{ctype}, $_->{name}) for @{ $d->{priv} // [] };
+        $priv .= "};\n";
+    }
+    my $m = $d->{mem} // { kind => 'own' };
+    my %kind = (own => 'LN_MEMPLAN_OWN', inplace => 'LN_MEMPLAN_INPLACE',
+                view => 'LN_MEMPLAN_VIEW', concat => 'LN_MEMPLAN_CONCAT');
+    my $uses_hooks = grep { ref $_->{shape} && $_->{shape}{hook} } @{ $d->{tensors_out} // [] };
+    $uses_hooks ||= @{ $d->{priv} // [] } || $m->{offset};
+    $uses_hooks ||= grep { $_->{call} =~ /^ln_ophook_/ } @run_calls;
+    my @inc = ('"ln_op.h"');
+    unshift @inc, '<string.h>' if $need_string;
+    push @inc, '"ln_rt.h"' if grep { $_->{call} =~ /^ln_rt_/ } @run_calls;
+    push @inc, '"ln_ophook.h"' if $uses_hooks;
+    push @inc, '"ln_opregistry.h"';
+    my $doc = $d->{doc} // ($d->{extends} ? "$d->{extends} for arch $d->{arch}" : $o);
+    $doc =~ s/\n/\n * /g;
+    my %defs = (
+        GEN_DESC => $d->{_file}, GEN_OPTYPE => $o, GEN_ARCH => $d->{arch},
+        GEN_DOC => $doc, GEN_STRIP => "LN_OP_STRIP_$d->{_root}",
+        GEN_INCLUDES => join('', map { "#include $_\n" } @inc),
+        GEN_STATICS => join('', @statics), GEN_PRIV => $priv,
+        GEN_PRE_RUN => $pre, GEN_POST_RUN => post_run_c($d, $has_priv),
+        GEN_STATIC_RUN => $d->{static_run} && @{ $d->{static_run} } ? run_c($d, 'static_run') : '',
+        GEN_RUN => $d->{run} && @{ $d->{run} } ? run_c($d, 'run') : '',
+        GEN_AOT => defined $d->{aot} ? $d->{aot} : '',
+        GEN_HAS_POST_RUN => post_run_c($d, $has_priv) ne '' ? 1 : 0,
+        GEN_HAS_AOT => defined $d->{aot} ? 1 : 0,
+        GEN_HAS_RUN => $d->{run} && @{ $d->{run} } ? 1 : 0,
+        GEN_HAS_STATIC_RUN => $d->{static_run} && @{ $d->{static_run} } ? 1 : 0,
+        GEN_PROTO => join(",\n    ",
+            '&op_arg_proto',
+            "${o}_pre_run",
+            ($d->{static_run} && @{ $d->{static_run} } ? "${o}_static_run" : 'NULL'),
+            ($d->{run} && @{ $d->{run} } ? "${o}_run" : 'NULL'),
+            (post_run_c($d, $has_priv) ne '' ? "${o}_post_run" : 'NULL'),
+            ($m->{offset} // 'NULL'),
+            $kind{ $m->{kind} },
+            (defined $m->{out} ? c_str($m->{out}) : 'NULL'),
+            (defined $m->{in} ? c_str($m->{in}) : 'NULL')),
+    );
+    $files{"ln_opimpl_$o.c"} = m4_expand("$tdir/op.c.m4", \%defs);
+}
+
+#
+# The registry, its header and the strip switches.
+#
+my @roots = sort grep { $by{$_}{optype} eq $by{$_}{_root} } map { $_->{optype} } @descs;
+my %archs;
+push @{ $archs{ $_->{arch} } }, $_ for @descs;
+$archs{$_} //= [] for qw(none cpu);
+my $reg = '';
+for my $arch (sort keys %archs) {
+    $reg .= "ln_op *ln_opregistry_$arch\[] = {\n";
+    for my $d (@{ $archs{$arch} }) {
+        $reg .= "#ifndef LN_OP_STRIP_$d->{_root}\n    &ln_opimpl_$d->{optype},\n#endif\n";
+    }
+    $reg .= "    NULL\n};\n\n";
+}
+$reg .= "const char *const ln_opregistry_all_optypes[] = {\n";
+$reg .= join('', map { '    ' . c_str($_->{optype}) . ",\n" } @descs) . "    NULL\n};\n\n";
+$reg .= "const char *const ln_opregistry_stripped[] = {\n";
+for my $r (@roots) {
+    $reg .= "#ifdef LN_OP_STRIP_$r\n";
+    $reg .= join('', map { '    ' . c_str($_->{optype}) . ",\n" } grep { $_->{_root} eq $r } @descs);
+    $reg .= "#endif\n";
+}
+$reg .= "    NULL\n};\n";
+
+my $onnx = '';
+my @onnx_rows;
+for my $d (@descs) {
+    for my $i (0 .. $#{ $d->{onnx} // [] }) {
+        my $e = $d->{onnx}[$i];
+        my $id = "$d->{optype}_$i";
+        $id =~ s/[^\w]/_/g;
+        for my $io (qw(inputs outputs)) {
+            $onnx .= "static const char *const onnx_${io}_$id\[] = {"
+                . join('', map { c_str($_) . ', ' } @{ $e->{$io} // [] }) . "NULL};\n";
+        }
+        $onnx .= "static const ln_opregistry_onnx_attr onnx_attrs_$id\[] = {\n";
+        for my $a (@{ $e->{attrs} // [] }) {
+            my $def = exists $a->{default}
+                ? c_str(JSON::PP->new->canonical->allow_nonref->encode($a->{default})) : 'NULL';
+            $onnx .= "    {" . c_str($a->{attr}) . ', ' . c_str($a->{param}) . ", $def},\n";
+        }
+        $onnx .= "    {NULL, NULL, NULL}\n};\n";
+        push @onnx_rows, [ $e->{op_type}, $e->{since}, $d->{optype},
+            "    {" . c_str($e->{op_type}) . ", $e->{since}, " . ($e->{until} // 0) . ', '
+            . c_str($d->{optype}) . ",\n     onnx_inputs_$id, onnx_outputs_$id, onnx_attrs_$id},\n" ];
+    }
+}
+$onnx .= "\nconst ln_opregistry_onnx_entry ln_opregistry_onnx[] = {\n";
+$onnx .= join('', map { $_->[3] } sort { $a->[0] cmp $b->[0] || $a->[1] <=> $b->[1] } @onnx_rows);
+$onnx .= "    {NULL, 0, 0, NULL, NULL, NULL, NULL}\n};\n";
+
+my $aot = "const ln_opregistry_aot_entry ln_opregistry_aot[] = {\n";
+$aot .= join('', map { '    {' . c_str($_->{optype}) . ', ' . c_str($_->{aot}) . "},\n" }
+             grep { defined $_->{aot} } @descs);
+$aot .= "    {NULL, NULL}\n};\n";
+
+my $desc_list = join(' ', sort map { my $f = $_->{_file}; $f =~ s{.*/}{}; $f }
+                     values %{ { map { $_->{_file} => $_ } @descs } });
+my %rdefs = (
+    GEN_DESC_DIR => $opt{descs}, GEN_DESC_FILES => $desc_list,
+    GEN_PROTOS => join('', map { "extern ln_op ln_opimpl_$_->{optype};\n" } @descs),
+    GEN_REGISTRY => $reg, GEN_ONNX => $onnx, GEN_AOT => $aot,
+    GEN_ROOTS => join(' ', @roots),
+    GEN_CORE => join(' ', grep { $by{$_}{core} } @roots),
+);
+$files{'ln_opregistry.h'} = m4_expand("$tdir/opregistry.h.m4", \%rdefs);
+$files{'ln_opregistry.c'} = m4_expand("$tdir/opregistry.c.m4", \%rdefs);
+$files{'ln_ops.mk'} = m4_expand("$tdir/ops.mk.m4", \%rdefs);
+
+write_dir($opt{out}, \%files);

@@ -1,0 +1,424 @@
+/*
+ * ln_rt.h -- the whole public API of libln_rt, LightNet's kernel runtime.
+ *
+ * Both the interpreter and emitted model code call these kernels, so a model
+ * gives the same numbers either way on one machine. The runtime is C99, uses
+ * only libm, never allocates, never prints and writes no global state: every
+ * kernel works only on the pointers it is given, so kernels are reentrant.
+ *
+ * Conventions (see runtime/README.md):
+ * - Names are ln_rt_<op>[_<variant>]_<dtype>; dtype-generic data-movement
+ *   kernels (slice, concat, transpose, ...) have no dtype suffix and take an
+ *   element size in bytes, with an _f32 wrapper beside them.
+ * - Image tensors are NCHW, row-major, densely packed.
+ * - Shapes are int32_t; ranks are at most LN_RT_MAX_DIMS.
+ * - A kernel that needs scratch memory has a twin ..._scratch_size() returning
+ *   bytes; the caller passes a 16-byte aligned scratch pointer of that size.
+ *   The size depends only on the arguments, never on the ISA the runtime was
+ *   built for, so a planner on the host sizes scratch right for a Cortex-M.
+ * - Kernels that can detect bad arguments return LN_RT_OK or LN_RT_ARG_ERROR;
+ *   plain elementwise kernels return void and trust the caller.
+ * - "In-place safe" means dst may equal src (exactly, not partially overlap).
+ */
+#ifndef LN_RT_H
+#define LN_RT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define LN_RT_OK 0
+#define LN_RT_ARG_ERROR (-1)
+#define LN_RT_MAX_DIMS 8
+
+/* Fused activation applied by conv2d and gemm after bias. */
+typedef enum {
+    LN_RT_ACT_NONE = 0,
+    LN_RT_ACT_RELU,      /* max(x, 0) */
+    LN_RT_ACT_RELU6,     /* min(max(x, 0), 6) */
+    LN_RT_ACT_LEAKYRELU, /* x < 0 ? alpha * x : x */
+    LN_RT_ACT_CLIP       /* min(max(x, alpha), beta) */
+} ln_rt_act;
+
+/* ---------------------------------------------------------------------
+ * Unary elementwise, float32: y[i] = f(x[i]), i < n. All in-place safe.
+ * --------------------------------------------------------------------- */
+void ln_rt_relu_f32(const float *x, float *y, size_t n);
+void ln_rt_leakyrelu_f32(const float *x, float *y, size_t n, float alpha);
+/* min(max(x, lo), hi) */
+void ln_rt_clip_f32(const float *x, float *y, size_t n, float lo, float hi);
+void ln_rt_sigmoid_f32(const float *x, float *y, size_t n);
+void ln_rt_tanh_f32(const float *x, float *y, size_t n);
+/* max(0, min(1, alpha * x + beta)) (ONNX defaults alpha 0.2, beta 0.5) */
+void ln_rt_hardsigmoid_f32(const float *x, float *y, size_t n, float alpha,
+                           float beta);
+/* x * max(0, min(1, x / 6 + 0.5)) */
+void ln_rt_hardswish_f32(const float *x, float *y, size_t n);
+/* x < 0 ? alpha * (exp(x) - 1) : x */
+void ln_rt_elu_f32(const float *x, float *y, size_t n, float alpha);
+/* gamma * (x <= 0 ? alpha * (exp(x) - 1) : x) */
+void ln_rt_selu_f32(const float *x, float *y, size_t n, float alpha,
+                    float gamma);
+/* log(1 + exp(x)), overflow-safe */
+void ln_rt_softplus_f32(const float *x, float *y, size_t n);
+void ln_rt_exp_f32(const float *x, float *y, size_t n);
+void ln_rt_log_f32(const float *x, float *y, size_t n);
+void ln_rt_sqrt_f32(const float *x, float *y, size_t n);
+void ln_rt_abs_f32(const float *x, float *y, size_t n);
+void ln_rt_neg_f32(const float *x, float *y, size_t n);
+void ln_rt_reciprocal_f32(const float *x, float *y, size_t n);
+void ln_rt_erf_f32(const float *x, float *y, size_t n);
+
+/* ---------------------------------------------------------------------
+ * Binary elementwise with numpy broadcasting, float32.
+ * a_dims, b_dims and y_dims are all right-aligned to ndim (missing leading
+ * dims = 1); y_dims is the broadcast of a_dims and b_dims, computed by the
+ * caller. ndim may be 0 (scalars). y may alias x0 (or x1) when that input
+ * has y's shape.
+ * --------------------------------------------------------------------- */
+typedef struct {
+    int ndim;
+    int32_t a_dims[LN_RT_MAX_DIMS];
+    int32_t b_dims[LN_RT_MAX_DIMS];
+    int32_t y_dims[LN_RT_MAX_DIMS];
+} ln_rt_bcast_args;
+
+void ln_rt_add_f32(const ln_rt_bcast_args *a, const float *x0,
+                   const float *x1, float *y);
+void ln_rt_sub_f32(const ln_rt_bcast_args *a, const float *x0,
+                   const float *x1, float *y);
+void ln_rt_mul_f32(const ln_rt_bcast_args *a, const float *x0,
+                   const float *x1, float *y);
+void ln_rt_div_f32(const ln_rt_bcast_args *a, const float *x0,
+                   const float *x1, float *y);
+void ln_rt_min_f32(const ln_rt_bcast_args *a, const float *x0,
+                   const float *x1, float *y);
+void ln_rt_max_f32(const ln_rt_bcast_args *a, const float *x0,
+                   const float *x1, float *y);
+void ln_rt_pow_f32(const ln_rt_bcast_args *a, const float *x0,
+                   const float *x1, float *y);
+/* PRelu: y = x0 < 0 ? x1 * x0 : x0, x1 (slope) broadcast like a binary op. */
+void ln_rt_prelu_f32(const ln_rt_bcast_args *a, const float *x0,
+                     const float *x1, float *y);
+
+/* ---------------------------------------------------------------------
+ * Convolution
+ * --------------------------------------------------------------------- */
+typedef struct {
+    int32_t n, c, h, w;           /* input NCHW */
+    int32_t oc;                   /* output channels */
+    int32_t kh, kw;               /* kernel size */
+    int32_t stride_h, stride_w;
+    int32_t pad_top, pad_left, pad_bottom, pad_right;
+    int32_t dil_h, dil_w;         /* dilation, >= 1 */
+    int32_t group;                /* c % group == 0, oc % group == 0 */
+    ln_rt_act act;                /* fused activation after bias */
+    float alpha, beta;            /* leakyrelu alpha; clip lo (alpha), hi (beta) */
+} ln_rt_conv2d_args;
+
+/* Output extent of one spatial axis of a convolution or pooling window
+ * (floor mode): (in + pb + pe - dil * (k - 1) - 1) / stride + 1. */
+int32_t ln_rt_conv_out_size(int32_t in, int32_t k, int32_t stride,
+                            int32_t pad_begin, int32_t pad_end, int32_t dil);
+
+/* 2-D convolution, NCHW, float32. weight is [oc][c/group][kh][kw], bias is
+ * [oc] or NULL; dst is [n][oc][oh][ow] with oh/ow from ln_rt_conv_out_size.
+ * Runs as packed, cache-blocked GEMM with the image read straight into the
+ * packed panels (no separate im2col buffer); depthwise convolutions
+ * (group == c == oc) take a direct kernel. Needs
+ * ln_rt_conv2d_f32_scratch_size() bytes of scratch. Not in-place safe.
+ * Returns LN_RT_OK or LN_RT_ARG_ERROR. */
+int ln_rt_conv2d_f32(const ln_rt_conv2d_args *a, const float *src,
+                     const float *weight, const float *bias, float *dst,
+                     void *scratch);
+size_t ln_rt_conv2d_f32_scratch_size(const ln_rt_conv2d_args *a);
+
+/* Transposed 2-D convolution (ONNX ConvTranspose), NCHW, float32.
+ * weight is [c][oc/group][kh][kw], bias [oc] or NULL. oh/ow are given by the
+ * caller (they depend on output_padding / output_shape):
+ * oh = stride_h*(h-1) + out_pad_h + dil_h*(kh-1) + 1 - pad_top - pad_bottom.
+ * No scratch. Not in-place safe. Returns LN_RT_OK or LN_RT_ARG_ERROR. */
+typedef struct {
+    int32_t n, c, h, w;           /* input NCHW */
+    int32_t oc, oh, ow;           /* output channels and extent */
+    int32_t kh, kw;
+    int32_t stride_h, stride_w;
+    int32_t pad_top, pad_left, pad_bottom, pad_right;
+    int32_t dil_h, dil_w;
+    int32_t group;
+    ln_rt_act act;
+    float alpha, beta;
+} ln_rt_conv_transpose2d_args;
+
+int ln_rt_conv_transpose2d_f32(const ln_rt_conv_transpose2d_args *a,
+                               const float *src, const float *weight,
+                               const float *bias, float *dst);
+
+/* ---------------------------------------------------------------------
+ * Matrix multiplication
+ * --------------------------------------------------------------------- */
+/* ONNX Gemm: Y[M][N] = alpha * A' * B' + beta * C, then act.
+ * A' = trans_a ? A^T : A with A stored [K][M] or [M][K]; likewise B ([N][K]
+ * or [K][N]). C is NULL or c_rows x c_cols with c_rows in {1, M} and
+ * c_cols in {1, N}, broadcast over Y. Needs ln_rt_gemm_f32_scratch_size()
+ * bytes of scratch. Y must not alias A or B; it may equal C when C is MxN.
+ * Returns LN_RT_OK or LN_RT_ARG_ERROR. */
+typedef struct {
+    int32_t m, n, k;
+    int trans_a, trans_b;
+    float alpha, beta;
+    int32_t c_rows, c_cols;
+    ln_rt_act act;
+    float act_alpha, act_beta;
+} ln_rt_gemm_args;
+
+int ln_rt_gemm_f32(const ln_rt_gemm_args *a, const float *A, const float *B,
+                   const float *C, float *Y, void *scratch);
+size_t ln_rt_gemm_f32_scratch_size(const ln_rt_gemm_args *a);
+
+/* ONNX MatMul with batch broadcasting. ndim >= 2; the caller promotes 1-D
+ * operands (prepend / append a 1) and right-aligns all three shapes to ndim.
+ * The last two dims are [M][K] x [K][N] -> [M][N]; the leading dims
+ * broadcast. Needs ln_rt_matmul_f32_scratch_size() bytes of scratch.
+ * Not in-place safe. Returns LN_RT_OK or LN_RT_ARG_ERROR. */
+typedef struct {
+    int ndim;
+    int32_t a_dims[LN_RT_MAX_DIMS];
+    int32_t b_dims[LN_RT_MAX_DIMS];
+    int32_t y_dims[LN_RT_MAX_DIMS];
+} ln_rt_matmul_args;
+
+int ln_rt_matmul_f32(const ln_rt_matmul_args *a, const float *A,
+                     const float *B, float *Y, void *scratch);
+size_t ln_rt_matmul_f32_scratch_size(const ln_rt_matmul_args *a);
+
+/* ---------------------------------------------------------------------
+ * Normalization
+ * --------------------------------------------------------------------- */
+/* Inference batch norm over [n][c][hw]: y = scale * (x - mean) /
+ * sqrt(var + eps) + bias, per channel. In-place safe. */
+void ln_rt_batchnorm_f32(int32_t n, int32_t c, int32_t hw, float eps,
+                         const float *x, const float *scale,
+                         const float *bias, const float *mean,
+                         const float *var, float *y);
+/* Instance norm over [n][c][hw], statistics per (n, c). In-place safe. */
+void ln_rt_instancenorm_f32(int32_t n, int32_t c, int32_t hw, float eps,
+                            const float *x, const float *scale,
+                            const float *bias, float *y);
+/* Layer norm: x is [outer][inner], normalized over inner; scale [inner],
+ * bias [inner] or NULL. In-place safe. */
+void ln_rt_layernorm_f32(int32_t outer, int32_t inner, float eps,
+                         const float *x, const float *scale,
+                         const float *bias, float *y);
+/* ONNX LRN across channels of [n][c][hw]:
+ * y = x / (bias + alpha / size * sum_{window} x^2) ^ beta. Not in-place safe. */
+void ln_rt_lrn_f32(int32_t n, int32_t c, int32_t hw, int32_t size,
+                   float alpha, float beta, float bias, const float *x,
+                   float *y);
+
+/* ---------------------------------------------------------------------
+ * Pooling
+ * --------------------------------------------------------------------- */
+/* 2-D max / average pooling over NCHW. oh/ow are given by the caller (they
+ * depend on ceil_mode and auto_pad); windows that run past the padded input
+ * are clipped. Average pooling with count_include_pad divides by the window
+ * clipped to the padded input, otherwise by the window clipped to the
+ * input. Dilation applies to max pooling (and average, if given).
+ * Not in-place safe. Returns LN_RT_OK or LN_RT_ARG_ERROR. */
+typedef struct {
+    int32_t n, c, h, w;
+    int32_t oh, ow;
+    int32_t kh, kw;
+    int32_t stride_h, stride_w;
+    int32_t pad_top, pad_left, pad_bottom, pad_right;
+    int32_t dil_h, dil_w;
+    int count_include_pad;
+} ln_rt_pool2d_args;
+
+int ln_rt_maxpool2d_f32(const ln_rt_pool2d_args *a, const float *x, float *y);
+int ln_rt_avgpool2d_f32(const ln_rt_pool2d_args *a, const float *x, float *y);
+/* Global pooling: x is [nc][hw], y is [nc]. */
+void ln_rt_global_avgpool_f32(int32_t nc, int32_t hw, const float *x,
+                              float *y);
+void ln_rt_global_maxpool_f32(int32_t nc, int32_t hw, const float *x,
+                              float *y);
+
+/* ---------------------------------------------------------------------
+ * Reductions, softmax, argmax
+ * --------------------------------------------------------------------- */
+/* Reduce x (ndim, dims) over the axes whose bit is set in axes_mask
+ * (bit i = axis i). y holds the reduced tensor densely (keepdims does not
+ * change the layout). An empty mask copies. Not in-place safe. */
+typedef struct {
+    int ndim;
+    int32_t dims[LN_RT_MAX_DIMS];
+    uint32_t axes_mask;
+} ln_rt_reduce_args;
+
+void ln_rt_reduce_sum_f32(const ln_rt_reduce_args *a, const float *x,
+                          float *y);
+void ln_rt_reduce_mean_f32(const ln_rt_reduce_args *a, const float *x,
+                           float *y);
+void ln_rt_reduce_max_f32(const ln_rt_reduce_args *a, const float *x,
+                          float *y);
+void ln_rt_reduce_min_f32(const ln_rt_reduce_args *a, const float *x,
+                          float *y);
+
+/* Softmax / log-softmax over one axis: x viewed as [outer][len][inner].
+ * In-place safe. */
+void ln_rt_softmax_f32(int32_t outer, int32_t len, int32_t inner,
+                       const float *x, float *y);
+void ln_rt_logsoftmax_f32(int32_t outer, int32_t len, int32_t inner,
+                          const float *x, float *y);
+/* Argmax over [outer][len][inner] -> y [outer][inner] (int64). First index
+ * of the maximum unless select_last_index. */
+void ln_rt_argmax_f32(int32_t outer, int32_t len, int32_t inner,
+                      int select_last_index, const float *x, int64_t *y);
+
+/* ---------------------------------------------------------------------
+ * Data movement (dtype-generic by element size, with _f32 wrappers)
+ * --------------------------------------------------------------------- */
+/* Slice over any rank: dst[i0..] = src[starts[d] + i_d * steps[d]].
+ * starts/steps are normalized by the caller (start inside the axis, step
+ * non-zero and may be negative); dst_dims holds the slice's extent. */
+typedef struct {
+    int ndim;
+    int32_t src_dims[LN_RT_MAX_DIMS];
+    int32_t starts[LN_RT_MAX_DIMS];
+    int32_t steps[LN_RT_MAX_DIMS];
+    int32_t dst_dims[LN_RT_MAX_DIMS];
+} ln_rt_slice_args;
+
+void ln_rt_slice(const ln_rt_slice_args *a, size_t elem_size,
+                 const void *src, void *dst);
+void ln_rt_slice_f32(const ln_rt_slice_args *a, const float *src, float *dst);
+
+/* Concat: each src i is [outer][axis_dims[i]][inner]; dst is
+ * [outer][sum axis_dims][inner]. */
+void ln_rt_concat(int nsrc, const void *const *src, const int32_t *axis_dims,
+                  int32_t outer, int32_t inner, size_t elem_size, void *dst);
+void ln_rt_concat_f32(int nsrc, const float *const *src,
+                      const int32_t *axis_dims, int32_t outer, int32_t inner,
+                      float *dst);
+/* Split: the inverse of concat. */
+void ln_rt_split(const void *src, int ndst, void *const *dst,
+                 const int32_t *axis_dims, int32_t outer, int32_t inner,
+                 size_t elem_size);
+void ln_rt_split_f32(const float *src, int ndst, float *const *dst,
+                     const int32_t *axis_dims, int32_t outer, int32_t inner);
+
+/* Transpose: dst dim d = src dim perm[d]. Not in-place safe. */
+typedef struct {
+    int ndim;
+    int32_t src_dims[LN_RT_MAX_DIMS];
+    int32_t perm[LN_RT_MAX_DIMS];
+} ln_rt_transpose_args;
+
+void ln_rt_transpose(const ln_rt_transpose_args *a, size_t elem_size,
+                     const void *src, void *dst);
+void ln_rt_transpose_f32(const ln_rt_transpose_args *a, const float *src,
+                         float *dst);
+
+/* Pad (ONNX Pad): dst extent = begin + src + end per axis; negative pads
+ * crop. Reflect needs pads < dim on each side, edge needs dim >= 1.
+ * Returns LN_RT_OK or LN_RT_ARG_ERROR. Not in-place safe. */
+typedef enum {
+    LN_RT_PAD_CONSTANT = 0,
+    LN_RT_PAD_REFLECT,
+    LN_RT_PAD_EDGE
+} ln_rt_pad_mode;
+
+typedef struct {
+    int ndim;
+    int32_t src_dims[LN_RT_MAX_DIMS];
+    int32_t pads_begin[LN_RT_MAX_DIMS];
+    int32_t pads_end[LN_RT_MAX_DIMS];
+    ln_rt_pad_mode mode;
+    float value;
+} ln_rt_pad_args;
+
+int ln_rt_pad_f32(const ln_rt_pad_args *a, const float *src, float *dst);
+
+/* Tile and Expand: dst index i maps to src index i_d % src_dims[d] on every
+ * axis (a broadcast copy for Expand, where src_dims[d] is 1 or dst_dims[d];
+ * a repetition for Tile). Shapes right-aligned to ndim. */
+typedef struct {
+    int ndim;
+    int32_t src_dims[LN_RT_MAX_DIMS];
+    int32_t dst_dims[LN_RT_MAX_DIMS];
+} ln_rt_tile_args;
+
+void ln_rt_tile(const ln_rt_tile_args *a, size_t elem_size, const void *src,
+                void *dst);
+void ln_rt_tile_f32(const ln_rt_tile_args *a, const float *src, float *dst);
+void ln_rt_expand_f32(const ln_rt_tile_args *a, const float *src, float *dst);
+
+/* Gather along one axis: src [outer][len][inner], indices (n_idx, may be
+ * negative: + len) -> dst [outer][n_idx][inner]. Returns LN_RT_ARG_ERROR for
+ * an index out of [-len, len). */
+int ln_rt_gather(int32_t outer, int32_t len, int32_t inner,
+                 const int64_t *indices, int32_t n_idx, size_t elem_size,
+                 const void *src, void *dst);
+int ln_rt_gather_f32(int32_t outer, int32_t len, int32_t inner,
+                     const int64_t *indices, int32_t n_idx, const float *src,
+                     float *dst);
+
+/* DepthToSpace / SpaceToDepth over NCHW with block size bs. For
+ * depth_to_space, n,c,h,w are the input dims (c % (bs*bs) == 0) and
+ * crd selects CRD mode (else DCR). For space_to_depth, n,c,h,w are the input
+ * dims (h, w multiples of bs). Not in-place safe. */
+void ln_rt_depth_to_space_f32(int32_t n, int32_t c, int32_t h, int32_t w,
+                              int32_t bs, int crd, const float *x, float *y);
+void ln_rt_space_to_depth_f32(int32_t n, int32_t c, int32_t h, int32_t w,
+                              int32_t bs, const float *x, float *y);
+
+/* Resize (ONNX Resize / Upsample) of the last two axes of NCHW. */
+typedef enum {
+    LN_RT_RESIZE_NEAREST = 0,
+    LN_RT_RESIZE_LINEAR            /* bilinear */
+} ln_rt_resize_mode;
+
+typedef enum {
+    LN_RT_COORD_HALF_PIXEL = 0,
+    LN_RT_COORD_ASYMMETRIC,
+    LN_RT_COORD_ALIGN_CORNERS,
+    LN_RT_COORD_PYTORCH_HALF_PIXEL,
+    LN_RT_COORD_TF_HALF_PIXEL_FOR_NN,
+    LN_RT_COORD_HALF_PIXEL_SYMMETRIC
+} ln_rt_coord_mode;
+
+typedef enum {
+    LN_RT_NEAREST_ROUND_PREFER_FLOOR = 0,
+    LN_RT_NEAREST_ROUND_PREFER_CEIL,
+    LN_RT_NEAREST_FLOOR,
+    LN_RT_NEAREST_CEIL
+} ln_rt_nearest_mode;
+
+/* scale_h/scale_w are the ONNX scales (output / input); 0 means oh/ih. */
+typedef struct {
+    int32_t n, c, ih, iw, oh, ow;
+    float scale_h, scale_w;
+    ln_rt_resize_mode mode;
+    ln_rt_coord_mode coord;
+    ln_rt_nearest_mode nearest;
+} ln_rt_resize_args;
+
+int ln_rt_resize_f32(const ln_rt_resize_args *a, const float *x, float *y);
+
+/* Cast between float32, int32 and int64 (float -> int truncates toward
+ * zero, like C). In-place safe only when the element sizes are equal. */
+void ln_rt_cast_f32_i32(const float *x, int32_t *y, size_t n);
+void ln_rt_cast_f32_i64(const float *x, int64_t *y, size_t n);
+void ln_rt_cast_i32_f32(const int32_t *x, float *y, size_t n);
+void ln_rt_cast_i64_f32(const int64_t *x, float *y, size_t n);
+void ln_rt_cast_i32_i64(const int32_t *x, int64_t *y, size_t n);
+void ln_rt_cast_i64_i32(const int64_t *x, int32_t *y, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LN_RT_H */

@@ -1,0 +1,118 @@
+/*
+ * binary_f32.c -- elementwise binary ops with numpy broadcasting, float32.
+ *
+ * The shapes are first reduced to a few "runs": adjacent axes are merged
+ * when both operands step through them contiguously (or both stay put), so
+ * same-shape operands become one flat loop and a per-channel bias becomes
+ * [outer][C][HW] with a scalar inner run. The innermost run is a plain loop
+ * with operand strides 0 or 1; outer axes are walked with a counter.
+ * y may alias x0 or x1 when that operand has y's shape: every y[i] is
+ * written after the inputs at the same position are read.
+ */
+#include <math.h>
+#include "ln_rt_internal.h"
+
+typedef struct {
+    int nd;
+    int32_t dims[LN_RT_MAX_DIMS];
+    ptrdiff_t sa[LN_RT_MAX_DIMS], sb[LN_RT_MAX_DIMS];
+} bc_plan;
+
+/* Returns 0 when y is empty. */
+static int bc_make(const ln_rt_bcast_args *a, bc_plan *p)
+{
+    ptrdiff_t sa = 1, sb = 1;
+    ptrdiff_t as[LN_RT_MAX_DIMS], bs[LN_RT_MAX_DIMS];
+    int d, nd = 0;
+
+    for (d = a->ndim - 1; d >= 0; d--) {
+        if (a->y_dims[d] == 0)
+            return 0;
+        as[d] = a->a_dims[d] == 1 ? 0 : sa;
+        bs[d] = a->b_dims[d] == 1 ? 0 : sb;
+        sa *= a->a_dims[d];
+        sb *= a->b_dims[d];
+    }
+    /* merge from the innermost axis outwards; skip size-1 axes */
+    for (d = a->ndim - 1; d >= 0; d--) {
+        int32_t yd = a->y_dims[d];
+        if (yd == 1)
+            continue;
+        if (nd > 0 && as[d] == p->sa[nd - 1] * p->dims[nd - 1] &&
+            bs[d] == p->sb[nd - 1] * p->dims[nd - 1]) {
+            p->dims[nd - 1] *= yd;
+            continue;
+        }
+        p->dims[nd] = yd;
+        p->sa[nd] = as[d];
+        p->sb[nd] = bs[d];
+        nd++;
+    }
+    if (nd == 0) {
+        p->dims[0] = 1;
+        p->sa[0] = p->sb[0] = 0;
+        nd = 1;
+    }
+    p->nd = nd; /* p->dims[0] is the innermost run */
+    return 1;
+}
+
+#define LN_RT_BINARY(NAME, EXPR)                                             \
+void ln_rt_##NAME##_f32(const ln_rt_bcast_args *a, const float *x0,          \
+                        const float *x1, float *y)                           \
+{                                                                            \
+    bc_plan p;                                                               \
+    int32_t cnt[LN_RT_MAX_DIMS] = {0};                                       \
+    int32_t i, len;                                                          \
+    ptrdiff_t ia = 0, ib = 0;                                                \
+    int d;                                                                   \
+    if (!bc_make(a, &p))                                                     \
+        return;                                                              \
+    len = p.dims[0];                                                         \
+    for (;;) {                                                               \
+        const float *pa = x0 + ia, *pb = x1 + ib;                            \
+        if (p.sa[0] && p.sb[0]) {                                            \
+            for (i = 0; i < len; i++) {                                      \
+                float u = pa[i], v = pb[i];                                  \
+                y[i] = (EXPR);                                               \
+            }                                                                \
+        } else if (p.sa[0]) {                                                \
+            float v = pb[0];                                                 \
+            for (i = 0; i < len; i++) {                                      \
+                float u = pa[i];                                             \
+                y[i] = (EXPR);                                               \
+            }                                                                \
+        } else if (p.sb[0]) {                                                \
+            float u = pa[0];                                                 \
+            for (i = 0; i < len; i++) {                                      \
+                float v = pb[i];                                             \
+                y[i] = (EXPR);                                               \
+            }                                                                \
+        } else {                                                             \
+            float u = pa[0], v = pb[0], r = (EXPR);                          \
+            for (i = 0; i < len; i++)                                        \
+                y[i] = r;                                                    \
+        }                                                                    \
+        y += len;                                                            \
+        for (d = 1; d < p.nd; d++) {                                         \
+            ia += p.sa[d];                                                   \
+            ib += p.sb[d];                                                   \
+            if (++cnt[d] < p.dims[d])                                        \
+                break;                                                       \
+            ia -= p.sa[d] * p.dims[d];                                       \
+            ib -= p.sb[d] * p.dims[d];                                       \
+            cnt[d] = 0;                                                      \
+        }                                                                    \
+        if (d == p.nd)                                                       \
+            return;                                                          \
+    }                                                                        \
+}
+
+LN_RT_BINARY(add, u + v)
+LN_RT_BINARY(sub, u - v)
+LN_RT_BINARY(mul, u * v)
+LN_RT_BINARY(div, u / v)
+LN_RT_BINARY(min, u < v ? u : v)
+LN_RT_BINARY(max, u > v ? u : v)
+LN_RT_BINARY(pow, powf(u, v))
+LN_RT_BINARY(prelu, u < 0.0f ? u * v : u)

@@ -1,0 +1,314 @@
+/*
+ * conv2d_f32.c -- 2-D convolution and transposed convolution, NCHW, float32.
+ *
+ * conv2d is a GEMM per (image, group): weights [oc/g][cg*kh*kw] times the
+ * patch matrix [cg*kh*kw][oh*ow]. The patch matrix is never materialized:
+ * the B packer of the GEMM engine reads image pixels (or zeros for padding)
+ * straight into the packed panels, one KC x NC block at a time, so scratch
+ * stays at the engine's two packing buffers even for 3x3 convs on big
+ * images. For 1x1 stride-1 convs the packer degenerates into row copies.
+ * Depthwise convs (group == c, oc a multiple of c) use a direct kernel over
+ * a zero-padded copy of each input plane (scratch: one padded plane).
+ * conv_transpose2d scatters each input pixel through the kernel.
+ */
+#include <string.h>
+#include "ln_rt_internal.h"
+
+int32_t ln_rt_conv_out_size(int32_t in, int32_t k, int32_t stride,
+                            int32_t pad_begin, int32_t pad_end, int32_t dil)
+{
+    int32_t span = dil * (k - 1) + 1;
+    int32_t full = in + pad_begin + pad_end;
+    if (stride <= 0 || full < span)
+        return 0;
+    return (full - span) / stride + 1;
+}
+
+static int conv_args_ok(const ln_rt_conv2d_args *a)
+{
+    return a->n >= 0 && a->c > 0 && a->h >= 0 && a->w >= 0 && a->oc > 0 &&
+           a->kh > 0 && a->kw > 0 && a->stride_h > 0 && a->stride_w > 0 &&
+           a->dil_h > 0 && a->dil_w > 0 && a->group > 0 &&
+           a->c % a->group == 0 && a->oc % a->group == 0 &&
+           a->pad_top >= 0 && a->pad_left >= 0 && a->pad_bottom >= 0 &&
+           a->pad_right >= 0;
+}
+
+static int is_depthwise(const ln_rt_conv2d_args *a)
+{
+    return a->group > 1 && a->group == a->c && a->oc % a->c == 0;
+}
+
+/* ---- patch-matrix packer --------------------------------------------- */
+typedef struct {
+    const float *img;       /* first channel of this group, one image */
+    int32_t h, w, kh, kw, sh, sw, pt, pl, dh, dw, ow;
+} conv_bctx;
+
+/* Writes rows [p0, p0+kc) x columns [j0, j0+nc) of the patch matrix as a
+ * row-major block (row stride roundup(nc, 16), padding columns zero). Row p
+ * is (channel, ky, kx); column j is output pixel (oy, ox). Each block row is
+ * built one output row at a time: the taps that fall in the padding are
+ * zeros, the rest a copy (a straight one for stride 1) of an input row. */
+static void pack_b_conv(const void *ctx, int32_t p0, int32_t kc, int32_t j0,
+                        int32_t nc, int nr, float *dst)
+{
+    const conv_bctx *b = ctx;
+    const int32_t khw = b->kh * b->kw, ldb = (nc + 15) / 16 * 16;
+    int32_t p;
+    (void)nr;
+
+    for (p = 0; p < kc; p++) {
+        int32_t row = p0 + p, ci = row / khw, r = row % khw;
+        int32_t ky = r / b->kw, kx = r % b->kw;
+        const float *plane = b->img + (size_t)ci * b->h * b->w;
+        int32_t jj = 0, oy = j0 / b->ow, ox = j0 % b->ow, i;
+        int32_t off = kx * b->dw - b->pl;
+        /* valid ox: 0 <= ox * sw + off < w */
+        int32_t lo = off >= 0 ? 0 : (-off + b->sw - 1) / b->sw;
+        int32_t hi = b->w - off <= 0 ? 0 : (b->w - off - 1) / b->sw + 1;
+        float *d = dst + (size_t)p * ldb;
+
+        if (hi > b->ow)
+            hi = b->ow;
+        while (jj < nc) {
+            int32_t len = b->ow - ox < nc - jj ? b->ow - ox : nc - jj;
+            int32_t iy = oy * b->sh - b->pt + ky * b->dh;
+            int32_t e = ox + len;
+            if (iy < 0 || iy >= b->h || lo >= hi) {
+                for (i = 0; i < len; i++)
+                    d[jj + i] = 0.0f;
+            } else {
+                const float *s = plane + (size_t)iy * b->w + off;
+                int32_t a0 = ox > lo ? ox : lo, a1 = e < hi ? e : hi;
+                float *dd = d + jj - ox; /* indexed by ox */
+                for (i = ox; i < a0 && i < e; i++)
+                    dd[i] = 0.0f;
+                if (b->sw == 1)
+                    for (i = a0; i < a1; i++)
+                        dd[i] = s[i];
+                else
+                    for (i = a0; i < a1; i++)
+                        dd[i] = s[i * b->sw];
+                for (i = a1 > ox ? a1 : ox; i < e; i++)
+                    dd[i] = 0.0f;
+            }
+            jj += len;
+            ox += len;
+            if (ox == b->ow) {
+                ox = 0;
+                oy++;
+            }
+        }
+        for (i = nc; i < ldb; i++)
+            d[i] = 0.0f;
+    }
+}
+
+size_t ln_rt_conv2d_f32_scratch_size(const ln_rt_conv2d_args *a)
+{
+    int32_t oh, ow, cg;
+    if (!conv_args_ok(a))
+        return 0;
+    if (is_depthwise(a))
+        return (size_t)(a->w + a->pad_left + a->pad_right + LN_RT_DW_SLACK) *
+               (size_t)(a->h + a->pad_top + a->pad_bottom) * sizeof(float);
+    oh = ln_rt_conv_out_size(a->h, a->kh, a->stride_h, a->pad_top,
+                             a->pad_bottom, a->dil_h);
+    ow = ln_rt_conv_out_size(a->w, a->kw, a->stride_w, a->pad_left,
+                             a->pad_right, a->dil_w);
+    cg = a->c / a->group;
+    return ln_rt__gemm_scratch_floats(a->oc / a->group, oh * ow,
+                                      cg * a->kh * a->kw) * sizeof(float);
+}
+
+int ln_rt__conv2d_f32_isa(const ln_rt__gemm_isa *isa,
+                          const ln_rt_conv2d_args *a, const float *src,
+                          const float *weight, const float *bias, float *dst,
+                          void *scratch)
+{
+    int32_t oh, ow, cg, mg, kk, b, g;
+    int pointwise;
+    ln_rt__mat am;
+    conv_bctx bc;
+    ln_rt__gemm_src s;
+
+    if (!conv_args_ok(a))
+        return LN_RT_ARG_ERROR;
+    oh = ln_rt_conv_out_size(a->h, a->kh, a->stride_h, a->pad_top,
+                             a->pad_bottom, a->dil_h);
+    ow = ln_rt_conv_out_size(a->w, a->kw, a->stride_w, a->pad_left,
+                             a->pad_right, a->dil_w);
+    if (oh <= 0 || ow <= 0 || a->n == 0)
+        return LN_RT_OK;
+    if (is_depthwise(a)) {
+#if LN_RT_HAVE_AVX2
+        if (isa != &ln_rt__gemm_isa_c) {
+            ln_rt__dwconv_f32_avx2(a, src, weight, bias, dst, scratch);
+            return LN_RT_OK;
+        }
+#endif
+        ln_rt__dwconv_f32_c(a, src, weight, bias, dst, scratch);
+        return LN_RT_OK;
+    }
+    cg = a->c / a->group;
+    mg = a->oc / a->group;
+    kk = cg * a->kh * a->kw;
+    am.ld = kk; am.trans = 0; am.scale = 1.0f;
+    bc.h = a->h; bc.w = a->w; bc.kh = a->kh; bc.kw = a->kw;
+    bc.sh = a->stride_h; bc.sw = a->stride_w; bc.pt = a->pad_top;
+    bc.pl = a->pad_left; bc.dh = a->dil_h; bc.dw = a->dil_w; bc.ow = ow;
+    s.pack_a = ln_rt__pack_a_mat; s.actx = &am;
+    s.pack_b = pack_b_conv; s.bctx = &bc; s.b_rowmajor = 1;
+    s.b_direct = NULL; s.b_ld = 0;
+    s.a_ld = kk; /* weights are read in place */
+    /* 1x1, stride 1, no padding: the image is the B matrix [cg][h*w] */
+    pointwise = a->kh == 1 && a->kw == 1 && a->stride_h == 1 &&
+                a->stride_w == 1 && a->pad_top == 0 && a->pad_left == 0 &&
+                a->pad_bottom == 0 && a->pad_right == 0;
+    for (b = 0; b < a->n; b++) {
+        for (g = 0; g < a->group; g++) {
+            am.p = weight + (size_t)g * mg * kk;
+            s.a_direct = am.p;
+            bc.img = src + ((size_t)b * a->c + (size_t)g * cg) * a->h * a->w;
+            if (pointwise) {
+                s.b_direct = bc.img;
+                s.b_ld = a->h * a->w;
+            }
+            ln_rt__gemm_run(isa, &s, mg, oh * ow, kk,
+                            dst + ((size_t)b * a->oc + (size_t)g * mg) *
+                                  oh * ow,
+                            oh * ow, 0, bias ? bias + g * mg : NULL, a->act,
+                            a->alpha, a->beta, scratch);
+        }
+    }
+    return LN_RT_OK;
+}
+
+int ln_rt_conv2d_f32(const ln_rt_conv2d_args *a, const float *src,
+                     const float *weight, const float *bias, float *dst,
+                     void *scratch)
+{
+    return ln_rt__conv2d_f32_isa(ln_rt__gemm_isa_default(), a, src, weight,
+                                 bias, dst, scratch);
+}
+
+/* ---- depthwise, portable ---------------------------------------------- */
+/* Each input plane is first copied into a zero-bordered plane in scratch
+ * (row length w + pads + LN_RT_DW_SLACK, so vector loads may run past the
+ * last output without leaving the buffer); then every output is a plain
+ * sum over kernel taps with no bounds checks. The borders are zeroed once
+ * per call; only the interior is rewritten per channel. */
+void ln_rt__dw_pad_plane(const ln_rt_conv2d_args *a, const float *plane,
+                         float *pp)
+{
+    int32_t wp = a->w + a->pad_left + a->pad_right + LN_RT_DW_SLACK, y;
+    for (y = 0; y < a->h; y++)
+        memcpy(pp + (size_t)(y + a->pad_top) * wp + a->pad_left,
+               plane + (size_t)y * a->w, (size_t)a->w * sizeof(float));
+}
+
+void ln_rt__dwconv_f32_c(const ln_rt_conv2d_args *a, const float *src,
+                         const float *weight, const float *bias, float *dst,
+                         float *pp)
+{
+    int32_t oh = ln_rt_conv_out_size(a->h, a->kh, a->stride_h, a->pad_top,
+                                     a->pad_bottom, a->dil_h);
+    int32_t ow = ln_rt_conv_out_size(a->w, a->kw, a->stride_w, a->pad_left,
+                                     a->pad_right, a->dil_w);
+    int32_t wp = a->w + a->pad_left + a->pad_right + LN_RT_DW_SLACK;
+    int32_t hp = a->h + a->pad_top + a->pad_bottom;
+    int32_t mult = a->oc / a->c, b, o, oy, ky, kx, ox;
+    const int32_t sw = a->stride_w;
+
+    memset(pp, 0, (size_t)wp * hp * sizeof(float));
+    for (b = 0; b < a->n; b++) {
+        for (o = 0; o < a->oc; o++) {
+            const float *wk = weight + (size_t)o * a->kh * a->kw;
+            float *out = dst + ((size_t)b * a->oc + o) * oh * ow;
+            float b0 = bias ? bias[o] : 0.0f;
+            if (o % mult == 0)
+                ln_rt__dw_pad_plane(a, src + ((size_t)b * a->c + o / mult) *
+                                               a->h * a->w, pp);
+            for (oy = 0; oy < oh; oy++) {
+                float *orow = out + (size_t)oy * ow;
+                for (ox = 0; ox < ow; ox++)
+                    orow[ox] = b0;
+                for (ky = 0; ky < a->kh; ky++) {
+                    const float *irow =
+                        pp + (size_t)(oy * a->stride_h + ky * a->dil_h) * wp;
+                    for (kx = 0; kx < a->kw; kx++) {
+                        const float *ip = irow + kx * a->dil_w;
+                        float wv = wk[ky * a->kw + kx];
+                        if (sw == 1)
+                            for (ox = 0; ox < ow; ox++)
+                                orow[ox] += wv * ip[ox];
+                        else
+                            for (ox = 0; ox < ow; ox++)
+                                orow[ox] += wv * ip[ox * sw];
+                    }
+                }
+                ln_rt__act_f32(orow, (size_t)ow, a->act, a->alpha, a->beta);
+            }
+        }
+    }
+}
+
+/* ---- transposed convolution ------------------------------------------ */
+int ln_rt_conv_transpose2d_f32(const ln_rt_conv_transpose2d_args *a,
+                               const float *src, const float *weight,
+                               const float *bias, float *dst)
+{
+    int32_t cg, mg, b, g, ic, o, iy, ix, ky, kx;
+    size_t ohw;
+
+    if (a->n < 0 || a->c <= 0 || a->oc <= 0 || a->group <= 0 ||
+        a->c % a->group || a->oc % a->group || a->kh <= 0 || a->kw <= 0 ||
+        a->stride_h <= 0 || a->stride_w <= 0 || a->dil_h <= 0 ||
+        a->dil_w <= 0 || a->oh < 0 || a->ow < 0)
+        return LN_RT_ARG_ERROR;
+    cg = a->c / a->group;
+    mg = a->oc / a->group;
+    ohw = (size_t)a->oh * a->ow;
+    for (b = 0; b < a->n; b++) {
+        float *out = dst + (size_t)b * a->oc * ohw;
+        for (o = 0; o < a->oc; o++) {
+            float v = bias ? bias[o] : 0.0f;
+            size_t i;
+            for (i = 0; i < ohw; i++)
+                out[(size_t)o * ohw + i] = v;
+        }
+        for (g = 0; g < a->group; g++) {
+            for (ic = 0; ic < cg; ic++) {
+                int32_t ci = g * cg + ic;
+                const float *in = src + ((size_t)b * a->c + ci) * a->h * a->w;
+                for (o = 0; o < mg; o++) {
+                    const float *wk = weight + ((size_t)ci * mg + o) *
+                                               a->kh * a->kw;
+                    float *op = out + (size_t)(g * mg + o) * ohw;
+                    for (ky = 0; ky < a->kh; ky++) {
+                        for (iy = 0; iy < a->h; iy++) {
+                            int32_t oy = iy * a->stride_h - a->pad_top +
+                                         ky * a->dil_h;
+                            if (oy < 0 || oy >= a->oh)
+                                continue;
+                            for (kx = 0; kx < a->kw; kx++) {
+                                float wv = wk[ky * a->kw + kx];
+                                for (ix = 0; ix < a->w; ix++) {
+                                    int32_t ox = ix * a->stride_w -
+                                                 a->pad_left + kx * a->dil_w;
+                                    if (ox < 0 || ox >= a->ow)
+                                        continue;
+                                    op[(size_t)oy * a->ow + ox] +=
+                                        wv * in[(size_t)iy * a->w + ix];
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        ln_rt__act_f32(out, (size_t)a->oc * ohw, a->act, a->alpha, a->beta);
+    }
+    return LN_RT_OK;
+}

@@ -1,0 +1,132 @@
+/*
+ * ln_rt_internal.h -- what the runtime's kernel files share and the kernel
+ * tests may reach: the blocked GEMM engine, its micro-kernels, and the
+ * portable (_c) and ISA (_avx2) entry points behind each public name that
+ * has an ISA variant. Not installed; emitted code never includes it.
+ */
+#ifndef LN_RT_INTERNAL_H
+#define LN_RT_INTERNAL_H
+
+#include "ln_rt.h"
+
+#if defined(__AVX2__) && defined(__FMA__) && !defined(LN_RT_NO_AVX2)
+#define LN_RT_HAVE_AVX2 1
+#else
+#define LN_RT_HAVE_AVX2 0
+#endif
+
+/* Apply a fused activation to one value. */
+static inline float ln_rt__act1(float v, ln_rt_act act, float alpha,
+                                float beta)
+{
+    switch (act) {
+    case LN_RT_ACT_RELU: return v > 0.0f ? v : 0.0f;
+    case LN_RT_ACT_RELU6: return v < 0.0f ? 0.0f : (v > 6.0f ? 6.0f : v);
+    case LN_RT_ACT_LEAKYRELU: return v < 0.0f ? v * alpha : v;
+    case LN_RT_ACT_CLIP: return v < alpha ? alpha : (v > beta ? beta : v);
+    default: return v;
+    }
+}
+
+void ln_rt__act_f32(float *y, size_t n, ln_rt_act act, float alpha,
+                    float beta);
+
+/* ---- blocked GEMM engine -------------------------------------------------
+ * C[m][n] (row stride ldc) (+)= A[m][k] * B[k][n], with A and B supplied by
+ * packing callbacks so that conv2d can pack image patches straight from
+ * the input tensor. Loop order pc (KC; packs all M rows of A) > jc (NC;
+ * packs B) > jr (NR) > ir (MR); see gemm_f32.c. Packed A is MR-row panels
+ * [kc][MR]; packed B is NR-column panels [kc][NR] or a row-major block;
+ * tails are padded with zeros. The epilogue of the last k block adds bias[row] (if any) and
+ * applies the fused activation.
+ */
+#define LN_RT_GEMM_MC 120       /* A packing chunk; multiple of 24 = lcm of MRs */
+#define LN_RT_GEMM_KC 256
+#define LN_RT_GEMM_NC 192       /* multiple of 16 = lcm of all NR values */
+
+typedef struct {
+    /* pack rows [i0, i0+mc) x cols [p0, p0+kc) of A into MR-row panels */
+    void (*pack_a)(const void *ctx, int32_t i0, int32_t mc, int32_t p0,
+                   int32_t kc, int mr, float *dst);
+    /* pack rows [p0, p0+kc) x cols [j0, j0+nc) of B into NR-col panels,
+     * or, when b_rowmajor, into a row-major block with row stride
+     * roundup(nc, 16) whose padding columns are zero */
+    void (*pack_b)(const void *ctx, int32_t p0, int32_t kc, int32_t j0,
+                   int32_t nc, int nr, float *dst);
+    const void *actx, *bctx;
+    int b_rowmajor;
+    /* optional: B is already a row-major matrix (row stride b_ld) that full
+     * NR-wide panels may read in place (1x1 stride-1 conv); tail panels
+     * still go through pack_b, which must then be row-major */
+    const float *b_direct;
+    int32_t b_ld;
+    /* optional: A is a row-major matrix (row stride a_ld, unscaled) that the
+     * micro-kernel may read in place for full MR-row panels (conv weights);
+     * the tail panel is packed through pack_a */
+    const float *a_direct;
+    int32_t a_ld;
+} ln_rt__gemm_src;
+
+/* micro-kernel: acc = Ap * Bp over kc; A is a packed panel ([kc][MR]) when
+ * lda == 0, else MR rows lda floats apart read in place; B rows are ldb
+ * floats apart. If !first acc += C; if last add bias (per row, may be
+ * NULL) and activation; store the mv x nv valid part. */
+typedef void (*ln_rt__ukr_fn)(int32_t kc, const float *ap, int32_t lda,
+                              const float *bp, int32_t ldb, float *c, int32_t ldc, int mv, int nv,
+                              int first, int last, const float *bias,
+                              ln_rt_act act, float alpha, float beta);
+
+typedef struct {
+    int mr, nr;
+    ln_rt__ukr_fn ukr;
+} ln_rt__gemm_isa;
+
+extern const ln_rt__gemm_isa ln_rt__gemm_isa_c;
+#if LN_RT_HAVE_AVX2
+extern const ln_rt__gemm_isa ln_rt__gemm_isa_avx2;
+#endif
+const ln_rt__gemm_isa *ln_rt__gemm_isa_default(void);
+
+/* accumulate: C already holds an addend (first k block adds to it). */
+void ln_rt__gemm_run(const ln_rt__gemm_isa *isa, const ln_rt__gemm_src *s,
+                     int32_t m, int32_t n, int32_t k, float *c, int32_t ldc,
+                     int accumulate, const float *bias, ln_rt_act act,
+                     float alpha, float beta, float *scratch);
+size_t ln_rt__gemm_scratch_floats(int32_t m, int32_t n, int32_t k);
+
+/* plain row-major packers: ctx is a ln_rt__mat */
+typedef struct {
+    const float *p;
+    int32_t ld;         /* row stride */
+    int trans;          /* element (r, c) is p[c * ld + r] when set */
+    float scale;        /* multiply while packing (gemm alpha) */
+} ln_rt__mat;
+
+void ln_rt__pack_a_mat(const void *ctx, int32_t i0, int32_t mc, int32_t p0,
+                       int32_t kc, int mr, float *dst);
+void ln_rt__pack_b_mat(const void *ctx, int32_t p0, int32_t kc, int32_t j0,
+                       int32_t nc, int nr, float *dst);
+
+/* explicit-ISA entry points (tests compare them) */
+int ln_rt__conv2d_f32_isa(const ln_rt__gemm_isa *isa,
+                          const ln_rt_conv2d_args *a, const float *src,
+                          const float *weight, const float *bias, float *dst,
+                          void *scratch);
+int ln_rt__gemm_f32_isa(const ln_rt__gemm_isa *isa, const ln_rt_gemm_args *a,
+                        const float *A, const float *B, const float *C,
+                        float *Y, void *scratch);
+/* depthwise: pp is the padded-plane scratch, rows of
+ * w + pad_left + pad_right + LN_RT_DW_SLACK floats */
+#define LN_RT_DW_SLACK 16
+void ln_rt__dw_pad_plane(const ln_rt_conv2d_args *a, const float *plane,
+                         float *pp);
+void ln_rt__dwconv_f32_c(const ln_rt_conv2d_args *a, const float *src,
+                         const float *weight, const float *bias, float *dst,
+                         float *pp);
+#if LN_RT_HAVE_AVX2
+void ln_rt__dwconv_f32_avx2(const ln_rt_conv2d_args *a, const float *src,
+                            const float *weight, const float *bias,
+                            float *dst, float *pp);
+#endif
+
+#endif /* LN_RT_INTERNAL_H */

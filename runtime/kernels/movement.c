@@ -1,0 +1,459 @@
+/*
+ * movement.c -- data-movement kernels: slice, concat, split, transpose,
+ * tile/expand, gather, pad, depth_to_space, space_to_depth and casts.
+ * Shape-generic ones walk the destination in order with an index counter
+ * and copy whole innermost rows with memcpy where they are contiguous.
+ * They never allocate; none is in-place safe except the equal-size casts.
+ */
+#include <string.h>
+#include "ln_rt_internal.h"
+
+/* copy one element of size es */
+static void copy_elem(char *d, const char *s, size_t es)
+{
+    switch (es) {
+    case 4: memcpy(d, s, 4); break;
+    case 8: memcpy(d, s, 8); break;
+    case 2: memcpy(d, s, 2); break;
+    case 1: *d = *s; break;
+    default: memcpy(d, s, es);
+    }
+}
+
+static void strides_of(int nd, const int32_t *dims, ptrdiff_t *st)
+{
+    ptrdiff_t s = 1;
+    int d;
+    for (d = nd - 1; d >= 0; d--) {
+        st[d] = s;
+        s *= dims[d];
+    }
+}
+
+static size_t count_of(int nd, const int32_t *dims)
+{
+    size_t c = 1;
+    int d;
+    for (d = 0; d < nd; d++)
+        c *= (size_t)dims[d];
+    return c;
+}
+
+/* ---- slice ---------------------------------------------------------- */
+void ln_rt_slice(const ln_rt_slice_args *a, size_t es, const void *src,
+                 void *dst)
+{
+    ptrdiff_t st[LN_RT_MAX_DIMS];
+    int32_t cnt[LN_RT_MAX_DIMS] = {0};
+    const char *s = src;
+    char *o = dst;
+    ptrdiff_t base = 0, inner_step;
+    int32_t len, i;
+    int nd = a->ndim, d;
+
+    if (nd == 0) {
+        copy_elem(o, s, es);
+        return;
+    }
+    if (count_of(nd, a->dst_dims) == 0)
+        return;
+    strides_of(nd, a->src_dims, st);
+    for (d = 0; d < nd; d++)
+        base += (ptrdiff_t)a->starts[d] * st[d];
+    len = a->dst_dims[nd - 1];
+    inner_step = a->steps[nd - 1];
+    for (;;) {
+        const char *p = s + base * (ptrdiff_t)es;
+        if (inner_step == 1) {
+            memcpy(o, p, (size_t)len * es);
+        } else {
+            for (i = 0; i < len; i++)
+                copy_elem(o + (size_t)i * es,
+                          p + (ptrdiff_t)i * inner_step * (ptrdiff_t)es, es);
+        }
+        o += (size_t)len * es;
+        for (d = nd - 2; d >= 0; d--) {
+            base += (ptrdiff_t)a->steps[d] * st[d];
+            if (++cnt[d] < a->dst_dims[d])
+                break;
+            base -= (ptrdiff_t)a->steps[d] * st[d] * a->dst_dims[d];
+            cnt[d] = 0;
+        }
+        if (d < 0)
+            return;
+    }
+}
+
+void ln_rt_slice_f32(const ln_rt_slice_args *a, const float *src, float *dst)
+{
+    ln_rt_slice(a, sizeof(float), src, dst);
+}
+
+/* ---- concat / split ------------------------------------------------- */
+void ln_rt_concat(int nsrc, const void *const *src, const int32_t *axis_dims,
+                  int32_t outer, int32_t inner, size_t es, void *dst)
+{
+    char *o = dst;
+    int32_t i;
+    int k;
+    for (i = 0; i < outer; i++) {
+        for (k = 0; k < nsrc; k++) {
+            size_t row = (size_t)axis_dims[k] * (size_t)inner * es;
+            memcpy(o, (const char *)src[k] + (size_t)i * row, row);
+            o += row;
+        }
+    }
+}
+
+void ln_rt_concat_f32(int nsrc, const float *const *src,
+                      const int32_t *axis_dims, int32_t outer, int32_t inner,
+                      float *dst)
+{
+    int32_t i;
+    int k;
+    for (i = 0; i < outer; i++) {
+        for (k = 0; k < nsrc; k++) {
+            size_t row = (size_t)axis_dims[k] * (size_t)inner;
+            memcpy(dst, src[k] + (size_t)i * row, row * sizeof(float));
+            dst += row;
+        }
+    }
+}
+
+void ln_rt_split(const void *src, int ndst, void *const *dst,
+                 const int32_t *axis_dims, int32_t outer, int32_t inner,
+                 size_t es)
+{
+    const char *s = src;
+    int32_t i;
+    int k;
+    for (i = 0; i < outer; i++) {
+        for (k = 0; k < ndst; k++) {
+            size_t row = (size_t)axis_dims[k] * (size_t)inner * es;
+            memcpy((char *)dst[k] + (size_t)i * row, s, row);
+            s += row;
+        }
+    }
+}
+
+void ln_rt_split_f32(const float *src, int ndst, float *const *dst,
+                     const int32_t *axis_dims, int32_t outer, int32_t inner)
+{
+    int32_t i;
+    int k;
+    for (i = 0; i < outer; i++) {
+        for (k = 0; k < ndst; k++) {
+            size_t row = (size_t)axis_dims[k] * (size_t)inner;
+            memcpy(dst[k] + (size_t)i * row, src, row * sizeof(float));
+            src += row;
+        }
+    }
+}
+
+/* ---- transpose ------------------------------------------------------ */
+void ln_rt_transpose(const ln_rt_transpose_args *a, size_t es,
+                     const void *src, void *dst)
+{
+    ptrdiff_t sst[LN_RT_MAX_DIMS], tst[LN_RT_MAX_DIMS];
+    int32_t ddims[LN_RT_MAX_DIMS], cnt[LN_RT_MAX_DIMS] = {0};
+    const char *s = src;
+    char *o = dst;
+    ptrdiff_t base = 0, is;
+    int32_t len, i;
+    int nd = a->ndim, d;
+
+    if (nd == 0) {
+        copy_elem(o, s, es);
+        return;
+    }
+    if (count_of(nd, a->src_dims) == 0)
+        return;
+    strides_of(nd, a->src_dims, sst);
+    for (d = 0; d < nd; d++) {
+        ddims[d] = a->src_dims[a->perm[d]];
+        tst[d] = sst[a->perm[d]];
+    }
+    len = ddims[nd - 1];
+    is = tst[nd - 1];
+    for (;;) {
+        const char *p = s + base * (ptrdiff_t)es;
+        if (is == 1) {
+            memcpy(o, p, (size_t)len * es);
+        } else if (es == 4) {
+            for (i = 0; i < len; i++)
+                memcpy(o + (size_t)i * 4, p + (ptrdiff_t)i * is * 4, 4);
+        } else {
+            for (i = 0; i < len; i++)
+                copy_elem(o + (size_t)i * es, p + (ptrdiff_t)i * is *
+                          (ptrdiff_t)es, es);
+        }
+        o += (size_t)len * es;
+        for (d = nd - 2; d >= 0; d--) {
+            base += tst[d];
+            if (++cnt[d] < ddims[d])
+                break;
+            base -= tst[d] * ddims[d];
+            cnt[d] = 0;
+        }
+        if (d < 0)
+            return;
+    }
+}
+
+void ln_rt_transpose_f32(const ln_rt_transpose_args *a, const float *src,
+                         float *dst)
+{
+    ln_rt_transpose(a, sizeof(float), src, dst);
+}
+
+/* ---- tile / expand -------------------------------------------------- */
+void ln_rt_tile(const ln_rt_tile_args *a, size_t es, const void *src,
+                void *dst)
+{
+    ptrdiff_t sst[LN_RT_MAX_DIMS];
+    int32_t cnt[LN_RT_MAX_DIMS] = {0};
+    const char *s = src;
+    char *o = dst;
+    int32_t len, slen, i;
+    int nd = a->ndim, d;
+
+    if (nd == 0) {
+        copy_elem(o, s, es);
+        return;
+    }
+    if (count_of(nd, a->dst_dims) == 0)
+        return;
+    strides_of(nd, a->src_dims, sst);
+    len = a->dst_dims[nd - 1];
+    slen = a->src_dims[nd - 1];
+    for (;;) {
+        ptrdiff_t base = 0;
+        for (d = 0; d < nd - 1; d++)
+            base += (ptrdiff_t)(cnt[d] % a->src_dims[d]) * sst[d];
+        if (slen == 1) {
+            for (i = 0; i < len; i++)
+                copy_elem(o + (size_t)i * es, s + base * (ptrdiff_t)es, es);
+        } else {
+            for (i = 0; i < len; i += slen)
+                memcpy(o + (size_t)i * es, s + base * (ptrdiff_t)es,
+                       (size_t)(len - i < slen ? len - i : slen) * es);
+        }
+        o += (size_t)len * es;
+        for (d = nd - 2; d >= 0; d--) {
+            if (++cnt[d] < a->dst_dims[d])
+                break;
+            cnt[d] = 0;
+        }
+        if (d < 0)
+            return;
+    }
+}
+
+void ln_rt_tile_f32(const ln_rt_tile_args *a, const float *src, float *dst)
+{
+    ln_rt_tile(a, sizeof(float), src, dst);
+}
+
+void ln_rt_expand_f32(const ln_rt_tile_args *a, const float *src, float *dst)
+{
+    ln_rt_tile(a, sizeof(float), src, dst);
+}
+
+/* ---- gather --------------------------------------------------------- */
+int ln_rt_gather(int32_t outer, int32_t len, int32_t inner,
+                 const int64_t *indices, int32_t n_idx, size_t es,
+                 const void *src, void *dst)
+{
+    size_t row = (size_t)inner * es;
+    char *o = dst;
+    int32_t i, j;
+    for (j = 0; j < n_idx; j++)
+        if (indices[j] < -(int64_t)len || indices[j] >= len)
+            return LN_RT_ARG_ERROR;
+    for (i = 0; i < outer; i++) {
+        const char *s = (const char *)src + (size_t)i * (size_t)len * row;
+        for (j = 0; j < n_idx; j++) {
+            int64_t k = indices[j] < 0 ? indices[j] + len : indices[j];
+            memcpy(o, s + (size_t)k * row, row);
+            o += row;
+        }
+    }
+    return LN_RT_OK;
+}
+
+int ln_rt_gather_f32(int32_t outer, int32_t len, int32_t inner,
+                     const int64_t *indices, int32_t n_idx, const float *src,
+                     float *dst)
+{
+    return ln_rt_gather(outer, len, inner, indices, n_idx, sizeof(float),
+                        src, dst);
+}
+
+/* ---- pad ------------------------------------------------------------ */
+/* map a destination coordinate to a source one; -1 = outside (constant) */
+static int32_t pad_map(int32_t i, int32_t n, ln_rt_pad_mode mode)
+{
+    if (i >= 0 && i < n)
+        return i;
+    if (mode == LN_RT_PAD_EDGE)
+        return i < 0 ? 0 : n - 1;
+    if (mode == LN_RT_PAD_REFLECT) {
+        if (n == 1)
+            return 0;
+        /* reflect without repeating the edge; periodic beyond 2(n-1) */
+        {
+            int32_t p = 2 * (n - 1);
+            i %= p;
+            if (i < 0)
+                i += p;
+            return i < n ? i : p - i;
+        }
+    }
+    return -1;
+}
+
+int ln_rt_pad_f32(const ln_rt_pad_args *a, const float *src, float *dst)
+{
+    int32_t ddims[LN_RT_MAX_DIMS], cnt[LN_RT_MAX_DIMS] = {0};
+    ptrdiff_t sst[LN_RT_MAX_DIMS];
+    int nd = a->ndim, d;
+    int32_t len, slen, i;
+
+    if (nd < 1 || nd > LN_RT_MAX_DIMS)
+        return LN_RT_ARG_ERROR;
+    for (d = 0; d < nd; d++) {
+        ddims[d] = a->src_dims[d] + a->pads_begin[d] + a->pads_end[d];
+        if (ddims[d] < 0)
+            return LN_RT_ARG_ERROR;
+        if (a->mode != LN_RT_PAD_CONSTANT && a->src_dims[d] == 0 &&
+            ddims[d] > 0)
+            return LN_RT_ARG_ERROR;
+        if (a->mode == LN_RT_PAD_REFLECT &&
+            (a->pads_begin[d] >= a->src_dims[d] ||
+             a->pads_end[d] >= a->src_dims[d]) &&
+            (a->pads_begin[d] > 0 || a->pads_end[d] > 0) &&
+            a->src_dims[d] > 1)
+            return LN_RT_ARG_ERROR;
+    }
+    if (count_of(nd, ddims) == 0)
+        return LN_RT_OK;
+    strides_of(nd, a->src_dims, sst);
+    len = ddims[nd - 1];
+    slen = a->src_dims[nd - 1];
+    for (;;) {
+        ptrdiff_t base = 0;
+        int inside = 1;
+        for (d = 0; d < nd - 1; d++) {
+            int32_t s = pad_map(cnt[d] - a->pads_begin[d], a->src_dims[d],
+                                a->mode);
+            if (s < 0) {
+                inside = 0;
+                break;
+            }
+            base += (ptrdiff_t)s * sst[d];
+        }
+        if (!inside) {
+            for (i = 0; i < len; i++)
+                dst[i] = a->value;
+        } else {
+            const float *p = src + base;
+            int32_t pb = a->pads_begin[nd - 1];
+            for (i = 0; i < len; i++) {
+                int32_t s = pad_map(i - pb, slen, a->mode);
+                dst[i] = s < 0 ? a->value : p[s];
+            }
+        }
+        dst += len;
+        for (d = nd - 2; d >= 0; d--) {
+            if (++cnt[d] < ddims[d])
+                break;
+            cnt[d] = 0;
+        }
+        if (d < 0)
+            return LN_RT_OK;
+    }
+}
+
+/* ---- depth_to_space / space_to_depth -------------------------------- */
+void ln_rt_depth_to_space_f32(int32_t n, int32_t c, int32_t h, int32_t w,
+                              int32_t bs, int crd, const float *x, float *y)
+{
+    int32_t oc = c / (bs * bs), b, k, i, j, yy, xx;
+    for (b = 0; b < n; b++)
+        for (k = 0; k < oc; k++)
+            for (yy = 0; yy < h; yy++)
+                for (i = 0; i < bs; i++) {
+                    float *o = y + (((size_t)b * oc + k) * h * bs +
+                                    (size_t)yy * bs + i) * (size_t)w * bs;
+                    for (xx = 0; xx < w; xx++)
+                        for (j = 0; j < bs; j++) {
+                            int32_t ic = crd ? (k * bs + i) * bs + j
+                                             : (i * bs + j) * oc + k;
+                            o[xx * bs + j] =
+                                x[(((size_t)b * c + ic) * h + yy) * w + xx];
+                        }
+                }
+}
+
+void ln_rt_space_to_depth_f32(int32_t n, int32_t c, int32_t h, int32_t w,
+                              int32_t bs, const float *x, float *y)
+{
+    int32_t oh = h / bs, ow = w / bs, b, k, i, j, yy, xx;
+    for (b = 0; b < n; b++)
+        for (i = 0; i < bs; i++)
+            for (j = 0; j < bs; j++)
+                for (k = 0; k < c; k++) {
+                    int32_t occ = (i * bs + j) * c + k;
+                    for (yy = 0; yy < oh; yy++) {
+                        float *o = y + (((size_t)b * c * bs * bs + occ) * oh
+                                        + yy) * ow;
+                        const float *s = x + (((size_t)b * c + k) * h +
+                                              (size_t)yy * bs + i) * w + j;
+                        for (xx = 0; xx < ow; xx++)
+                            o[xx] = s[(size_t)xx * bs];
+                    }
+                }
+}
+
+/* ---- cast ----------------------------------------------------------- */
+void ln_rt_cast_f32_i32(const float *x, int32_t *y, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        y[i] = (int32_t)x[i];
+}
+
+void ln_rt_cast_f32_i64(const float *x, int64_t *y, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        y[i] = (int64_t)x[i];
+}
+
+void ln_rt_cast_i32_f32(const int32_t *x, float *y, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        y[i] = (float)x[i];
+}
+
+void ln_rt_cast_i64_f32(const int64_t *x, float *y, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        y[i] = (float)x[i];
+}
+
+void ln_rt_cast_i32_i64(const int32_t *x, int64_t *y, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        y[i] = x[i];
+}
+
+void ln_rt_cast_i64_i32(const int64_t *x, int32_t *y, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        y[i] = (int32_t)x[i];
+}

@@ -1,0 +1,103 @@
+/*
+ * dwconv_f32_avx2.c -- AVX2/FMA depthwise convolution (group == c).
+ * Works on the zero-padded plane the portable kernel also uses (see
+ * conv2d_f32.c), so there are no bounds checks: 8 outputs at a time keep
+ * all kh x kw taps in one accumulator register (one store per 8 outputs);
+ * stride 2 deinterleaves two loads; the row tail (ow % 8) is computed the
+ * same way into a temporary and copied. Other strides fall back to scalar
+ * sums over the padded plane.
+ */
+#include <string.h>
+#include "ln_rt_internal.h"
+
+#if LN_RT_HAVE_AVX2
+#include <immintrin.h>
+
+static __m256 load_s2(const float *p)
+{
+    __m256 lo = _mm256_loadu_ps(p), hi = _mm256_loadu_ps(p + 8);
+    __m256 ev = _mm256_shuffle_ps(lo, hi, _MM_SHUFFLE(2, 0, 2, 0));
+    return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(ev),
+                                                  _MM_SHUFFLE(3, 1, 2, 0)));
+}
+
+void ln_rt__dwconv_f32_avx2(const ln_rt_conv2d_args *a, const float *src,
+                            const float *weight, const float *bias,
+                            float *dst, float *pp)
+{
+    int32_t oh = ln_rt_conv_out_size(a->h, a->kh, a->stride_h, a->pad_top,
+                                     a->pad_bottom, a->dil_h);
+    int32_t ow = ln_rt_conv_out_size(a->w, a->kw, a->stride_w, a->pad_left,
+                                     a->pad_right, a->dil_w);
+    int32_t wp = a->w + a->pad_left + a->pad_right + LN_RT_DW_SLACK;
+    int32_t hp = a->h + a->pad_top + a->pad_bottom;
+    const int32_t sw = a->stride_w, kk = a->kh * a->kw;
+    int32_t mult = a->oc / a->c, b, o, oy, ox, ky, kx, t;
+    int vec = (sw == 1 || sw == 2) && kk <= 49;
+    __m256 wv[49];
+    int32_t toff[49];
+
+    memset(pp, 0, (size_t)wp * hp * sizeof(float));
+    for (ky = 0; ky < a->kh && vec; ky++)
+        for (kx = 0; kx < a->kw; kx++)
+            toff[ky * a->kw + kx] = ky * a->dil_h * wp + kx * a->dil_w;
+    for (b = 0; b < a->n; b++) {
+        for (o = 0; o < a->oc; o++) {
+            const float *wk = weight + (size_t)o * kk;
+            float *out = dst + ((size_t)b * a->oc + o) * oh * ow;
+            float b0 = bias ? bias[o] : 0.0f;
+            __m256 bv = _mm256_set1_ps(b0);
+            if (o % mult == 0)
+                ln_rt__dw_pad_plane(a, src + ((size_t)b * a->c + o / mult) *
+                                               a->h * a->w, pp);
+            if (!vec) {
+                for (oy = 0; oy < oh; oy++) {
+                    for (ox = 0; ox < ow; ox++) {
+                        const float *ip = pp + (size_t)oy * a->stride_h * wp
+                                          + (size_t)ox * sw;
+                        float v = b0;
+                        for (ky = 0; ky < a->kh; ky++)
+                            for (kx = 0; kx < a->kw; kx++)
+                                v += wk[ky * a->kw + kx] *
+                                     ip[ky * a->dil_h * wp + kx * a->dil_w];
+                        out[(size_t)oy * ow + ox] = v;
+                    }
+                    ln_rt__act_f32(out + (size_t)oy * ow, (size_t)ow, a->act,
+                                   a->alpha, a->beta);
+                }
+                continue;
+            }
+            for (t = 0; t < kk; t++)
+                wv[t] = _mm256_set1_ps(wk[t]);
+            for (oy = 0; oy < oh; oy++) {
+                const float *irow = pp + (size_t)oy * a->stride_h * wp;
+                float *orow = out + (size_t)oy * ow;
+                for (ox = 0; ox < ow; ox += 8) {
+                    const float *ip = irow + (size_t)ox * sw;
+                    __m256 acc = bv;
+                    if (sw == 1)
+                        for (t = 0; t < kk; t++)
+                            acc = _mm256_fmadd_ps(
+                                wv[t], _mm256_loadu_ps(ip + toff[t]), acc);
+                    else
+                        for (t = 0; t < kk; t++)
+                            acc = _mm256_fmadd_ps(wv[t], load_s2(ip + toff[t]),
+                                                  acc);
+                    if (ox + 8 <= ow) {
+                        _mm256_storeu_ps(orow + ox, acc);
+                    } else {
+                        float tmp[8];
+                        _mm256_storeu_ps(tmp, acc);
+                        memcpy(orow + ox, tmp,
+                               (size_t)(ow - ox) * sizeof(float));
+                    }
+                }
+                ln_rt__act_f32(orow, (size_t)ow, a->act, a->alpha, a->beta);
+            }
+        }
+    }
+}
+
+#else
+typedef int ln_rt__dwconv_avx2_unused; /* ISO C wants a non-empty file */
+#endif

@@ -1,0 +1,162 @@
+/*
+ * gemm_f32_avx2.c -- AVX2/FMA 6x16 micro-kernel for the blocked GEMM engine.
+ * Compiled to something only when the compiler targets AVX2 and FMA
+ * (-march=native on a Haswell or later); otherwise the portable 4x4 kernel
+ * in gemm_f32.c is the only one.
+ *
+ * 12 ymm accumulators (6 rows x 2 vectors of 8) + 2 B vectors + 1 A
+ * broadcast = 15 of 16 ymm registers: two FMAs per broadcast, per k step
+ * 12 FMAs against 2 loads and 6 broadcasts.
+ */
+#include "ln_rt_internal.h"
+
+#if LN_RT_HAVE_AVX2
+#include <immintrin.h>
+
+static __m256 act8(__m256 v, ln_rt_act act, float alpha, float beta)
+{
+    switch (act) {
+    case LN_RT_ACT_RELU:
+        return _mm256_max_ps(v, _mm256_setzero_ps());
+    case LN_RT_ACT_RELU6:
+        return _mm256_min_ps(_mm256_max_ps(v, _mm256_setzero_ps()),
+                             _mm256_set1_ps(6.0f));
+    case LN_RT_ACT_LEAKYRELU: {
+        __m256 neg = _mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_LT_OQ);
+        return _mm256_blendv_ps(v, _mm256_mul_ps(v, _mm256_set1_ps(alpha)),
+                                neg);
+    }
+    case LN_RT_ACT_CLIP:
+        return _mm256_min_ps(_mm256_max_ps(v, _mm256_set1_ps(alpha)),
+                             _mm256_set1_ps(beta));
+    default:
+        return v;
+    }
+}
+
+static void ukr_avx2(int32_t kc, const float *ap, int32_t lda,
+                     const float *bp, int32_t ldb, float *c,
+                     int32_t ldc, int mv, int nv, int first, int last,
+                     const float *bias, ln_rt_act act, float alpha,
+                     float beta)
+{
+    __m256 c00 = _mm256_setzero_ps(), c01 = _mm256_setzero_ps();
+    __m256 c10 = _mm256_setzero_ps(), c11 = _mm256_setzero_ps();
+    __m256 c20 = _mm256_setzero_ps(), c21 = _mm256_setzero_ps();
+    __m256 c30 = _mm256_setzero_ps(), c31 = _mm256_setzero_ps();
+    __m256 c40 = _mm256_setzero_ps(), c41 = _mm256_setzero_ps();
+    __m256 c50 = _mm256_setzero_ps(), c51 = _mm256_setzero_ps();
+    __m256 acc[6][2];
+    int32_t p;
+    int i, j;
+
+#define LN_RT_STEP(A0, A1, A2, A3, A4, A5)                                    \
+    do {                                                                      \
+        __m256 b0 = _mm256_loadu_ps(bp), b1 = _mm256_loadu_ps(bp + 8);       \
+        __m256 a;                                                             \
+        a = _mm256_broadcast_ss(A0);                                          \
+        c00 = _mm256_fmadd_ps(a, b0, c00); c01 = _mm256_fmadd_ps(a, b1, c01); \
+        a = _mm256_broadcast_ss(A1);                                          \
+        c10 = _mm256_fmadd_ps(a, b0, c10); c11 = _mm256_fmadd_ps(a, b1, c11); \
+        a = _mm256_broadcast_ss(A2);                                          \
+        c20 = _mm256_fmadd_ps(a, b0, c20); c21 = _mm256_fmadd_ps(a, b1, c21); \
+        a = _mm256_broadcast_ss(A3);                                          \
+        c30 = _mm256_fmadd_ps(a, b0, c30); c31 = _mm256_fmadd_ps(a, b1, c31); \
+        a = _mm256_broadcast_ss(A4);                                          \
+        c40 = _mm256_fmadd_ps(a, b0, c40); c41 = _mm256_fmadd_ps(a, b1, c41); \
+        a = _mm256_broadcast_ss(A5);                                          \
+        c50 = _mm256_fmadd_ps(a, b0, c50); c51 = _mm256_fmadd_ps(a, b1, c51); \
+        bp += ldb;                                                            \
+    } while (0)
+
+#define LN_RT_HALF(A0, A1, A2, A3, A4, A5)                                    \
+    do {                                                                      \
+        __m256 b0 = _mm256_loadu_ps(bp);                                      \
+        c00 = _mm256_fmadd_ps(_mm256_broadcast_ss(A0), b0, c00);              \
+        c10 = _mm256_fmadd_ps(_mm256_broadcast_ss(A1), b0, c10);              \
+        c20 = _mm256_fmadd_ps(_mm256_broadcast_ss(A2), b0, c20);              \
+        c30 = _mm256_fmadd_ps(_mm256_broadcast_ss(A3), b0, c30);              \
+        c40 = _mm256_fmadd_ps(_mm256_broadcast_ss(A4), b0, c40);              \
+        c50 = _mm256_fmadd_ps(_mm256_broadcast_ss(A5), b0, c50);              \
+        bp += ldb;                                                            \
+    } while (0)
+
+    if (nv <= 8) { /* narrow tail panel: the right 8 columns are unused */
+        if (lda == 0) {
+            for (p = 0; p < kc; p++) {
+                LN_RT_HALF(ap, ap + 1, ap + 2, ap + 3, ap + 4, ap + 5);
+                ap += 6;
+            }
+        } else {
+            const float *r0 = ap, *r1 = ap + lda;
+            const float *r2 = ap + 2 * (ptrdiff_t)lda;
+            const float *r3 = ap + 3 * (ptrdiff_t)lda;
+            const float *r4 = ap + 4 * (ptrdiff_t)lda;
+            const float *r5 = ap + 5 * (ptrdiff_t)lda;
+            for (p = 0; p < kc; p++)
+                LN_RT_HALF(r0 + p, r1 + p, r2 + p, r3 + p, r4 + p, r5 + p);
+        }
+    } else if (lda == 0) { /* packed panel: 6 consecutive floats per k step */
+        for (p = 0; p < kc; p++) {
+            LN_RT_STEP(ap, ap + 1, ap + 2, ap + 3, ap + 4, ap + 5);
+            ap += 6;
+        }
+    } else { /* six rows read in place, lda apart */
+        const float *r0 = ap, *r1 = ap + lda, *r2 = ap + 2 * (ptrdiff_t)lda;
+        const float *r3 = ap + 3 * (ptrdiff_t)lda, *r4 = ap + 4 * (ptrdiff_t)lda;
+        const float *r5 = ap + 5 * (ptrdiff_t)lda;
+        for (p = 0; p < kc; p++)
+            LN_RT_STEP(r0 + p, r1 + p, r2 + p, r3 + p, r4 + p, r5 + p);
+    }
+#undef LN_RT_STEP
+#undef LN_RT_HALF
+    acc[0][0] = c00; acc[0][1] = c01; acc[1][0] = c10; acc[1][1] = c11;
+    acc[2][0] = c20; acc[2][1] = c21; acc[3][0] = c30; acc[3][1] = c31;
+    acc[4][0] = c40; acc[4][1] = c41; acc[5][0] = c50; acc[5][1] = c51;
+
+    if (nv == 16) {
+        for (i = 0; i < mv; i++) {
+            float *cr = c + (ptrdiff_t)i * ldc;
+            __m256 v0 = acc[i][0], v1 = acc[i][1];
+            if (!first) {
+                v0 = _mm256_add_ps(v0, _mm256_loadu_ps(cr));
+                v1 = _mm256_add_ps(v1, _mm256_loadu_ps(cr + 8));
+            }
+            if (last) {
+                if (bias) {
+                    __m256 bv = _mm256_set1_ps(bias[i]);
+                    v0 = _mm256_add_ps(v0, bv);
+                    v1 = _mm256_add_ps(v1, bv);
+                }
+                v0 = act8(v0, act, alpha, beta);
+                v1 = act8(v1, act, alpha, beta);
+            }
+            _mm256_storeu_ps(cr, v0);
+            _mm256_storeu_ps(cr + 8, v1);
+        }
+    } else {
+        float t[16];
+        for (i = 0; i < mv; i++) {
+            float *cr = c + (ptrdiff_t)i * ldc;
+            _mm256_storeu_ps(t, acc[i][0]);
+            _mm256_storeu_ps(t + 8, acc[i][1]);
+            for (j = 0; j < nv; j++) {
+                float v = t[j];
+                if (!first)
+                    v += cr[j];
+                if (last) {
+                    if (bias)
+                        v += bias[i];
+                    v = ln_rt__act1(v, act, alpha, beta);
+                }
+                cr[j] = v;
+            }
+        }
+    }
+}
+
+const ln_rt__gemm_isa ln_rt__gemm_isa_avx2 = { 6, 16, ukr_avx2 };
+
+#else
+typedef int ln_rt__gemm_avx2_unused; /* ISO C wants a non-empty file */
+#endif

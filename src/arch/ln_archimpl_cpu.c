@@ -1,0 +1,35 @@
+/*
+ * ln_archimpl_cpu.c -- the host CPU architecture: ops that call libln_rt.
+ *
+ * The compile recipe, in order:
+ *   1. expander  abstract ops -> cpu ops (gen/opt_descs rules)
+ *   2. combiner  peephole fusions over windows of 2 ops (gen/opt_descs rules)
+ *   3. check     every op is a cpu op now
+ *   4. plan      lifetimes, in-place, views, offsets in one arena
+ * pre_run already ran for every op at init, so shapes are known throughout.
+ */
+#include "ln_context.h"
+#include "ln_pass.h"
+#include "ln_mem_plan.h"
+#include "op/auto/ln_opregistry.h"
+
+extern ln_expander_func ln_expander_funcs_cpu[];
+extern ln_combiner_func ln_combiner_funcs_cpu[];
+
+static int optimize_cpu(ln_context *ctx)
+{
+    int ret;
+
+    if ((ret = ln_pass_expander(ctx, ln_expander_funcs_cpu)))
+        return ret;
+    if ((ret = ln_pass_combiner(ctx, 2, ln_combiner_funcs_cpu)))
+        return ret;
+    if ((ret = ln_pass_check_arch(ctx, "cpu")))
+        return ret;
+    return ln_mem_plan(ctx);
+}
+
+ln_arch ln_archimpl_cpu = {
+    "cpu", NULL, NULL, NULL, ln_opregistry_cpu, ln_expander_funcs_cpu,
+    ln_combiner_funcs_cpu, NULL, NULL, optimize_cpu,
+};

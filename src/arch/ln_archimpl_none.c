@@ -1,0 +1,11 @@
+/*
+ * ln_archimpl_none.c -- the abstract architecture: the ops models are
+ * written in.  They infer shapes but do not run; compiling for a real arch
+ * expands them.
+ */
+#include "ln_arch.h"
+#include "op/auto/ln_opregistry.h"
+
+ln_arch ln_archimpl_none = {
+    "none", NULL, NULL, NULL, ln_opregistry_none, NULL, NULL, NULL, NULL, NULL,
+};

@@ -1,0 +1,685 @@
+/*
+ * ln_context.c -- the model: parse, pre_run, compile, load, run, print.
+ *
+ * init parses the IR and pre_runs every op in order, so after init every
+ * tensor's shape and dtype are known and every user error has been reported.
+ * compile hands the context to the target arch's optimize recipe.  load
+ * plans memory if nobody did, allocates one arena for every planned tensor,
+ * gives constants their own memory, reads the weights file and static_runs.
+ */
+#include <string.h>
+#include <stdlib.h>
+#include <errno.h>
+#include <unistd.h>
+#include <cjson/cJSON.h>
+#include "ln_context.h"
+#include "ln_json.h"
+#include "ln_datafile.h"
+#include "ln_mem_plan.h"
+
+ln_context *ln_context_create(void)
+{
+    ln_context *ctx = ln_alloc(sizeof *ctx);
+    ctx->tensor_table = ln_tensor_table_create();
+    ctx->op_table = ln_op_table_create();
+    ctx->dfg = ln_dfg_create();
+    return ctx;
+}
+
+void ln_context_free(ln_context *ctx)
+{
+    if (!ctx)
+        return;
+    ln_context_cleanup(ctx);
+    ln_tensor_table_free(ctx->tensor_table);
+    ln_op_table_free(ctx->op_table);
+    ln_dfg_free(ctx->dfg);
+    ln_free(ctx);
+}
+
+/* Base optype without the arch suffix: "relu_cpu" -> is "relu". */
+static ln_bool optype_is(const ln_op *op, const char *base)
+{
+    size_t n = strlen(base);
+    const char *t = op->op_arg->optype;
+    return strncmp(t, base, n) == 0 &&
+           (t[n] == '\0' || (t[n] == '_' && ln_streq(t + n + 1, op->op_arg->arch)));
+}
+
+static int pre_run_op(ln_op *op)
+{
+    int ret;
+    if ((ret = ln_op_check(op)))
+        return ret;
+    if (op->pre_run && (ret = op->pre_run(op->op_arg)))
+        return ret;
+    return 0;
+}
+
+static void post_run_op(ln_op *op)
+{
+    if (op->post_run)
+        op->post_run(op->op_arg);
+}
+
+static char *resolve_relative(const char *base, const char *file)
+{
+    const char *slash;
+    if (!base || file[0] == '/' || !(slash = strrchr(base, '/')))
+        return ln_strdup(file);
+    return ln_sprintf("%.*s/%s", (int)(slash - base), base, file);
+}
+
+/* A planned IR carries "memory_plan": apply it to the tensor entries. */
+static int apply_plan(ln_context *ctx, const cJSON *plan)
+{
+    const cJSON *tensors = cJSON_GetObjectItemCaseSensitive(plan, "tensors");
+    const cJSON *arena = cJSON_GetObjectItemCaseSensitive(plan, "arena_size");
+    const cJSON *lb = cJSON_GetObjectItemCaseSensitive(plan, "lower_bound");
+    const cJSON *t;
+
+    if (!cJSON_IsNumber(arena) || !cJSON_IsArray(tensors))
+        return ln_error(LN_EPARSE, "%s: 'memory_plan' needs 'arena_size' and 'tensors'",
+                        ctx->source);
+    ctx->arena_size = (size_t)arena->valuedouble;
+    ctx->lower_bound = cJSON_IsNumber(lb) ? (size_t)lb->valuedouble : 0;
+    cJSON_ArrayForEach(t, tensors) {
+        const cJSON *name = cJSON_GetObjectItemCaseSensitive(t, "name");
+        const cJSON *off = cJSON_GetObjectItemCaseSensitive(t, "offset");
+        const cJSON *owner = cJSON_GetObjectItemCaseSensitive(t, "owner");
+        ln_tensor_entry *te;
+        if (!cJSON_IsString(name) || !cJSON_IsNumber(off))
+            return ln_error(LN_EPARSE, "%s: memory_plan: each tensor needs 'name' and 'offset'",
+                            ctx->source);
+        te = ln_tensor_table_find(ctx->tensor_table, name->valuestring);
+        if (!te)
+            return ln_error(LN_EPARSE, "%s: memory_plan: tensor '%s' is not in the model",
+                            ctx->source, name->valuestring);
+        if (off->valuedouble < 0 ||
+            (size_t)off->valuedouble + ln_tensor_size(te->tensor) > ctx->arena_size)
+            return ln_error(LN_EPARSE, "%s: memory_plan: tensor '%s' lies outside the arena",
+                            ctx->source, name->valuestring);
+        te->offset = (size_t)off->valuedouble;
+        te->planned = LN_TRUE;
+        te->mtype = LN_MEM_CPU;
+        ln_tensor_entry_set_owner(te, cJSON_IsString(owner) ? owner->valuestring : NULL);
+    }
+    ctx->planned = LN_TRUE;
+    return 0;
+}
+
+int ln_context_init_str(ln_context *ctx, const char *json, const char *source)
+{
+    cJSON *root = NULL;
+    const cJSON *data, *arch, *plan;
+    ln_list *ops = NULL;
+    int ret;
+
+    ln_context_cleanup(ctx);
+    ln_arch_init();
+    ctx->source = ln_strdup(source ? source : "<string>");
+    if ((ret = ln_json_parse_text(json, ctx->source, &root)))
+        return ret;
+    if ((ret = ln_json_parse_ops(root, ctx->source, ctx->tensor_table, &ops)))
+        goto out;
+    data = cJSON_GetObjectItemCaseSensitive(root, "data");
+    if (data && !cJSON_IsString(data)) {
+        ln_op_list_free_deep(ops);
+        ret = ln_error(LN_EPARSE, "%s: field 'data' should be a file name", ctx->source);
+        goto out;
+    }
+    if (data)
+        ctx->data_file = resolve_relative(source, data->valuestring);
+    ctx->ops = ops;
+    LN_LIST_FOREACH(ln_op, op, ctx->ops) {
+        ln_op_table_insert(ctx->op_table, op);
+    }
+    /* pre_run in order; on failure, undo the ones that ran */
+    LN_LIST_FOREACH(ln_op, op, ctx->ops) {
+        if ((ret = pre_run_op(op))) {
+            ln_list *done = NULL;
+            for (ln_list *l = ctx->ops; l && l->data != op; l = l->next)
+                done = ln_list_prepend(done, l->data);
+            LN_LIST_FOREACH(ln_op, d, done) {
+                post_run_op(d);
+            }
+            ln_list_free(done);
+            ln_op_table_free(ctx->op_table);
+            ctx->op_table = ln_op_table_create();
+            ln_op_list_free_deep(ctx->ops);
+            ctx->ops = NULL;
+            goto out;
+        }
+    }
+    ctx->prerun_done = LN_TRUE;
+    ln_dfg_free(ctx->dfg);
+    ctx->dfg = ln_dfg_create_from_ops(ctx->ops);
+    arch = cJSON_GetObjectItemCaseSensitive(root, "arch");
+    if (cJSON_IsString(arch))
+        ctx->arch = ln_strdup(arch->valuestring);
+    plan = cJSON_GetObjectItemCaseSensitive(root, "memory_plan");
+    if (plan && (ret = apply_plan(ctx, plan)))
+        goto out;
+    ret = 0;
+out:
+    cJSON_Delete(root);
+    if (ret) {
+        char *src = ln_strdup(ctx->source);
+        ln_context_cleanup(ctx);
+        ln_free(src);
+    }
+    return ret;
+}
+
+static char *read_stdin(void)
+{
+    size_t cap = 4096, len = 0, n;
+    char *buf = ln_alloc(cap);
+    while ((n = fread(buf + len, 1, cap - len - 1, stdin)) > 0) {
+        len += n;
+        if (cap - len < 2)
+            buf = ln_realloc(buf, cap *= 2);
+    }
+    buf[len] = '\0';
+    return buf;
+}
+
+int ln_context_init(ln_context *ctx, const char *path)
+{
+    char *text;
+    int ret;
+
+    if (ln_streq(path, "-"))
+        text = read_stdin();
+    else if (!(text = ln_read_text(path, NULL)))
+        return ln_error_code();
+    ret = ln_context_init_str(ctx, text, ln_streq(path, "-") ? "<stdin>" : path);
+    ln_free(text);
+    return ret;
+}
+
+void ln_context_cleanup(ln_context *ctx)
+{
+    ln_list *rev;
+
+    ln_context_unload(ctx);
+    rev = ln_list_reverse(ln_list_copy(ctx->ops));
+    if (ctx->prerun_done) {
+        LN_LIST_FOREACH(ln_op, op, rev) {
+            post_run_op(op);
+        }
+    }
+    ln_list_free(rev);
+    ln_op_list_free_deep(ctx->ops);
+    ctx->ops = NULL;
+    ln_op_table_free(ctx->op_table);
+    ctx->op_table = ln_op_table_create();
+    ln_dfg_free(ctx->dfg);
+    ctx->dfg = ln_dfg_create();
+    ln_tensor_table_free(ctx->tensor_table);
+    ctx->tensor_table = ln_tensor_table_create();
+    ln_free(ctx->source);
+    ln_free(ctx->data_file);
+    ln_free(ctx->arch);
+    ctx->source = ctx->data_file = ctx->arch = NULL;
+    ctx->prerun_done = ctx->planned = LN_FALSE;
+    ctx->arena_size = ctx->lower_bound = 0;
+}
+
+int ln_context_compile(ln_context *ctx, const char *target)
+{
+    const ln_arch *arch = ln_arch_find(target);
+    int ret;
+
+    if (!arch || !arch->optimize)
+        return ln_error(LN_ENOTFOUND, "unknown target '%s' (known: cpu)", target);
+    if (ctx->arch) {
+        if (ln_streq(ctx->arch, target))
+            return 0;
+        return ln_error(LN_EINVAL, "%s: already compiled for '%s'", ctx->source, ctx->arch);
+    }
+    if ((ret = arch->optimize(ctx)))
+        return ret;
+    ctx->arch = ln_strdup(target);
+    return ln_context_check(ctx);
+}
+
+int ln_context_plan(ln_context *ctx)
+{
+    if (ctx->planned)
+        return 0;
+    return ln_mem_plan(ctx);
+}
+
+static cJSON *plan_json(const ln_context *ctx)
+{
+    cJSON *plan = cJSON_CreateObject(), *tensors = cJSON_CreateArray();
+    int step = 0;
+
+    cJSON_AddNumberToObject(plan, "arena_size", (double)ctx->arena_size);
+    cJSON_AddNumberToObject(plan, "lower_bound", (double)ctx->lower_bound);
+    cJSON_AddNumberToObject(plan, "align", LN_MEM_ALIGN);
+    /* in op order, so the file reads like the stream */
+    LN_LIST_FOREACH(ln_op, op, ctx->ops) {
+        LN_LIST_FOREACH(ln_tensor_list_entry, tl, op->op_arg->tensors_out) {
+            ln_tensor_entry *te = ln_tensor_table_find(ctx->tensor_table, tl->name);
+            cJSON *t;
+            if (!te || !te->planned)
+                continue;
+            t = cJSON_CreateObject();
+            cJSON_AddStringToObject(t, "name", te->name);
+            cJSON_AddNumberToObject(t, "offset", (double)te->offset);
+            cJSON_AddNumberToObject(t, "size", (double)ln_tensor_size(te->tensor));
+            cJSON_AddNumberToObject(t, "first", step);
+            if (te->owner)
+                cJSON_AddStringToObject(t, "owner", te->owner);
+            cJSON_AddItemToArray(tensors, t);
+        }
+        step++;
+    }
+    cJSON_AddItemToObject(plan, "tensors", tensors);
+    return plan;
+}
+
+char *ln_context_print_str(const ln_context *ctx)
+{
+    cJSON *root = cJSON_CreateObject(), *ops = cJSON_CreateArray();
+    char *s, *out;
+
+    if (ctx->data_file)
+        cJSON_AddStringToObject(root, "data", ctx->data_file);
+    if (ctx->arch)
+        cJSON_AddStringToObject(root, "arch", ctx->arch);
+    LN_LIST_FOREACH(ln_op, op, ctx->ops) {
+        cJSON_AddItemToArray(ops, ln_json_op(op));
+    }
+    cJSON_AddItemToObject(root, "ops", ops);
+    if (ctx->planned)
+        cJSON_AddItemToObject(root, "memory_plan", plan_json(ctx));
+    s = cJSON_Print(root);
+    cJSON_Delete(root);
+    out = ln_sprintf("%s\n", s);
+    cJSON_free(s);
+    return out;
+}
+
+int ln_context_print(const ln_context *ctx, const char *outfile)
+{
+    char *s = ln_context_print_str(ctx), *tmp;
+    FILE *fp;
+    int ok;
+
+    if (ln_streq(outfile, "-")) {
+        fputs(s, stdout);
+        ln_free(s);
+        return 0;
+    }
+    tmp = ln_sprintf("%s.tmp.%ld", outfile, (long)getpid());
+    if (!(fp = fopen(tmp, "w"))) {
+        ln_free(s);
+        ln_error(LN_EIO, "cannot write '%s': %s", outfile, strerror(errno));
+        ln_free(tmp);
+        return LN_EIO;
+    }
+    ok = fputs(s, fp) >= 0;
+    ok = (fclose(fp) == 0) && ok;
+    ln_free(s);
+    if (!ok || rename(tmp, outfile) != 0) {
+        remove(tmp);
+        ln_free(tmp);
+        return ln_error(LN_EIO, "cannot write '%s': %s", outfile, strerror(errno));
+    }
+    ln_free(tmp);
+    return 0;
+}
+
+/* The op that writes a static tensor reads it from the weights file when
+ * its "from_file" param is true. */
+static ln_bool from_file(const ln_context *ctx, const ln_tensor_entry *te)
+{
+    ln_op *op = te->creater ? ln_op_table_find(ctx->op_table, te->creater) : NULL;
+    ln_param_entry *pe = op ? ln_op_param(op->op_arg, "from_file") : NULL;
+    return pe && pe->type == LN_PARAM_BOOL && pe->value_bool;
+}
+
+static int load_weights(ln_context *ctx, const char *datafile)
+{
+    ln_hash *dict = NULL;
+    ln_hash_iter it;
+    void *k, *v;
+    int ret;
+
+    if (datafile && (ret = ln_datafile_read(datafile, &dict)))
+        return ret;
+    ln_hash_iter_init(&it, ctx->tensor_table);
+    while (ln_hash_iter_next(&it, &k, &v)) {
+        ln_tensor_entry *te = v;
+        ln_tensor *src;
+        char a[128], b[128];
+        if (!te->isstatic || !from_file(ctx, te))
+            continue;
+        if (!dict) {
+            ret = ln_error(LN_EINVAL, "%s: tensor '%s' is read from the weights file, "
+                           "but no weights file was given (\"data\" in the IR, or -f)",
+                           ctx->source, te->name);
+            goto out;
+        }
+        src = ln_hash_find(dict, te->name);
+        if (!src) {
+            ret = ln_error(LN_ENOTFOUND, "%s: tensor '%s' is not in weights file '%s'",
+                           ctx->source, te->name, datafile);
+            goto out;
+        }
+        if (src->dtype != te->tensor->dtype || src->len != te->tensor->len) {
+            ret = ln_error(LN_EINVAL, "%s: tensor '%s' is %s %s in the model but %s %s "
+                           "in weights file '%s'", ctx->source, te->name,
+                           ln_dtype_name(te->tensor->dtype),
+                           ln_dims_str(a, sizeof a, te->tensor->ndim, te->tensor->dims),
+                           ln_dtype_name(src->dtype),
+                           ln_dims_str(b, sizeof b, src->ndim, src->dims), datafile);
+            goto out;
+        }
+        memcpy(te->tensor->data, src->data, ln_tensor_size(src));
+    }
+    ret = 0;
+out:
+    if (dict)
+        ln_hash_free(dict);
+    return ret;
+}
+
+int ln_context_load(ln_context *ctx, const char *datafile)
+{
+    ln_hash_iter it;
+    void *k, *v;
+    int ret;
+
+    if (ctx->loaded)
+        return 0;
+    if ((ret = ln_context_plan(ctx)))
+        return ret;
+    ctx->arena = ln_mem_type_info(LN_MEM_CPU)->alloc_func(ctx->arena_size ? ctx->arena_size : 1);
+    if (!ctx->arena)
+        return ln_error(LN_ENOMEM, "cannot allocate the %zu-byte arena", ctx->arena_size);
+    ln_hash_iter_init(&it, ctx->tensor_table);
+    while (ln_hash_iter_next(&it, &k, &v)) {
+        ln_tensor_entry *te = v;
+        if (te->isstatic) {
+            size_t n = ln_tensor_size(te->tensor);
+            te->tensor->data = ln_mem_type_info(LN_MEM_CPU)->alloc_func(n ? n : 1);
+            te->tensor->owns_data = LN_TRUE;
+        }
+    }
+    ln_tensor_table_set_data(ctx->tensor_table, ctx->arena);
+    ctx->loaded = LN_TRUE;
+    if ((ret = load_weights(ctx, datafile ? datafile : ctx->data_file)))
+        goto fail;
+    LN_LIST_FOREACH(ln_op, op, ctx->ops) {
+        if (op->static_run && (ret = op->static_run(op->op_arg)))
+            goto fail;
+    }
+    return 0;
+fail:
+    ln_context_unload(ctx);
+    return ret;
+}
+
+void ln_context_unload(ln_context *ctx)
+{
+    ln_hash_iter it;
+    void *k, *v;
+
+    if (!ctx->loaded)
+        return;
+    ln_hash_iter_init(&it, ctx->tensor_table);
+    while (ln_hash_iter_next(&it, &k, &v)) {
+        ln_tensor *t = ((ln_tensor_entry *)v)->tensor;
+        if (t->owns_data)
+            ln_mem_type_info(LN_MEM_CPU)->free_func(t->data);
+        t->data = NULL;
+        t->owns_data = LN_FALSE;
+    }
+    ln_mem_type_info(LN_MEM_CPU)->free_func(ctx->arena);
+    ctx->arena = NULL;
+    ctx->loaded = LN_FALSE;
+}
+
+ln_tensor *ln_context_tensor(const ln_context *ctx, const char *tname)
+{
+    ln_tensor_entry *te = ln_tensor_table_find(ctx->tensor_table, tname);
+    return te ? te->tensor : NULL;
+}
+
+size_t ln_context_data_size(const ln_context *ctx, const char *tname)
+{
+    ln_tensor *t = ln_context_tensor(ctx, tname);
+    return t ? ln_tensor_size(t) : 0;
+}
+
+static int data_access(const ln_context *ctx, const char *tname, size_t nbytes,
+                       ln_tensor **t)
+{
+    *t = ln_context_tensor(ctx, tname);
+    if (!*t)
+        return ln_error(LN_ENOTFOUND, "no tensor named '%s'", tname);
+    if (!ctx->loaded || !(*t)->data)
+        return ln_error(LN_EINVAL, "tensor '%s' has no memory (load the context first)",
+                        tname);
+    if (nbytes != ln_tensor_size(*t))
+        return ln_error(LN_EINVAL, "tensor '%s' has %zu bytes, got %zu", tname,
+                        ln_tensor_size(*t), nbytes);
+    return 0;
+}
+
+int ln_context_set_data(ln_context *ctx, const char *tname, const void *data,
+                        size_t nbytes)
+{
+    ln_tensor *t;
+    int ret = data_access(ctx, tname, nbytes, &t);
+    if (!ret)
+        memcpy(t->data, data, nbytes);
+    return ret;
+}
+
+int ln_context_get_data(const ln_context *ctx, const char *tname, void *data,
+                        size_t nbytes)
+{
+    ln_tensor *t;
+    int ret = data_access(ctx, tname, nbytes, &t);
+    if (!ret)
+        memcpy(data, t->data, nbytes);
+    return ret;
+}
+
+int ln_context_run(const ln_context *ctx)
+{
+    int ret;
+
+    if (!ctx->loaded)
+        return ln_error(LN_EINVAL, "%s: run before load", ctx->source ? ctx->source : "context");
+    LN_LIST_FOREACH(ln_op, op, ctx->ops) {
+        if (!op->run) {
+            if (ln_streq(op->op_arg->arch, "none"))
+                return ln_error(LN_EUNSUPPORTED,
+                                "%s (%s): abstract op cannot run; compile for a target first",
+                                op->op_arg->name, op->op_arg->optype);
+            continue;
+        }
+        if ((ret = op->run(op->op_arg)))
+            return ret;
+    }
+    return 0;
+}
+
+int ln_context_add_op(ln_context *ctx, ln_op *op)
+{
+    int ret;
+
+    if (ln_op_table_find(ctx->op_table, op->op_arg->name))
+        return ln_error(LN_EINVAL, "op name '%s' is used twice", op->op_arg->name);
+    op->op_arg->tensor_table = ctx->tensor_table;
+    if ((ret = pre_run_op(op)))
+        return ret;
+    ctx->ops = ln_list_append(ctx->ops, op);
+    ln_op_table_insert(ctx->op_table, op);
+    ln_dfg_add(ctx->dfg, op);
+    ctx->planned = LN_FALSE;
+    return 0;
+}
+
+int ln_context_remove_op(ln_context *ctx, const char *name)
+{
+    ln_op *op = ln_op_table_find(ctx->op_table, name);
+
+    if (!op)
+        return ln_error(LN_ENOTFOUND, "no op named '%s'", name);
+    post_run_op(op);
+    ln_dfg_remove(ctx->dfg, op);
+    ln_hash_remove(ctx->op_table, name);
+    ctx->ops = ln_list_remove(ctx->ops, op);
+    ln_op_free(op);
+    ctx->planned = LN_FALSE;
+    return 0;
+}
+
+int ln_context_replace_ops(ln_context *ctx, ln_list **pos, size_t win_size,
+                           ln_list *new_ops)
+{
+    ln_list *prev = NULL, *l, *after, *old = NULL, *done = NULL;
+    int ret = 0;
+
+    for (l = ctx->ops; l && l != *pos; l = l->next)
+        prev = l;
+    if (!l)
+        return ln_error(LN_EINVAL, "replace_ops: position is not in the op stream");
+    /* detach the window */
+    after = l;
+    for (size_t i = 0; i < win_size && after; i++) {
+        old = ln_list_append(old, after->data);
+        after = after->next;
+    }
+    /* undo the old ops, last first */
+    {
+        ln_list *rev = ln_list_reverse(ln_list_copy(old));
+        LN_LIST_FOREACH(ln_op, op, rev) {
+            post_run_op(op);
+            ln_dfg_remove(ctx->dfg, op);
+            ln_hash_remove(ctx->op_table, op->op_arg->name);
+        }
+        ln_list_free(rev);
+    }
+    LN_LIST_FOREACH(ln_op, op, new_ops) {
+        op->op_arg->tensor_table = ctx->tensor_table;
+        if ((ret = pre_run_op(op)))
+            break;
+        done = ln_list_append(done, op);
+    }
+    if (ret) {
+        /* roll back: forget the new ops, redo the old ones */
+        ln_list *rev = ln_list_reverse(ln_list_copy(done));
+        LN_LIST_FOREACH(ln_op, op, rev) {
+            post_run_op(op);
+        }
+        ln_list_free(rev);
+        ln_list_free(done);
+        ln_op_list_free_deep(new_ops);
+        LN_LIST_FOREACH(ln_op, op, old) {
+            pre_run_op(op);
+            ln_op_table_insert(ctx->op_table, op);
+            ln_dfg_add(ctx->dfg, op);
+        }
+        ln_list_free(old);
+        return ret;
+    }
+    ln_list_free(done);
+    /* splice */
+    for (size_t i = 0; i < win_size; i++) {
+        ln_list *next = l->next;
+        ln_free(l);
+        l = next;
+    }
+    if (new_ops) {
+        ln_list *tail = new_ops;
+        while (tail->next)
+            tail = tail->next;
+        tail->next = after;
+        if (prev)
+            prev->next = new_ops;
+        else
+            ctx->ops = new_ops;
+        *pos = new_ops;
+    } else {
+        if (prev)
+            prev->next = after;
+        else
+            ctx->ops = after;
+        *pos = after;
+    }
+    for (ln_list *n = new_ops; n && n != after; n = n->next) {
+        ln_op_table_insert(ctx->op_table, n->data);
+        ln_dfg_add(ctx->dfg, n->data);
+    }
+    ln_op_list_free_deep(old);
+    ctx->planned = LN_FALSE;
+    return 0;
+}
+
+int ln_context_check(const ln_context *ctx)
+{
+    ln_hash *seen = ln_hash_create(ln_str_hash, ln_str_cmp, NULL, NULL);
+    int ret = 0;
+
+    LN_LIST_FOREACH(ln_op, op, ctx->ops) {
+        if (ln_hash_find(seen, op->op_arg->name)) {
+            ret = ln_error(LN_EINVAL, "op name '%s' is used twice", op->op_arg->name);
+            break;
+        }
+        ln_hash_insert(seen, op->op_arg->name, op);
+        LN_LIST_FOREACH(ln_tensor_list_entry, tl, op->op_arg->tensors_in) {
+            ln_tensor_entry *te = ln_tensor_table_find(ctx->tensor_table, tl->name);
+            ln_op *creater;
+            if (!te) {
+                ret = ln_error(LN_EINVAL, "%s (%s): input '%s' is tensor '%s', which no op defines",
+                               op->op_arg->name, op->op_arg->optype, tl->arg_name, tl->name);
+                break;
+            }
+            creater = te->creater ? ln_hash_find(seen, te->creater) : NULL;
+            if (!creater) {
+                ret = ln_error(LN_EINVAL, "%s (%s): input '%s' is tensor '%s', which is not "
+                               "defined by an earlier op", op->op_arg->name,
+                               op->op_arg->optype, tl->arg_name, tl->name);
+                break;
+            }
+        }
+        if (ret)
+            break;
+    }
+    ln_hash_free(seen);
+    if (!ret)
+        ret = ln_dfg_check(ctx->dfg);
+    return ret;
+}
+
+static ln_list *io_names(const ln_context *ctx, const char *optype, int out)
+{
+    ln_list *names = NULL;
+    LN_LIST_FOREACH(ln_op, op, ctx->ops) {
+        if (!optype_is(op, optype))
+            continue;
+        LN_LIST_FOREACH(ln_tensor_list_entry, tl,
+                        out ? op->op_arg->tensors_out : op->op_arg->tensors_in) {
+            names = ln_list_append(names, tl->name);
+        }
+    }
+    return names;
+}
+
+ln_list *ln_context_inputs(const ln_context *ctx)
+{
+    return io_names(ctx, "input", 1);
+}
+
+ln_list *ln_context_outputs(const ln_context *ctx)
+{
+    return io_names(ctx, "output", 0);
+}

@@ -1,0 +1,88 @@
+/*
+ * ln_context.h -- a model and everything LightNet knows about it.
+ *
+ * The context holds the op stream (in order), the tensor table, the
+ * data-flow graph and, once planned, the arena layout.  Typical use:
+ *
+ *   ln_context *ctx = ln_context_create();
+ *   ln_context_init(ctx, "model.json");        parse, create ops, pre_run
+ *   ln_context_compile(ctx, "cpu");            expand, combine, plan memory
+ *   ln_context_load(ctx, "model.params");      arena, weights, static_run
+ *   ln_context_set_data(ctx, "input", x, n);
+ *   ln_context_run(ctx);
+ *   ln_context_get_data(ctx, "output", y, n);
+ *   ln_context_unload(ctx); ln_context_cleanup(ctx); ln_context_free(ctx);
+ *
+ * Every function returns 0 or a negative LN_E* code; the message
+ * (ln_error_message) names the file, op, tensor or field.
+ */
+#ifndef LN_CONTEXT_H
+#define LN_CONTEXT_H
+
+#include "ln_dfg.h"
+#include "ln_arch.h"
+
+LN_CPPSTART
+
+typedef struct ln_context {
+    ln_hash *tensor_table;
+    ln_hash *op_table;       /* name -> op in ops */
+    ln_list *ops;            /* the op stream, in run order */
+    ln_dfg *dfg;
+    char *source;            /* file name (or "<string>") for messages */
+    char *data_file;         /* weights file named by the IR, resolved */
+    char *arch;              /* target compiled for, NULL when not compiled */
+    ln_bool prerun_done;
+    ln_bool planned;
+    size_t arena_size;
+    size_t lower_bound;      /* largest sum of bytes live at one step */
+    ln_bool io_in_arena;     /* graph inputs/outputs inside the arena */
+    void *arena;             /* allocated by load */
+    ln_bool loaded;
+} ln_context;
+
+ln_context *ln_context_create(void);
+void ln_context_free(ln_context *ctx);
+/* Parse an IR file ("-" reads stdin) and pre_run every op. */
+int ln_context_init(ln_context *ctx, const char *path);
+/* Same from a string; source names it in messages. */
+int ln_context_init_str(ln_context *ctx, const char *json, const char *source);
+/* Undo init (post_run and free ops, tensors). */
+void ln_context_cleanup(ln_context *ctx);
+/* Run the arch's optimize recipe (expander, combiner, memory plan). */
+int ln_context_compile(ln_context *ctx, const char *target);
+/* Plan memory when not planned yet (the interpreter's default path). */
+int ln_context_plan(ln_context *ctx);
+/* The IR as JSON (planned fields included when planned) to a file
+ * ("-" is stdout); written to a temporary file and renamed. */
+int ln_context_print(const ln_context *ctx, const char *outfile);
+char *ln_context_print_str(const ln_context *ctx);
+/* Allocate the arena, give every tensor its memory, read weights from
+ * datafile (NULL: the file named by the IR, if any), static_run. */
+int ln_context_load(ln_context *ctx, const char *datafile);
+int ln_context_set_data(ln_context *ctx, const char *tname, const void *data,
+                        size_t nbytes);
+int ln_context_get_data(const ln_context *ctx, const char *tname, void *data,
+                        size_t nbytes);
+/* The tensor's bytes (0 when unknown). */
+size_t ln_context_data_size(const ln_context *ctx, const char *tname);
+ln_tensor *ln_context_tensor(const ln_context *ctx, const char *tname);
+int ln_context_run(const ln_context *ctx);
+void ln_context_unload(ln_context *ctx);
+
+/* Rewrites used by the passes.  Ops handed in are owned by the context. */
+int ln_context_add_op(ln_context *ctx, ln_op *op);          /* append + pre_run */
+int ln_context_remove_op(ln_context *ctx, const char *name); /* post_run + free */
+/* Replace win_size ops starting at *pos (a node of ctx->ops) with new_ops
+ * (post_run the old, pre_run the new); *pos is set to the first new node. */
+int ln_context_replace_ops(ln_context *ctx, ln_list **pos, size_t win_size,
+                           ln_list *new_ops);
+/* Consistency: every op input produced earlier, unique names, dfg acyclic. */
+int ln_context_check(const ln_context *ctx);
+/* Graph inputs / outputs: a new list (free with ln_list_free) of the
+ * names of input ops' and output ops' tensors (names borrowed). */
+ln_list *ln_context_inputs(const ln_context *ctx);   /* list of char*, borrowed */
+ln_list *ln_context_outputs(const ln_context *ctx);
+
+LN_CPPEND
+#endif

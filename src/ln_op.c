@@ -1,0 +1,434 @@
+/*
+ * ln_op.c -- op creation, op tables and lists, and the ln_opck checks.
+ *
+ * Checks format their message as "opname (optype): what" so a user sees
+ * which op of the model is wrong; they never exit.
+ */
+#include <stdarg.h>
+#include <string.h>
+#include <math.h>
+#include "ln_op.h"
+
+ln_op *ln_op_create_from_proto(const ln_op *proto, const char *name,
+                               ln_list *tensors_in, ln_list *tensors_out,
+                               ln_list *params, ln_hash *tensor_table)
+{
+    ln_op *op = ln_alloc(sizeof *op);
+    ln_op_arg *arg = ln_alloc(sizeof *arg);
+
+    *op = *proto;
+    if (proto->op_arg)
+        *arg = *proto->op_arg;
+    arg->name = ln_strdup(name);
+    arg->optype = ln_strdup(proto->op_arg ? proto->op_arg->optype : "");
+    arg->arch = ln_strdup(proto->op_arg ? proto->op_arg->arch : "none");
+    arg->tensors_in = tensors_in;
+    arg->tensors_out = tensors_out;
+    arg->params = params;
+    arg->tensor_table = tensor_table;
+    arg->priv = NULL;
+    op->op_arg = arg;
+    return op;
+}
+
+ln_op *ln_op_copy(const ln_op *op)
+{
+    return ln_op_create_from_proto(op, op->op_arg->name,
+                                   ln_tensor_list_copy(op->op_arg->tensors_in),
+                                   ln_tensor_list_copy(op->op_arg->tensors_out),
+                                   ln_param_list_copy(op->op_arg->params),
+                                   op->op_arg->tensor_table);
+}
+
+void ln_op_free(ln_op *op)
+{
+    if (!op)
+        return;
+    ln_free(op->op_arg->name);
+    ln_free(op->op_arg->optype);
+    ln_free(op->op_arg->arch);
+    ln_tensor_list_free(op->op_arg->tensors_in);
+    ln_tensor_list_free(op->op_arg->tensors_out);
+    ln_param_list_free(op->op_arg->params);
+    ln_free(op->op_arg);
+    ln_free(op);
+}
+
+static int check_unique_args(const ln_op *op, ln_list *list, const char *what)
+{
+    for (ln_list *l = list; l; l = l->next) {
+        ln_tensor_list_entry *e = l->data;
+        if (!e->arg_name || !e->name)
+            return ln_error(LN_EINVAL, "%s (%s): a tensor in %s has no arg_name or name",
+                            op->op_arg->name, op->op_arg->optype, what);
+        for (ln_list *m = l->next; m; m = m->next) {
+            ln_tensor_list_entry *f = m->data;
+            if (ln_streq(e->arg_name, f->arg_name))
+                return ln_error(LN_EINVAL, "%s (%s): arg_name '%s' appears twice in %s",
+                                op->op_arg->name, op->op_arg->optype, e->arg_name, what);
+        }
+    }
+    return 0;
+}
+
+int ln_op_check(const ln_op *op)
+{
+    int ret;
+
+    if (!op->op_arg->name || !*op->op_arg->name)
+        return ln_error(LN_EINVAL, "an op of type '%s' has no name", op->op_arg->optype);
+    if ((ret = check_unique_args(op, op->op_arg->tensors_in, "tensors_in")))
+        return ret;
+    if ((ret = check_unique_args(op, op->op_arg->tensors_out, "tensors_out")))
+        return ret;
+    for (ln_list *l = op->op_arg->params; l; l = l->next) {
+        ln_param_entry *p = l->data;
+        for (ln_list *m = l->next; m; m = m->next)
+            if (ln_streq(p->arg_name, ((ln_param_entry *)m->data)->arg_name))
+                return ln_error(LN_EINVAL, "%s (%s): param '%s' appears twice",
+                                op->op_arg->name, op->op_arg->optype, p->arg_name);
+    }
+    return 0;
+}
+
+ln_tensor_entry *ln_op_tensor_in(const ln_op_arg *arg, const char *arg_name)
+{
+    const char *name = ln_tensor_list_find_name(arg->tensors_in, arg_name);
+    return name ? ln_tensor_table_find(arg->tensor_table, name) : NULL;
+}
+
+ln_tensor_entry *ln_op_tensor_out(const ln_op_arg *arg, const char *arg_name)
+{
+    const char *name = ln_tensor_list_find_name(arg->tensors_out, arg_name);
+    return name ? ln_tensor_table_find(arg->tensor_table, name) : NULL;
+}
+
+ln_param_entry *ln_op_param(const ln_op_arg *arg, const char *arg_name)
+{
+    return ln_param_list_find(arg->params, arg_name);
+}
+
+/* op table: keys are the ops' own names (not owned), values not owned */
+ln_hash *ln_op_table_create(void)
+{
+    return ln_hash_create(ln_str_hash, ln_str_cmp, NULL, NULL);
+}
+
+int ln_op_table_insert(ln_hash *table, ln_op *op)
+{
+    return ln_hash_insert(table, op->op_arg->name, op);
+}
+
+ln_op *ln_op_table_find(const ln_hash *table, const char *name)
+{
+    return ln_hash_find(table, name);
+}
+
+void ln_op_table_free(ln_hash *table)
+{
+    ln_hash_free(table);
+}
+
+ln_list *ln_op_list_create_from_array(ln_op **ops)
+{
+    ln_list *list = NULL;
+    for (int i = 0; ops && ops[i]; i++)
+        list = ln_list_prepend(list, ops[i]);
+    return ln_list_reverse(list);
+}
+
+void ln_op_list_free(ln_list *ops)
+{
+    ln_list_free(ops);
+}
+
+static void op_free_void(void *p)
+{
+    ln_op_free(p);
+}
+
+void ln_op_list_free_deep(ln_list *ops)
+{
+    ln_list_free_deep(ops, op_free_void);
+}
+
+ln_op *ln_op_list_find_by_name(ln_list *ops, const char *name)
+{
+    LN_LIST_FOREACH(ln_op, op, ops) {
+        if (ln_streq(op->op_arg->name, name))
+            return op;
+    }
+    return NULL;
+}
+
+ln_op *ln_op_list_find_by_optype(ln_list *ops, const char *optype)
+{
+    LN_LIST_FOREACH(ln_op, op, ops) {
+        if (ln_streq(op->op_arg->optype, optype))
+            return op;
+    }
+    return NULL;
+}
+
+ln_list *ln_op_list_copy(ln_list *ops)
+{
+    ln_list *copy = NULL;
+    LN_LIST_FOREACH(ln_op, op, ops) {
+        copy = ln_list_prepend(copy, ln_op_copy(op));
+    }
+    return ln_list_reverse(copy);
+}
+
+char *ln_op_list_unique_name(ln_list *ops, char *buf, size_t n, const char *prefix)
+{
+    for (int i = 1;; i++) {
+        snprintf(buf, n, "%s%d", prefix, i);
+        if (!ln_op_list_find_by_name(ops, buf))
+            return buf;
+    }
+}
+
+/* ---- checks ---------------------------------------------------------- */
+
+const char *ln_cmp_op_str(ln_cmp_op op)
+{
+    static const char *const s[] = {"==", "!=", ">", ">=", "<", "<="};
+    return (unsigned)op < 6 ? s[op] : "?";
+}
+
+ln_bool ln_cmp_double(double a, ln_cmp_op op, double b)
+{
+    switch (op) {
+    case LN_CMP_EQ: return a == b;
+    case LN_CMP_NE: return a != b;
+    case LN_CMP_GT: return a > b;
+    case LN_CMP_GE: return a >= b;
+    case LN_CMP_LT: return a < b;
+    case LN_CMP_LE: return a <= b;
+    }
+    return LN_FALSE;
+}
+
+static int opck_fail(const ln_op_arg *arg, const char *fmt, va_list ap)
+{
+    char msg[768];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    return ln_error(LN_EOP, "%s (%s): %s", arg->name, arg->optype, msg);
+}
+
+int ln_opck(const ln_op_arg *arg, ln_bool cond, const char *fmt, ...)
+{
+    va_list ap;
+    int ret;
+
+    if (cond)
+        return 0;
+    va_start(ap, fmt);
+    ret = opck_fail(arg, fmt, ap);
+    va_end(ap);
+    return ret;
+}
+
+int ln_opck_tensors_in_len(const ln_op_arg *arg, ln_cmp_op op, int n)
+{
+    int len = ln_tensor_list_length(arg->tensors_in);
+    return ln_opck(arg, ln_cmp_double(len, op, n),
+                   "number of tensors_in should be %s %d, got %d",
+                   ln_cmp_op_str(op), n, len);
+}
+
+int ln_opck_tensors_out_len(const ln_op_arg *arg, ln_cmp_op op, int n)
+{
+    int len = ln_tensor_list_length(arg->tensors_out);
+    return ln_opck(arg, ln_cmp_double(len, op, n),
+                   "number of tensors_out should be %s %d, got %d",
+                   ln_cmp_op_str(op), n, len);
+}
+
+int ln_opck_tensor_in_exist(const ln_op_arg *arg, const char *arg_name,
+                            ln_tensor_entry **te)
+{
+    const char *name = ln_tensor_list_find_name(arg->tensors_in, arg_name);
+    ln_tensor_entry *e;
+    int ret;
+
+    if ((ret = ln_opck(arg, name != NULL, "missing input tensor '%s'", arg_name)))
+        return ret;
+    e = ln_tensor_table_find(arg->tensor_table, name);
+    if ((ret = ln_opck(arg, e != NULL,
+                       "input '%s' is tensor '%s', which is not defined by any earlier op",
+                       arg_name, name)))
+        return ret;
+    if (te)
+        *te = e;
+    return 0;
+}
+
+int ln_opck_tensor_out_new(const ln_op_arg *arg, const char *arg_name,
+                           const char **name)
+{
+    const char *n = ln_tensor_list_find_name(arg->tensors_out, arg_name);
+    ln_tensor_entry *e;
+    int ret;
+
+    if ((ret = ln_opck(arg, n != NULL, "missing output tensor '%s'", arg_name)))
+        return ret;
+    e = ln_tensor_table_find(arg->tensor_table, n);
+    if ((ret = ln_opck(arg, e == NULL,
+                       "output '%s' is tensor '%s', which is already defined%s%s",
+                       arg_name, n, e && e->creater ? " by " : "",
+                       e && e->creater ? e->creater : "")))
+        return ret;
+    if (name)
+        *name = n;
+    return 0;
+}
+
+int ln_opck_tensor_ndim(const ln_op_arg *arg, const char *arg_name,
+                        const ln_tensor_entry *te, ln_cmp_op op, int ndim)
+{
+    return ln_opck(arg, ln_cmp_double(te->tensor->ndim, op, ndim),
+                   "'%s' (%s) should have ndim %s %d, got %d", arg_name, te->name,
+                   ln_cmp_op_str(op), ndim, te->tensor->ndim);
+}
+
+int ln_opck_tensor_dtype(const ln_op_arg *arg, const char *arg_name,
+                         const ln_tensor_entry *te, ln_dtype dtype)
+{
+    return ln_opck(arg, te->tensor->dtype == dtype,
+                   "'%s' (%s) should be %s, got %s", arg_name, te->name,
+                   ln_dtype_name(dtype), ln_dtype_name(te->tensor->dtype));
+}
+
+int ln_opck_tensor_dtype_in(const ln_op_arg *arg, const char *arg_name,
+                            const ln_tensor_entry *te, unsigned mask)
+{
+    char buf[256] = "";
+    size_t used = 0;
+
+    if (te->tensor->dtype >= 0 && (mask & (1u << te->tensor->dtype)))
+        return 0;
+    for (int d = 0; d < LN_DTYPE_SIZE; d++)
+        if (mask & (1u << d))
+            used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s",
+                                     used ? ", " : "", ln_dtype_name((ln_dtype)d));
+    return ln_opck(arg, LN_FALSE, "'%s' (%s) should be one of %s, got %s", arg_name,
+                   te->name, buf, ln_dtype_name(te->tensor->dtype));
+}
+
+int ln_opck_tensor_same_shape(const ln_op_arg *arg, const char *arg1,
+                              const ln_tensor_entry *te1, const char *arg2,
+                              const ln_tensor_entry *te2)
+{
+    char b1[128], b2[128];
+    if (ln_tensor_same_shape(te1->tensor, te2->tensor))
+        return 0;
+    return ln_opck(arg, LN_FALSE, "'%s' shape %s and '%s' shape %s should be equal",
+                   arg1, ln_dims_str(b1, sizeof b1, te1->tensor->ndim, te1->tensor->dims),
+                   arg2, ln_dims_str(b2, sizeof b2, te2->tensor->ndim, te2->tensor->dims));
+}
+
+int ln_opck_tensor_same_dtype(const ln_op_arg *arg, const char *arg1,
+                              const ln_tensor_entry *te1, const char *arg2,
+                              const ln_tensor_entry *te2)
+{
+    return ln_opck(arg, te1->tensor->dtype == te2->tensor->dtype,
+                   "'%s' dtype %s and '%s' dtype %s should be equal",
+                   arg1, ln_dtype_name(te1->tensor->dtype),
+                   arg2, ln_dtype_name(te2->tensor->dtype));
+}
+
+int ln_opck_tensor_isstatic(const ln_op_arg *arg, const char *arg_name,
+                            const ln_tensor_entry *te)
+{
+    return ln_opck(arg, te->isstatic,
+                   "'%s' (%s) should be a constant (static) tensor", arg_name, te->name);
+}
+
+int ln_opck_tensor_len(const ln_op_arg *arg, const char *arg_name,
+                       const ln_tensor_entry *te, ln_cmp_op op, size_t len)
+{
+    return ln_opck(arg, ln_cmp_double((double)te->tensor->len, op, (double)len),
+                   "'%s' (%s) should have %s %zu elements, got %zu", arg_name,
+                   te->name, ln_cmp_op_str(op), len, te->tensor->len);
+}
+
+int ln_opck_param_exist(const ln_op_arg *arg, const char *arg_name,
+                        ln_param_type type, ln_param_entry **pe)
+{
+    ln_param_entry *p = ln_param_list_find(arg->params, arg_name);
+    int ret;
+
+    if ((ret = ln_opck(arg, p != NULL, "missing param '%s'", arg_name)))
+        return ret;
+    return ln_opck_param_type_if(arg, arg_name, type, pe);
+}
+
+int ln_opck_param_type_if(const ln_op_arg *arg, const char *arg_name,
+                          ln_param_type type, ln_param_entry **pe)
+{
+    ln_param_entry *p = ln_param_list_find(arg->params, arg_name);
+    int ret;
+
+    if (pe)
+        *pe = p;
+    if (!p)
+        return 0;
+    /* an empty JSON array [] reads as a number array; accept it for any array */
+    if (p->type != type &&
+        !(p->array_len == 0 && p->type == LN_PARAM_ARRAY_NUMBER &&
+          (type == LN_PARAM_ARRAY_STRING || type == LN_PARAM_ARRAY_BOOL))) {
+        ret = ln_opck(arg, LN_FALSE, "param '%s' should be %s, got %s", arg_name,
+                      ln_param_type_name(type), ln_param_type_name(p->type));
+        return ret;
+    }
+    return 0;
+}
+
+int ln_opck_param_number(const ln_op_arg *arg, const ln_param_entry *pe,
+                         ln_cmp_op op, double value)
+{
+    return ln_opck(arg, ln_cmp_double(pe->value_double, op, value),
+                   "param '%s' should be %s %g, got %g", pe->arg_name,
+                   ln_cmp_op_str(op), value, pe->value_double);
+}
+
+int ln_opck_param_array_len(const ln_op_arg *arg, const ln_param_entry *pe,
+                            ln_cmp_op op, int len)
+{
+    return ln_opck(arg, ln_cmp_double(pe->array_len, op, len),
+                   "param '%s' should have %s %d elements, got %d", pe->arg_name,
+                   ln_cmp_op_str(op), len, pe->array_len);
+}
+
+int ln_opck_param_array_number(const ln_op_arg *arg, const ln_param_entry *pe,
+                               ln_cmp_op op, double value)
+{
+    for (int i = 0; i < pe->array_len; i++)
+        if (!ln_cmp_double(pe->value_array_double[i], op, value))
+            return ln_opck(arg, LN_FALSE, "param '%s'[%d] should be %s %g, got %g",
+                           pe->arg_name, i, ln_cmp_op_str(op), value,
+                           pe->value_array_double[i]);
+    return 0;
+}
+
+int ln_opck_param_string_in(const ln_op_arg *arg, const ln_param_entry *pe,
+                            const char *const *choices, int *which)
+{
+    char buf[256] = "";
+    size_t used = 0;
+
+    for (int i = 0; choices[i]; i++) {
+        if (ln_streq(pe->value_string, choices[i])) {
+            if (which)
+                *which = i;
+            return 0;
+        }
+        used += (size_t)snprintf(buf + used, used < sizeof buf ? sizeof buf - used : 0,
+                                 "%s'%s'", i ? ", " : "", choices[i]);
+        if (used >= sizeof buf)
+            used = sizeof buf - 1;
+    }
+    return ln_opck(arg, LN_FALSE, "param '%s' should be one of %s, got '%s'",
+                   pe->arg_name, buf, pe->value_string ? pe->value_string : "(null)");
+}

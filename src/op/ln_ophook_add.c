@@ -1,0 +1,47 @@
+/*
+ * ln_ophook_add.c -- numpy broadcasting for add (and, later, the other
+ * binary elementwise ops): shapes are right-aligned, and on each axis the
+ * two extents are equal or one of them is 1.
+ */
+#include "ln_ophook.h"
+
+int ln_ophook_add_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims)
+{
+    const ln_tensor *a = ln_op_tensor_in(op_arg, "src1")->tensor;
+    const ln_tensor *b = ln_op_tensor_in(op_arg, "src2")->tensor;
+    int n = a->ndim > b->ndim ? a->ndim : b->ndim;
+
+    for (int i = 0; i < n; i++) {
+        /* axis i counted from the right */
+        int ia = a->ndim - 1 - i, ib = b->ndim - 1 - i;
+        int da = ia >= 0 ? a->dims[ia] : 1;
+        int db = ib >= 0 ? b->dims[ib] : 1;
+
+        if (da != db && da != 1 && db != 1) {
+            char sa[64], sb[64];
+            return ln_opck(op_arg, LN_FALSE,
+                           "'src1' %s and 'src2' %s do not broadcast (axis %d from the right: %d vs %d)",
+                           ln_dims_str(sa, sizeof sa, a->ndim, a->dims),
+                           ln_dims_str(sb, sizeof sb, b->ndim, b->dims), i, da, db);
+        }
+        dims[n - 1 - i] = da == 1 ? db : da;
+    }
+    *ndim = n;
+    return 0;
+}
+
+void ln_ophook_add_bcast(const ln_op_arg *op_arg, ln_rt_bcast_args *bcast)
+{
+    const ln_tensor *a = ln_op_tensor_in(op_arg, "src1")->tensor;
+    const ln_tensor *b = ln_op_tensor_in(op_arg, "src2")->tensor;
+    const ln_tensor *y = ln_op_tensor_out(op_arg, "dst")->tensor;
+    int n = y->ndim;
+
+    bcast->ndim = n;
+    for (int i = 0; i < n; i++) {
+        int ia = i - (n - a->ndim), ib = i - (n - b->ndim);
+        bcast->a_dims[i] = ia >= 0 ? a->dims[ia] : 1;
+        bcast->b_dims[i] = ib >= 0 ? b->dims[ib] : 1;
+        bcast->y_dims[i] = y->dims[i];
+    }
+}

@@ -1,0 +1,67 @@
+#!/bin/sh
+# CLI tests for `lightnet`: the bundled example's output, and one clear
+# error with exit status 1 (and no partial output file) for bad input.
+# Usage: LN_BIN=build/bin sh tests/cli/run.sh   (from the repo root)
+set -u
+BIN=${LN_BIN:-build/bin}
+LN="$BIN/lightnet"
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0
+fail=0
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# expect_error NAME PATTERN ARGS... : exit 1, one stderr line matching PATTERN
+expect_error() {
+    name=$1; pattern=$2; shift 2
+    "$LN" "$@" >"$T/out" 2>"$T/err"
+    st=$?
+    lines=$(wc -l <"$T/err")
+    if [ "$st" -ne 1 ]; then bad "$name: exit $st, want 1"; return; fi
+    if [ "$lines" -ne 1 ]; then bad "$name: $lines stderr lines, want 1"; cat "$T/err"; return; fi
+    if ! grep -q -- "$pattern" "$T/err"; then bad "$name: '$(cat "$T/err")' lacks '$pattern'"; return; fi
+    ok
+}
+
+# 1. the example prints the 2x3 slice
+if "$LN" examples/slice/slice.json >"$T/out" 2>"$T/err" && diff -u tests/cli/slice.expected "$T/out"; then
+    ok
+else
+    bad "examples/slice/slice.json output"; cat "$T/err"
+fi
+
+# 2. compile, write the planned IR, run it with -r
+if "$LN" -c -o "$T/planned.json" examples/slice/slice.json && grep -q '"memory_plan"' "$T/planned.json" &&
+   "$LN" -r "$T/planned.json" >"$T/out2" && diff -u tests/cli/slice.expected "$T/out2" >/dev/null; then
+    ok
+else
+    bad "compile to planned IR and run it"
+fi
+
+# 3. stdin
+if "$LN" - <examples/slice/slice.json | diff -u tests/cli/slice.expected - >/dev/null; then ok; else bad "model from stdin"; fi
+
+# 4. errors
+printf '{"ops": [\n  {"name": "a",, }]}\n' >"$T/malformed.json"
+expect_error "malformed JSON" "malformed.json:2:17: malformed JSON" "$T/malformed.json"
+sed 's/"optype": "slice"/"optype": "slyce"/' examples/slice/slice.json >"$T/unknown.json"
+expect_error "unknown optype" "op 'slice1': unknown optype 'slyce'" "$T/unknown.json"
+sed 's/"arg_name": "src", "name": "create1"/"arg_name": "src", "name": "missing1"/' examples/slice/slice.json >"$T/missing.json"
+expect_error "missing input tensor" "slice1 (slice): input 'src' is tensor 'missing1', which is not defined" "$T/missing.json"
+sed 's/"value": 1}/"value": "one"}/' examples/slice/slice.json >"$T/ptype.json"
+expect_error "param type" "slice1 (slice): param 'axis' should be number, got string" "$T/ptype.json"
+sed 's/"value": 3}/"value": 9}/' examples/slice/slice.json >"$T/range.json"
+expect_error "slice out of range" "slice1 (slice)" "$T/range.json"
+expect_error "no such file" "cannot open '$T/nope.json'" "$T/nope.json"
+expect_error "unknown target" "unknown target 'gpu9'" -t gpu9 examples/slice/slice.json
+expect_error "unknown option" "unknown option '-x'" -x examples/slice/slice.json
+# no partial output file on failure
+expect_error "no partial output" "malformed JSON" -c -o "$T/never.json" "$T/malformed.json"
+if [ -e "$T/never.json" ]; then bad "partial output file left behind"; else ok; fi
+# help
+if "$LN" -h | grep -q '^usage: lightnet'; then ok; else bad "-h"; fi
+
+echo "cli: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

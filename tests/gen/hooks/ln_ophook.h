@@ -1,0 +1,12 @@
+/* ln_ophook.h for the generator test descriptions (tests/gen/op_descs). */
+#ifndef LN_OPHOOK_H
+#define LN_OPHOOK_H
+
+#include "ln_op.h"
+#include "ln_rt.h"
+
+int ln_ophook_conv2d_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
+void ln_ophook_conv2d_args(const ln_op_arg *op_arg, ln_rt_conv2d_args *args);
+size_t ln_ophook_flatten_offset(const ln_op_arg *op_arg, const ln_tensor_entry *te);
+
+#endif

@@ -1,0 +1,66 @@
+#!/bin/sh
+# tests/gen/run.sh -- generator tests (called by `make test`).
+#
+#  1. tests/gen/op_descs + opt_descs (every description feature, including a
+#     conv2d_cpu -> relu_cpu combiner) generate into a temp dir, twice, with
+#     identical output, and every file compiles warning-free (-Werror), also
+#     with ops stripped;
+#  2. the committed src/op/auto and src/arch/auto are what `make gen` writes;
+#  3. each tests/gen/bad/<case> fails with exit 1 and the message in
+#     <case>/expect (docs/op-descriptions.md lists them).
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+CC=${CC:-cc}
+CFLAGS="-std=c99 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Werror"
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+ko() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+gen() {  # gen OUTDIR OPDESCS OPTDESCS HOOKS
+    perl gen/opgen.pl --descs "$2" --hooks "$4" --out "$1/op" &&
+    perl gen/optgen.pl --descs "$3" --op-descs "$2" --out "$1/arch"
+}
+
+if gen "$tmp/a" tests/gen/op_descs tests/gen/opt_descs tests/gen/hooks 2>"$tmp/err"; then ok
+else ko "generating tests/gen: $(cat "$tmp/err")"; fi
+gen "$tmp/b" tests/gen/op_descs tests/gen/opt_descs tests/gen/hooks 2>/dev/null
+if diff -r "$tmp/a" "$tmp/b" >/dev/null; then ok; else ko "generation is not deterministic"; fi
+
+for strip in "" "-DLN_OP_STRIP_conv2d" "-DLN_OP_STRIP_relu -DLN_OP_STRIP_mul_same"; do
+    for f in "$tmp"/a/op/*.c "$tmp"/a/arch/*.c; do
+        if $CC $CFLAGS $strip -I"$tmp/a/op" -Itests/gen/hooks -Isrc -Iruntime/include \
+               -c "$f" -o "$tmp/x.o" 2>"$tmp/err"; then ok
+        else ko "compile $(basename "$f") $strip: $(cat "$tmp/err")"; fi
+    done
+done
+for want in 'cb_conv2d_relu' 'ln_dfg_num_readers(ctx->dfg' '"conv2d_relu_cpu"'; do
+    if grep -q "$want" "$tmp/a/arch/ln_combiner_cpu.c"; then ok; else ko "combiner lacks $want"; fi
+done
+for want in "'weight' dims[1]*group (%d) != 'src' dims[1] (%d)" 'ln_opck_tensor_isstatic(op_arg, "weight"' \
+            'ln_opck_param_string_in(op_arg, auto_pad_pe' 'ln_opck_param_array_len(op_arg, stride_pe, LN_CMP_EQ, 2)'; do
+    if grep -qF "$want" "$tmp/a/op/ln_opimpl_conv2d.c"; then ok; else ko "conv2d lacks $want"; fi
+done
+
+# the committed generated files are up to date
+gen "$tmp/main" gen/op_descs gen/opt_descs src/op 2>"$tmp/err" || ko "generating gen/: $(cat "$tmp/err")"
+if diff -r src/op/auto "$tmp/main/op" >"$tmp/diff" && diff -r src/arch/auto "$tmp/main/arch" >>"$tmp/diff"
+then ok; else ko "src/op/auto or src/arch/auto differ from \`make gen\`: $(head -20 "$tmp/diff")"; fi
+
+for d in tests/gen/bad/*; do
+    case=$(basename "$d")
+    want=$(cat "$d/expect")
+    if [ -d "$d/opt_descs" ]; then
+        perl gen/optgen.pl --descs "$d/opt_descs" --op-descs tests/gen/op_descs --out "$tmp/bad" 2>"$tmp/err"
+    else
+        perl gen/opgen.pl --descs "$d/op_descs" --hooks tests/gen/hooks --out "$tmp/bad" 2>"$tmp/err"
+    fi
+    st=$?
+    if [ $st -eq 1 ] && grep -qF -- "$want" "$tmp/err" && [ "$(wc -l <"$tmp/err")" -eq 1 ]; then ok
+    else ko "bad/$case: exit $st, got: $(cat "$tmp/err"), want: $want"; fi
+done
+
+echo "tests/gen/run.sh: $pass passed, $fail failed"
+[ $fail -eq 0 ]

@@ -1,0 +1,242 @@
+/*
+ * test_rt_conv.c -- conv2d (GEMM path, 1x1, depthwise) and conv_transpose2d
+ * against naive double-precision references, for the public (build-ISA)
+ * kernel, the portable kernel, and ISA vs portable on the same inputs.
+ * Tolerance: 2e-5 max rel err (sums of <= 400 products of values in
+ * [-1, 1] in float); ISA vs portable 2e-5 (different summation order).
+ */
+#include "rt_test.h"
+
+typedef struct {
+    int32_t n, c, h, w, oc, kh, kw, sh, sw, pt, pl, pb, pr, dh, dw, g;
+    ln_rt_act act;
+    int bias;
+} conv_case;
+
+static const conv_case cases[] = {
+    /* n c  h  w  oc kh kw sh sw pt pl pb pr dh dw g */
+    { 2, 3, 7, 5, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, LN_RT_ACT_RELU, 1 },
+    { 1, 3, 7, 5, 5, 3, 3, 2, 2, 1, 0, 2, 1, 1, 1, 1, LN_RT_ACT_NONE, 1 },
+    { 2, 6, 9, 7, 6, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 3, LN_RT_ACT_LEAKYRELU, 1 },
+    { 1, 16, 7, 5, 24, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, LN_RT_ACT_RELU6, 1 },
+    { 2, 8, 9, 11, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 8, LN_RT_ACT_CLIP, 1 },
+    { 1, 8, 9, 11, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 8, LN_RT_ACT_NONE, 1 },
+    { 1, 4, 5, 40, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 4, LN_RT_ACT_RELU, 0 },
+    { 1, 3, 6, 37, 3, 5, 5, 1, 1, 4, 4, 4, 4, 2, 2, 3, LN_RT_ACT_NONE, 1 },
+    { 1, 40, 13, 17, 130, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, LN_RT_ACT_NONE, 1 },
+    { 1, 2, 8, 6, 3, 5, 3, 1, 2, 2, 1, 0, 2, 1, 1, 1, LN_RT_ACT_NONE, 0 },
+    { 1, 1, 2, 2, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, LN_RT_ACT_NONE, 1 },
+    { 2, 12, 5, 7, 9, 1, 1, 2, 2, 0, 0, 0, 0, 1, 1, 3, LN_RT_ACT_RELU, 1 },
+    { 1, 64, 14, 14, 32, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, LN_RT_ACT_NONE, 1 },
+    { 1, 5, 17, 23, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 5, LN_RT_ACT_RELU6, 1 },
+    { 1, 5, 17, 33, 5, 3, 3, 2, 2, 0, 0, 1, 1, 1, 1, 5, LN_RT_ACT_RELU6, 1 },
+};
+
+static void conv_ref(const conv_case *k, const float *x, const float *wt,
+                     const float *b, double *y, int32_t oh, int32_t ow)
+{
+    int32_t cg = k->c / k->g, mg = k->oc / k->g, bi, o, oy, ox, ci, ky, kx;
+    for (bi = 0; bi < k->n; bi++)
+        for (o = 0; o < k->oc; o++) {
+            int32_t g = o / mg;
+            for (oy = 0; oy < oh; oy++)
+                for (ox = 0; ox < ow; ox++) {
+                    double s = b ? b[o] : 0.0;
+                    for (ci = 0; ci < cg; ci++)
+                        for (ky = 0; ky < k->kh; ky++)
+                            for (kx = 0; kx < k->kw; kx++) {
+                                int32_t iy = oy * k->sh - k->pt + ky * k->dh;
+                                int32_t ix = ox * k->sw - k->pl + kx * k->dw;
+                                if (iy < 0 || iy >= k->h || ix < 0 ||
+                                    ix >= k->w)
+                                    continue;
+                                s += (double)x[(((size_t)bi * k->c + g * cg +
+                                                 ci) * k->h + iy) * k->w +
+                                               ix] *
+                                     wt[(((size_t)o * cg + ci) * k->kh + ky) *
+                                            k->kw + kx];
+                            }
+                    y[(((size_t)bi * k->oc + o) * oh + oy) * ow + ox] =
+                        rt_act(s, k->act, 0.1, 0.8);
+                }
+        }
+}
+
+static void to_args(const conv_case *k, ln_rt_conv2d_args *a)
+{
+    memset(a, 0, sizeof(*a));
+    a->n = k->n; a->c = k->c; a->h = k->h; a->w = k->w; a->oc = k->oc;
+    a->kh = k->kh; a->kw = k->kw; a->stride_h = k->sh; a->stride_w = k->sw;
+    a->pad_top = k->pt; a->pad_left = k->pl; a->pad_bottom = k->pb;
+    a->pad_right = k->pr; a->dil_h = k->dh; a->dil_w = k->dw;
+    a->group = k->g; a->act = k->act;
+    a->alpha = 0.1f; /* leakyrelu slope; clip lo */
+    a->beta = 0.8f;
+}
+
+START_TEST(test_conv2d_cases)
+{
+    const conv_case *k = &cases[_i];
+    ln_rt_conv2d_args a;
+    int32_t oh, ow;
+    size_t nx, nw, ny, ss;
+    float *x, *wt, *b, *y, *yc;
+    double *ref;
+    void *scr;
+
+    to_args(k, &a);
+    oh = ln_rt_conv_out_size(k->h, k->kh, k->sh, k->pt, k->pb, k->dh);
+    ow = ln_rt_conv_out_size(k->w, k->kw, k->sw, k->pl, k->pr, k->dw);
+    ck_assert_int_gt(oh, 0);
+    ck_assert_int_gt(ow, 0);
+    nx = (size_t)k->n * k->c * k->h * k->w;
+    nw = (size_t)k->oc * (k->c / k->g) * k->kh * k->kw;
+    ny = (size_t)k->n * k->oc * oh * ow;
+    x = rt_alloc(nx); wt = rt_alloc(nw); b = rt_alloc(k->oc);
+    y = rt_alloc(ny); yc = rt_alloc(ny); ref = rt_allocd(ny);
+    rt_fill(x, nx, -1, 1, 1 + _i);
+    rt_fill(wt, nw, -1, 1, 100 + _i);
+    rt_fill(b, k->oc, -1, 1, 200 + _i);
+    conv_ref(k, x, wt, k->bias ? b : NULL, ref, oh, ow);
+    ss = ln_rt_conv2d_f32_scratch_size(&a);
+    scr = rt_scratch(ss);
+
+    rt_fill(y, ny, 50, 60, 7); /* garbage must be overwritten */
+    ck_assert_int_eq(ln_rt_conv2d_f32(&a, x, wt, k->bias ? b : NULL, y, scr),
+                     LN_RT_OK);
+    RT_CHECK(y, ref, ny, 2e-5, "conv2d (build ISA)");
+
+    rt_fill(yc, ny, 50, 60, 8);
+    ck_assert_int_eq(ln_rt__conv2d_f32_isa(&ln_rt__gemm_isa_c, &a, x, wt,
+                                           k->bias ? b : NULL, yc, scr),
+                     LN_RT_OK);
+    RT_CHECK(yc, ref, ny, 2e-5, "conv2d (portable)");
+    ck_assert_msg(rt_err_ff(y, yc, ny) <= 2e-5, "ISA vs portable");
+    free(x); free(wt); free(b); free(y); free(yc); free(ref); free(scr);
+}
+END_TEST
+
+START_TEST(test_conv2d_bad_args)
+{
+    ln_rt_conv2d_args a;
+    float x[4] = {0}, w[4] = {0}, y[4];
+    to_args(&cases[0], &a);
+    a.group = 2; /* c = 3 is not a multiple */
+    ck_assert_int_eq(ln_rt_conv2d_f32(&a, x, w, NULL, y, NULL),
+                     LN_RT_ARG_ERROR);
+    to_args(&cases[0], &a);
+    a.stride_h = 0;
+    ck_assert_int_eq(ln_rt_conv2d_f32(&a, x, w, NULL, y, NULL),
+                     LN_RT_ARG_ERROR);
+    ck_assert_int_eq(ln_rt_conv_out_size(7, 3, 2, 1, 1, 1), 4);
+    ck_assert_int_eq(ln_rt_conv_out_size(5, 3, 1, 0, 0, 2), 1);
+    ck_assert_int_eq(ln_rt_conv_out_size(2, 3, 1, 0, 0, 1), 0);
+}
+END_TEST
+
+/* depthwise scratch is one zero-padded plane (row slack 16); the GEMM
+ * path's covers the two packing blocks */
+START_TEST(test_conv2d_scratch_size)
+{
+    ln_rt_conv2d_args a;
+    to_args(&cases[4], &a);
+    ck_assert_uint_eq(ln_rt_conv2d_f32_scratch_size(&a),
+                      (size_t)(11 + 2 + 16) * (9 + 2) * sizeof(float));
+    to_args(&cases[8], &a);
+    ck_assert_uint_ge(ln_rt_conv2d_f32_scratch_size(&a),
+                      (size_t)(120 + 192) * 256 * sizeof(float));
+}
+END_TEST
+
+/* ---- conv_transpose2d ------------------------------------------------- */
+typedef struct {
+    int32_t n, c, h, w, oc, kh, kw, sh, sw, pt, pl, pb, pr, dh, dw, g, oph,
+        opw;
+    int bias;
+} convt_case;
+
+static const convt_case tcases[] = {
+    /* n c h w oc kh kw sh sw pt pl pb pr dh dw g oph opw bias */
+    { 2, 3, 7, 5, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1 },
+    { 1, 3, 4, 5, 2, 3, 3, 2, 2, 1, 0, 1, 2, 1, 1, 1, 1, 0, 1 },
+    { 1, 6, 5, 3, 9, 2, 3, 2, 1, 0, 1, 0, 0, 2, 1, 3, 1, 0, 0 },
+    { 2, 4, 3, 3, 4, 4, 4, 2, 2, 1, 1, 1, 1, 1, 1, 4, 0, 0, 1 },
+};
+
+START_TEST(test_conv_transpose2d)
+{
+    const convt_case *k = &tcases[_i];
+    ln_rt_conv_transpose2d_args a;
+    int32_t oh, ow, cg, mg, bi, o, oy, ox, ci, ky, kx;
+    size_t nx, nw, ny;
+    float *x, *wt, *b, *y;
+    double *ref;
+
+    oh = k->sh * (k->h - 1) + k->oph + k->dh * (k->kh - 1) + 1 - k->pt - k->pb;
+    ow = k->sw * (k->w - 1) + k->opw + k->dw * (k->kw - 1) + 1 - k->pl - k->pr;
+    cg = k->c / k->g;
+    mg = k->oc / k->g;
+    memset(&a, 0, sizeof(a));
+    a.n = k->n; a.c = k->c; a.h = k->h; a.w = k->w; a.oc = k->oc;
+    a.oh = oh; a.ow = ow; a.kh = k->kh; a.kw = k->kw; a.stride_h = k->sh;
+    a.stride_w = k->sw; a.pad_top = k->pt; a.pad_left = k->pl;
+    a.pad_bottom = k->pb; a.pad_right = k->pr; a.dil_h = k->dh;
+    a.dil_w = k->dw; a.group = k->g; a.act = LN_RT_ACT_NONE;
+    nx = (size_t)k->n * k->c * k->h * k->w;
+    nw = (size_t)k->c * mg * k->kh * k->kw;
+    ny = (size_t)k->n * k->oc * oh * ow;
+    x = rt_alloc(nx); wt = rt_alloc(nw); b = rt_alloc(k->oc);
+    y = rt_alloc(ny); ref = rt_allocd(ny);
+    rt_fill(x, nx, -1, 1, 11 + _i);
+    rt_fill(wt, nw, -1, 1, 12 + _i);
+    rt_fill(b, k->oc, -1, 1, 13 + _i);
+    /* gather form: output pixel collects every (input, tap) landing on it */
+    for (bi = 0; bi < k->n; bi++)
+        for (o = 0; o < k->oc; o++)
+            for (oy = 0; oy < oh; oy++)
+                for (ox = 0; ox < ow; ox++) {
+                    int32_t g = o / mg;
+                    double s = k->bias ? b[o] : 0.0;
+                    for (ci = 0; ci < cg; ci++)
+                        for (ky = 0; ky < k->kh; ky++)
+                            for (kx = 0; kx < k->kw; kx++) {
+                                int32_t ny_ = oy + k->pt - ky * k->dh;
+                                int32_t nx_ = ox + k->pl - kx * k->dw;
+                                int32_t iy, ix;
+                                if (ny_ < 0 || nx_ < 0 || ny_ % k->sh ||
+                                    nx_ % k->sw)
+                                    continue;
+                                iy = ny_ / k->sh;
+                                ix = nx_ / k->sw;
+                                if (iy >= k->h || ix >= k->w)
+                                    continue;
+                                s += (double)x[(((size_t)bi * k->c + g * cg +
+                                                 ci) * k->h + iy) * k->w + ix]
+                                     * wt[((((size_t)g * cg + ci) * mg +
+                                            (o - g * mg)) * k->kh + ky) *
+                                          k->kw + kx];
+                            }
+                    ref[(((size_t)bi * k->oc + o) * oh + oy) * ow + ox] = s;
+                }
+    ck_assert_int_eq(ln_rt_conv_transpose2d_f32(&a, x, wt,
+                                                k->bias ? b : NULL, y),
+                     LN_RT_OK);
+    RT_CHECK(y, ref, ny, 2e-5, "conv_transpose2d");
+    free(x); free(wt); free(b); free(y); free(ref);
+}
+END_TEST
+
+Suite *rt_conv_suite(void)
+{
+    Suite *s = suite_create("rt_conv");
+    TCase *tc = tcase_create("conv");
+    tcase_set_timeout(tc, 60);
+    tcase_add_loop_test(tc, test_conv2d_cases, 0,
+                        (int)(sizeof(cases) / sizeof(cases[0])));
+    tcase_add_test(tc, test_conv2d_bad_args);
+    tcase_add_test(tc, test_conv2d_scratch_size);
+    tcase_add_loop_test(tc, test_conv_transpose2d, 0,
+                        (int)(sizeof(tcases) / sizeof(tcases[0])));
+    suite_add_tcase(s, tc);
+    return s;
+}

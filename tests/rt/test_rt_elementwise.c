@@ -1,0 +1,210 @@
+/*
+ * test_rt_elementwise.c -- unary activations/math and broadcasting binary
+ * ops against double-precision libm references.
+ * Tolerances: exact ops (relu, clip, abs, neg, min, max, add, sub, mul)
+ * 0 or 1 ulp-level (1e-7); libm-based ops 2e-6; pow 1e-5.
+ */
+#include "rt_test.h"
+
+#define N_UN 37 /* odd, not a multiple of any vector width */
+
+typedef double (*dfn)(double);
+static double d_relu(double v) { return v > 0 ? v : 0; }
+static double d_sigmoid(double v) { return 1.0 / (1.0 + exp(-v)); }
+static double d_hswish(double v)
+{
+    double t = v / 6 + 0.5;
+    return v * (t < 0 ? 0 : t > 1 ? 1 : t);
+}
+static double d_softplus(double v) { return log1p(exp(v)); }
+static double d_neg(double v) { return -v; }
+static double d_recip(double v) { return 1.0 / v; }
+
+typedef struct {
+    const char *name;
+    void (*f)(const float *, float *, size_t);
+    dfn ref;
+    float lo, hi;
+    double tol;
+} un_case;
+
+static const un_case ucases[] = {
+    { "relu", ln_rt_relu_f32, d_relu, -3, 3, 0 },
+    { "sigmoid", ln_rt_sigmoid_f32, d_sigmoid, -20, 20, 2e-6 },
+    { "tanh", ln_rt_tanh_f32, tanh, -6, 6, 2e-6 },
+    { "hardswish", ln_rt_hardswish_f32, d_hswish, -5, 5, 2e-6 },
+    { "softplus", ln_rt_softplus_f32, d_softplus, -30, 30, 2e-6 },
+    { "exp", ln_rt_exp_f32, exp, -10, 10, 2e-6 },
+    { "log", ln_rt_log_f32, log, 0.01f, 100, 2e-6 },
+    { "sqrt", ln_rt_sqrt_f32, sqrt, 0, 100, 2e-6 },
+    { "abs", ln_rt_abs_f32, fabs, -3, 3, 0 },
+    { "neg", ln_rt_neg_f32, d_neg, -3, 3, 0 },
+    { "reciprocal", ln_rt_reciprocal_f32, d_recip, 0.1f, 10, 2e-6 },
+    { "erf", ln_rt_erf_f32, erf, -4, 4, 2e-6 },
+};
+
+START_TEST(test_unary)
+{
+    const un_case *u = &ucases[_i];
+    float x[N_UN], y[N_UN];
+    double ref[N_UN];
+    int i;
+    rt_fill(x, N_UN, u->lo, u->hi, 3 + _i);
+    x[0] = u->lo; /* hit the range ends */
+    for (i = 0; i < N_UN; i++)
+        ref[i] = u->ref(x[i]);
+    u->f(x, y, N_UN);
+    RT_CHECK(y, ref, N_UN, u->tol, u->name);
+    u->f(x, x, N_UN); /* in place */
+    RT_CHECK(x, ref, N_UN, u->tol, u->name);
+}
+END_TEST
+
+START_TEST(test_unary_params)
+{
+    float x[N_UN], y[N_UN];
+    double ref[N_UN];
+    int i;
+    rt_fill(x, N_UN, -4, 4, 9);
+    ln_rt_leakyrelu_f32(x, y, N_UN, 0.01f);
+    for (i = 0; i < N_UN; i++)
+        ref[i] = x[i] < 0 ? 0.01 * x[i] : x[i];
+    RT_CHECK(y, ref, N_UN, 1e-7, "leakyrelu");
+    ln_rt_clip_f32(x, y, N_UN, -1.5f, 2.0f);
+    for (i = 0; i < N_UN; i++)
+        ref[i] = x[i] < -1.5 ? -1.5 : x[i] > 2 ? 2 : x[i];
+    RT_CHECK(y, ref, N_UN, 0, "clip");
+    ln_rt_hardsigmoid_f32(x, y, N_UN, 0.2f, 0.5f);
+    for (i = 0; i < N_UN; i++) {
+        double t = 0.2 * x[i] + 0.5;
+        ref[i] = t < 0 ? 0 : t > 1 ? 1 : t;
+    }
+    RT_CHECK(y, ref, N_UN, 1e-7, "hardsigmoid");
+    ln_rt_elu_f32(x, y, N_UN, 0.7f);
+    for (i = 0; i < N_UN; i++)
+        ref[i] = x[i] < 0 ? 0.7 * (exp(x[i]) - 1) : x[i];
+    RT_CHECK(y, ref, N_UN, 2e-6, "elu");
+    ln_rt_selu_f32(x, y, N_UN, 1.67326f, 1.0507f);
+    for (i = 0; i < N_UN; i++)
+        ref[i] = 1.0507 * (x[i] <= 0 ? 1.67326 * (exp(x[i]) - 1) : x[i]);
+    RT_CHECK(y, ref, N_UN, 2e-6, "selu");
+    /* sigmoid saturates without NaN at the float extremes */
+    x[0] = -1000.0f; x[1] = 1000.0f;
+    ln_rt_sigmoid_f32(x, y, 2);
+    ck_assert(y[0] == 0.0f && y[1] == 1.0f);
+    ln_rt_softplus_f32(x, y, 2);
+    ck_assert(y[0] == 0.0f && y[1] == 1000.0f);
+}
+END_TEST
+
+/* ---- binary broadcast ------------------------------------------------- */
+typedef struct {
+    int nd;
+    int32_t ad[5], bd[5];
+} bc_case;
+
+static const bc_case bcases[] = {
+    { 0, { 0 }, { 0 } },
+    { 1, { 37 }, { 37 } },
+    { 1, { 37 }, { 1 } },
+    { 1, { 1 }, { 37 } },
+    { 4, { 2, 3, 7, 5 }, { 1, 3, 1, 1 } },       /* per-channel */
+    { 4, { 2, 3, 7, 5 }, { 2, 3, 7, 5 } },
+    { 4, { 2, 1, 7, 1 }, { 1, 3, 1, 5 } },       /* both broadcast */
+    { 3, { 3, 1, 5 }, { 1, 4, 1 } },
+    { 5, { 2, 1, 3, 1, 9 }, { 1, 4, 3, 2, 1 } },
+    { 3, { 1, 1, 1 }, { 2, 3, 4 } },
+};
+
+typedef struct {
+    const char *name;
+    void (*f)(const ln_rt_bcast_args *, const float *, const float *,
+              float *);
+    int op;
+    double tol;
+} bin_op;
+
+static const bin_op bops[] = {
+    { "add", ln_rt_add_f32, 0, 1e-7 }, { "sub", ln_rt_sub_f32, 1, 1e-7 },
+    { "mul", ln_rt_mul_f32, 2, 1e-7 }, { "div", ln_rt_div_f32, 3, 2e-7 },
+    { "min", ln_rt_min_f32, 4, 0 },    { "max", ln_rt_max_f32, 5, 0 },
+    { "pow", ln_rt_pow_f32, 6, 1e-5 }, { "prelu", ln_rt_prelu_f32, 7, 1e-7 },
+};
+
+static double bin_ref(int op, double u, double v)
+{
+    switch (op) {
+    case 0: return u + v;
+    case 1: return u - v;
+    case 2: return u * v;
+    case 3: return u / v;
+    case 4: return u < v ? u : v;
+    case 5: return u > v ? u : v;
+    case 6: return pow(u, v);
+    default: return u < 0 ? u * v : u;
+    }
+}
+
+START_TEST(test_binary)
+{
+    const bc_case *c = &bcases[_i];
+    ln_rt_bcast_args a;
+    size_t na = 1, nb = 1, ny = 1, i;
+    int d, o;
+    float *x0, *x1, *y;
+    double *ref;
+
+    memset(&a, 0, sizeof(a));
+    a.ndim = c->nd;
+    for (d = 0; d < c->nd; d++) {
+        a.a_dims[d] = c->ad[d];
+        a.b_dims[d] = c->bd[d];
+        a.y_dims[d] = c->ad[d] > c->bd[d] ? c->ad[d] : c->bd[d];
+        na *= (size_t)c->ad[d];
+        nb *= (size_t)c->bd[d];
+        ny *= (size_t)a.y_dims[d];
+    }
+    x0 = rt_alloc(na); x1 = rt_alloc(nb); y = rt_alloc(ny);
+    ref = rt_allocd(ny);
+    for (o = 0; o < (int)(sizeof(bops) / sizeof(bops[0])); o++) {
+        const bin_op *b = &bops[o];
+        rt_fill(x0, na, b->op == 6 ? 0.1f : -2, 2, 60 + _i);
+        rt_fill(x1, nb, 0.5f, 2, 70 + _i);
+        if (b->op != 3 && b->op != 6)
+            rt_fill(x1, nb, -2, 2, 80 + _i);
+        for (i = 0; i < ny; i++) {
+            /* unravel i over y, re-ravel over a and b */
+            size_t rem = i, ia = 0, ib = 0, sa = 1, sb = 1;
+            for (d = c->nd - 1; d >= 0; d--) {
+                size_t idx = rem % (size_t)a.y_dims[d];
+                rem /= (size_t)a.y_dims[d];
+                ia += (c->ad[d] == 1 ? 0 : idx) * sa;
+                ib += (c->bd[d] == 1 ? 0 : idx) * sb;
+                sa *= (size_t)c->ad[d];
+                sb *= (size_t)c->bd[d];
+            }
+            ref[i] = bin_ref(b->op, x0[ia], x1[ib]);
+        }
+        b->f(&a, x0, x1, y);
+        RT_CHECK(y, ref, ny, b->tol, b->name);
+        if (na == ny) { /* y aliases x0 */
+            b->f(&a, x0, x1, x0);
+            RT_CHECK(x0, ref, ny, b->tol, b->name);
+        }
+    }
+    free(x0); free(x1); free(y); free(ref);
+}
+END_TEST
+
+Suite *rt_elementwise_suite(void)
+{
+    Suite *s = suite_create("rt_elementwise");
+    TCase *tc = tcase_create("elementwise");
+    tcase_add_loop_test(tc, test_unary, 0,
+                        (int)(sizeof(ucases) / sizeof(ucases[0])));
+    tcase_add_test(tc, test_unary_params);
+    tcase_add_loop_test(tc, test_binary, 0,
+                        (int)(sizeof(bcases) / sizeof(bcases[0])));
+    suite_add_tcase(s, tc);
+    return s;
+}

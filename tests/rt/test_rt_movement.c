@@ -1,0 +1,415 @@
+/*
+ * test_rt_movement.c -- slice, concat, split, transpose, pad, tile/expand,
+ * gather, depth_to_space, space_to_depth, resize and casts. Data movement
+ * is exact (tolerance 0) against index-arithmetic references; depth_to_space
+ * and resize also against the worked examples of the ONNX operator docs
+ * (values typed in here); linear resize tolerance 1e-6.
+ */
+#include "rt_test.h"
+
+/* unravel a flat index over dims */
+static void unravel(size_t i, int nd, const int32_t *dims, int32_t *idx)
+{
+    int d;
+    for (d = nd - 1; d >= 0; d--) {
+        idx[d] = (int32_t)(i % (size_t)dims[d]);
+        i /= (size_t)dims[d];
+    }
+}
+
+static size_t ravel(int nd, const int32_t *dims, const int32_t *idx)
+{
+    size_t r = 0;
+    int d;
+    for (d = 0; d < nd; d++)
+        r = r * (size_t)dims[d] + (size_t)idx[d];
+    return r;
+}
+
+static size_t count(int nd, const int32_t *dims)
+{
+    size_t c = 1;
+    int d;
+    for (d = 0; d < nd; d++)
+        c *= (size_t)dims[d];
+    return c;
+}
+
+START_TEST(test_slice)
+{
+    /* 2x5x7x3: per axis start/step, with negative and strided steps */
+    static const int32_t starts[][4] = { { 0, 1, 6, 0 }, { 1, 4, 0, 2 },
+                                         { 0, 0, 1, 1 } };
+    static const int32_t steps[][4] = { { 1, 2, -2, 1 }, { -1, -1, 3, -2 },
+                                        { 1, 1, 1, 1 } };
+    static const int32_t ext[][4] = { { 2, 2, 4, 3 }, { 2, 5, 3, 2 },
+                                      { 2, 5, 6, 2 } };
+    ln_rt_slice_args a;
+    float x[210], y[210];
+    double ref[210];
+    int32_t idx[4];
+    size_t n, i;
+    int d;
+    memset(&a, 0, sizeof(a));
+    a.ndim = 4;
+    a.src_dims[0] = 2; a.src_dims[1] = 5; a.src_dims[2] = 7;
+    a.src_dims[3] = 3;
+    for (d = 0; d < 4; d++) {
+        a.starts[d] = starts[_i][d];
+        a.steps[d] = steps[_i][d];
+        a.dst_dims[d] = ext[_i][d];
+    }
+    rt_fill(x, 210, -1, 1, 5);
+    n = count(4, a.dst_dims);
+    for (i = 0; i < n; i++) {
+        int32_t s[4];
+        unravel(i, 4, a.dst_dims, idx);
+        for (d = 0; d < 4; d++) {
+            s[d] = a.starts[d] + idx[d] * a.steps[d];
+            ck_assert(s[d] >= 0 && s[d] < a.src_dims[d]);
+        }
+        ref[i] = x[ravel(4, a.src_dims, s)];
+    }
+    ln_rt_slice_f32(&a, x, y);
+    RT_CHECK(y, ref, n, 0, "slice");
+}
+END_TEST
+
+START_TEST(test_slice_bytes)
+{
+    int64_t x[10], y[3];
+    ln_rt_slice_args a;
+    int i;
+    for (i = 0; i < 10; i++)
+        x[i] = 100 + i;
+    memset(&a, 0, sizeof(a));
+    a.ndim = 1; a.src_dims[0] = 10; a.starts[0] = 8; a.steps[0] = -3;
+    a.dst_dims[0] = 3;
+    ln_rt_slice(&a, sizeof(int64_t), x, y);
+    ck_assert(y[0] == 108 && y[1] == 105 && y[2] == 102);
+}
+END_TEST
+
+START_TEST(test_concat_split)
+{
+    /* three inputs [2][k][5] along axis 1 with k = 1, 3, 2 */
+    const int32_t ax[3] = { 1, 3, 2 };
+    float a0[10], a1[30], a2[20], y[60], b0[10], b1[30], b2[20];
+    double ref[60];
+    const float *srcs[3];
+    float *dsts[3];
+    int o, k, j, r = 0;
+    rt_fill(a0, 10, -1, 1, 1); rt_fill(a1, 30, -1, 1, 2);
+    rt_fill(a2, 20, -1, 1, 3);
+    srcs[0] = a0; srcs[1] = a1; srcs[2] = a2;
+    for (o = 0; o < 2; o++)
+        for (k = 0; k < 3; k++)
+            for (j = 0; j < ax[k] * 5; j++)
+                ref[r++] = srcs[k][o * ax[k] * 5 + j];
+    ln_rt_concat_f32(3, srcs, ax, 2, 5, y);
+    RT_CHECK(y, ref, 60, 0, "concat");
+    dsts[0] = b0; dsts[1] = b1; dsts[2] = b2;
+    ln_rt_split_f32(y, 3, dsts, ax, 2, 5);
+    ck_assert(memcmp(a0, b0, sizeof(a0)) == 0);
+    ck_assert(memcmp(a1, b1, sizeof(a1)) == 0);
+    ck_assert(memcmp(a2, b2, sizeof(a2)) == 0);
+    {
+        const void *vs[3];
+        void *vd[3];
+        float y2[60];
+        vs[0] = a0; vs[1] = a1; vs[2] = a2;
+        ln_rt_concat(3, vs, ax, 2, 5, sizeof(float), y2);
+        ck_assert(memcmp(y, y2, sizeof(y)) == 0);
+        memset(b1, 0, sizeof(b1));
+        vd[0] = b0; vd[1] = b1; vd[2] = b2;
+        ln_rt_split(y2, 3, vd, ax, 2, 5, sizeof(float));
+        ck_assert(memcmp(a1, b1, sizeof(a1)) == 0);
+    }
+}
+END_TEST
+
+START_TEST(test_transpose)
+{
+    static const int32_t perms[][4] = { { 0, 2, 3, 1 }, { 3, 2, 1, 0 },
+                                        { 1, 0, 2, 3 }, { 0, 1, 2, 3 },
+                                        { 2, 0, 3, 1 } };
+    const int32_t dims[4] = { 2, 3, 5, 7 };
+    ln_rt_transpose_args a;
+    float x[210], y[210];
+    double ref[210];
+    int32_t ddims[4], idx[4], sidx[4];
+    size_t i;
+    int d;
+    memset(&a, 0, sizeof(a));
+    a.ndim = 4;
+    for (d = 0; d < 4; d++) {
+        a.src_dims[d] = dims[d];
+        a.perm[d] = perms[_i][d];
+        ddims[d] = dims[perms[_i][d]];
+    }
+    rt_fill(x, 210, -1, 1, 9);
+    for (i = 0; i < 210; i++) {
+        unravel(i, 4, ddims, idx);
+        for (d = 0; d < 4; d++)
+            sidx[a.perm[d]] = idx[d];
+        ref[i] = x[ravel(4, dims, sidx)];
+    }
+    ln_rt_transpose_f32(&a, x, y);
+    RT_CHECK(y, ref, 210, 0, "transpose");
+}
+END_TEST
+
+START_TEST(test_pad)
+{
+    /* 2x3x4 padded with begin {0,1,2} end {1,2,-1}; modes via _i */
+    const int32_t dims[3] = { 2, 3, 4 }, pb[3] = { 0, 1, 2 },
+                  pe[3] = { 1, 2, -1 };
+    ln_rt_pad_args a;
+    float x[24], y[3 * 6 * 5];
+    double ref[3 * 6 * 5];
+    int32_t dd[3], idx[3], s[3];
+    size_t i, n;
+    int d;
+    memset(&a, 0, sizeof(a));
+    a.ndim = 3;
+    a.mode = (ln_rt_pad_mode)_i;
+    a.value = 2.5f;
+    for (d = 0; d < 3; d++) {
+        a.src_dims[d] = dims[d];
+        a.pads_begin[d] = pb[d];
+        a.pads_end[d] = pe[d];
+        dd[d] = dims[d] + pb[d] + pe[d];
+    }
+    if (a.mode == LN_RT_PAD_REFLECT)
+        a.pads_end[0] = 1; /* < dims[0] = 2 */
+    rt_fill(x, 24, -1, 1, 4);
+    n = count(3, dd);
+    for (i = 0; i < n; i++) {
+        int outside = 0;
+        unravel(i, 3, dd, idx);
+        for (d = 0; d < 3; d++) {
+            int32_t v = idx[d] - pb[d];
+            if (v < 0 || v >= dims[d]) {
+                if (a.mode == LN_RT_PAD_CONSTANT)
+                    outside = 1;
+                else if (a.mode == LN_RT_PAD_EDGE)
+                    v = v < 0 ? 0 : dims[d] - 1;
+                else
+                    v = v < 0 ? -v : 2 * (dims[d] - 1) - v;
+            }
+            s[d] = v;
+        }
+        ref[i] = outside ? 2.5 : x[ravel(3, dims, s)];
+    }
+    ck_assert_int_eq(ln_rt_pad_f32(&a, x, y), LN_RT_OK);
+    RT_CHECK(y, ref, n, 0, "pad");
+    if (a.mode == LN_RT_PAD_REFLECT) {
+        a.pads_begin[2] = 4; /* >= dim 4: not reflectable */
+        ck_assert_int_eq(ln_rt_pad_f32(&a, x, y), LN_RT_ARG_ERROR);
+    }
+}
+END_TEST
+
+START_TEST(test_tile_expand)
+{
+    ln_rt_tile_args a;
+    float x[6], y[4 * 3 * 4];
+    double ref[48];
+    int32_t idx[3], s[3];
+    const int32_t sd[3] = { 1, 3, 2 }, dd[3] = { 4, 3, 4 };
+    size_t i;
+    int d;
+    memset(&a, 0, sizeof(a));
+    a.ndim = 3;
+    for (d = 0; d < 3; d++) {
+        a.src_dims[d] = sd[d];
+        a.dst_dims[d] = dd[d];
+    }
+    rt_fill(x, 6, -1, 1, 44);
+    for (i = 0; i < 48; i++) {
+        unravel(i, 3, dd, idx);
+        for (d = 0; d < 3; d++)
+            s[d] = idx[d] % sd[d];
+        ref[i] = x[ravel(3, sd, s)];
+    }
+    ln_rt_tile_f32(&a, x, y);
+    RT_CHECK(y, ref, 48, 0, "tile");
+    /* expand [3][1] -> [2][3][4] */
+    a.src_dims[0] = 1; a.src_dims[1] = 3; a.src_dims[2] = 1;
+    a.dst_dims[0] = 2; a.dst_dims[1] = 3; a.dst_dims[2] = 4;
+    for (i = 0; i < 24; i++)
+        ref[i] = x[(i / 4) % 3];
+    ln_rt_expand_f32(&a, x, y);
+    RT_CHECK(y, ref, 24, 0, "expand");
+}
+END_TEST
+
+START_TEST(test_gather)
+{
+    /* src [2][5][3], indices {4, -1, 0, 2} along axis 1 */
+    const int64_t ind[4] = { 4, -1, 0, 2 }, bad[2] = { 1, 5 };
+    float x[30], y[24];
+    double ref[24];
+    int o, j, k;
+    rt_fill(x, 30, -1, 1, 8);
+    for (o = 0; o < 2; o++)
+        for (j = 0; j < 4; j++)
+            for (k = 0; k < 3; k++) {
+                int64_t t = ind[j] < 0 ? ind[j] + 5 : ind[j];
+                ref[(o * 4 + j) * 3 + k] = x[(o * 5 + t) * 3 + k];
+            }
+    ck_assert_int_eq(ln_rt_gather_f32(2, 5, 3, ind, 4, x, y), LN_RT_OK);
+    RT_CHECK(y, ref, 24, 0, "gather");
+    ck_assert_int_eq(ln_rt_gather_f32(2, 5, 3, bad, 2, x, y),
+                     LN_RT_ARG_ERROR);
+}
+END_TEST
+
+START_TEST(test_depth_space)
+{
+    /* ONNX DepthToSpace doc example: x [1,8,2,3], blocksize 2 */
+    static const float xin[48] = {
+        0, 1, 2, 3, 4, 5, 9, 10, 11, 12, 13, 14, 18, 19, 20, 21,
+        22, 23, 27, 28, 29, 30, 31, 32, 36, 37, 38, 39, 40, 41, 45, 46,
+        47, 48, 49, 50, 54, 55, 56, 57, 58, 59, 63, 64, 65, 66, 67, 68 };
+    static const double dcr[48] = {
+        0, 18, 1, 19, 2, 20, 36, 54, 37, 55, 38, 56, 3, 21, 4, 22,
+        5, 23, 39, 57, 40, 58, 41, 59, 9, 27, 10, 28, 11, 29, 45, 63,
+        46, 64, 47, 65, 12, 30, 13, 31, 14, 32, 48, 66, 49, 67, 50, 68 };
+    static const double crd[48] = {
+        0, 9, 1, 10, 2, 11, 18, 27, 19, 28, 20, 29, 3, 12, 4, 13,
+        5, 14, 21, 30, 22, 31, 23, 32, 36, 45, 37, 46, 38, 47, 54, 63,
+        55, 64, 56, 65, 39, 48, 40, 49, 41, 50, 57, 66, 58, 67, 59, 68 };
+    float y[48], back[48];
+    double refx[48];
+    int i;
+    ln_rt_depth_to_space_f32(1, 8, 2, 3, 2, 0, xin, y);
+    RT_CHECK(y, dcr, 48, 0, "depth_to_space DCR");
+    /* SpaceToDepth inverts DCR DepthToSpace */
+    ln_rt_space_to_depth_f32(1, 2, 4, 6, 2, y, back);
+    for (i = 0; i < 48; i++)
+        refx[i] = xin[i];
+    RT_CHECK(back, refx, 48, 0, "space_to_depth");
+    ln_rt_depth_to_space_f32(1, 8, 2, 3, 2, 1, xin, y);
+    RT_CHECK(y, crd, 48, 0, "depth_to_space CRD");
+}
+END_TEST
+
+START_TEST(test_resize_nearest)
+{
+    /* 1-D along w: 4 -> 2 downsample distinguishes rounding modes;
+     * expected source indices per (coord, nearest) */
+    static const struct {
+        ln_rt_coord_mode cm;
+        ln_rt_nearest_mode nm;
+        double e0, e1;
+    } t[] = {
+        { LN_RT_COORD_HALF_PIXEL, LN_RT_NEAREST_ROUND_PREFER_FLOOR, 0, 2 },
+        { LN_RT_COORD_HALF_PIXEL, LN_RT_NEAREST_ROUND_PREFER_CEIL, 1, 3 },
+        { LN_RT_COORD_HALF_PIXEL, LN_RT_NEAREST_FLOOR, 0, 2 },
+        { LN_RT_COORD_HALF_PIXEL, LN_RT_NEAREST_CEIL, 1, 3 },
+        { LN_RT_COORD_ASYMMETRIC, LN_RT_NEAREST_ROUND_PREFER_FLOOR, 0, 2 },
+        { LN_RT_COORD_TF_HALF_PIXEL_FOR_NN, LN_RT_NEAREST_ROUND_PREFER_FLOOR,
+          1, 3 },
+        { LN_RT_COORD_ALIGN_CORNERS, LN_RT_NEAREST_ROUND_PREFER_FLOOR, 0, 3 },
+    };
+    float x[4] = { 10, 11, 12, 13 }, y[4];
+    double ref[4];
+    ln_rt_resize_args a;
+    size_t k;
+    memset(&a, 0, sizeof(a));
+    a.n = 1; a.c = 1; a.ih = 1; a.iw = 4; a.oh = 1; a.ow = 2;
+    a.mode = LN_RT_RESIZE_NEAREST;
+    for (k = 0; k < sizeof(t) / sizeof(t[0]); k++) {
+        a.coord = t[k].cm;
+        a.nearest = t[k].nm;
+        ref[0] = 10 + t[k].e0;
+        ref[1] = 10 + t[k].e1;
+        ck_assert_int_eq(ln_rt_resize_f32(&a, x, y), LN_RT_OK);
+        RT_CHECK(y, ref, 2, 0, "resize nearest");
+    }
+    /* upsample 4 -> 8 asymmetric floor: 0 0 1 1 2 2 3 3 */
+    {
+        float yy[8];
+        double r8[8] = { 10, 10, 11, 11, 12, 12, 13, 13 };
+        a.ow = 8;
+        a.coord = LN_RT_COORD_ASYMMETRIC;
+        a.nearest = LN_RT_NEAREST_FLOOR;
+        ck_assert_int_eq(ln_rt_resize_f32(&a, x, yy), LN_RT_OK);
+        RT_CHECK(yy, r8, 8, 0, "resize nearest up");
+    }
+    (void)y;
+}
+END_TEST
+
+START_TEST(test_resize_linear)
+{
+    /* 2x2 -> 4x4 bilinear; half_pixel = PyTorch align_corners=False */
+    static const double hp[16] = { 1, 1.25, 1.75, 2, 1.5, 1.75, 2.25, 2.5,
+                                   2.5, 2.75, 3.25, 3.5, 3, 3.25, 3.75, 4 };
+    float x[8] = { 1, 2, 3, 4, 5, 6, 7, 8 }, y[32];
+    double ac[32];
+    ln_rt_resize_args a;
+    int i, j, c;
+    memset(&a, 0, sizeof(a));
+    a.n = 1; a.c = 2; a.ih = 2; a.iw = 2; a.oh = 4; a.ow = 4;
+    a.mode = LN_RT_RESIZE_LINEAR;
+    a.coord = LN_RT_COORD_HALF_PIXEL;
+    ck_assert_int_eq(ln_rt_resize_f32(&a, x, y), LN_RT_OK);
+    RT_CHECK(y, hp, 16, 1e-6, "resize linear half_pixel");
+    for (i = 0; i < 16; i++)
+        ac[i] = hp[i] + 4;
+    RT_CHECK(y + 16, ac, 16, 1e-6, "resize linear channel 2");
+    a.coord = LN_RT_COORD_ALIGN_CORNERS;
+    for (c = 0; c < 2; c++)
+        for (i = 0; i < 4; i++)
+            for (j = 0; j < 4; j++)
+                ac[c * 16 + i * 4 + j] = 1 + 4 * c + j / 3.0 + 2 * i / 3.0;
+    ck_assert_int_eq(ln_rt_resize_f32(&a, x, y), LN_RT_OK);
+    RT_CHECK(y, ac, 32, 1e-6, "resize linear align_corners");
+}
+END_TEST
+
+START_TEST(test_cast)
+{
+    float f[5] = { -2.7f, -0.5f, 0.0f, 1.9f, 1e6f }, fb[5];
+    int32_t i32[5], ib[5];
+    int64_t i64[5];
+    const int32_t e[5] = { -2, 0, 0, 1, 1000000 };
+    int k;
+    ln_rt_cast_f32_i32(f, i32, 5);
+    ln_rt_cast_f32_i64(f, i64, 5);
+    for (k = 0; k < 5; k++) {
+        ck_assert_int_eq(i32[k], e[k]);
+        ck_assert_int_eq(i64[k], e[k]);
+    }
+    i64[4] = (int64_t)1 << 40;
+    ln_rt_cast_i64_i32(i64, ib, 4);
+    ln_rt_cast_i32_i64(ib, i64, 4);
+    for (k = 0; k < 4; k++)
+        ck_assert_int_eq(i64[k], e[k]);
+    ln_rt_cast_i32_f32(e, fb, 5);
+    ck_assert(fb[0] == -2.0f && fb[4] == 1e6f);
+    ln_rt_cast_i64_f32(i64, fb, 4);
+    ck_assert(fb[3] == 1.0f);
+}
+END_TEST
+
+Suite *rt_movement_suite(void)
+{
+    Suite *s = suite_create("rt_movement");
+    TCase *tc = tcase_create("movement");
+    tcase_add_loop_test(tc, test_slice, 0, 3);
+    tcase_add_test(tc, test_slice_bytes);
+    tcase_add_test(tc, test_concat_split);
+    tcase_add_loop_test(tc, test_transpose, 0, 5);
+    tcase_add_loop_test(tc, test_pad, 0, 3);
+    tcase_add_test(tc, test_tile_expand);
+    tcase_add_test(tc, test_gather);
+    tcase_add_test(tc, test_depth_space);
+    tcase_add_test(tc, test_resize_nearest);
+    tcase_add_test(tc, test_resize_linear);
+    tcase_add_test(tc, test_cast);
+    suite_add_tcase(s, tc);
+    return s;
+}

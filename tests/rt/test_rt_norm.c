@@ -1,0 +1,218 @@
+/*
+ * test_rt_norm.c -- batch/instance/layer norm, LRN, reductions, softmax,
+ * log-softmax and argmax against double references.
+ * Tolerances: norms 2e-5, LRN 2e-5, reductions 2e-6 (sum of <= 70 values),
+ * softmax 2e-6, max/min/argmax exact.
+ */
+#include "rt_test.h"
+
+START_TEST(test_batchnorm)
+{
+    enum { N = 2, C = 3, HW = 35 };
+    float x[N * C * HW], y[N * C * HW], sc[C], bi[C], mu[C], var[C];
+    double ref[N * C * HW];
+    int b, c, i;
+    rt_fill(x, N * C * HW, -2, 2, 1);
+    rt_fill(sc, C, 0.5f, 2, 2); rt_fill(bi, C, -1, 1, 3);
+    rt_fill(mu, C, -1, 1, 4); rt_fill(var, C, 0.1f, 2, 5);
+    for (b = 0; b < N; b++)
+        for (c = 0; c < C; c++)
+            for (i = 0; i < HW; i++) {
+                size_t k = ((size_t)b * C + c) * HW + i;
+                ref[k] = sc[c] * (x[k] - mu[c]) / sqrt(var[c] + 1e-5) + bi[c];
+            }
+    ln_rt_batchnorm_f32(N, C, HW, 1e-5f, x, sc, bi, mu, var, y);
+    RT_CHECK(y, ref, N * C * HW, 2e-6, "batchnorm");
+    ln_rt_batchnorm_f32(N, C, HW, 1e-5f, x, sc, bi, mu, var, x);
+    RT_CHECK(x, ref, N * C * HW, 2e-6, "batchnorm in place");
+}
+END_TEST
+
+START_TEST(test_instance_layer_norm)
+{
+    enum { N = 2, C = 3, HW = 35 };
+    float x[N * C * HW], y[N * C * HW], sc[HW], bi[HW];
+    double ref[N * C * HW];
+    int r, i;
+    rt_fill(x, N * C * HW, -2, 3, 6);
+    rt_fill(sc, HW, 0.5f, 2, 7); rt_fill(bi, HW, -1, 1, 8);
+    /* rows of HW; instance norm uses per-channel scale (first C values) */
+    for (r = 0; r < N * C; r++) {
+        double m = 0, v = 0;
+        for (i = 0; i < HW; i++)
+            m += x[r * HW + i];
+        m /= HW;
+        for (i = 0; i < HW; i++)
+            v += (x[r * HW + i] - m) * (x[r * HW + i] - m);
+        v /= HW;
+        for (i = 0; i < HW; i++)
+            ref[r * HW + i] = (x[r * HW + i] - m) / sqrt(v + 1e-5) *
+                              sc[r % C] + bi[r % C];
+    }
+    ln_rt_instancenorm_f32(N, C, HW, 1e-5f, x, sc, bi, y);
+    RT_CHECK(y, ref, N * C * HW, 2e-5, "instancenorm");
+    for (r = 0; r < N * C; r++) {
+        double m = 0, v = 0;
+        for (i = 0; i < HW; i++)
+            m += x[r * HW + i];
+        m /= HW;
+        for (i = 0; i < HW; i++)
+            v += (x[r * HW + i] - m) * (x[r * HW + i] - m);
+        v /= HW;
+        for (i = 0; i < HW; i++)
+            ref[r * HW + i] = (x[r * HW + i] - m) / sqrt(v + 1e-5) * sc[i] +
+                              bi[i];
+    }
+    ln_rt_layernorm_f32(N * C, HW, 1e-5f, x, sc, bi, y);
+    RT_CHECK(y, ref, N * C * HW, 2e-5, "layernorm");
+    for (i = 0; i < N * C * HW; i++)
+        ref[i] -= bi[i % HW];
+    ln_rt_layernorm_f32(N * C, HW, 1e-5f, x, sc, NULL, x);
+    RT_CHECK(x, ref, N * C * HW, 2e-5, "layernorm no bias, in place");
+}
+END_TEST
+
+START_TEST(test_lrn)
+{
+    enum { N = 2, C = 7, HW = 5 };
+    float x[N * C * HW], y[N * C * HW];
+    double ref[N * C * HW];
+    int b, c, i, j, size = _i == 0 ? 5 : 4;
+    rt_fill(x, N * C * HW, -2, 2, 9);
+    for (b = 0; b < N; b++)
+        for (c = 0; c < C; c++)
+            for (i = 0; i < HW; i++) {
+                double s = 0;
+                /* ONNX: [c - floor((size-1)/2), c + ceil((size-1)/2)] */
+                for (j = c - (size - 1) / 2; j <= c + size / 2; j++)
+                    if (j >= 0 && j < C)
+                        s += (double)x[(b * C + j) * HW + i] *
+                             x[(b * C + j) * HW + i];
+                ref[(b * C + c) * HW + i] = x[(b * C + c) * HW + i] /
+                    pow(1.5 + 1e-2 / size * s, 0.75);
+            }
+    ln_rt_lrn_f32(N, C, HW, size, 1e-2f, 0.75f, 1.5f, x, y);
+    RT_CHECK(y, ref, N * C * HW, 2e-6, "lrn");
+}
+END_TEST
+
+START_TEST(test_reduce)
+{
+    /* shape 2x3x4x3, every axes subset */
+    const int32_t dims[4] = { 2, 3, 4, 3 };
+    float x[72], y[72];
+    double rs[72], rmx[72], rmn[72], rme[72];
+    int cnt[72];
+    ln_rt_reduce_args a;
+    uint32_t mask = (uint32_t)_i;
+    int i, d, ny = 1;
+    rt_fill(x, 72, -1, 1, 77);
+    memset(&a, 0, sizeof(a));
+    a.ndim = 4;
+    for (d = 0; d < 4; d++) {
+        a.dims[d] = dims[d];
+        if (!(mask & (1u << d)))
+            ny *= dims[d];
+    }
+    a.axes_mask = mask;
+    for (i = 0; i < ny; i++) {
+        rs[i] = 0; rmx[i] = -INFINITY; rmn[i] = INFINITY; cnt[i] = 0;
+    }
+    for (i = 0; i < 72; i++) {
+        int rem = i, yi = 0, ys = 1;
+        for (d = 3; d >= 0; d--) {
+            int idx = rem % dims[d];
+            rem /= dims[d];
+            if (!(mask & (1u << d))) {
+                yi += idx * ys;
+                ys *= dims[d];
+            }
+        }
+        rs[yi] += x[i];
+        rmx[yi] = x[i] > rmx[yi] ? x[i] : rmx[yi];
+        rmn[yi] = x[i] < rmn[yi] ? x[i] : rmn[yi];
+        cnt[yi]++;
+    }
+    for (i = 0; i < ny; i++)
+        rme[i] = rs[i] / cnt[i];
+    ln_rt_reduce_sum_f32(&a, x, y);
+    RT_CHECK(y, rs, (size_t)ny, 2e-6, "reduce_sum");
+    ln_rt_reduce_mean_f32(&a, x, y);
+    RT_CHECK(y, rme, (size_t)ny, 2e-6, "reduce_mean");
+    ln_rt_reduce_max_f32(&a, x, y);
+    RT_CHECK(y, rmx, (size_t)ny, 0, "reduce_max");
+    ln_rt_reduce_min_f32(&a, x, y);
+    RT_CHECK(y, rmn, (size_t)ny, 0, "reduce_min");
+}
+END_TEST
+
+START_TEST(test_softmax_argmax)
+{
+    /* [outer 2][len 7][inner 3] and inner 1 */
+    enum { O = 2, L = 7, I = 3 };
+    float x[O * L * I], y[O * L * I];
+    double rs[O * L * I], rl[O * L * I];
+    int64_t am[O * I];
+    int o, l, j, inner = _i == 0 ? I : 1, outer = _i == 0 ? O : O * I;
+    rt_fill(x, O * L * I, -10, 10, 55);
+    x[3 * inner] = 80.0f; /* large values must not overflow */
+    for (o = 0; o < outer; o++)
+        for (j = 0; j < inner; j++) {
+            double m = -INFINITY, s = 0;
+            int best = 0;
+            for (l = 0; l < L; l++) {
+                double v = x[(o * L + l) * inner + j];
+                if (v > m) {
+                    m = v;
+                    best = l;
+                }
+            }
+            for (l = 0; l < L; l++)
+                s += exp(x[(o * L + l) * inner + j] - m);
+            for (l = 0; l < L; l++) {
+                rs[(o * L + l) * inner + j] =
+                    exp(x[(o * L + l) * inner + j] - m) / s;
+                rl[(o * L + l) * inner + j] =
+                    x[(o * L + l) * inner + j] - m - log(s);
+            }
+            am[o * inner + j] = best;
+        }
+    ln_rt_softmax_f32(outer, L, inner, x, y);
+    RT_CHECK(y, rs, O * L * I, 2e-6, "softmax");
+    ln_rt_logsoftmax_f32(outer, L, inner, x, y);
+    RT_CHECK(y, rl, O * L * I, 2e-6, "logsoftmax");
+    {
+        int64_t got[O * I];
+        ln_rt_argmax_f32(outer, L, inner, 0, x, got);
+        for (j = 0; j < O * I; j++)
+            ck_assert_int_eq(got[j], am[j]);
+    }
+    ln_rt_softmax_f32(outer, L, inner, x, x);
+    RT_CHECK(x, rs, O * L * I, 2e-6, "softmax in place");
+}
+END_TEST
+
+START_TEST(test_argmax_ties)
+{
+    float x[6] = { 1, 3, 3, 0, 3, 2 };
+    int64_t y;
+    ln_rt_argmax_f32(1, 6, 1, 0, x, &y);
+    ck_assert_int_eq(y, 1);
+    ln_rt_argmax_f32(1, 6, 1, 1, x, &y);
+    ck_assert_int_eq(y, 4);
+}
+END_TEST
+
+Suite *rt_norm_suite(void)
+{
+    Suite *s = suite_create("rt_norm");
+    TCase *tc = tcase_create("norm");
+    tcase_add_test(tc, test_batchnorm);
+    tcase_add_test(tc, test_instance_layer_norm);
+    tcase_add_loop_test(tc, test_lrn, 0, 2);
+    tcase_add_loop_test(tc, test_reduce, 0, 16);
+    tcase_add_loop_test(tc, test_softmax_argmax, 0, 2);
+    tcase_add_test(tc, test_argmax_ties);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,109 @@
+/*
+ * test_ln_mem_plan.c -- placement invariants and the lower bound on
+ * hand-built lifetimes.
+ */
+#include <check.h>
+#include "ln_mem_plan.h"
+
+/* No two buffers live at one step may overlap in memory. */
+static void assert_no_overlap(const ln_mem_buf *b, int n)
+{
+    for (int i = 0; i < n; i++) {
+        ck_assert_uint_eq(b[i].offset % 16, 0);
+        for (int j = i + 1; j < n; j++) {
+            int live = b[i].first <= b[j].last && b[j].first <= b[i].last;
+            int mem = b[i].offset < b[j].offset + b[j].size &&
+                      b[j].offset < b[i].offset + b[i].size;
+            ck_assert_msg(!(live && mem), "buffers %d and %d overlap", i, j);
+        }
+    }
+}
+
+START_TEST(test_chain_reaches_lower_bound)
+{
+    /* a chain: each buffer lives from its producer to the next op */
+    ln_mem_buf b[6];
+    size_t sizes[6] = {1024, 4096, 2048, 4096, 512, 64};
+    for (int i = 0; i < 6; i++) {
+        b[i].name = "t";
+        b[i].size = sizes[i];
+        b[i].first = i;
+        b[i].last = i + 1;
+    }
+    size_t lb = ln_mem_plan_lower_bound(b, 6);
+    ck_assert_uint_eq(lb, 4096 + 2048);
+    size_t arena = ln_mem_plan_place(b, 6, 16);
+    assert_no_overlap(b, 6);
+    ck_assert_uint_eq(arena, lb);
+}
+END_TEST
+
+START_TEST(test_residual_block_reaches_lower_bound)
+{
+    /* x -> conv a -> conv b -> add(x, b): x lives across the block */
+    ln_mem_buf b[4] = {
+        {"x", 4096, 0, 3, 0},
+        {"a", 4096, 1, 2, 0},
+        {"b", 4096, 2, 3, 0},
+        {"y", 4096, 3, 4, 0},
+    };
+    size_t lb = ln_mem_plan_lower_bound(b, 4);
+    ck_assert_uint_eq(lb, 3 * 4096);
+    ck_assert_uint_eq(ln_mem_plan_place(b, 4, 16), lb);
+    assert_no_overlap(b, 4);
+}
+END_TEST
+
+START_TEST(test_disjoint_share_memory)
+{
+    ln_mem_buf b[3] = {{"a", 100 * 16, 0, 1, 0}, {"b", 50 * 16, 2, 3, 0}, {"c", 16, 4, 5, 0}};
+    ck_assert_uint_eq(ln_mem_plan_place(b, 3, 16), 100 * 16);
+    ck_assert_uint_eq(b[0].offset, 0);
+    ck_assert_uint_eq(b[1].offset, 0);
+    ck_assert_uint_eq(b[2].offset, 0);
+}
+END_TEST
+
+START_TEST(test_random_lifetimes_never_overlap)
+{
+    /* a fixed LCG, so the case is the same on every run */
+    unsigned s = 12345;
+    for (int round = 0; round < 50; round++) {
+        ln_mem_buf b[40];
+        int n = 5 + round % 35;
+        for (int i = 0; i < n; i++) {
+            s = s * 1103515245u + 12345u;
+            b[i].first = (int)(s >> 16) % 30;
+            s = s * 1103515245u + 12345u;
+            b[i].last = b[i].first + (int)(s >> 16) % 8;
+            s = s * 1103515245u + 12345u;
+            b[i].size = 16 * (1 + (s >> 16) % 64);
+            b[i].name = "r";
+        }
+        size_t arena = ln_mem_plan_place(b, n, 16);
+        assert_no_overlap(b, n);
+        ck_assert_uint_ge(arena, ln_mem_plan_lower_bound(b, n));
+    }
+}
+END_TEST
+
+START_TEST(test_empty)
+{
+    ck_assert_uint_eq(ln_mem_plan_place(NULL, 0, 16), 0);
+    ck_assert_uint_eq(ln_mem_plan_lower_bound(NULL, 0), 0);
+}
+END_TEST
+
+Suite *test_ln_mem_plan_suite(void);
+Suite *test_ln_mem_plan_suite(void)
+{
+    Suite *s = suite_create("ln_mem_plan");
+    TCase *tc = tcase_create("place");
+    tcase_add_test(tc, test_chain_reaches_lower_bound);
+    tcase_add_test(tc, test_residual_block_reaches_lower_bound);
+    tcase_add_test(tc, test_disjoint_share_memory);
+    tcase_add_test(tc, test_random_lifetimes_never_overlap);
+    tcase_add_test(tc, test_empty);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,17 @@
+#!/bin/sh
+# Install the Debian packages LightNet needs, when missing.  Runs apt-get
+# update once, and only if something is missing.  Safe to run again.
+set -e
+PKGS="gcc make pkg-config perl m4 libcjson-dev check git
+      gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm"
+missing=""
+for p in $PKGS; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
+        || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+echo "setup: installing$missing"
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO=sudo
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
