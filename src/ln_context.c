@@ -7,6 +7,7 @@
  * plans memory if nobody did, allocates one arena for every planned tensor,
  * gives constants their own memory, reads the weights file and static_runs.
  */
+#define _XOPEN_SOURCE 700   /* realpath */
 #include <string.h>
 #include <stdlib.h>
 #include <errno.h>
@@ -23,6 +24,7 @@ ln_context *ln_context_create(void)
     ctx->tensor_table = ln_tensor_table_create();
     ctx->op_table = ln_op_table_create();
     ctx->dfg = ln_dfg_create();
+    ctx->consts = ln_datafile_create_dict();
     return ctx;
 }
 
@@ -34,6 +36,7 @@ void ln_context_free(ln_context *ctx)
     ln_tensor_table_free(ctx->tensor_table);
     ln_op_table_free(ctx->op_table);
     ln_dfg_free(ctx->dfg);
+    ln_hash_free(ctx->consts);
     ln_free(ctx);
 }
 
@@ -224,6 +227,9 @@ void ln_context_cleanup(ln_context *ctx)
     ctx->source = ctx->data_file = ctx->arch = NULL;
     ctx->prerun_done = ctx->planned = LN_FALSE;
     ctx->arena_size = ctx->lower_bound = 0;
+    ln_hash_free(ctx->consts);
+    ctx->consts = ln_datafile_create_dict();
+    ctx->consts_loaded = ctx->consts_dirty = LN_FALSE;
 }
 
 int ln_context_compile(ln_context *ctx, const char *target)
@@ -281,13 +287,23 @@ static cJSON *plan_json(const ln_context *ctx)
     return plan;
 }
 
-char *ln_context_print_str(const ln_context *ctx)
+/* The op that writes a static tensor reads it from the weights file when
+ * its "from_file" param is true. */
+static ln_bool from_file(const ln_context *ctx, const ln_tensor_entry *te)
+{
+    ln_op *op = te->creater ? ln_op_table_find(ctx->op_table, te->creater) : NULL;
+    ln_param_entry *pe = op ? ln_op_param(op->op_arg, "from_file") : NULL;
+    return pe && pe->type == LN_PARAM_BOOL && pe->value_bool;
+}
+
+/* The IR as a string with "data" set to data (NULL: none). */
+static char *print_str(const ln_context *ctx, const char *data)
 {
     cJSON *root = cJSON_CreateObject(), *ops = cJSON_CreateArray();
     char *s, *out;
 
-    if (ctx->data_file)
-        cJSON_AddStringToObject(root, "data", ctx->data_file);
+    if (data)
+        cJSON_AddStringToObject(root, "data", data);
     if (ctx->arch)
         cJSON_AddStringToObject(root, "arch", ctx->arch);
     LN_LIST_FOREACH(ln_op, op, ctx->ops) {
@@ -303,119 +319,259 @@ char *ln_context_print_str(const ln_context *ctx)
     return out;
 }
 
-int ln_context_print(const ln_context *ctx, const char *outfile)
+char *ln_context_print_str(const ln_context *ctx)
 {
-    char *s = ln_context_print_str(ctx), *tmp;
-    FILE *fp;
+    return print_str(ctx, ctx->data_file);
+}
+
+/* Write text to path through a temporary file, so a failure leaves nothing. */
+static int write_whole(const char *path, const char *text)
+{
+    char *tmp = ln_sprintf("%s.tmp.%ld", path, (long)getpid());
+    FILE *fp = fopen(tmp, "w");
     int ok;
 
-    if (ln_streq(outfile, "-")) {
-        fputs(s, stdout);
-        ln_free(s);
-        return 0;
-    }
-    tmp = ln_sprintf("%s.tmp.%ld", outfile, (long)getpid());
-    if (!(fp = fopen(tmp, "w"))) {
-        ln_free(s);
-        ln_error(LN_EIO, "cannot write '%s': %s", outfile, strerror(errno));
+    if (!fp) {
+        ln_error(LN_EIO, "cannot write '%s': %s", path, strerror(errno));
         ln_free(tmp);
         return LN_EIO;
     }
-    ok = fputs(s, fp) >= 0;
+    ok = fputs(text, fp) >= 0;
     ok = (fclose(fp) == 0) && ok;
-    ln_free(s);
-    if (!ok || rename(tmp, outfile) != 0) {
+    if (!ok || rename(tmp, path) != 0) {
+        ln_error(LN_EIO, "cannot write '%s': %s", path, strerror(errno));
         remove(tmp);
         ln_free(tmp);
-        return ln_error(LN_EIO, "cannot write '%s': %s", outfile, strerror(errno));
+        return LN_EIO;
     }
     ln_free(tmp);
     return 0;
 }
 
-/* The op that writes a static tensor reads it from the weights file when
- * its "from_file" param is true. */
-static ln_bool from_file(const ln_context *ctx, const ln_tensor_entry *te)
+/* The constants the ops read from file, written to path. */
+static int write_consts(ln_context *ctx, const char *path)
 {
-    ln_op *op = te->creater ? ln_op_table_find(ctx->op_table, te->creater) : NULL;
-    ln_param_entry *pe = op ? ln_op_param(op->op_arg, "from_file") : NULL;
-    return pe && pe->type == LN_PARAM_BOOL && pe->value_bool;
+    int n = 0, cap = 16, ret = 0;
+    const char **names = ln_alloc(sizeof(char *) * (size_t)cap);
+    const ln_tensor **ts = ln_alloc(sizeof(ln_tensor *) * (size_t)cap);
+    ln_hash_iter it;
+    void *k, *v;
+
+    ln_hash_iter_init(&it, ctx->tensor_table);
+    while (ln_hash_iter_next(&it, &k, &v)) {
+        ln_tensor_entry *te = v;
+        ln_tensor *t;
+        if (!te->isstatic || !from_file(ctx, te))
+            continue;
+        if (!(t = ln_context_const_get(ctx, te->name))) {
+            ret = ln_error_code();
+            goto out;
+        }
+        if (n == cap) {
+            cap *= 2;
+            names = ln_realloc(names, sizeof(char *) * (size_t)cap);
+            ts = ln_realloc(ts, sizeof(ln_tensor *) * (size_t)cap);
+        }
+        names[n] = te->name;
+        ts[n++] = t;
+    }
+    ret = ln_datafile_write_params(path, n, names, ts);
+out:
+    ln_free(names);
+    ln_free(ts);
+    return ret;
 }
 
-static int load_weights(ln_context *ctx, const char *datafile)
+int ln_context_print(const ln_context *cctx, const char *outfile)
+{
+    ln_context *ctx = (ln_context *)cctx;   /* constants may be read lazily */
+    char *s, *params = NULL, *data = NULL;
+    int ret;
+
+    if (ln_streq(outfile, "-")) {
+        if (ctx->consts_dirty)
+            return ln_error(LN_EINVAL, "%s: compiling changed the weights; write the IR to "
+                            "a file (-o) so they can be written beside it", ctx->source);
+        s = print_str(ctx, ctx->data_file);
+        fputs(s, stdout);
+        ln_free(s);
+        return 0;
+    }
+    if (ctx->consts_dirty) {
+        size_t n = strlen(outfile);
+        const char *base;
+        if (n > 5 && ln_streq(outfile + n - 5, ".json"))
+            n -= 5;
+        params = ln_sprintf("%.*s.params", (int)n, outfile);
+        base = strrchr(params, '/');
+        data = ln_strdup(base ? base + 1 : params);
+        if ((ret = write_consts(ctx, params)))
+            goto out;
+    } else if (ctx->data_file) {
+        /* the JSON may land elsewhere: name the weights by absolute path */
+        char *abs = realpath(ctx->data_file, NULL);
+        data = abs ? ln_strdup(abs) : ln_strdup(ctx->data_file);
+        free(abs);
+    }
+    s = print_str(ctx, data);
+    ret = write_whole(outfile, s);
+    ln_free(s);
+    if (ret && params)
+        remove(params);
+out:
+    ln_free(params);
+    ln_free(data);
+    return ret;
+}
+
+int ln_context_set_data_file(ln_context *ctx, const char *path)
+{
+    ln_free(ctx->data_file);
+    ctx->data_file = ln_strdup(path);
+    ln_hash_free(ctx->consts);
+    ctx->consts = ln_datafile_create_dict();
+    ctx->consts_loaded = ctx->consts_dirty = LN_FALSE;
+    return 0;
+}
+
+static int consts_load(ln_context *ctx)
 {
     ln_hash *dict = NULL;
     ln_hash_iter it;
     void *k, *v;
     int ret;
 
-    if (datafile && (ret = ln_datafile_read(datafile, &dict)))
+    if (ctx->consts_loaded || !ctx->data_file)
+        return 0;
+    if ((ret = ln_datafile_read(ctx->data_file, &dict)))
         return ret;
-    ln_hash_iter_init(&it, ctx->tensor_table);
+    /* constants the passes set win over the file's */
+    ln_hash_iter_init(&it, dict);
     while (ln_hash_iter_next(&it, &k, &v)) {
-        ln_tensor_entry *te = v;
-        ln_tensor *src;
-        char a[128], b[128];
-        if (!te->isstatic || !from_file(ctx, te))
-            continue;
-        if (!dict) {
-            ret = ln_error(LN_EINVAL, "%s: tensor '%s' is read from the weights file, "
-                           "but no weights file was given (\"data\" in the IR, or -f)",
-                           ctx->source, te->name);
-            goto out;
-        }
-        src = ln_hash_find(dict, te->name);
-        if (!src) {
-            ret = ln_error(LN_ENOTFOUND, "%s: tensor '%s' is not in weights file '%s'",
-                           ctx->source, te->name, datafile);
-            goto out;
-        }
-        if (src->dtype != te->tensor->dtype || src->len != te->tensor->len) {
-            ret = ln_error(LN_EINVAL, "%s: tensor '%s' is %s %s in the model but %s %s "
-                           "in weights file '%s'", ctx->source, te->name,
-                           ln_dtype_name(te->tensor->dtype),
-                           ln_dims_str(a, sizeof a, te->tensor->ndim, te->tensor->dims),
-                           ln_dtype_name(src->dtype),
-                           ln_dims_str(b, sizeof b, src->ndim, src->dims), datafile);
-            goto out;
-        }
-        memcpy(te->tensor->data, src->data, ln_tensor_size(src));
+        if (!ln_hash_find(ctx->consts, k))
+            ln_hash_insert(ctx->consts, ln_strdup(k), ln_tensor_copy(v));
     }
-    ret = 0;
-out:
-    if (dict)
-        ln_hash_free(dict);
-    return ret;
+    ln_hash_free(dict);
+    ctx->consts_loaded = LN_TRUE;
+    return 0;
 }
 
-int ln_context_load(ln_context *ctx, const char *datafile)
+ln_tensor *ln_context_const_get(ln_context *ctx, const char *tname)
+{
+    ln_tensor *t = ln_hash_find(ctx->consts, tname);
+
+    if (t)
+        return t;
+    if (!ctx->data_file) {
+        ln_error(LN_EINVAL, "%s: tensor '%s' is read from the weights file, but no "
+                 "weights file was given (\"data\" in the IR, or -f)",
+                 ctx->source ? ctx->source : "model", tname);
+        return NULL;
+    }
+    if (consts_load(ctx))
+        return NULL;
+    if (!(t = ln_hash_find(ctx->consts, tname)))
+        ln_error(LN_ENOTFOUND, "%s: tensor '%s' is not in weights file '%s'",
+                 ctx->source ? ctx->source : "model", tname, ctx->data_file);
+    return t;
+}
+
+void ln_context_const_set(ln_context *ctx, const char *tname, ln_tensor *t)
+{
+    ln_hash_insert(ctx->consts, ln_strdup(tname), t);
+    ctx->consts_dirty = LN_TRUE;
+}
+
+/* Give one static tensor its data: from the constants, or by the static_run
+ * of the op that creates it (create with inline data). */
+static int materialize(ln_context *ctx, ln_tensor_entry *te)
+{
+    ln_tensor *src;
+    size_t n = ln_tensor_size(te->tensor);
+    char a[128], b[128];
+
+    if (te->tensor->data)
+        return 0;
+    te->tensor->data = ln_mem_type_info(LN_MEM_CPU)->alloc_func(n ? n : 1);
+    te->tensor->owns_data = LN_TRUE;
+    if (from_file(ctx, te)) {
+        if (!(src = ln_context_const_get(ctx, te->name)))
+            return ln_error_code();
+        if (src->dtype != te->tensor->dtype || src->len != te->tensor->len)
+            return ln_error(LN_EINVAL, "%s: tensor '%s' is %s %s in the model but %s %s "
+                            "in weights file '%s'", ctx->source, te->name,
+                            ln_dtype_name(te->tensor->dtype),
+                            ln_dims_str(a, sizeof a, te->tensor->ndim, te->tensor->dims),
+                            ln_dtype_name(src->dtype),
+                            ln_dims_str(b, sizeof b, src->ndim, src->dims),
+                            ctx->data_file ? ctx->data_file : "(passes)");
+        memcpy(te->tensor->data, src->data, ln_tensor_size(src));
+        return 0;
+    }
+    {
+        ln_op *op = te->creater ? ln_op_table_find(ctx->op_table, te->creater) : NULL;
+        if (op && op->static_run)
+            return op->static_run(op->op_arg);
+    }
+    return 0;
+}
+
+int ln_context_static_data(ln_context *ctx, const char *tname, ln_tensor **t)
+{
+    ln_tensor_entry *te = ln_tensor_table_find(ctx->tensor_table, tname);
+    int ret;
+
+    if (!te)
+        return ln_error(LN_ENOTFOUND, "no tensor named '%s'", tname);
+    if (!te->isstatic)
+        return ln_error(LN_EINVAL, "tensor '%s' is not a constant", tname);
+    if ((ret = materialize(ctx, te)))
+        return ret;
+    *t = te->tensor;
+    return 0;
+}
+
+int ln_context_materialize_consts(ln_context *ctx)
 {
     ln_hash_iter it;
     void *k, *v;
     int ret;
 
+    ln_hash_iter_init(&it, ctx->tensor_table);
+    while (ln_hash_iter_next(&it, &k, &v)) {
+        ln_tensor_entry *te = v;
+        if (te->isstatic && (ret = materialize(ctx, te)))
+            return ret;
+    }
+    return 0;
+}
+
+int ln_context_load(ln_context *ctx, const char *datafile)
+{
+    int ret;
+
     if (ctx->loaded)
         return 0;
+    if (datafile && (!ctx->data_file || !ln_streq(datafile, ctx->data_file)))
+        ln_context_set_data_file(ctx, datafile);
     if ((ret = ln_context_plan(ctx)))
         return ret;
     ctx->arena = ln_mem_type_info(LN_MEM_CPU)->alloc_func(ctx->arena_size ? ctx->arena_size : 1);
     if (!ctx->arena)
         return ln_error(LN_ENOMEM, "cannot allocate the %zu-byte arena", ctx->arena_size);
-    ln_hash_iter_init(&it, ctx->tensor_table);
-    while (ln_hash_iter_next(&it, &k, &v)) {
-        ln_tensor_entry *te = v;
-        if (te->isstatic) {
-            size_t n = ln_tensor_size(te->tensor);
-            te->tensor->data = ln_mem_type_info(LN_MEM_CPU)->alloc_func(n ? n : 1);
-            te->tensor->owns_data = LN_TRUE;
-        }
-    }
     ln_tensor_table_set_data(ctx->tensor_table, ctx->arena);
     ctx->loaded = LN_TRUE;
-    if ((ret = load_weights(ctx, datafile ? datafile : ctx->data_file)))
+    if ((ret = ln_context_materialize_consts(ctx)))
         goto fail;
     LN_LIST_FOREACH(ln_op, op, ctx->ops) {
-        if (op->static_run && (ret = op->static_run(op->op_arg)))
+        ln_tensor_entry *out;
+        /* the constants' own static_run ran when they were materialized */
+        if (!op->static_run)
+            continue;
+        out = ln_op_tensor_out(op->op_arg, "dst");
+        if (out && out->isstatic)
+            continue;
+        if ((ret = op->static_run(op->op_arg)))
             goto fail;
     }
     return 0;

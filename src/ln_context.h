@@ -39,6 +39,11 @@ typedef struct ln_context {
     ln_bool io_in_arena;     /* graph inputs/outputs inside the arena */
     void *arena;             /* allocated by load */
     ln_bool loaded;
+    /* Constants by name (owned): the weights file's tensors, read on first
+     * use, plus constants the compile passes make (folded weights). */
+    ln_hash *consts;
+    ln_bool consts_loaded;
+    ln_bool consts_dirty;    /* passes added constants: print writes a new file */
 } ln_context;
 
 ln_context *ln_context_create(void);
@@ -54,7 +59,10 @@ int ln_context_compile(ln_context *ctx, const char *target);
 /* Plan memory when not planned yet (the interpreter's default path). */
 int ln_context_plan(ln_context *ctx);
 /* The IR as JSON (planned fields included when planned) to a file
- * ("-" is stdout); written to a temporary file and renamed. */
+ * ("-" is stdout); written to a temporary file and renamed.  When the
+ * passes made new constants, the weights the ops use are written beside it
+ * as <outfile without .json>.params and "data" names that file (printing
+ * to stdout is then an error). */
 int ln_context_print(const ln_context *ctx, const char *outfile);
 char *ln_context_print_str(const ln_context *ctx);
 /* Allocate the arena, give every tensor its memory, read weights from
@@ -69,6 +77,22 @@ size_t ln_context_data_size(const ln_context *ctx, const char *tname);
 ln_tensor *ln_context_tensor(const ln_context *ctx, const char *tname);
 int ln_context_run(const ln_context *ctx);
 void ln_context_unload(ln_context *ctx);
+
+/* Use path as the weights file instead of the IR's "data" (before compile
+ * or load). */
+int ln_context_set_data_file(ln_context *ctx, const char *path);
+/* The value of a static (constant) tensor at compile time: its data is
+ * materialized on demand (from the weights file or the op's inline data).
+ * LN_EINVAL when the tensor is not static. */
+int ln_context_static_data(ln_context *ctx, const char *tname, ln_tensor **t);
+/* Give every static tensor its data (called by load; passes may call it). */
+int ln_context_materialize_consts(ln_context *ctx);
+/* Add a constant a pass made (ownership of t taken); a `create` op with
+ * from_file true and dst tname then reads it. */
+void ln_context_const_set(ln_context *ctx, const char *tname, ln_tensor *t);
+/* The constant named tname from the weights file or the passes (NULL and
+ * an error when absent or the file cannot be read). */
+ln_tensor *ln_context_const_get(ln_context *ctx, const char *tname);
 
 /* Rewrites used by the passes.  Ops handed in are owned by the context. */
 int ln_context_add_op(ln_context *ctx, ln_op *op);          /* append + pre_run */

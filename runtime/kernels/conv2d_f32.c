@@ -39,6 +39,14 @@ static int is_depthwise(const ln_rt_conv2d_args *a)
     return a->group > 1 && a->group == a->c && a->oc % a->c == 0;
 }
 
+/* 1x1, stride 1, no padding: the image itself is the B matrix */
+static int conv_is_pointwise(const ln_rt_conv2d_args *a)
+{
+    return a->kh == 1 && a->kw == 1 && a->stride_h == 1 &&
+           a->stride_w == 1 && a->pad_top == 0 && a->pad_left == 0 &&
+           a->pad_bottom == 0 && a->pad_right == 0;
+}
+
 /* ---- patch-matrix packer --------------------------------------------- */
 typedef struct {
     const float *img;       /* first channel of this group, one image */
@@ -55,53 +63,53 @@ static void pack_b_conv(const void *ctx, int32_t p0, int32_t kc, int32_t j0,
 {
     const conv_bctx *b = ctx;
     const int32_t khw = b->kh * b->kw, ldb = (nc + 15) / 16 * 16;
+    const int32_t ow = b->ow, w = b->w, h = b->h, sw = b->sw;
+    const int32_t oy0 = j0 / ow, ox0 = j0 % ow;
     int32_t p;
     (void)nr;
 
     for (p = 0; p < kc; p++) {
-        int32_t row = p0 + p, ci = row / khw, r = row % khw;
-        int32_t ky = r / b->kw, kx = r % b->kw;
-        const float *plane = b->img + (size_t)ci * b->h * b->w;
-        int32_t jj = 0, oy = j0 / b->ow, ox = j0 % b->ow, i;
-        int32_t off = kx * b->dw - b->pl;
+        const int32_t row = p0 + p, ci = row / khw, r = row % khw;
+        const int32_t ky = r / b->kw, kx = r % b->kw;
+        const int32_t off = kx * b->dw - b->pl;
+        const float *plane = b->img + (size_t)ci * h * w;
         /* valid ox: 0 <= ox * sw + off < w */
-        int32_t lo = off >= 0 ? 0 : (-off + b->sw - 1) / b->sw;
-        int32_t hi = b->w - off <= 0 ? 0 : (b->w - off - 1) / b->sw + 1;
+        int32_t lo = off >= 0 ? 0 : (-off + sw - 1) / sw;
+        int32_t hi = w - off <= 0 ? 0 : (w - off - 1) / sw + 1;
+        int32_t done = 0, oy = oy0, xa = ox0;
         float *d = dst + (size_t)p * ldb;
 
-        if (hi > b->ow)
-            hi = b->ow;
-        while (jj < nc) {
-            int32_t len = b->ow - ox < nc - jj ? b->ow - ox : nc - jj;
-            int32_t iy = oy * b->sh - b->pt + ky * b->dh;
-            int32_t e = ox + len;
-            if (iy < 0 || iy >= b->h || lo >= hi) {
-                for (i = 0; i < len; i++)
-                    d[jj + i] = 0.0f;
+        if (hi > ow)
+            hi = ow;
+        if (lo > hi)
+            lo = hi;
+        while (done < nc) {
+            /* columns [xa, xb) of output row oy go to d[done ...] */
+            const int32_t xb = ow - xa < nc - done ? ow : xa + (nc - done);
+            const int32_t iy = oy * b->sh - b->pt + ky * b->dh;
+            float *q = d + done;
+            int32_t x0 = xa > lo ? xa : lo, x1 = xb < hi ? xb : hi, x;
+            if (iy < 0 || iy >= h || x0 >= x1) {
+                memset(q, 0, (size_t)(xb - xa) * sizeof(float));
             } else {
-                const float *s = plane + (size_t)iy * b->w + off;
-                int32_t a0 = ox > lo ? ox : lo, a1 = e < hi ? e : hi;
-                float *dd = d + jj - ox; /* indexed by ox */
-                for (i = ox; i < a0 && i < e; i++)
-                    dd[i] = 0.0f;
-                if (b->sw == 1)
-                    for (i = a0; i < a1; i++)
-                        dd[i] = s[i];
+                const float *srow = plane + (size_t)iy * w + off;
+                if (x0 > xa)
+                    memset(q, 0, (size_t)(x0 - xa) * sizeof(float));
+                if (sw == 1)
+                    memcpy(q + (x0 - xa), srow + x0,
+                           (size_t)(x1 - x0) * sizeof(float));
                 else
-                    for (i = a0; i < a1; i++)
-                        dd[i] = s[i * b->sw];
-                for (i = a1 > ox ? a1 : ox; i < e; i++)
-                    dd[i] = 0.0f;
+                    for (x = x0; x < x1; x++)
+                        q[x - xa] = srow[(ptrdiff_t)x * sw];
+                if (xb > x1)
+                    memset(q + (x1 - xa), 0, (size_t)(xb - x1) * sizeof(float));
             }
-            jj += len;
-            ox += len;
-            if (ox == b->ow) {
-                ox = 0;
-                oy++;
-            }
+            done += xb - xa;
+            xa = 0;
+            oy++;
         }
-        for (i = nc; i < ldb; i++)
-            d[i] = 0.0f;
+        if (ldb > nc)
+            memset(d + nc, 0, (size_t)(ldb - nc) * sizeof(float));
     }
 }
 
@@ -119,7 +127,8 @@ size_t ln_rt_conv2d_f32_scratch_size(const ln_rt_conv2d_args *a)
                              a->pad_right, a->dil_w);
     cg = a->c / a->group;
     return ln_rt__gemm_scratch_floats(a->oc / a->group, oh * ow,
-                                      cg * a->kh * a->kw) * sizeof(float);
+                                      cg * a->kh * a->kw, 1,
+                                      conv_is_pointwise(a)) * sizeof(float);
 }
 
 int ln_rt__conv2d_f32_isa(const ln_rt__gemm_isa *isa,
@@ -163,9 +172,7 @@ int ln_rt__conv2d_f32_isa(const ln_rt__gemm_isa *isa,
     s.b_direct = NULL; s.b_ld = 0;
     s.a_ld = kk; /* weights are read in place */
     /* 1x1, stride 1, no padding: the image is the B matrix [cg][h*w] */
-    pointwise = a->kh == 1 && a->kw == 1 && a->stride_h == 1 &&
-                a->stride_w == 1 && a->pad_top == 0 && a->pad_left == 0 &&
-                a->pad_bottom == 0 && a->pad_right == 0;
+    pointwise = conv_is_pointwise(a);
     for (b = 0; b < a->n; b++) {
         for (g = 0; g < a->group; g++) {
             am.p = weight + (size_t)g * mg * kk;

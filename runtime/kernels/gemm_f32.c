@@ -19,14 +19,20 @@
 static int32_t imin(int32_t a, int32_t b) { return a < b ? a : b; }
 static int32_t roundup(int32_t a, int32_t m) { return (a + m - 1) / m * m; }
 
-size_t ln_rt__gemm_scratch_floats(int32_t m, int32_t n, int32_t k)
+/* Packed A: all M rows of one k block, or with A read in place only the
+ * last partial panel (< 24 rows); packed B: one KC x NC block, or with B
+ * read in place only the last partial panel (16 columns); + 16 floats to
+ * align B to a cache line. Uses the lcm of all MR (24) and NR (16), so the
+ * size is the same for every ISA. */
+size_t ln_rt__gemm_scratch_floats(int32_t m, int32_t n, int32_t k,
+                                  int a_direct, int b_direct)
 {
-    int32_t kc = imin(k, LN_RT_GEMM_KC);
+    size_t kc = (size_t)imin(k, LN_RT_GEMM_KC);
     if (m <= 0 || n <= 0 || k <= 0)
         return 0;
-    /* + 16 floats to align packed B to a cache line */
-    return (size_t)roundup(m, 24) * (size_t)kc +
-           (size_t)roundup(imin(n, LN_RT_GEMM_NC), 16) * (size_t)kc + 16;
+    return (a_direct ? 24 : (size_t)roundup(m, 24)) * kc +
+           (b_direct ? 16 : (size_t)roundup(imin(n, LN_RT_GEMM_NC), 16)) * kc +
+           16;
 }
 
 /* ---- portable 4x4 micro-kernel (the reference and the Cortex-M path) --- */
@@ -109,7 +115,8 @@ void ln_rt__gemm_run(const ln_rt__gemm_isa *isa, const ln_rt__gemm_src *s,
         }
         return;
     }
-    pb = pa + (size_t)roundup(m, 24) * (size_t)imin(k, LN_RT_GEMM_KC);
+    pb = pa + (s->a_direct ? 24 : (size_t)roundup(m, 24)) *
+              (size_t)imin(k, LN_RT_GEMM_KC);
     pb = (float *)(((uintptr_t)pb + 63) & ~(uintptr_t)63);
     for (pc = 0; pc < k; pc += LN_RT_GEMM_KC) {
         int32_t kc = imin(LN_RT_GEMM_KC, k - pc);
@@ -120,7 +127,7 @@ void ln_rt__gemm_run(const ln_rt__gemm_isa *isa, const ln_rt__gemm_src *s,
         if (s->a_direct) {
             if (m % mr)
                 s->pack_a(s->actx, m - m % mr, m % mr, pc, kc, mr,
-                          pa + (size_t)(m - m % mr) * kc);
+                          pa);
         } else {
             for (ic = 0; ic < m; ic += LN_RT_GEMM_MC)
                 s->pack_a(s->actx, ic, imin(LN_RT_GEMM_MC, m - ic), pc, kc,
@@ -149,7 +156,7 @@ void ln_rt__gemm_run(const ln_rt__gemm_isa *isa, const ln_rt__gemm_src *s,
                     int direct = s->a_direct && mv == mr;
                     isa->ukr(kc,
                              direct ? s->a_direct + (ptrdiff_t)ir * s->a_ld + pc
-                                    : pa + (size_t)ir * kc,
+                             : s->a_direct ? pa : pa + (size_t)ir * kc,
                              direct ? s->a_ld : 0, bpp, ldb,
                              c + (ptrdiff_t)ir * ldc + jc + jr, ldc, mv, nv,
                              first, last, bias ? bias + ir : NULL, act,
@@ -238,10 +245,48 @@ void ln_rt__pack_b_mat(const void *ctx, int32_t p0, int32_t kc, int32_t j0,
     }
 }
 
+/* ---- one-row products (batch-1 fully connected layers) --------------- *
+ * y[j] (+)= alpha * sum_p x[p] * B'(p, j). With B' = B^T (PyTorch Linear
+ * weights [N][K]) every output is a dot product of two contiguous rows,
+ * summed in 8 interleaved partial sums that the compiler maps to one
+ * vector register; with B' = B every row of B is added to y scaled by
+ * x[p] (an axpy per row). Both run at memory speed, where the blocked
+ * engine would waste 5 of every 6 micro-kernel rows and pack all of B. */
+void ln_rt__gemv(int32_t n, int32_t k, const float *x, const float *B,
+                 int trans_b, float alpha, float *y, int accumulate)
+{
+    int32_t j, p;
+    if (trans_b) {
+        for (j = 0; j < n; j++) {
+            const float *b = B + (size_t)j * k;
+            float s[8] = { 0, 0, 0, 0, 0, 0, 0, 0 }, t;
+            int q;
+            for (p = 0; p + 8 <= k; p += 8)
+                for (q = 0; q < 8; q++)
+                    s[q] += x[p + q] * b[p + q];
+            for (; p < k; p++)
+                s[p & 7] += x[p] * b[p];
+            t = ((s[0] + s[4]) + (s[1] + s[5])) + ((s[2] + s[6]) + (s[3] + s[7]));
+            y[j] = accumulate ? y[j] + alpha * t : alpha * t;
+        }
+    } else {
+        if (!accumulate)
+            for (j = 0; j < n; j++)
+                y[j] = 0.0f;
+        for (p = 0; p < k; p++) {
+            const float *b = B + (size_t)p * n;
+            float xv = alpha * x[p];
+            for (j = 0; j < n; j++)
+                y[j] += xv * b[j];
+        }
+    }
+}
+
 /* ---- ONNX Gemm -------------------------------------------------------- */
 size_t ln_rt_gemm_f32_scratch_size(const ln_rt_gemm_args *a)
 {
-    return ln_rt__gemm_scratch_floats(a->m, a->n, a->k) * sizeof(float);
+    return ln_rt__gemm_scratch_floats(a->m, a->n, a->k, 0, 0) *
+           sizeof(float);
 }
 
 int ln_rt__gemm_f32_isa(const ln_rt__gemm_isa *isa, const ln_rt_gemm_args *a,
@@ -267,6 +312,12 @@ int ln_rt__gemm_f32_isa(const ln_rt__gemm_isa *isa, const ln_rt_gemm_args *a,
                 Y[(size_t)i * a->n + j] =
                     a->beta * C[(size_t)i * rs + (size_t)j * cs];
         accumulate = 1;
+    }
+    if (a->m == 1 && a->k > 0) {
+        /* A is one contiguous row whether transposed or not */
+        ln_rt__gemv(a->n, a->k, A, B, a->trans_b, a->alpha, Y, accumulate);
+        ln_rt__act_f32(Y, (size_t)a->n, a->act, a->act_alpha, a->act_beta);
+        return LN_RT_OK;
     }
     am.p = A; am.ld = a->trans_a ? a->m : a->k; am.trans = a->trans_a;
     am.scale = a->alpha;
@@ -295,7 +346,8 @@ size_t ln_rt_matmul_f32_scratch_size(const ln_rt_matmul_args *a)
     if (nd < 2)
         return 0;
     return ln_rt__gemm_scratch_floats(a->y_dims[nd - 2], a->y_dims[nd - 1],
-                                      a->a_dims[nd - 1]) * sizeof(float);
+                                      a->a_dims[nd - 1], 0, 0) *
+           sizeof(float);
 }
 
 int ln_rt_matmul_f32(const ln_rt_matmul_args *a, const float *A,
@@ -341,6 +393,8 @@ int ln_rt_matmul_f32(const ln_rt_matmul_args *a, const float *A,
         bm.p = B + ob;
         if (k == 0)
             memset(Y, 0, (size_t)m * n * sizeof(float));
+        else if (m == 1)
+            ln_rt__gemv(n, k, A + oa, B + ob, 0, 1.0f, Y, 0);
         else
             ln_rt__gemm_run(isa, &s, m, n, k, Y, n, 0, NULL, LN_RT_ACT_NONE,
                             0.0f, 0.0f, scratch);

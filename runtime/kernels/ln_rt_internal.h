@@ -92,7 +92,11 @@ void ln_rt__gemm_run(const ln_rt__gemm_isa *isa, const ln_rt__gemm_src *s,
                      int32_t m, int32_t n, int32_t k, float *c, int32_t ldc,
                      int accumulate, const float *bias, ln_rt_act act,
                      float alpha, float beta, float *scratch);
-size_t ln_rt__gemm_scratch_floats(int32_t m, int32_t n, int32_t k);
+size_t ln_rt__gemm_scratch_floats(int32_t m, int32_t n, int32_t k,
+                                  int a_direct, int b_direct);
+
+void ln_rt__gemv(int32_t n, int32_t k, const float *x, const float *B,
+                 int trans_b, float alpha, float *y, int accumulate);
 
 /* plain row-major packers: ctx is a ln_rt__mat */
 typedef struct {

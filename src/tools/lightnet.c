@@ -84,13 +84,15 @@ int main(int argc, char **argv)
     ctx = ln_context_create();
     if (ln_context_init(ctx, model))
         return fail(ctx);
+    if (datafile)
+        ln_context_set_data_file(ctx, datafile);
     if (!run_only && ln_context_compile(ctx, target))
         return fail(ctx);
     if (compile_only) {
         if (ln_context_print(ctx, out ? out : "-"))
             return fail(ctx);
     } else {
-        if (ln_context_load(ctx, datafile) || ln_context_run(ctx))
+        if (ln_context_load(ctx, NULL) || ln_context_run(ctx))
             return fail(ctx);
         if (out && ln_context_print(ctx, out))
             return fail(ctx);

@@ -134,17 +134,22 @@ START_TEST(test_conv2d_bad_args)
 }
 END_TEST
 
-/* depthwise scratch is one zero-padded plane (row slack 16); the GEMM
- * path's covers the two packing blocks */
+/* Scratch is ISA-independent: depthwise, one zero-padded plane (row slack
+ * 16); GEMM path, one partial A panel (24 rows) + one KC x NC B block
+ * (K <= 256 rows, N rounded to 16, NC = 192) + 16 floats of alignment;
+ * 1x1 stride 1 reads the image in place and needs only a 16-column B panel */
 START_TEST(test_conv2d_scratch_size)
 {
     ln_rt_conv2d_args a;
     to_args(&cases[4], &a);
     ck_assert_uint_eq(ln_rt_conv2d_f32_scratch_size(&a),
                       (size_t)(11 + 2 + 16) * (9 + 2) * sizeof(float));
-    to_args(&cases[8], &a);
-    ck_assert_uint_ge(ln_rt_conv2d_f32_scratch_size(&a),
-                      (size_t)(120 + 192) * 256 * sizeof(float));
+    to_args(&cases[8], &a); /* K = 360, N = 221 */
+    ck_assert_uint_eq(ln_rt_conv2d_f32_scratch_size(&a),
+                      (size_t)((24 + 192) * 256 + 16) * sizeof(float));
+    to_args(&cases[12], &a); /* 1x1, K = 64 */
+    ck_assert_uint_eq(ln_rt_conv2d_f32_scratch_size(&a),
+                      (size_t)((24 + 16) * 64 + 16) * sizeof(float));
 }
 END_TEST
 

@@ -2,7 +2,7 @@
  * test_rt_gemm.c -- ONNX Gemm (transA/B, alpha, beta, C broadcast, fused
  * activation) and batched broadcast MatMul against naive double references.
  * Sizes cover micro-kernel tails (7x5x3) and every cache-block edge
- * (M > MC = 120, N > NC = 192, K > KC = 256).
+ * (M > MC = 120, N > NC = 192, K > KC = 256), and M = 1 (the gemv path).
  * Tolerance: 3e-5 max rel err (K <= 300 products of values in [-1, 1]).
  */
 #include "rt_test.h"
@@ -26,6 +26,10 @@ static const gemm_case gcases[] = {
     { 130, 200, 300, 1, 1, 0.7f, 1.0f, 130, 200, LN_RT_ACT_NONE },
     { 2, 1000, 64, 0, 1, 1.0f, 1.0f, 1, 1000, LN_RT_ACT_NONE },
     { 3, 4, 0, 0, 0, 1.0f, 1.0f, 1, 4, LN_RT_ACT_NONE },
+    /* M = 1 takes the one-row (gemv) path */
+    { 1, 1000, 515, 0, 1, 0.5f, 1.0f, 1, 1000, LN_RT_ACT_RELU },
+    { 1, 37, 19, 1, 0, 1.0f, 2.0f, 1, 1, LN_RT_ACT_NONE },
+    { 1, 9, 7, 0, 0, -1.0f, 0.0f, 0, 0, LN_RT_ACT_LEAKYRELU },
 };
 
 START_TEST(test_gemm_cases)
@@ -58,12 +62,13 @@ START_TEST(test_gemm_cases)
                 s += (double)g->beta *
                      C[(size_t)(g->cr == 1 ? 0 : i) * g->cc +
                        (g->cc == 1 ? 0 : j)];
-            ref[(size_t)i * g->n + j] = rt_act(s, g->act, 0, 0);
+            ref[(size_t)i * g->n + j] = rt_act(s, g->act, 0.1, 0.8);
         }
     memset(&a, 0, sizeof(a));
     a.m = g->m; a.n = g->n; a.k = g->k; a.trans_a = g->ta;
     a.trans_b = g->tb; a.alpha = g->alpha; a.beta = g->beta;
     a.c_rows = g->cr; a.c_cols = g->cc; a.act = g->act;
+    a.act_alpha = 0.1f; a.act_beta = 0.8f;
     scr = rt_scratch(ln_rt_gemm_f32_scratch_size(&a));
     rt_fill(Y, ny, 50, 60, 1);
     ck_assert_int_eq(ln_rt_gemm_f32(&a, A, B, g->cr ? C : NULL, Y, scr),
@@ -121,6 +126,8 @@ static const mm_case mcases[] = {
     { 4, { 1, 3, 5, 4 }, { 2, 1, 4, 6 } },
     { 3, { 3, 1, 9 }, { 3, 9, 1 } },
     { 2, { 33, 129 }, { 129, 70 } },
+    { 2, { 1, 130 }, { 130, 7 } },
+    { 3, { 2, 1, 9 }, { 2, 9, 5 } },
 };
 
 START_TEST(test_matmul_cases)

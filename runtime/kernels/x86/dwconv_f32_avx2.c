@@ -72,7 +72,36 @@ void ln_rt__dwconv_f32_avx2(const ln_rt_conv2d_args *a, const float *src,
             for (oy = 0; oy < oh; oy++) {
                 const float *irow = pp + (size_t)oy * a->stride_h * wp;
                 float *orow = out + (size_t)oy * ow;
-                for (ox = 0; ox < ow; ox += 8) {
+                /* four independent accumulators hide the FMA latency */
+                for (ox = 0; ox + 32 <= ow; ox += 32) {
+                    const float *ip = irow + (size_t)ox * sw;
+                    __m256 c0 = bv, c1 = bv, c2 = bv, c3 = bv;
+                    if (sw == 1) {
+                        for (t = 0; t < kk; t++) {
+                            const float *q = ip + toff[t];
+                            c0 = _mm256_fmadd_ps(wv[t], _mm256_loadu_ps(q), c0);
+                            c1 = _mm256_fmadd_ps(wv[t], _mm256_loadu_ps(q + 8),
+                                                 c1);
+                            c2 = _mm256_fmadd_ps(wv[t],
+                                                 _mm256_loadu_ps(q + 16), c2);
+                            c3 = _mm256_fmadd_ps(wv[t],
+                                                 _mm256_loadu_ps(q + 24), c3);
+                        }
+                    } else {
+                        for (t = 0; t < kk; t++) {
+                            const float *q = ip + toff[t];
+                            c0 = _mm256_fmadd_ps(wv[t], load_s2(q), c0);
+                            c1 = _mm256_fmadd_ps(wv[t], load_s2(q + 16), c1);
+                            c2 = _mm256_fmadd_ps(wv[t], load_s2(q + 32), c2);
+                            c3 = _mm256_fmadd_ps(wv[t], load_s2(q + 48), c3);
+                        }
+                    }
+                    _mm256_storeu_ps(orow + ox, c0);
+                    _mm256_storeu_ps(orow + ox + 8, c1);
+                    _mm256_storeu_ps(orow + ox + 16, c2);
+                    _mm256_storeu_ps(orow + ox + 24, c3);
+                }
+                for (; ox < ow; ox += 8) {
                     const float *ip = irow + (size_t)ox * sw;
                     __m256 acc = bv;
                     if (sw == 1)

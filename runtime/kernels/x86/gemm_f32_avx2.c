@@ -81,6 +81,10 @@ static void ukr_avx2(int32_t kc, const float *ap, int32_t lda,
         bp += ldb;                                                            \
     } while (0)
 
+    for (i = 0; i < mv; i++) { /* C is read and written after the loop */
+        _mm_prefetch((const char *)(c + (ptrdiff_t)i * ldc), _MM_HINT_T0);
+        _mm_prefetch((const char *)(c + (ptrdiff_t)i * ldc + 15), _MM_HINT_T0);
+    }
     if (nv <= 8) { /* narrow tail panel: the right 8 columns are unused */
         if (lda == 0) {
             for (p = 0; p < kc; p++) {
@@ -97,6 +101,9 @@ static void ukr_avx2(int32_t kc, const float *ap, int32_t lda,
                 LN_RT_HALF(r0 + p, r1 + p, r2 + p, r3 + p, r4 + p, r5 + p);
         }
     } else if (lda == 0) { /* packed panel: 6 consecutive floats per k step */
+#if defined(__GNUC__) && __GNUC__ >= 8
+#pragma GCC unroll 4
+#endif
         for (p = 0; p < kc; p++) {
             LN_RT_STEP(ap, ap + 1, ap + 2, ap + 3, ap + 4, ap + 5);
             ap += 6;
@@ -105,6 +112,9 @@ static void ukr_avx2(int32_t kc, const float *ap, int32_t lda,
         const float *r0 = ap, *r1 = ap + lda, *r2 = ap + 2 * (ptrdiff_t)lda;
         const float *r3 = ap + 3 * (ptrdiff_t)lda, *r4 = ap + 4 * (ptrdiff_t)lda;
         const float *r5 = ap + 5 * (ptrdiff_t)lda;
+#if defined(__GNUC__) && __GNUC__ >= 8
+#pragma GCC unroll 4
+#endif
         for (p = 0; p < kc; p++)
             LN_RT_STEP(r0 + p, r1 + p, r2 + p, r3 + p, r4 + p, r5 + p);
     }
