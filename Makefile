@@ -24,13 +24,20 @@ OPT ?= -O2 -g
 SAN :=
 CFLAGS_ALL = -std=c99 -D_POSIX_C_SOURCE=200809L $(WARN) $(OPT) $(SAN) $(LN_OP_STRIP_CFLAGS) -fPIC -MMD -MP \
              -Isrc -Isrc/op -Iruntime/include $(CJSON_CFLAGS) $(CFLAGS)
-LDLIBS_ALL = $(CJSON_LIBS) -lm $(LDLIBS)
+LDLIBS_ALL = $(EXTRA_LDLIBS) $(CJSON_LIBS) -lm $(LDLIBS)
 
 RT_LIB := runtime/build/libln_rt.a
 
-LIB_SRCS := $(wildcard src/*.c src/op/*.c src/op/auto/*.c src/arch/*.c src/arch/auto/*.c)
-LIB_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS))
-TOOLS := lightnet
+# Optional parts add their rules, objects and libraries here (e.g. mk/onnx.mk).
+-include $(sort $(wildcard mk/*.mk))
+
+LIB_SRCS := $(wildcard src/*.c src/op/*.c src/op/auto/*.c src/arch/*.c src/arch/auto/*.c \
+              src/aot/*.c src/aot/auto/*.c)
+LIB_OBJS = $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS)) $(EXTRA_LIB_OBJS)
+EXTRA_LIB_OBJS :=
+EXTRA_LDLIBS :=
+# One tool per src/tools/<tool>.c
+TOOLS := $(basename $(notdir $(wildcard src/tools/*.c)))
 TOOL_BINS := $(addprefix $(BUILD)/bin/,$(TOOLS))
 
 TEST_SRCS := $(wildcard tests/test_ln_*.c)
@@ -117,16 +124,18 @@ test: all
 	$(MAKE) test-m4
 	$(MAKE) check-gen
 
+# Every generator gen/<x>gen.pl, in name order (opgen before optgen).
 gen:
-	perl gen/opgen.pl
-	perl gen/optgen.pl
+	@for g in $(sort $(wildcard gen/*gen.pl)); do echo "perl $$g"; perl $$g || exit 1; done
 
 # CI: generated files must be what `make gen` writes.
+GEN_DIRS := src/op/auto src/arch/auto $(wildcard src/aot/auto)
 check-gen:
-	@if [ -f gen/opgen.pl ] && command -v m4 >/dev/null; then \
-	    $(MAKE) -s gen >/dev/null && git diff --exit-code --stat -- src/op/auto src/arch/auto \
-	    && test -z "$$(git status --porcelain -- src/op/auto src/arch/auto)" \
-	    || { echo "generated files out of sync: run make gen and commit"; exit 1; }; fi
+	@$(MAKE) -s gen >/dev/null
+	@if ! git diff --quiet -- $(GEN_DIRS) || [ -n "$$(git status --porcelain -- $(GEN_DIRS))" ]; then \
+	    git status --short -- $(GEN_DIRS); \
+	    echo "generated files out of sync with gen/: run make gen and commit"; exit 1; fi
+	@echo "check-gen: generated files in sync"
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/lightnet \

@@ -17,6 +17,7 @@
 #include "ln_json.h"
 #include "ln_datafile.h"
 #include "ln_mem_plan.h"
+#include "ln_serializer.h"
 
 ln_context *ln_context_create(void)
 {
@@ -111,9 +112,9 @@ static int apply_plan(ln_context *ctx, const cJSON *plan)
     return 0;
 }
 
-int ln_context_init_str(ln_context *ctx, const char *json, const char *source)
+/* Init from an IR tree (taken: freed here) and optional constants (taken). */
+static int init_tree(ln_context *ctx, cJSON *root, const char *source, ln_hash *consts)
 {
-    cJSON *root = NULL;
     const cJSON *data, *arch, *plan;
     ln_list *ops = NULL;
     int ret;
@@ -121,8 +122,12 @@ int ln_context_init_str(ln_context *ctx, const char *json, const char *source)
     ln_context_cleanup(ctx);
     ln_arch_init();
     ctx->source = ln_strdup(source ? source : "<string>");
-    if ((ret = ln_json_parse_text(json, ctx->source, &root)))
-        return ret;
+    if (consts) {
+        /* constants that came with the model: a printed IR must write them */
+        ln_hash_free(ctx->consts);
+        ctx->consts = consts;
+        ctx->consts_loaded = ctx->consts_dirty = LN_TRUE;
+    }
     if ((ret = ln_json_parse_ops(root, ctx->source, ctx->tensor_table, &ops)))
         goto out;
     data = cJSON_GetObjectItemCaseSensitive(root, "data");
@@ -166,15 +171,43 @@ int ln_context_init_str(ln_context *ctx, const char *json, const char *source)
     ret = 0;
 out:
     cJSON_Delete(root);
-    if (ret) {
-        char *src = ln_strdup(ctx->source);
+    if (ret)
         ln_context_cleanup(ctx);
-        ln_free(src);
-    }
     return ret;
 }
 
-static char *read_stdin(void)
+int ln_context_init_str(ln_context *ctx, const char *json, const char *source)
+{
+    cJSON *root = NULL;
+    int ret;
+
+    ln_context_cleanup(ctx);
+    if ((ret = ln_json_parse_text(json, source ? source : "<string>", &root)))
+        return ret;
+    return init_tree(ctx, root, source, NULL);
+}
+
+int ln_context_init_mem(ln_context *ctx, const void *buf, size_t len, const char *source,
+                        const char *format, const ln_serializer_opts *opts)
+{
+    const ln_serializer *ser;
+    cJSON *root = NULL;
+    ln_hash *consts = NULL;
+    int ret;
+
+    ln_context_cleanup(ctx);
+    if (!source)
+        source = "<memory>";
+    ser = format ? ln_serializer_find(format) : ln_serializer_for(source, buf, len);
+    if (!ser)
+        return ln_error(LN_EUNSUPPORTED, format ? "%s: unknown model format '%s'"
+                        : "%s: unknown model format%s", source, format ? format : "");
+    if ((ret = ser->load(buf, len, source, opts, &root, &consts)))
+        return ret;
+    return init_tree(ctx, root, source, consts);
+}
+
+static char *read_stdin(size_t *lenp)
 {
     size_t cap = 4096, len = 0, n;
     char *buf = ln_alloc(cap);
@@ -184,21 +217,30 @@ static char *read_stdin(void)
             buf = ln_realloc(buf, cap *= 2);
     }
     buf[len] = '\0';
+    *lenp = len;
     return buf;
+}
+
+int ln_context_init_opts(ln_context *ctx, const char *path, const ln_serializer_opts *opts)
+{
+    char *text;
+    size_t len = 0;
+    int ret;
+
+    if (ln_streq(path, "-")) {
+        text = read_stdin(&len);
+        path = "<stdin>";
+    } else if (!(text = ln_read_text(path, &len))) {
+        return ln_error_code();
+    }
+    ret = ln_context_init_mem(ctx, text, len, path, NULL, opts);
+    ln_free(text);
+    return ret;
 }
 
 int ln_context_init(ln_context *ctx, const char *path)
 {
-    char *text;
-    int ret;
-
-    if (ln_streq(path, "-"))
-        text = read_stdin();
-    else if (!(text = ln_read_text(path, NULL)))
-        return ln_error_code();
-    ret = ln_context_init_str(ctx, text, ln_streq(path, "-") ? "<stdin>" : path);
-    ln_free(text);
-    return ret;
+    return ln_context_init_opts(ctx, path, NULL);
 }
 
 void ln_context_cleanup(ln_context *ctx)

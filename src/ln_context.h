@@ -48,10 +48,17 @@ typedef struct ln_context {
 
 ln_context *ln_context_create(void);
 void ln_context_free(ln_context *ctx);
-/* Parse an IR file ("-" reads stdin) and pre_run every op. */
+/* Parse a model file (JSON IR or ONNX; "-" reads stdin) and pre_run every op. */
 int ln_context_init(ln_context *ctx, const char *path);
-/* Same from a string; source names it in messages. */
+/* Same from a JSON IR string; source names it in messages. */
 int ln_context_init_str(ln_context *ctx, const char *json, const char *source);
+/* Any format (ln_serializer.h): by format name, or by source's extension
+ * and the bytes when format is NULL; opts may be NULL. */
+struct ln_serializer_opts;
+int ln_context_init_mem(ln_context *ctx, const void *buf, size_t len, const char *source,
+                        const char *format, const struct ln_serializer_opts *opts);
+int ln_context_init_opts(ln_context *ctx, const char *path,
+                         const struct ln_serializer_opts *opts);
 /* Undo init (post_run and free ops, tensors). */
 void ln_context_cleanup(ln_context *ctx);
 /* Run the arch's optimize recipe (expander, combiner, memory plan). */

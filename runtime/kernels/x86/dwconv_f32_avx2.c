@@ -72,53 +72,56 @@ void ln_rt__dwconv_f32_avx2(const ln_rt_conv2d_args *a, const float *src,
             for (oy = 0; oy < oh; oy++) {
                 const float *irow = pp + (size_t)oy * a->stride_h * wp;
                 float *orow = out + (size_t)oy * ow;
-                /* four independent accumulators hide the FMA latency */
-                for (ox = 0; ox + 32 <= ow; ox += 32) {
+                /* up to 32 outputs per pass: four independent accumulators
+                 * hide the FMA latency; chunks past ow are not computed */
+                for (ox = 0; ox < ow; ox += 32) {
                     const float *ip = irow + (size_t)ox * sw;
-                    __m256 c0 = bv, c1 = bv, c2 = bv, c3 = bv;
+                    const int32_t cs = 8 * sw; /* input step per chunk */
+                    int nch = (int)((ow - ox + 7) / 8), k;
+                    __m256 c0 = bv, c1 = bv, c2 = bv, c3 = bv, acc[4];
+                    if (nch > 4)
+                        nch = 4;
                     if (sw == 1) {
                         for (t = 0; t < kk; t++) {
                             const float *q = ip + toff[t];
-                            c0 = _mm256_fmadd_ps(wv[t], _mm256_loadu_ps(q), c0);
-                            c1 = _mm256_fmadd_ps(wv[t], _mm256_loadu_ps(q + 8),
-                                                 c1);
-                            c2 = _mm256_fmadd_ps(wv[t],
-                                                 _mm256_loadu_ps(q + 16), c2);
-                            c3 = _mm256_fmadd_ps(wv[t],
-                                                 _mm256_loadu_ps(q + 24), c3);
+                            __m256 wt = wv[t];
+                            c0 = _mm256_fmadd_ps(wt, _mm256_loadu_ps(q), c0);
+                            if (nch > 1)
+                                c1 = _mm256_fmadd_ps(wt, _mm256_loadu_ps(q + 8),
+                                                     c1);
+                            if (nch > 2)
+                                c2 = _mm256_fmadd_ps(
+                                    wt, _mm256_loadu_ps(q + 16), c2);
+                            if (nch > 3)
+                                c3 = _mm256_fmadd_ps(
+                                    wt, _mm256_loadu_ps(q + 24), c3);
                         }
                     } else {
                         for (t = 0; t < kk; t++) {
                             const float *q = ip + toff[t];
-                            c0 = _mm256_fmadd_ps(wv[t], load_s2(q), c0);
-                            c1 = _mm256_fmadd_ps(wv[t], load_s2(q + 16), c1);
-                            c2 = _mm256_fmadd_ps(wv[t], load_s2(q + 32), c2);
-                            c3 = _mm256_fmadd_ps(wv[t], load_s2(q + 48), c3);
+                            __m256 wt = wv[t];
+                            c0 = _mm256_fmadd_ps(wt, load_s2(q), c0);
+                            if (nch > 1)
+                                c1 = _mm256_fmadd_ps(wt, load_s2(q + cs), c1);
+                            if (nch > 2)
+                                c2 = _mm256_fmadd_ps(wt, load_s2(q + 2 * cs),
+                                                     c2);
+                            if (nch > 3)
+                                c3 = _mm256_fmadd_ps(wt, load_s2(q + 3 * cs),
+                                                     c3);
                         }
                     }
-                    _mm256_storeu_ps(orow + ox, c0);
-                    _mm256_storeu_ps(orow + ox + 8, c1);
-                    _mm256_storeu_ps(orow + ox + 16, c2);
-                    _mm256_storeu_ps(orow + ox + 24, c3);
-                }
-                for (; ox < ow; ox += 8) {
-                    const float *ip = irow + (size_t)ox * sw;
-                    __m256 acc = bv;
-                    if (sw == 1)
-                        for (t = 0; t < kk; t++)
-                            acc = _mm256_fmadd_ps(
-                                wv[t], _mm256_loadu_ps(ip + toff[t]), acc);
-                    else
-                        for (t = 0; t < kk; t++)
-                            acc = _mm256_fmadd_ps(wv[t], load_s2(ip + toff[t]),
-                                                  acc);
-                    if (ox + 8 <= ow) {
-                        _mm256_storeu_ps(orow + ox, acc);
-                    } else {
-                        float tmp[8];
-                        _mm256_storeu_ps(tmp, acc);
-                        memcpy(orow + ox, tmp,
-                               (size_t)(ow - ox) * sizeof(float));
+                    acc[0] = c0; acc[1] = c1; acc[2] = c2; acc[3] = c3;
+                    for (k = 0; k < nch; k++) {
+                        int32_t o0 = ox + 8 * k;
+                        if (o0 + 8 <= ow) {
+                            _mm256_storeu_ps(orow + o0, acc[k]);
+                        } else {
+                            float tmp[8];
+                            _mm256_storeu_ps(tmp, acc[k]);
+                            memcpy(orow + o0, tmp,
+                                   (size_t)(ow - o0) * sizeof(float));
+                        }
                     }
                 }
                 ln_rt__act_f32(orow, (size_t)ow, a->act, a->alpha, a->beta);
