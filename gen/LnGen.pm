@@ -143,6 +143,7 @@ my %DESC_SPEC = (
     core => 'bool', tensors_in => 'array', tensors_out => 'array',
     params => 'array', checks => 'array', priv => 'array', mem => 'object',
     run => 'array', static_run => 'array', aot => 'str', onnx => 'array',
+    scratch => 'object',
 );
 my @ARCHS = qw(none cpu);
 

@@ -57,6 +57,17 @@ my %PARAM_TYPES = (
 #
 # Checking one (resolved) description.
 #
+# A variadic tensor (the last of its list) stands for <arg>_0 .. <arg>_<n-1>.
+sub check_variadic {
+    my ($tw, $t, $list, $i) = @_;
+    return if !exists $t->{variadic};
+    cmp_enum("$tw.variadic", $t->{variadic});
+    fail("$tw.variadic", 'only the last tensor of its list may be variadic') if $i != $#$list;
+    fail("$tw.variadic", 'a variadic tensor cannot be optional') if $t->{optional};
+    fail("$tw.variadic", 'cannot follow an optional tensor')
+        if grep { $_->{optional} } @$list;
+}
+
 sub validate {
     my ($d) = @_;
     my $w = $d->{_where};
@@ -72,8 +83,10 @@ sub validate {
         my $tw = "$w: tensors_in[$i]";
         check_keys($tw, $t, { arg_name => 'str', dtype => 'array', ndim => 'int|object',
                               static => 'bool', optional => 'bool', same_shape => 'str',
-                              same_dtype => 'str', io => 'bool', doc => 'str' }, 'arg_name');
+                              same_dtype => 'str', io => 'bool', doc => 'str',
+                              variadic => 'int|object' }, 'arg_name');
         $seen->("$tw.arg_name", $t->{arg_name});
+        check_variadic($tw, $t, $d->{tensors_in}, $i);
         for my $j (0 .. $#{ $t->{dtype} // [] }) {
             my $dt = $t->{dtype}[$j];
             fail("$tw.dtype[$j]", 'unknown dtype ' . (is_str($dt) ? "'$dt'" : '(not a string)'))
@@ -87,7 +100,7 @@ sub validate {
             next if !exists $t->{$rel};
             my $i = (grep { $d->{tensors_in}[$_] == $t } 0 .. $#{ $d->{tensors_in} })[0];
             fail("$w: tensors_in[$i].$rel", "no input tensor '$t->{$rel}'")
-                if !$tin{ $t->{$rel} } || $t->{$rel} eq $t->{arg_name};
+                if !$tin{ $t->{$rel} } || ($t->{$rel} eq $t->{arg_name} && !$t->{variadic});
         }
     }
     for my $i (0 .. $#{ $d->{params} // [] }) {
@@ -133,9 +146,13 @@ sub validate {
         my $t = $d->{tensors_out}[$i];
         my $tw = "$w: tensors_out[$i]";
         check_keys($tw, $t, { arg_name => 'str', dtype => 'str', shape => 'str|object',
-                              static => 'bool', io => 'bool', doc => 'str' },
+                              static => 'bool', io => 'bool', doc => 'str',
+                              variadic => 'int|object' },
                    'arg_name', 'dtype', 'shape');
         $seen->("$tw.arg_name", $t->{arg_name});
+        check_variadic($tw, $t, $d->{tensors_out}, $i);
+        fail("$tw.shape", 'a variadic output takes its shape from an input or a hook')
+            if $t->{variadic} && ref $t->{shape} && !exists $t->{shape}{hook};
         my $dt = $t->{dtype};
         fail("$tw.dtype", "'$dt' is neither an input tensor, a dtype param nor a dtype")
             if !$tin{$dt} && !($par{$dt} && $par{$dt}{type} eq 'dtype') && !dtype_enum($dt);
@@ -212,31 +229,97 @@ sub validate {
         fail("$w: $sect", 'an abstract op (arch none) has no kernel: describe it in its arch op')
             if $d->{$sect} && $d->{arch} eq 'none' && @{ $d->{$sect} };
     }
+    if (my $s = $d->{scratch}) {
+        check_keys("$w: scratch", $s, { size => 'str', doc => 'str' }, 'size');
+        fail("$w: scratch", 'an abstract op (arch none) has no kernel and no scratch')
+            if $d->{arch} eq 'none';
+        $seen->("$w: scratch", 'scratch');
+    }
     for my $i (0 .. $#{ $d->{onnx} // [] }) {
         my $o = $d->{onnx}[$i];
         my $ow = "$w: onnx[$i]";
         check_keys($ow, $o, { op_type => 'str', since => 'int', until => 'int', inputs => 'array',
-                              outputs => 'array', attrs => 'array' }, 'op_type', 'since');
+                              outputs => 'array', attrs => 'array', consts => 'array',
+                              doc => 'str' }, 'op_type', 'since');
+        fail("$ow.until", "is before since ($o->{since})")
+            if exists $o->{until} && $o->{until} < $o->{since};
+        my %bound;
         for my $io (qw(inputs outputs)) {
             my $set = $io eq 'inputs' ? \%tin : \%tout;
             for my $j (0 .. $#{ $o->{$io} // [] }) {
                 my $n = $o->{$io}[$j];
-                fail("$ow.$io\[$j]", 'no ' . ($io eq 'inputs' ? 'input' : 'output') . " tensor '"
-                     . (is_str($n) ? $n : '?') . "'")
-                    if !is_str($n) || !$set->{$n};
+                my $nw = "$ow.$io\[$j]";
+                fail($nw, 'must be a string') if !is_str($n);
+                if ($io eq 'inputs' && $n eq '') {
+                    next;   # an ONNX input LightNet ignores
+                } elsif ($io eq 'inputs' && $n =~ /^@(.*)$/) {
+                    fail($nw, "no param '$1'") if !$par{$1};
+                    fail($nw, "param '$1' is mapped twice") if $bound{$1}++;
+                    next;
+                }
+                fail($nw, 'no ' . ($io eq 'inputs' ? 'input' : 'output') . " tensor '$n'")
+                    if !$set->{$n};
             }
         }
         for my $j (0 .. $#{ $o->{attrs} // [] }) {
             my $a = $o->{attrs}[$j];
             check_keys("$ow.attrs[$j]", $a, { attr => 'str', param => 'str', default => 'any' },
                        'attr', 'param');
+            fail("$ow.attrs[$j].attr", 'must not be empty') if $a->{attr} eq '';
             fail("$ow.attrs[$j].param", "no param '$a->{param}'") if !$par{ $a->{param} };
+            fail("$ow.attrs[$j].param", "param '$a->{param}' is mapped twice")
+                if $bound{ $a->{param} }++;
         }
+        for my $j (0 .. $#{ $o->{consts} // [] }) {
+            my $c = $o->{consts}[$j];
+            check_keys("$ow.consts[$j]", $c, { param => 'str', value => 'any' }, 'param', 'value');
+            fail("$ow.consts[$j].param", "no param '$c->{param}'") if !$par{ $c->{param} };
+            fail("$ow.consts[$j].param", "param '$c->{param}' is mapped twice")
+                if $bound{ $c->{param} }++;
+        }
+    }
+    if (defined $d->{aot}) {
+        check_aot($d, \%tin, \%tout, \%par, \%priv);
     }
     $d->{_tin} = \%tin;
     $d->{_tout} = \%tout;
     $d->{_par} = \%par;
     $d->{_priv} = \%priv;
+}
+
+# The ln-aot template: every ${...} names something the op has (grammar in
+# docs/op-descriptions.md), and the call is the kernel run() calls first, so
+# the interpreter and emitted code agree.
+sub check_aot {
+    my ($d, $tin, $tout, $par, $priv) = @_;
+    my $w = "$d->{_where}: aot";
+    my $aot = $d->{aot};
+    fail($w, 'an abstract op (arch none) has no kernel: describe it in its arch op')
+        if $d->{arch} eq 'none';
+    my @run = @{ $d->{run} // [] };
+    fail($w, 'needs a run entry (ln-aot emits the call run() makes)') if !@run;
+    my ($fn) = $aot =~ /^\s*([A-Za-z_]\w*)\s*\(/;
+    fail($w, "must start with a function call: '$aot'") if !defined $fn;
+    fail($w, "calls $fn, but run calls $run[0]{call}: both must call the same kernel")
+        if $fn ne $run[0]{call};
+    my $rest = $aot;
+    $rest =~ s/\$\{[^{}]*\}//g;
+    fail($w, "'\$' outside a \${...} placeholder") if $rest =~ /\$/;
+    while ($aot =~ /\$\{([^{}]*)\}/g) {
+        my $ph = $1;
+        my ($name, $sfx) = $ph =~ /^([a-z_][a-z0-9_]*)(\.(?:len|ndim|elem_size|dims\[\d+\]))?$/;
+        fail($w, "bad placeholder '\${$ph}' (\${name}, \${name.len}, \${name.ndim}, "
+             . "\${name.elem_size}, \${name.dims[N]})") if !defined $name;
+        my $is_tensor = $tin->{$name} || $tout->{$name} || ($name eq 'scratch' && $d->{scratch});
+        if ($sfx) {
+            fail($w, "'\${$ph}': '$name' is not a tensor of $d->{optype}") if !$is_tensor;
+            next;
+        }
+        next if $is_tensor || $par->{$name} || $priv->{$name};
+        my $base = $name =~ /^(.*)_len$/ ? $1 : undef;
+        next if defined $base && $par->{$base} && $par->{$base}{type} =~ /^array/;
+        fail($w, "'\${$ph}': $d->{optype} has no tensor, param or priv field '$name'");
+    }
 }
 
 for my $d (@descs) {

@@ -87,10 +87,12 @@ static int apply_plan(ln_context *ctx, const cJSON *plan)
                         ctx->source);
     ctx->arena_size = (size_t)arena->valuedouble;
     ctx->lower_bound = cJSON_IsNumber(lb) ? (size_t)lb->valuedouble : 0;
+    ctx->io_in_arena = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(plan, "io_in_arena"));
     cJSON_ArrayForEach(t, tensors) {
         const cJSON *name = cJSON_GetObjectItemCaseSensitive(t, "name");
         const cJSON *off = cJSON_GetObjectItemCaseSensitive(t, "offset");
         const cJSON *owner = cJSON_GetObjectItemCaseSensitive(t, "owner");
+        const cJSON *iob = cJSON_GetObjectItemCaseSensitive(t, "io_buffer");
         ln_tensor_entry *te;
         if (!cJSON_IsString(name) || !cJSON_IsNumber(off))
             return ln_error(LN_EPARSE, "%s: memory_plan: each tensor needs 'name' and 'offset'",
@@ -99,10 +101,15 @@ static int apply_plan(ln_context *ctx, const cJSON *plan)
         if (!te)
             return ln_error(LN_EPARSE, "%s: memory_plan: tensor '%s' is not in the model",
                             ctx->source, name->valuestring);
+        if (iob && (!cJSON_IsString(iob) || !ln_tensor_table_find(ctx->tensor_table,
+                                                                   iob->valuestring)))
+            return ln_error(LN_EPARSE, "%s: memory_plan: tensor '%s' has a bad 'io_buffer'",
+                            ctx->source, name->valuestring);
         if (off->valuedouble < 0 ||
-            (size_t)off->valuedouble + ln_tensor_size(te->tensor) > ctx->arena_size)
+            (!iob && (size_t)off->valuedouble + ln_tensor_size(te->tensor) > ctx->arena_size))
             return ln_error(LN_EPARSE, "%s: memory_plan: tensor '%s' lies outside the arena",
                             ctx->source, name->valuestring);
+        ln_tensor_entry_set_io_buffer(te, iob ? iob->valuestring : NULL);
         te->offset = (size_t)off->valuedouble;
         te->planned = LN_TRUE;
         te->mtype = LN_MEM_CPU;
@@ -307,6 +314,7 @@ static cJSON *plan_json(const ln_context *ctx)
     cJSON_AddNumberToObject(plan, "arena_size", (double)ctx->arena_size);
     cJSON_AddNumberToObject(plan, "lower_bound", (double)ctx->lower_bound);
     cJSON_AddNumberToObject(plan, "align", LN_MEM_ALIGN);
+    cJSON_AddBoolToObject(plan, "io_in_arena", ctx->io_in_arena);
     /* in op order, so the file reads like the stream */
     LN_LIST_FOREACH(ln_op, op, ctx->ops) {
         LN_LIST_FOREACH(ln_tensor_list_entry, tl, op->op_arg->tensors_out) {
@@ -321,6 +329,8 @@ static cJSON *plan_json(const ln_context *ctx)
             cJSON_AddNumberToObject(t, "first", step);
             if (te->owner)
                 cJSON_AddStringToObject(t, "owner", te->owner);
+            if (te->io_buffer)
+                cJSON_AddStringToObject(t, "io_buffer", te->io_buffer);
             cJSON_AddItemToArray(tensors, t);
         }
         step++;
@@ -588,6 +598,32 @@ int ln_context_materialize_consts(ln_context *ctx)
     return 0;
 }
 
+/* Tensors planned into a graph input's or output's caller buffer: the
+ * interpreter plays the caller and gives each such buffer its own memory. */
+static void set_io_data(ln_context *ctx)
+{
+    ln_hash_iter it;
+    void *k, *v;
+
+    for (int pass = 0; pass < 2; pass++) {
+        ln_hash_iter_init(&it, ctx->tensor_table);
+        while (ln_hash_iter_next(&it, &k, &v)) {
+            ln_tensor_entry *te = v, *io;
+            if (!te->planned || !te->io_buffer)
+                continue;
+            if (pass == 0 && ln_streq(te->io_buffer, te->name)) {
+                size_t n = ln_tensor_size(te->tensor);
+                te->tensor->data = ln_mem_type_info(LN_MEM_CPU)->alloc_func(n ? n : 1);
+                te->tensor->owns_data = LN_TRUE;
+            } else if (pass == 1 && !ln_streq(te->io_buffer, te->name)) {
+                io = ln_tensor_table_find(ctx->tensor_table, te->io_buffer);
+                te->tensor->data = (char *)io->tensor->data + te->offset;
+                te->tensor->owns_data = LN_FALSE;
+            }
+        }
+    }
+}
+
 int ln_context_load(ln_context *ctx, const char *datafile)
 {
     int ret;
@@ -603,6 +639,7 @@ int ln_context_load(ln_context *ctx, const char *datafile)
         return ln_error(LN_ENOMEM, "cannot allocate the %zu-byte arena", ctx->arena_size);
     ln_tensor_table_set_data(ctx->tensor_table, ctx->arena);
     ctx->loaded = LN_TRUE;
+    set_io_data(ctx);
     if ((ret = ln_context_materialize_consts(ctx)))
         goto fail;
     LN_LIST_FOREACH(ln_op, op, ctx->ops) {

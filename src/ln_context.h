@@ -36,7 +36,9 @@ typedef struct ln_context {
     ln_bool planned;
     size_t arena_size;
     size_t lower_bound;      /* largest sum of bytes live at one step */
-    ln_bool io_in_arena;     /* graph inputs/outputs inside the arena */
+    ln_bool io_in_arena;     /* graph inputs/outputs inside the arena (the
+                              * default; ln-aot plans them as caller buffers) */
+    ln_list *io_bufs;        /* load: caller-side buffers when not in the arena */
     void *arena;             /* allocated by load */
     ln_bool loaded;
     /* Constants by name (owned): the weights file's tensors, read on first

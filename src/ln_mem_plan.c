@@ -8,7 +8,12 @@
  *    Constants (static tensors) live outside the arena.
  * 2. Lifetimes.  Each buffer lives from the first op that writes any of its
  *    tensors to the last op that reads one (graph outputs live to the end).
- * 3. Placement.  Buffers are placed one by one at the lowest offset that
+ * 3. Graph inputs and outputs.  By default (ctx->io_in_arena false) a
+ *    buffer that is exactly one graph input or output is the caller's
+ *    buffer and takes no arena space: the first op reads the caller's input
+ *    and the last op writes the caller's output directly.  The interpreter
+ *    and TFLite-Micro-style users set io_in_arena for the smallest total RAM.
+ * 4. Placement.  Buffers are placed one by one at the lowest offset that
  *    does not overlap a placed buffer with an intersecting lifetime.  Two
  *    orders are tried -- size descending (greedy by size), and the buffers
  *    live at the peak step first, then by size (Glow's peak-first idea) --
@@ -168,6 +173,8 @@ int ln_mem_plan(ln_context *ctx)
     ln_list *inputs = ln_context_inputs(ctx);
     ln_hash_iter it;
     void *k, *v;
+    tinfo **io_of;
+    int *nio;
 
     /* last reader of every tensor name */
     ln_hash *lastuse = ln_hash_create(ln_str_hash, ln_str_cmp, NULL, NULL);
@@ -246,8 +253,53 @@ int ln_mem_plan(ln_context *ctx)
         if (ln_list_find_custom(inputs, ti->te->name, ln_str_cmp))
             bufs[ti->buf].first = 0;
     }
-    ctx->lower_bound = ln_mem_plan_lower_bound(bufs, nbufs);
-    ctx->arena_size = ln_mem_plan_place(bufs, nbufs, LN_MEM_ALIGN);
+    /* Graph inputs and outputs in the caller's buffers: a buffer holding
+     * exactly one of them, at offset 0 and covering every tensor in the
+     * buffer, is that caller buffer and leaves the arena.  Others stay in the
+     * arena (ln-aot copies at the edges). */
+    io_of = ln_alloc(sizeof(tinfo *) * (size_t)(nbufs ? nbufs : 1));
+    nio = ln_alloc(sizeof(int) * (size_t)(nbufs ? nbufs : 1));
+    if (!ctx->io_in_arena) {
+        ln_hash_iter_init(&it, info);
+        while (ln_hash_iter_next(&it, &k, &v)) {
+            tinfo *ti = v;
+            if (ti->buf < 0)
+                continue;
+            if (ln_list_find_custom(outputs, ti->te->name, ln_str_cmp) ||
+                ln_list_find_custom(inputs, ti->te->name, ln_str_cmp)) {
+                nio[ti->buf]++;
+                io_of[ti->buf] = ti;
+            }
+        }
+        ln_hash_iter_init(&it, info);
+        while (ln_hash_iter_next(&it, &k, &v)) {
+            tinfo *ti = v;
+            if (ti->buf < 0 || nio[ti->buf] != 1)
+                continue;
+            if (io_of[ti->buf]->rel != 0 ||
+                ti->rel + ln_tensor_size(ti->te->tensor) >
+                    ln_tensor_size(io_of[ti->buf]->te->tensor))
+                nio[ti->buf] = -1;      /* does not fit: keep in the arena */
+        }
+    }
+    /* place only the arena's buffers */
+    {
+        ln_mem_buf *arena_bufs = ln_alloc(sizeof(ln_mem_buf) * (size_t)(nbufs ? nbufs : 1));
+        int *map = ln_alloc(sizeof(int) * (size_t)(nbufs ? nbufs : 1)), na = 0;
+        for (int i = 0; i < nbufs; i++) {
+            map[i] = -1;
+            if (nio[i] == 1)
+                continue;
+            map[i] = na;
+            arena_bufs[na++] = bufs[i];
+        }
+        ctx->lower_bound = ln_mem_plan_lower_bound(arena_bufs, na);
+        ctx->arena_size = ln_mem_plan_place(arena_bufs, na, LN_MEM_ALIGN);
+        for (int i = 0; i < nbufs; i++)
+            bufs[i].offset = map[i] >= 0 ? arena_bufs[map[i]].offset : 0;
+        ln_free(arena_bufs);
+        ln_free(map);
+    }
     ln_hash_iter_init(&it, info);
     while (ln_hash_iter_next(&it, &k, &v)) {
         tinfo *ti = v;
@@ -258,7 +310,10 @@ int ln_mem_plan(ln_context *ctx)
         ti->te->offset = bufs[ti->buf].offset + ti->rel;
         ti->te->planned = LN_TRUE;
         ti->te->mtype = LN_MEM_CPU;
+        ln_tensor_entry_set_io_buffer(ti->te, nio[ti->buf] == 1 ? io_of[ti->buf]->te->name : NULL);
     }
+    ln_free(io_of);
+    ln_free(nio);
     ctx->planned = LN_TRUE;
     ln_hash_free(lastuse);
     ln_hash_free(info);

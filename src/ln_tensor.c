@@ -340,8 +340,16 @@ void ln_tensor_entry_free(ln_tensor_entry *entry)
     ln_free(entry->name);
     ln_free(entry->creater);
     ln_free(entry->owner);
+    ln_free(entry->io_buffer);
     ln_tensor_free(entry->tensor);
     ln_free(entry);
+}
+
+void ln_tensor_entry_set_io_buffer(ln_tensor_entry *entry, const char *io_buffer)
+{
+    char *old = entry->io_buffer;
+    entry->io_buffer = io_buffer ? ln_strdup(io_buffer) : NULL;
+    ln_free(old);
 }
 
 void ln_tensor_entry_set_creater(ln_tensor_entry *entry, const char *creater)
@@ -353,9 +361,10 @@ void ln_tensor_entry_set_creater(ln_tensor_entry *entry, const char *creater)
 
 void ln_tensor_entry_set_owner(ln_tensor_entry *entry, const char *owner)
 {
+    char *old = entry->owner;
     assert(entry);
-    ln_free(entry->owner);
     entry->owner = owner ? ln_strdup(owner) : NULL;
+    ln_free(old);
 }
 
 static void entry_free_wrapper(void *p)
@@ -414,7 +423,7 @@ void ln_tensor_table_set_data(ln_hash *table, void *base)
     while (ln_hash_iter_next(&it, &k, &v)) {
         ln_tensor_entry *e = v;
 
-        if (!e->planned || e->isstatic || !e->tensor)
+        if (!e->planned || e->isstatic || !e->tensor || e->io_buffer)
             continue;
         if (e->tensor->owns_data) {     /* stale copy from before planning? */
             ln_mem_type_info(LN_MEM_CPU)->free_func(e->tensor->data);

@@ -87,12 +87,16 @@ typedef struct ln_tensor_entry {
     size_t offset;        /* offset in the arena (absolute, views too) */
     ln_bool planned;      /* offset is valid */
     ln_bool is_io;        /* graph input or output */
+    char *io_buffer;      /* planned into the caller's buffer of this graph
+                           * input/output (at offset), not the arena; NULL
+                           * when in the arena */
 } ln_tensor_entry;
 
 ln_tensor_entry *ln_tensor_entry_create(const char *name, ln_tensor *tensor);
 void ln_tensor_entry_free(ln_tensor_entry *entry);
 void ln_tensor_entry_set_creater(ln_tensor_entry *entry, const char *creater);
 void ln_tensor_entry_set_owner(ln_tensor_entry *entry, const char *owner);
+void ln_tensor_entry_set_io_buffer(ln_tensor_entry *entry, const char *io_buffer);
 
 ln_hash *ln_tensor_table_create(void);
 /* Returns 1 when new, 0 when an entry of that name was replaced (and freed). */
@@ -100,8 +104,8 @@ int ln_tensor_table_insert(ln_hash *table, ln_tensor_entry *entry);
 ln_bool ln_tensor_table_remove(ln_hash *table, const char *name);
 ln_tensor_entry *ln_tensor_table_find(const ln_hash *table, const char *name);
 void ln_tensor_table_free(ln_hash *table);
-/* Set data of every tensor in the table whose entry is planned to base + offset
- * (non-static ones) -- used after the arena is allocated. */
+/* Set data of every tensor in the table whose entry is planned in the arena
+ * (non-static, no io_buffer) to base + offset -- after the arena is allocated. */
 void ln_tensor_table_set_data(ln_hash *table, void *base);
 
 /* A tensor list (ops' tensors_in / tensors_out) is an ln_list of these. */

@@ -140,7 +140,9 @@ size_t ln_rt_conv2d_f32_scratch_size(const ln_rt_conv2d_args *a);
  * weight is [c][oc/group][kh][kw], bias [oc] or NULL. oh/ow are given by the
  * caller (they depend on output_padding / output_shape):
  * oh = stride_h*(h-1) + out_pad_h + dil_h*(kh-1) + 1 - pad_top - pad_bottom.
- * No scratch. Not in-place safe. Returns LN_RT_OK or LN_RT_ARG_ERROR. */
+ * Runs as a GEMM (weights^T x input, blocks of up to 192 input pixels) and
+ * col2im. Needs ln_rt_conv_transpose2d_f32_scratch_size() bytes of scratch.
+ * Not in-place safe. Returns LN_RT_OK or LN_RT_ARG_ERROR. */
 typedef struct {
     int32_t n, c, h, w;           /* input NCHW */
     int32_t oc, oh, ow;           /* output channels and extent */
@@ -155,7 +157,9 @@ typedef struct {
 
 int ln_rt_conv_transpose2d_f32(const ln_rt_conv_transpose2d_args *a,
                                const float *src, const float *weight,
-                               const float *bias, float *dst);
+                               const float *bias, float *dst, void *scratch);
+size_t ln_rt_conv_transpose2d_f32_scratch_size(
+    const ln_rt_conv_transpose2d_args *a);
 
 /* ---------------------------------------------------------------------
  * Matrix multiplication

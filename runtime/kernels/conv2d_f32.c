@@ -9,7 +9,7 @@
  * images. For 1x1 stride-1 convs the packer degenerates into row copies.
  * Depthwise convs (group == c, oc a multiple of c) use a direct kernel over
  * a zero-padded copy of each input plane (scratch: one padded plane).
- * conv_transpose2d scatters each input pixel through the kernel.
+ * conv_transpose2d is a GEMM (weights^T x input) followed by col2im.
  */
 #include <string.h>
 #include "ln_rt_internal.h"
@@ -262,55 +262,102 @@ void ln_rt__dwconv_f32_c(const ln_rt_conv2d_args *a, const float *src,
 }
 
 /* ---- transposed convolution ------------------------------------------ */
+/* Per (image, group) and per block of up to NCT input pixels:
+ * col[(o, ky, kx)][pixel] = W_g^T x X_g (the GEMM engine, A transposed),
+ * then col2im adds each col row into the output at
+ * (iy * sh - pt + ky * dh, ix * sw - pl + kx * dw). The output starts as
+ * the bias; the activation runs once at the end. Scratch holds one col
+ * block plus the engine's packing buffers. */
+#define LN_RT_CONVT_NC LN_RT_GEMM_NC
+
+static int convt_args_ok(const ln_rt_conv_transpose2d_args *a)
+{
+    return a->n >= 0 && a->c > 0 && a->oc > 0 && a->group > 0 &&
+           a->c % a->group == 0 && a->oc % a->group == 0 && a->kh > 0 &&
+           a->kw > 0 && a->stride_h > 0 && a->stride_w > 0 &&
+           a->dil_h > 0 && a->dil_w > 0 && a->oh >= 0 && a->ow >= 0 &&
+           a->h >= 0 && a->w >= 0;
+}
+
+size_t ln_rt_conv_transpose2d_f32_scratch_size(
+    const ln_rt_conv_transpose2d_args *a)
+{
+    int32_t m, nb, hw;
+    if (!convt_args_ok(a))
+        return 0;
+    m = a->oc / a->group * a->kh * a->kw;
+    hw = a->h * a->w;
+    nb = hw < LN_RT_CONVT_NC ? hw : LN_RT_CONVT_NC;
+    if (nb <= 0)
+        return 0;
+    return ((size_t)m * nb +
+            ln_rt__gemm_scratch_floats(m, nb, a->c / a->group, 0, 0)) *
+           sizeof(float);
+}
+
 int ln_rt_conv_transpose2d_f32(const ln_rt_conv_transpose2d_args *a,
                                const float *src, const float *weight,
-                               const float *bias, float *dst)
+                               const float *bias, float *dst, void *scratch)
 {
-    int32_t cg, mg, b, g, ic, o, iy, ix, ky, kx;
+    const ln_rt__gemm_isa *isa = ln_rt__gemm_isa_default();
+    int32_t cg, mg, m, hw, b, g, o, j0, nb, i;
     size_t ohw;
+    float *col = scratch, *gs;
+    ln_rt__mat am, bm;
+    ln_rt__gemm_src s;
 
-    if (a->n < 0 || a->c <= 0 || a->oc <= 0 || a->group <= 0 ||
-        a->c % a->group || a->oc % a->group || a->kh <= 0 || a->kw <= 0 ||
-        a->stride_h <= 0 || a->stride_w <= 0 || a->dil_h <= 0 ||
-        a->dil_w <= 0 || a->oh < 0 || a->ow < 0)
+    if (!convt_args_ok(a))
         return LN_RT_ARG_ERROR;
     cg = a->c / a->group;
     mg = a->oc / a->group;
+    m = mg * a->kh * a->kw;
+    hw = a->h * a->w;
     ohw = (size_t)a->oh * a->ow;
+    nb = hw < LN_RT_CONVT_NC ? hw : LN_RT_CONVT_NC;
+    gs = col + (size_t)m * (nb > 0 ? nb : 0);
+    am.trans = 1; am.ld = m; am.scale = 1.0f;
+    bm.trans = 0; bm.ld = hw; bm.scale = 1.0f;
+    memset(&s, 0, sizeof(s));
+    s.pack_a = ln_rt__pack_a_mat; s.actx = &am;
+    s.pack_b = ln_rt__pack_b_mat; s.bctx = &bm;
     for (b = 0; b < a->n; b++) {
         float *out = dst + (size_t)b * a->oc * ohw;
         for (o = 0; o < a->oc; o++) {
             float v = bias ? bias[o] : 0.0f;
-            size_t i;
-            for (i = 0; i < ohw; i++)
-                out[(size_t)o * ohw + i] = v;
+            size_t q;
+            for (q = 0; q < ohw; q++)
+                out[(size_t)o * ohw + q] = v;
         }
-        for (g = 0; g < a->group; g++) {
-            for (ic = 0; ic < cg; ic++) {
-                int32_t ci = g * cg + ic;
-                const float *in = src + ((size_t)b * a->c + ci) * a->h * a->w;
-                for (o = 0; o < mg; o++) {
-                    const float *wk = weight + ((size_t)ci * mg + o) *
-                                               a->kh * a->kw;
-                    float *op = out + (size_t)(g * mg + o) * ohw;
-                    for (ky = 0; ky < a->kh; ky++) {
-                        for (iy = 0; iy < a->h; iy++) {
-                            int32_t oy = iy * a->stride_h - a->pad_top +
-                                         ky * a->dil_h;
-                            if (oy < 0 || oy >= a->oh)
-                                continue;
-                            for (kx = 0; kx < a->kw; kx++) {
-                                float wv = wk[ky * a->kw + kx];
-                                for (ix = 0; ix < a->w; ix++) {
-                                    int32_t ox = ix * a->stride_w -
-                                                 a->pad_left + kx * a->dil_w;
-                                    if (ox < 0 || ox >= a->ow)
-                                        continue;
-                                    op[(size_t)oy * a->ow + ox] +=
-                                        wv * in[(size_t)iy * a->w + ix];
-                                }
+        for (g = 0; g < a->group && hw > 0; g++) {
+            am.p = weight + (size_t)g * cg * m;
+            for (j0 = 0; j0 < hw; j0 += nb) {
+                int32_t nc = hw - j0 < nb ? hw - j0 : nb;
+                bm.p = src + ((size_t)b * a->c + (size_t)g * cg) * hw + j0;
+                ln_rt__gemm_run(isa, &s, m, nc, cg, col, nc, 0, NULL,
+                                LN_RT_ACT_NONE, 0.0f, 0.0f, gs);
+                /* col2im: row i = (o, ky, kx), columns = pixels j0.. */
+                for (i = 0; i < m; i++) {
+                    int32_t ol = i / (a->kh * a->kw), r = i % (a->kh * a->kw);
+                    int32_t ky = r / a->kw, kx = r % a->kw;
+                    int32_t offx = kx * a->dil_w - a->pad_left;
+                    float *op = out + (size_t)(g * mg + ol) * ohw;
+                    const float *cr = col + (size_t)i * nc;
+                    int32_t j = 0;
+                    while (j < nc) {
+                        int32_t pix = j0 + j, iy = pix / a->w, ix = pix % a->w;
+                        int32_t len = a->w - ix < nc - j ? a->w - ix : nc - j;
+                        int32_t oy = iy * a->stride_h - a->pad_top +
+                                     ky * a->dil_h;
+                        if (oy >= 0 && oy < a->oh) {
+                            float *orow = op + (size_t)oy * a->ow;
+                            int32_t x;
+                            for (x = 0; x < len; x++) {
+                                int32_t ox = (ix + x) * a->stride_w + offx;
+                                if (ox >= 0 && ox < a->ow)
+                                    orow[ox] += cr[j + x];
                             }
                         }
+                        j += len;
                     }
                 }
             }

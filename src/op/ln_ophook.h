@@ -36,5 +36,10 @@ void ln_ophook_slice_args(const ln_op_arg *op_arg, ln_rt_slice_args *args);
 /* create_cpu: n values (as double) converted into dst's dtype. */
 void ln_ophook_create_fill(ln_tensor *dst, const double *data, int n);
 
+/* prelu: dst shape = src's, after checking slope broadcasts onto src. */
+int ln_ophook_prelu_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
+/* prelu_cpu: src and slope shapes right-aligned for ln_rt_prelu_f32. */
+void ln_ophook_prelu_bcast(const ln_op_arg *op_arg, ln_rt_bcast_args *bcast);
+
 LN_CPPEND
 #endif

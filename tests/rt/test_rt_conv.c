@@ -30,6 +30,8 @@ static const conv_case cases[] = {
     { 1, 64, 14, 14, 32, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, LN_RT_ACT_NONE, 1 },
     { 1, 5, 17, 23, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 5, LN_RT_ACT_RELU6, 1 },
     { 1, 5, 17, 33, 5, 3, 3, 2, 2, 0, 0, 1, 1, 1, 1, 5, LN_RT_ACT_RELU6, 1 },
+    { 1, 2, 5, 70, 2, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 2, LN_RT_ACT_RELU, 1 },
+    { 2, 3, 4, 71, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3, LN_RT_ACT_NONE, 1 },
 };
 
 static void conv_ref(const conv_case *k, const float *x, const float *wt,
@@ -166,6 +168,8 @@ static const convt_case tcases[] = {
     { 1, 3, 4, 5, 2, 3, 3, 2, 2, 1, 0, 1, 2, 1, 1, 1, 1, 0, 1 },
     { 1, 6, 5, 3, 9, 2, 3, 2, 1, 0, 1, 0, 0, 2, 1, 3, 1, 0, 0 },
     { 2, 4, 3, 3, 4, 4, 4, 2, 2, 1, 1, 1, 1, 1, 1, 4, 0, 0, 1 },
+    { 1, 8, 15, 17, 6, 2, 2, 2, 2, 0, 0, 0, 0, 1, 1, 1, 0, 0, 1 },
+    { 1, 5, 20, 11, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1 },
 };
 
 START_TEST(test_conv_transpose2d)
@@ -176,6 +180,7 @@ START_TEST(test_conv_transpose2d)
     size_t nx, nw, ny;
     float *x, *wt, *b, *y;
     double *ref;
+    void *scr;
 
     oh = k->sh * (k->h - 1) + k->oph + k->dh * (k->kh - 1) + 1 - k->pt - k->pb;
     ow = k->sw * (k->w - 1) + k->opw + k->dw * (k->kw - 1) + 1 - k->pl - k->pr;
@@ -223,11 +228,12 @@ START_TEST(test_conv_transpose2d)
                             }
                     ref[(((size_t)bi * k->oc + o) * oh + oy) * ow + ox] = s;
                 }
+    scr = rt_scratch(ln_rt_conv_transpose2d_f32_scratch_size(&a));
     ck_assert_int_eq(ln_rt_conv_transpose2d_f32(&a, x, wt,
-                                                k->bias ? b : NULL, y),
+                                                k->bias ? b : NULL, y, scr),
                      LN_RT_OK);
     RT_CHECK(y, ref, ny, 2e-5, "conv_transpose2d");
-    free(x); free(wt); free(b); free(y); free(ref);
+    free(x); free(wt); free(b); free(y); free(ref); free(scr);
 }
 END_TEST
 

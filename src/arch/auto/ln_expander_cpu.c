@@ -9,14 +9,39 @@
 #include "ln_arch.h"
 #include "ln_context.h"
 
-#if !defined(LN_OP_STRIP_add) || \
+#if !defined(LN_OP_STRIP_abs) || \
+    !defined(LN_OP_STRIP_add) || \
+    !defined(LN_OP_STRIP_clip) || \
     !defined(LN_OP_STRIP_create) || \
+    !defined(LN_OP_STRIP_div) || \
+    !defined(LN_OP_STRIP_dropout) || \
+    !defined(LN_OP_STRIP_elu) || \
+    !defined(LN_OP_STRIP_erf) || \
+    !defined(LN_OP_STRIP_exp) || \
+    !defined(LN_OP_STRIP_hardsigmoid) || \
+    !defined(LN_OP_STRIP_hardswish) || \
+    !defined(LN_OP_STRIP_identity) || \
     !defined(LN_OP_STRIP_input) || \
+    !defined(LN_OP_STRIP_leakyrelu) || \
+    !defined(LN_OP_STRIP_log) || \
+    !defined(LN_OP_STRIP_max) || \
+    !defined(LN_OP_STRIP_min) || \
+    !defined(LN_OP_STRIP_mul) || \
+    !defined(LN_OP_STRIP_neg) || \
     !defined(LN_OP_STRIP_output) || \
+    !defined(LN_OP_STRIP_pow) || \
+    !defined(LN_OP_STRIP_prelu) || \
     !defined(LN_OP_STRIP_print) || \
+    !defined(LN_OP_STRIP_reciprocal) || \
     !defined(LN_OP_STRIP_relu) || \
     !defined(LN_OP_STRIP_reshape) || \
-    !defined(LN_OP_STRIP_slice)
+    !defined(LN_OP_STRIP_selu) || \
+    !defined(LN_OP_STRIP_sigmoid) || \
+    !defined(LN_OP_STRIP_slice) || \
+    !defined(LN_OP_STRIP_softplus) || \
+    !defined(LN_OP_STRIP_sqrt) || \
+    !defined(LN_OP_STRIP_sub) || \
+    !defined(LN_OP_STRIP_tanh)
 /* A new op of optype (a prototype of this build: the generator checked it
  * is described and the rule is compiled out when it is stripped). */
 static ln_op *new_op(const char *optype, const char *name, ln_list *tensors_in,
@@ -26,6 +51,22 @@ static ln_op *new_op(const char *optype, const char *name, ln_list *tensors_in,
 
     assert(proto);
     return ln_op_create_from_proto(proto, name, tensors_in, tensors_out, params, table);
+}
+#endif
+
+#ifndef LN_OP_STRIP_abs
+static ln_list *ep_abs(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "abs"))
+        return NULL;
+    /* default: the same op as abs_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("abs_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
 }
 #endif
 
@@ -39,6 +80,22 @@ static ln_list *ep_add(const ln_context *ctx, const ln_op *op0, int *match)
     /* default: the same op as add_cpu */
     *match = 1;
     return ln_list_append(NULL, new_op("add_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_clip
+static ln_list *ep_clip(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "clip"))
+        return NULL;
+    /* default: the same op as clip_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("clip_cpu", op0->op_arg->name,
         ln_tensor_list_copy(op0->op_arg->tensors_in),
         ln_tensor_list_copy(op0->op_arg->tensors_out),
         ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
@@ -61,6 +118,134 @@ static ln_list *ep_create(const ln_context *ctx, const ln_op *op0, int *match)
 }
 #endif
 
+#ifndef LN_OP_STRIP_div
+static ln_list *ep_div(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "div"))
+        return NULL;
+    /* default: the same op as div_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("div_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_dropout
+static ln_list *ep_dropout(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "dropout"))
+        return NULL;
+    /* default: the same op as dropout_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("dropout_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_elu
+static ln_list *ep_elu(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "elu"))
+        return NULL;
+    /* default: the same op as elu_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("elu_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_erf
+static ln_list *ep_erf(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "erf"))
+        return NULL;
+    /* default: the same op as erf_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("erf_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_exp
+static ln_list *ep_exp(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "exp"))
+        return NULL;
+    /* default: the same op as exp_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("exp_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_hardsigmoid
+static ln_list *ep_hardsigmoid(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "hardsigmoid"))
+        return NULL;
+    /* default: the same op as hardsigmoid_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("hardsigmoid_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_hardswish
+static ln_list *ep_hardswish(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "hardswish"))
+        return NULL;
+    /* default: the same op as hardswish_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("hardswish_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_identity
+static ln_list *ep_identity(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "identity"))
+        return NULL;
+    /* default: the same op as identity_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("identity_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
 #ifndef LN_OP_STRIP_input
 static ln_list *ep_input(const ln_context *ctx, const ln_op *op0, int *match)
 {
@@ -71,6 +256,102 @@ static ln_list *ep_input(const ln_context *ctx, const ln_op *op0, int *match)
     /* default: the same op as input_cpu */
     *match = 1;
     return ln_list_append(NULL, new_op("input_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_leakyrelu
+static ln_list *ep_leakyrelu(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "leakyrelu"))
+        return NULL;
+    /* default: the same op as leakyrelu_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("leakyrelu_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_log
+static ln_list *ep_log(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "log"))
+        return NULL;
+    /* default: the same op as log_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("log_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_max
+static ln_list *ep_max(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "max"))
+        return NULL;
+    /* default: the same op as max_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("max_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_min
+static ln_list *ep_min(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "min"))
+        return NULL;
+    /* default: the same op as min_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("min_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_mul
+static ln_list *ep_mul(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "mul"))
+        return NULL;
+    /* default: the same op as mul_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("mul_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_neg
+static ln_list *ep_neg(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "neg"))
+        return NULL;
+    /* default: the same op as neg_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("neg_cpu", op0->op_arg->name,
         ln_tensor_list_copy(op0->op_arg->tensors_in),
         ln_tensor_list_copy(op0->op_arg->tensors_out),
         ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
@@ -93,6 +374,38 @@ static ln_list *ep_output(const ln_context *ctx, const ln_op *op0, int *match)
 }
 #endif
 
+#ifndef LN_OP_STRIP_pow
+static ln_list *ep_pow(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "pow"))
+        return NULL;
+    /* default: the same op as pow_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("pow_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_prelu
+static ln_list *ep_prelu(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "prelu"))
+        return NULL;
+    /* default: the same op as prelu_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("prelu_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
 #ifndef LN_OP_STRIP_print
 static ln_list *ep_print(const ln_context *ctx, const ln_op *op0, int *match)
 {
@@ -103,6 +416,22 @@ static ln_list *ep_print(const ln_context *ctx, const ln_op *op0, int *match)
     /* default: the same op as print_cpu */
     *match = 1;
     return ln_list_append(NULL, new_op("print_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_reciprocal
+static ln_list *ep_reciprocal(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "reciprocal"))
+        return NULL;
+    /* default: the same op as reciprocal_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("reciprocal_cpu", op0->op_arg->name,
         ln_tensor_list_copy(op0->op_arg->tensors_in),
         ln_tensor_list_copy(op0->op_arg->tensors_out),
         ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
@@ -141,6 +470,38 @@ static ln_list *ep_reshape(const ln_context *ctx, const ln_op *op0, int *match)
 }
 #endif
 
+#ifndef LN_OP_STRIP_selu
+static ln_list *ep_selu(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "selu"))
+        return NULL;
+    /* default: the same op as selu_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("selu_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_sigmoid
+static ln_list *ep_sigmoid(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "sigmoid"))
+        return NULL;
+    /* default: the same op as sigmoid_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("sigmoid_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
 #ifndef LN_OP_STRIP_slice
 static ln_list *ep_slice(const ln_context *ctx, const ln_op *op0, int *match)
 {
@@ -157,21 +518,142 @@ static ln_list *ep_slice(const ln_context *ctx, const ln_op *op0, int *match)
 }
 #endif
 
+#ifndef LN_OP_STRIP_softplus
+static ln_list *ep_softplus(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "softplus"))
+        return NULL;
+    /* default: the same op as softplus_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("softplus_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_sqrt
+static ln_list *ep_sqrt(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "sqrt"))
+        return NULL;
+    /* default: the same op as sqrt_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("sqrt_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_sub
+static ln_list *ep_sub(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "sub"))
+        return NULL;
+    /* default: the same op as sub_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("sub_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_tanh
+static ln_list *ep_tanh(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "tanh"))
+        return NULL;
+    /* default: the same op as tanh_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("tanh_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
 ln_expander_func ln_expander_funcs_cpu[] = {
+#ifndef LN_OP_STRIP_abs
+    ep_abs,
+#endif
 #ifndef LN_OP_STRIP_add
     ep_add,
+#endif
+#ifndef LN_OP_STRIP_clip
+    ep_clip,
 #endif
 #ifndef LN_OP_STRIP_create
     ep_create,
 #endif
+#ifndef LN_OP_STRIP_div
+    ep_div,
+#endif
+#ifndef LN_OP_STRIP_dropout
+    ep_dropout,
+#endif
+#ifndef LN_OP_STRIP_elu
+    ep_elu,
+#endif
+#ifndef LN_OP_STRIP_erf
+    ep_erf,
+#endif
+#ifndef LN_OP_STRIP_exp
+    ep_exp,
+#endif
+#ifndef LN_OP_STRIP_hardsigmoid
+    ep_hardsigmoid,
+#endif
+#ifndef LN_OP_STRIP_hardswish
+    ep_hardswish,
+#endif
+#ifndef LN_OP_STRIP_identity
+    ep_identity,
+#endif
 #ifndef LN_OP_STRIP_input
     ep_input,
+#endif
+#ifndef LN_OP_STRIP_leakyrelu
+    ep_leakyrelu,
+#endif
+#ifndef LN_OP_STRIP_log
+    ep_log,
+#endif
+#ifndef LN_OP_STRIP_max
+    ep_max,
+#endif
+#ifndef LN_OP_STRIP_min
+    ep_min,
+#endif
+#ifndef LN_OP_STRIP_mul
+    ep_mul,
+#endif
+#ifndef LN_OP_STRIP_neg
+    ep_neg,
 #endif
 #ifndef LN_OP_STRIP_output
     ep_output,
 #endif
+#ifndef LN_OP_STRIP_pow
+    ep_pow,
+#endif
+#ifndef LN_OP_STRIP_prelu
+    ep_prelu,
+#endif
 #ifndef LN_OP_STRIP_print
     ep_print,
+#endif
+#ifndef LN_OP_STRIP_reciprocal
+    ep_reciprocal,
 #endif
 #ifndef LN_OP_STRIP_relu
     ep_relu,
@@ -179,8 +661,26 @@ ln_expander_func ln_expander_funcs_cpu[] = {
 #ifndef LN_OP_STRIP_reshape
     ep_reshape,
 #endif
+#ifndef LN_OP_STRIP_selu
+    ep_selu,
+#endif
+#ifndef LN_OP_STRIP_sigmoid
+    ep_sigmoid,
+#endif
 #ifndef LN_OP_STRIP_slice
     ep_slice,
+#endif
+#ifndef LN_OP_STRIP_softplus
+    ep_softplus,
+#endif
+#ifndef LN_OP_STRIP_sqrt
+    ep_sqrt,
+#endif
+#ifndef LN_OP_STRIP_sub
+    ep_sub,
+#endif
+#ifndef LN_OP_STRIP_tanh
+    ep_tanh,
 #endif
     NULL
 };

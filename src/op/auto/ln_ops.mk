@@ -5,7 +5,7 @@
 # strips every other one: LN_OP_STRIP_CFLAGS gets -DLN_OP_STRIP_<optype>.
 # Empty LN_OPS keeps everything.
 
-LN_OP_ALL := add create input output print relu reshape slice
+LN_OP_ALL := abs add clip create div dropout elu erf exp hardsigmoid hardswish identity input leakyrelu log max min mul neg output pow prelu print reciprocal relu reshape selu sigmoid slice softplus sqrt sub tanh
 LN_OP_CORE := create input output
 LN_OP_STRIP_CFLAGS :=
 
