@@ -5,6 +5,7 @@
 #   make install PREFIX=/usr/local
 # Plain `make` never runs Perl or m4: generated files are committed.
 
+.DEFAULT_GOAL := all
 PREFIX ?= /usr/local
 CC ?= cc
 VERSION := 0.1.0
@@ -28,14 +29,14 @@ LDLIBS_ALL = $(EXTRA_LDLIBS) $(CJSON_LIBS) -lm $(LDLIBS)
 
 RT_LIB := runtime/build/libln_rt.a
 
+EXTRA_LIB_OBJS :=
+EXTRA_LDLIBS :=
 # Optional parts add their rules, objects and libraries here (e.g. mk/onnx.mk).
 -include $(sort $(wildcard mk/*.mk))
 
 LIB_SRCS := $(wildcard src/*.c src/op/*.c src/op/auto/*.c src/arch/*.c src/arch/auto/*.c \
               src/aot/*.c src/aot/auto/*.c)
 LIB_OBJS = $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS)) $(EXTRA_LIB_OBJS)
-EXTRA_LIB_OBJS :=
-EXTRA_LDLIBS :=
 # One tool per src/tools/<tool>.c
 TOOLS := $(basename $(notdir $(wildcard src/tools/*.c)))
 TOOL_BINS := $(addprefix $(BUILD)/bin/,$(TOOLS))

@@ -88,6 +88,15 @@ static int apply_plan(ln_context *ctx, const cJSON *plan)
     ctx->arena_size = (size_t)arena->valuedouble;
     ctx->lower_bound = cJSON_IsNumber(lb) ? (size_t)lb->valuedouble : 0;
     ctx->io_in_arena = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(plan, "io_in_arena"));
+    {
+        const cJSON *x;
+        if (cJSON_IsNumber(x = cJSON_GetObjectItemCaseSensitive(plan, "io_size")))
+            ctx->io_size = (size_t)x->valuedouble;
+        if (cJSON_IsNumber(x = cJSON_GetObjectItemCaseSensitive(plan, "lower_bound_noalias")))
+            ctx->lower_bound_noalias = (size_t)x->valuedouble;
+        if (cJSON_IsNumber(x = cJSON_GetObjectItemCaseSensitive(plan, "noreuse_size")))
+            ctx->noreuse_size = (size_t)x->valuedouble;
+    }
     cJSON_ArrayForEach(t, tensors) {
         const cJSON *name = cJSON_GetObjectItemCaseSensitive(t, "name");
         const cJSON *off = cJSON_GetObjectItemCaseSensitive(t, "offset");
@@ -315,6 +324,9 @@ static cJSON *plan_json(const ln_context *ctx)
     cJSON_AddNumberToObject(plan, "lower_bound", (double)ctx->lower_bound);
     cJSON_AddNumberToObject(plan, "align", LN_MEM_ALIGN);
     cJSON_AddBoolToObject(plan, "io_in_arena", ctx->io_in_arena);
+    cJSON_AddNumberToObject(plan, "io_size", (double)ctx->io_size);
+    cJSON_AddNumberToObject(plan, "lower_bound_noalias", (double)ctx->lower_bound_noalias);
+    cJSON_AddNumberToObject(plan, "noreuse_size", (double)ctx->noreuse_size);
     /* in op order, so the file reads like the stream */
     LN_LIST_FOREACH(ln_op, op, ctx->ops) {
         LN_LIST_FOREACH(ln_tensor_list_entry, tl, op->op_arg->tensors_out) {

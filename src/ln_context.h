@@ -36,6 +36,9 @@ typedef struct ln_context {
     ln_bool planned;
     size_t arena_size;
     size_t lower_bound;      /* largest sum of bytes live at one step */
+    size_t lower_bound_noalias; /* the same with every tensor its own buffer */
+    size_t noreuse_size;     /* every non-constant tensor its own buffer, all live */
+    size_t io_size;          /* bytes of caller buffers (inputs and outputs) */
     ln_bool io_in_arena;     /* graph inputs/outputs inside the arena (the
                               * default; ln-aot plans them as caller buffers) */
     ln_list *io_bufs;        /* load: caller-side buffers when not in the arena */

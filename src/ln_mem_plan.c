@@ -155,6 +155,7 @@ size_t ln_mem_plan_place(ln_mem_buf *bufs, int n, size_t align)
 
 typedef struct tinfo {
     ln_tensor_entry *te;
+    int first;            /* step of the op writing it */
     int buf;              /* index into bufs, -1 for constants */
     size_t rel;           /* offset inside the buffer */
 } tinfo;
@@ -195,6 +196,7 @@ int ln_mem_plan(ln_context *ctx)
             ti = ln_alloc(sizeof *ti);
             ti->te = te;
             ti->buf = -1;
+            ti->first = step;
             ln_hash_insert(info, te->name, ti);
             if (te->isstatic)
                 continue;
@@ -281,6 +283,34 @@ int ln_mem_plan(ln_context *ctx)
                     ln_tensor_size(io_of[ti->buf]->te->tensor))
                 nio[ti->buf] = -1;      /* does not fit: keep in the arena */
         }
+    }
+    /* the figures the report compares the arena with */
+    {
+        int nt = 0;
+        ln_mem_buf *each = ln_alloc(sizeof(ln_mem_buf) * (size_t)(ln_hash_size(info) + 1));
+        ctx->noreuse_size = ctx->io_size = 0;
+        ln_hash_iter_init(&it, info);
+        while (ln_hash_iter_next(&it, &k, &v)) {
+            tinfo *ti = v;
+            intptr_t lu;
+            if (ti->buf < 0)
+                continue;
+            each[nt].name = ti->te->name;
+            each[nt].size = ln_align_up(ln_tensor_size(ti->te->tensor), LN_MEM_ALIGN);
+            each[nt].first = ti->first;
+            lu = (intptr_t)ln_hash_find(lastuse, ti->te->name);
+            each[nt].last = lu > 0 ? (int)lu - 1 : ti->first;
+            if (ln_list_find_custom(outputs, ti->te->name, ln_str_cmp))
+                each[nt].last = nops;
+            if (ln_list_find_custom(inputs, ti->te->name, ln_str_cmp))
+                each[nt].first = 0;
+            if (nio[ti->buf] == 1 && ln_streq(io_of[ti->buf]->te->name, ti->te->name))
+                ctx->io_size += ln_tensor_size(ti->te->tensor);
+            ctx->noreuse_size += each[nt].size;
+            nt++;
+        }
+        ctx->lower_bound_noalias = ln_mem_plan_lower_bound(each, nt);
+        ln_free(each);
     }
     /* place only the arena's buffers */
     {

@@ -1,6 +1,6 @@
 /*
- * lightnet -- the LightNet command line: compile an IR for a target, print
- * it, and run it in the interpreter.
+ * lightnet -- the LightNet command line: compile a model for a target,
+ * print it, look at it, and run it in the interpreter.
  *
  *   lightnet model.json                 compile for cpu, load, run
  *   lightnet -t cpu -c -o planned.json model.json     compile only
@@ -12,18 +12,31 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 #include "ln_context.h"
+#include "ln_report.h"
+#include "ln_serializer.h"
+
+#define MAX_IO 64
 
 static void usage(FILE *fp)
 {
-    fputs("usage: lightnet [-t ARCH] [-c] [-r] [-o OUT] [-f DATAFILE] MODEL.json|-\n"
+    fputs("usage: lightnet [options] MODEL.json|MODEL.onnx|-\n"
           "\n"
-          "  -t ARCH      target architecture (default cpu)\n"
-          "  -c           compile only: write the compiled, planned IR (to -o or stdout)\n"
-          "  -r           run the IR as it is (it must be compiled already)\n"
-          "  -o OUT       output file for -c (default stdout)\n"
-          "  -f DATAFILE  weights file (.params or .wts); default: the IR's \"data\"\n"
-          "  -h           this help\n"
+          "  -t ARCH          target architecture (default cpu)\n"
+          "  -c               compile only: write the compiled, planned IR (-o or stdout)\n"
+          "  -r               run the IR as it is (it must be compiled already)\n"
+          "  -o OUT           output file for the IR (default stdout with -c)\n"
+          "  -f DATAFILE      weights file (.params or .wts); default: the IR's \"data\"\n"
+          "  -i NAME=FILE     fill tensor NAME from FILE (raw little-endian data)\n"
+          "  --save NAME=FILE write tensor NAME to FILE (raw) after the run\n"
+          "  --shape NAME=DIMS  fix a graph input's shape when importing (1x3x224x224)\n"
+          "  --io-in-arena    plan graph inputs/outputs inside the arena\n"
+          "  --mem-report     print arena, lower bound and buffers after compiling\n"
+          "  --dot FILE       write the data-flow graph (Graphviz dot)\n"
+          "  --mem-svg FILE   write the memory plan as an SVG picture\n"
+          "  --profile[=N]    run N times (default 20) and print time per op\n"
+          "  -h               this help\n"
           "\n"
           "Without -c or -r, the model is compiled for ARCH and run.\n", fp);
 }
@@ -36,10 +49,79 @@ static int fail(ln_context *ctx)
     return EXIT_FAILURE;
 }
 
+/* NAME=FILE -> name (in buf) and file */
+static int split_pair(const char *arg, const char *opt, char *name, size_t n,
+                      const char **file)
+{
+    const char *eq = strchr(arg, '=');
+    if (!eq || eq == arg || !eq[1] || (size_t)(eq - arg) >= n)
+        return ln_error(LN_EINVAL, "%s wants NAME=FILE, got '%s'", opt, arg);
+    memcpy(name, arg, (size_t)(eq - arg));
+    name[eq - arg] = '\0';
+    *file = eq + 1;
+    return 0;
+}
+
+static int load_input(ln_context *ctx, const char *arg)
+{
+    char name[256], *buf;
+    const char *file;
+    size_t len = 0;
+    int ret;
+
+    if ((ret = split_pair(arg, "-i", name, sizeof name, &file)))
+        return ret;
+    if (!ln_context_tensor(ctx, name))
+        return ln_error(LN_ENOTFOUND, "-i: the model has no tensor '%s'", name);
+    if (!(buf = ln_read_text(file, &len)))
+        return ln_error_code();
+    if (len != ln_context_data_size(ctx, name)) {
+        ret = ln_error(LN_EINVAL, "-i: '%s' has %zu bytes, tensor '%s' needs %zu", file, len,
+                       name, ln_context_data_size(ctx, name));
+    } else {
+        ret = ln_context_set_data(ctx, name, buf, len);
+    }
+    ln_free(buf);
+    return ret;
+}
+
+static int save_output(const ln_context *ctx, const char *arg)
+{
+    char name[256], *tmp;
+    const char *file;
+    size_t n;
+    void *buf;
+    FILE *fp;
+    int ret;
+
+    if ((ret = split_pair(arg, "--save", name, sizeof name, &file)))
+        return ret;
+    if (!(n = ln_context_data_size(ctx, name)))
+        return ln_error(LN_ENOTFOUND, "--save: the model has no tensor '%s'", name);
+    buf = ln_alloc(n);
+    if ((ret = ln_context_get_data(ctx, name, buf, n))) {
+        ln_free(buf);
+        return ret;
+    }
+    tmp = ln_sprintf("%s.tmp", file);
+    if (!(fp = fopen(tmp, "wb")) || fwrite(buf, 1, n, fp) != n || fclose(fp) != 0 ||
+        rename(tmp, file) != 0) {
+        ret = ln_error(LN_EIO, "cannot write '%s': %s", file, strerror(errno));
+        remove(tmp);
+    }
+    ln_free(tmp);
+    ln_free(buf);
+    return ret;
+}
+
 int main(int argc, char **argv)
 {
     const char *target = "cpu", *out = NULL, *datafile = NULL, *model = NULL;
-    int compile_only = 0, run_only = 0;
+    const char *dot = NULL, *svg = NULL;
+    const char *inputs[MAX_IO], *saves[MAX_IO], *shapes[MAX_IO + 1];
+    int ninputs = 0, nsaves = 0, nshapes = 0, profile = 0;
+    int compile_only = 0, run_only = 0, mem_report = 0, io_in_arena = 0;
+    ln_serializer_opts opts;
     ln_context *ctx;
 
     for (int i = 1; i < argc; i++) {
@@ -51,17 +133,38 @@ int main(int argc, char **argv)
             compile_only = 1;
         } else if (ln_streq(a, "-r")) {
             run_only = 1;
-        } else if ((ln_streq(a, "-t") || ln_streq(a, "-o") || ln_streq(a, "-f"))) {
+        } else if (ln_streq(a, "--mem-report")) {
+            mem_report = 1;
+        } else if (ln_streq(a, "--io-in-arena")) {
+            io_in_arena = 1;
+        } else if (ln_streq(a, "--profile")) {
+            profile = 20;
+        } else if (!strncmp(a, "--profile=", 10)) {
+            profile = atoi(a + 10);
+            if (profile <= 0) {
+                fprintf(stderr, "lightnet: --profile wants a positive count, got '%s'\n", a + 10);
+                return EXIT_FAILURE;
+            }
+        } else if (ln_streq(a, "-t") || ln_streq(a, "-o") || ln_streq(a, "-f") ||
+                   ln_streq(a, "-i") || ln_streq(a, "--save") || ln_streq(a, "--dot") ||
+                   ln_streq(a, "--mem-svg") || ln_streq(a, "--shape")) {
+            const char *v;
             if (i + 1 >= argc) {
                 fprintf(stderr, "lightnet: option %s needs an argument\n", a);
                 return EXIT_FAILURE;
             }
-            if (a[1] == 't')
-                target = argv[++i];
-            else if (a[1] == 'o')
-                out = argv[++i];
-            else
-                datafile = argv[++i];
+            v = argv[++i];
+            if (ln_streq(a, "-t")) target = v;
+            else if (ln_streq(a, "-o")) out = v;
+            else if (ln_streq(a, "-f")) datafile = v;
+            else if (ln_streq(a, "--dot")) dot = v;
+            else if (ln_streq(a, "--mem-svg")) svg = v;
+            else if (ninputs + nsaves + nshapes >= MAX_IO) {
+                fprintf(stderr, "lightnet: too many -i/--save/--shape options\n");
+                return EXIT_FAILURE;
+            } else if (ln_streq(a, "-i")) inputs[ninputs++] = v;
+            else if (ln_streq(a, "--save")) saves[nsaves++] = v;
+            else shapes[nshapes++] = v;
         } else if (a[0] == '-' && a[1] != '\0') {
             fprintf(stderr, "lightnet: unknown option '%s' (see lightnet -h)\n", a);
             return EXIT_FAILURE;
@@ -80,19 +183,40 @@ int main(int argc, char **argv)
         fputs("lightnet: -c and -r exclude each other\n", stderr);
         return EXIT_FAILURE;
     }
+    shapes[nshapes] = NULL;
+    opts.shapes = shapes;
 
     ctx = ln_context_create();
-    if (ln_context_init(ctx, model))
+    if (ln_context_init_opts(ctx, model, &opts))
         return fail(ctx);
     if (datafile)
         ln_context_set_data_file(ctx, datafile);
+    ctx->io_in_arena = io_in_arena;
     if (!run_only && ln_context_compile(ctx, target))
+        return fail(ctx);
+    if (!ctx->planned && ln_context_plan(ctx))
+        return fail(ctx);
+    if (mem_report && ln_report_mem(stdout, ctx))
+        return fail(ctx);
+    if (dot && ln_report_to_file(dot, ctx, ln_report_dot))
+        return fail(ctx);
+    if (svg && ln_report_to_file(svg, ctx, ln_report_mem_svg))
         return fail(ctx);
     if (compile_only) {
         if (ln_context_print(ctx, out ? out : "-"))
             return fail(ctx);
     } else {
-        if (ln_context_load(ctx, NULL) || ln_context_run(ctx))
+        if (ln_context_load(ctx, NULL))
+            return fail(ctx);
+        for (int i = 0; i < ninputs; i++)
+            if (load_input(ctx, inputs[i]))
+                return fail(ctx);
+        if (ln_context_run(ctx))
+            return fail(ctx);
+        for (int i = 0; i < nsaves; i++)
+            if (save_output(ctx, saves[i]))
+                return fail(ctx);
+        if (profile && ln_report_profile(stdout, ctx, profile))
             return fail(ctx);
         if (out && ln_context_print(ctx, out))
             return fail(ctx);
