@@ -41,7 +41,7 @@ typedef struct ln_context {
     size_t io_size;          /* bytes of caller buffers (inputs and outputs) */
     ln_bool io_in_arena;     /* graph inputs/outputs inside the arena (the
                               * default; ln-aot plans them as caller buffers) */
-    ln_list *io_bufs;        /* load: caller-side buffers when not in the arena */
+    ln_bool plan_noreuse;    /* debug plan: no in-place, no sharing (views stay) */
     void *arena;             /* allocated by load */
     ln_bool loaded;
     /* Constants by name (owned): the weights file's tensors, read on first

@@ -209,6 +209,7 @@ int ln_mem_plan(ln_context *ctx)
                     ti->buf = src->buf;
                     ti->rel = src->rel + (op->calc_offset ? op->calc_offset(op->op_arg, te) : 0);
                 } else if (src && src->buf >= 0 && op->mem_kind == LN_MEMPLAN_INPLACE &&
+                           !ctx->plan_noreuse &&
                            (intptr_t)ln_hash_find(lastuse, in) == step + 1 &&
                            !ln_list_find_custom(inputs, (void *)in, ln_str_cmp) &&
                            !ln_list_find_custom(outputs, (void *)in, ln_str_cmp) &&
@@ -324,7 +325,16 @@ int ln_mem_plan(ln_context *ctx)
             arena_bufs[na++] = bufs[i];
         }
         ctx->lower_bound = ln_mem_plan_lower_bound(arena_bufs, na);
-        ctx->arena_size = ln_mem_plan_place(arena_bufs, na, LN_MEM_ALIGN);
+        if (ctx->plan_noreuse) {
+            size_t off = 0;
+            for (int i = 0; i < na; i++) {
+                arena_bufs[i].offset = off;
+                off += arena_bufs[i].size;
+            }
+            ctx->arena_size = off;
+        } else {
+            ctx->arena_size = ln_mem_plan_place(arena_bufs, na, LN_MEM_ALIGN);
+        }
         for (int i = 0; i < nbufs; i++)
             bufs[i].offset = map[i] >= 0 ? arena_bufs[map[i]].offset : 0;
         ln_free(arena_bufs);

@@ -13,6 +13,15 @@ int ln_pass_expander(ln_context *ctx, ln_expander_func *funcs);
 /* Windows of win_size adjacent ops are offered to the combiners; a match
  * replaces the window, and the new ops are looked at again. */
 int ln_pass_combiner(ln_context *ctx, size_t win_size, ln_combiner_func *funcs);
+/* Ops that compute only from constants run now, at compile time; their
+ * outputs become constants (create ops reading from the constants store). */
+int ln_pass_fold_constants(ln_context *ctx);
+/* Ops whose outputs nobody reads and that are not graph outputs go (ops
+ * with no outputs -- output, print -- stay: they are the point). */
+int ln_pass_remove_dead(ln_context *ctx);
+/* Views that change nothing (identity, inference dropout, a reshape to the
+ * same shape) go: their readers read the source instead. */
+int ln_pass_remove_identity(ln_context *ctx);
 /* Every op must now belong to arch (abstract ops with no expansion fail). */
 int ln_pass_check_arch(const ln_context *ctx, const char *arch);
 
