@@ -15,6 +15,8 @@ static int dropout_cpu_pre_run(ln_op_arg *op_arg)
 {
     ln_tensor_entry *src_te;
     ln_param_entry *ratio_pe;
+    ln_param_entry *training_mode_pe;
+    ln_bool training_mode;
     const char *dst_name;
     ln_tensor_entry *dst_te;
 
@@ -25,6 +27,10 @@ static int dropout_cpu_pre_run(ln_op_arg *op_arg)
         LN_OPCK(ln_opck_param_number(op_arg, ratio_pe, LN_CMP_GE, 0));
         LN_OPCK(ln_opck_param_number(op_arg, ratio_pe, LN_CMP_LT, 1));
     }
+    LN_OPCK(ln_opck_param_type_if(op_arg, "training_mode", LN_PARAM_BOOL, &training_mode_pe));
+    training_mode = training_mode_pe ? training_mode_pe->value_bool : LN_FALSE;
+    LN_OPCK(ln_opck(op_arg, !training_mode,
+                    "'training_mode' is true: only inference is supported"));
     LN_OPCK(ln_opck_tensors_out_len(op_arg, LN_CMP_EQ, 1));
     LN_OPCK(ln_opck_tensor_out_new(op_arg, "dst", &dst_name));
 

@@ -436,6 +436,11 @@ static const ln_opregistry_onnx_attr onnx_attrs_clip_0[] = {
     {"max", "max", "3.4028234e+38"},
     {NULL, NULL, NULL}
 };
+static const char *const onnx_inputs_clip_1[] = {"src", "@min", "@max", NULL};
+static const char *const onnx_outputs_clip_1[] = {"dst", NULL};
+static const ln_opregistry_onnx_attr onnx_attrs_clip_1[] = {
+    {NULL, NULL, NULL}
+};
 static const char *const onnx_inputs_div_0[] = {"src1", "src2", NULL};
 static const char *const onnx_outputs_div_0[] = {"dst", NULL};
 static const ln_opregistry_onnx_attr onnx_attrs_div_0[] = {
@@ -447,7 +452,7 @@ static const ln_opregistry_onnx_attr onnx_attrs_dropout_0[] = {
     {"ratio", "ratio", "0.5"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_inputs_dropout_1[] = {"src", NULL};
+static const char *const onnx_inputs_dropout_1[] = {"src", "@ratio", "@training_mode", NULL};
 static const char *const onnx_outputs_dropout_1[] = {"dst", NULL};
 static const ln_opregistry_onnx_attr onnx_attrs_dropout_1[] = {
     {NULL, NULL, NULL}
@@ -582,6 +587,8 @@ const ln_opregistry_onnx_entry ln_opregistry_onnx[] = {
      onnx_inputs_add_0, onnx_outputs_add_0, onnx_attrs_add_0},
     {"Clip", 6, 10, "clip",
      onnx_inputs_clip_0, onnx_outputs_clip_0, onnx_attrs_clip_0},
+    {"Clip", 11, 0, "clip",
+     onnx_inputs_clip_1, onnx_outputs_clip_1, onnx_attrs_clip_1},
     {"Div", 7, 0, "div",
      onnx_inputs_div_0, onnx_outputs_div_0, onnx_attrs_div_0},
     {"Dropout", 7, 11, "dropout",
