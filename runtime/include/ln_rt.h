@@ -126,10 +126,13 @@ int32_t ln_rt_conv_out_size(int32_t in, int32_t k, int32_t stride,
 
 /* 2-D convolution, NCHW, float32. weight is [oc][c/group][kh][kw], bias is
  * [oc] or NULL; dst is [n][oc][oh][ow] with oh/ow from ln_rt_conv_out_size.
- * Runs as packed, cache-blocked GEMM with the image read straight into the
- * packed panels (no separate im2col buffer); depthwise convolutions
- * (group == c == oc) take a direct kernel. Needs
- * ln_rt_conv2d_f32_scratch_size() bytes of scratch. Not in-place safe.
+ * Runs as packed, cache-blocked GEMM per (image, group): the weights are
+ * read in place, image patches are written straight into the packed block
+ * (no full im2col buffer; 1x1 stride-1 convs read the image in place).
+ * Depthwise convolutions (group == c, oc a multiple of c) take a direct
+ * kernel over a zero-padded copy of each plane. Needs
+ * ln_rt_conv2d_f32_scratch_size() bytes of scratch (at most one padded
+ * plane, or 24 x 256 + 256 x 192 floats + 64 bytes). Not in-place safe.
  * Returns LN_RT_OK or LN_RT_ARG_ERROR. */
 int ln_rt_conv2d_f32(const ln_rt_conv2d_args *a, const float *src,
                      const float *weight, const float *bias, float *dst,
@@ -168,7 +171,8 @@ size_t ln_rt_conv_transpose2d_f32_scratch_size(
  * A' = trans_a ? A^T : A with A stored [K][M] or [M][K]; likewise B ([N][K]
  * or [K][N]). C is NULL or c_rows x c_cols with c_rows in {1, M} and
  * c_cols in {1, N}, broadcast over Y. Needs ln_rt_gemm_f32_scratch_size()
- * bytes of scratch. Y must not alias A or B; it may equal C when C is MxN.
+ * bytes of scratch (none when M == 1: a batch-1 fully connected layer runs
+ * as dot products / row updates at memory speed). Y must not alias A or B; it may equal C when C is MxN.
  * Returns LN_RT_OK or LN_RT_ARG_ERROR. */
 typedef struct {
     int32_t m, n, k;
@@ -186,7 +190,8 @@ size_t ln_rt_gemm_f32_scratch_size(const ln_rt_gemm_args *a);
 /* ONNX MatMul with batch broadcasting. ndim >= 2; the caller promotes 1-D
  * operands (prepend / append a 1) and right-aligns all three shapes to ndim.
  * The last two dims are [M][K] x [K][N] -> [M][N]; the leading dims
- * broadcast. Needs ln_rt_matmul_f32_scratch_size() bytes of scratch.
+ * broadcast. Needs ln_rt_matmul_f32_scratch_size() bytes of scratch (none
+ * when M == 1).
  * Not in-place safe. Returns LN_RT_OK or LN_RT_ARG_ERROR. */
 typedef struct {
     int ndim;

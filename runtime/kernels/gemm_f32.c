@@ -285,6 +285,8 @@ void ln_rt__gemv(int32_t n, int32_t k, const float *x, const float *B,
 /* ---- ONNX Gemm -------------------------------------------------------- */
 size_t ln_rt_gemm_f32_scratch_size(const ln_rt_gemm_args *a)
 {
+    if (a->m == 1) /* the one-row path needs none */
+        return 0;
     return ln_rt__gemm_scratch_floats(a->m, a->n, a->k, 0, 0) *
            sizeof(float);
 }
@@ -343,7 +345,7 @@ int ln_rt_gemm_f32(const ln_rt_gemm_args *a, const float *A, const float *B,
 size_t ln_rt_matmul_f32_scratch_size(const ln_rt_matmul_args *a)
 {
     int nd = a->ndim;
-    if (nd < 2)
+    if (nd < 2 || a->a_dims[nd - 2] == 1) /* M = 1: the one-row path */
         return 0;
     return ln_rt__gemm_scratch_floats(a->y_dims[nd - 2], a->y_dims[nd - 1],
                                       a->a_dims[nd - 1], 0, 0) *

@@ -7,6 +7,8 @@
 #ifndef LN_RT_INTERNAL_H
 #define LN_RT_INTERNAL_H
 
+#include <math.h>
+#include <string.h>
 #include "ln_rt.h"
 
 #if defined(__AVX2__) && defined(__FMA__) && !defined(LN_RT_NO_AVX2)
@@ -30,6 +32,38 @@ static inline float ln_rt__act1(float v, ln_rt_act act, float alpha,
 
 void ln_rt__act_f32(float *y, size_t n, ln_rt_act act, float alpha,
                     float beta);
+
+/* exp(x) in float without libm, branch-free so that loops over it vectorize:
+ * n = round(x / ln 2) by the 1.5 * 2^23 trick, r = x - n ln 2 (two-part
+ * ln 2, exact first product), a degree-6 polynomial for e^r (the Cephes
+ * expf coefficients), then 2^n put into the exponent bits -- as 2^127 * 2
+ * when n = 128. Results below FLT_MIN flush to 0; above 88.72 give +inf;
+ * NaN stays NaN. */
+static inline float ln_rt__expf(float x)
+{
+    float xc = x < -87.33654f ? -87.33654f : (x > 88.72283f ? 88.72283f : x);
+    float t = xc * 1.44269504088896341f + 12582912.0f;
+    float n = t - 12582912.0f;
+    float r = xc - n * 0.693359375f;
+    float p, sc, y, two = n > 127.0f ? 2.0f : 1.0f;
+    uint32_t bits;
+    r = r - n * -2.12194440e-4f;
+    p = 1.9875691500e-4f;
+    p = p * r + 1.3981999507e-3f;
+    p = p * r + 8.3334519073e-3f;
+    p = p * r + 4.1665795894e-2f;
+    p = p * r + 1.6666665459e-1f;
+    p = p * r + 5.0000001201e-1f;
+    p = p * r * r + r + 1.0f;
+    memcpy(&bits, &t, sizeof(bits));
+    bits -= 0x4B400000u;                 /* n, two's complement */
+    bits -= n > 127.0f ? 1u : 0u;        /* n = 128 -> 127, times two */
+    bits = (bits + 127u) << 23;          /* 2^n */
+    memcpy(&sc, &bits, sizeof(sc));
+    y = p * sc * two;
+    y = x < -87.33654f ? 0.0f : y;
+    return x > 88.72283f ? (float)INFINITY : y;
+}
 
 /* ---- blocked GEMM engine -------------------------------------------------
  * C[m][n] (row stride ldc) (+)= A[m][k] * B[k][n], with A and B supplied by

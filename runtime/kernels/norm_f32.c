@@ -206,7 +206,7 @@ static void softmax(int32_t outer, int32_t len, int32_t inner,
                 m = v > m ? v : m;
             }
             for (i = 0; i < len; i++) {
-                float e = expf(xb[(size_t)i * inner + j] - m);
+                float e = ln_rt__expf(xb[(size_t)i * inner + j] - m);
                 if (!log_mode)
                     yb[(size_t)i * inner + j] = e;
                 s += e;

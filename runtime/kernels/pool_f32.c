@@ -23,8 +23,14 @@ static int pool_args_ok(const ln_rt_pool2d_args *a)
 static void tap_range(int32_t s0, int32_t k, int32_t d, int32_t n,
                       int32_t *lo, int32_t *hi)
 {
-    int32_t l = s0 >= 0 ? 0 : (-s0 + d - 1) / d;
-    int32_t h = n - s0 <= 0 ? 0 : (n - 1 - s0) / d + 1;
+    int32_t l, h;
+    if (s0 >= 0 && s0 + (k - 1) * d < n) { /* interior: no divisions */
+        *lo = 0;
+        *hi = k;
+        return;
+    }
+    l = s0 >= 0 ? 0 : (-s0 + d - 1) / d;
+    h = n - s0 <= 0 ? 0 : (n - 1 - s0) / d + 1;
     if (h > k)
         h = k;
     if (l > h)
@@ -33,72 +39,197 @@ static void tap_range(int32_t s0, int32_t k, int32_t d, int32_t n,
     *hi = h;
 }
 
-int ln_rt_maxpool2d_f32(const ln_rt_pool2d_args *a, const float *x, float *y)
-{
-    int32_t oy, ox, ky, kx, ylo, yhi, xlo, xhi;
-    size_t planes, hw = (size_t)a->h * a->w, q;
+/* Separable pooling of one plane: for each output row the kh input rows of
+ * its window are first reduced into a row buffer (a vectorizable elementwise
+ * max or sum over whole rows), then each output reduces kw entries of that
+ * buffer. The buffer lives on the stack (LN_RT_POOL_ROW floats, 1 KB) and
+ * covers a chunk of output columns at a time. The window is clipped to the
+ * input in both passes; the average divides by the product of the vertical
+ * and horizontal tap counts (inside the padded input for count_include_pad,
+ * inside the input otherwise). */
+#define LN_RT_POOL_ROW 256
 
+static void pool_edge(const ln_rt_pool2d_args *a, const float *row,
+                      int32_t c0, float *yr, int32_t ox, int is_max,
+                      int32_t ylo, int32_t yhi, int32_t pylo, int32_t pyhi);
+
+static void pool_plane(const ln_rt_pool2d_args *a, const float *in, float *y,
+                       int is_max)
+{
+    float row[LN_RT_POOL_ROW];
+    const int32_t span = (a->kw - 1) * a->dil_w + 1;
+    const int32_t chunk = (LN_RT_POOL_ROW - span) / a->stride_w + 1;
+    /* interior outputs: ox * sw - pad_left >= 0 and + span <= w */
+    const int32_t ia0 = (a->pad_left + a->stride_w - 1) / a->stride_w;
+    const int32_t ib0 = a->w - span + a->pad_left < 0 ? 0
+                        : (a->w - span + a->pad_left) / a->stride_w + 1;
+    int32_t oy, oxa, ox, ky, kx, i;
+
+    for (oy = 0; oy < a->oh; oy++) {
+        int32_t y0 = oy * a->stride_h - a->pad_top, ylo, yhi, pylo, pyhi;
+        tap_range(y0, a->kh, a->dil_h, a->h, &ylo, &yhi);
+        tap_range(y0 + a->pad_top, a->kh, a->dil_h,
+                  a->h + a->pad_top + a->pad_bottom, &pylo, &pyhi);
+        for (oxa = 0; oxa < a->ow; oxa += chunk) {
+            int32_t oxb = oxa + chunk < a->ow ? oxa + chunk : a->ow;
+            /* input columns [c0, c1) feed outputs [oxa, oxb) */
+            int32_t c0 = oxa * a->stride_w - a->pad_left;
+            int32_t c1 = (oxb - 1) * a->stride_w - a->pad_left + span;
+            int32_t v0 = c0 < 0 ? 0 : c0, v1 = c1 > a->w ? a->w : c1;
+            /* row[x - c0] holds input column x, x in [v0, v1) */
+            if (v1 > v0) {
+                if (yhi <= ylo) {
+                    for (i = v0; i < v1; i++)
+                        row[i - c0] = is_max ? -INFINITY : 0.0f;
+                } else {
+                    const float *src = in + (size_t)(y0 + ylo * a->dil_h) *
+                                            a->w;
+                    for (i = v0; i < v1; i++)
+                        row[i - c0] = src[i];
+                    for (ky = ylo + 1; ky < yhi; ky++) {
+                        src = in + (size_t)(y0 + ky * a->dil_h) * a->w;
+                        if (is_max)
+                            for (i = v0; i < v1; i++)
+                                row[i - c0] = src[i] > row[i - c0]
+                                                  ? src[i] : row[i - c0];
+                        else
+                            for (i = v0; i < v1; i++)
+                                row[i - c0] += src[i];
+                    }
+                }
+            }
+            /* outputs whose window lies inside the row: column passes
+             * over the whole run, which the compiler vectorizes */
+            {
+                int32_t ia = oxa > ia0 ? oxa : ia0, ib = oxb < ib0 ? oxb : ib0;
+                float *yr = y + (size_t)oy * a->ow;
+                const int32_t sw = a->stride_w;
+                if (ia < ib) {
+                    /* tap kx of output ox is row[ox * sw + kx * dw - pad - c0];
+                     * ia * sw - pad - c0 >= 0 since ia >= oxa */
+                    const float *rr = row + (ia * sw - a->pad_left - c0);
+                    float *yi = yr + ia;
+                    int32_t nrun = ib - ia;
+                    for (ox = 0; ox < nrun; ox++)
+                        yi[ox] = rr[ox * sw];
+                    for (kx = 1; kx < a->kw; kx++) {
+                        rr = row + (ia * sw - a->pad_left - c0 + kx * a->dil_w);
+                        if (is_max)
+                            for (ox = 0; ox < nrun; ox++)
+                                yi[ox] = rr[ox * sw] > yi[ox] ? rr[ox * sw]
+                                                              : yi[ox];
+                        else
+                            for (ox = 0; ox < nrun; ox++)
+                                yi[ox] += rr[ox * sw];
+                    }
+                    if (!is_max) {
+                        int32_t cnt = (a->count_include_pad ? pyhi - pylo
+                                                            : yhi - ylo) *
+                                      a->kw;
+                        float inv = cnt > 0 ? 1.0f / (float)cnt : 0.0f;
+                        for (ox = 0; ox < nrun; ox++)
+                            yi[ox] = cnt > 0 ? yi[ox] * inv : 0.0f;
+                    }
+                } else {
+                    ia = ib = oxb;
+                }
+                /* clipped windows left and right of the interior run */
+                for (ox = oxa; ox < ia; ox++)
+                    pool_edge(a, row, c0, yr, ox, is_max, ylo, yhi, pylo,
+                              pyhi);
+                for (ox = ib; ox < oxb; ox++)
+                    pool_edge(a, row, c0, yr, ox, is_max, ylo, yhi, pylo,
+                              pyhi);
+            }
+        }
+    }
+}
+
+/* one output whose window is clipped at the left or right edge */
+static void pool_edge(const ln_rt_pool2d_args *a, const float *row,
+                      int32_t c0, float *yr, int32_t ox, int is_max,
+                      int32_t ylo, int32_t yhi, int32_t pylo, int32_t pyhi)
+{
+    int32_t x0 = ox * a->stride_w - a->pad_left, xlo, xhi, kx;
+    float acc = is_max ? -INFINITY : 0.0f;
+    tap_range(x0, a->kw, a->dil_w, a->w, &xlo, &xhi);
+    if (is_max) {
+        for (kx = xlo; kx < xhi; kx++) {
+            float v = row[x0 + kx * a->dil_w - c0];
+            acc = v > acc ? v : acc;
+        }
+    } else {
+        int32_t pxlo, pxhi, cnt;
+        for (kx = xlo; kx < xhi; kx++)
+            acc += row[x0 + kx * a->dil_w - c0];
+        tap_range(x0 + a->pad_left, a->kw, a->dil_w,
+                  a->w + a->pad_left + a->pad_right, &pxlo, &pxhi);
+        cnt = a->count_include_pad ? (pyhi - pylo) * (pxhi - pxlo)
+                                   : (yhi - ylo) * (xhi - xlo);
+        acc = cnt > 0 ? acc / (float)cnt : 0.0f;
+    }
+    yr[ox] = acc;
+}
+
+/* the direct form, for windows wider than the row buffer */
+static void pool_plane_direct(const ln_rt_pool2d_args *a, const float *in,
+                              float *y, int is_max)
+{
+    int32_t oy, ox, ky, kx, ylo, yhi, xlo, xhi, pylo, pyhi, pxlo, pxhi;
+    for (oy = 0; oy < a->oh; oy++) {
+        int32_t y0 = oy * a->stride_h - a->pad_top;
+        tap_range(y0, a->kh, a->dil_h, a->h, &ylo, &yhi);
+        tap_range(y0 + a->pad_top, a->kh, a->dil_h,
+                  a->h + a->pad_top + a->pad_bottom, &pylo, &pyhi);
+        for (ox = 0; ox < a->ow; ox++) {
+            int32_t x0 = ox * a->stride_w - a->pad_left, cnt;
+            float acc = is_max ? -INFINITY : 0.0f;
+            tap_range(x0, a->kw, a->dil_w, a->w, &xlo, &xhi);
+            for (ky = ylo; ky < yhi; ky++) {
+                const float *r = in + (size_t)(y0 + ky * a->dil_h) * a->w;
+                for (kx = xlo; kx < xhi; kx++) {
+                    float v = r[x0 + kx * a->dil_w];
+                    acc = is_max ? (v > acc ? v : acc) : acc + v;
+                }
+            }
+            if (!is_max) {
+                tap_range(x0 + a->pad_left, a->kw, a->dil_w,
+                          a->w + a->pad_left + a->pad_right, &pxlo, &pxhi);
+                cnt = a->count_include_pad ? (pyhi - pylo) * (pxhi - pxlo)
+                                           : (yhi - ylo) * (xhi - xlo);
+                acc = cnt > 0 ? acc / (float)cnt : 0.0f;
+            }
+            *y++ = acc;
+        }
+    }
+}
+
+static int pool2d(const ln_rt_pool2d_args *a, const float *x, float *y,
+                  int is_max)
+{
+    size_t planes, q, hw, ohw;
     if (!pool_args_ok(a))
         return LN_RT_ARG_ERROR;
     planes = (size_t)a->n * a->c;
+    hw = (size_t)a->h * a->w;
+    ohw = (size_t)a->oh * a->ow;
     for (q = 0; q < planes; q++) {
-        const float *in = x + q * hw;
-        for (oy = 0; oy < a->oh; oy++) {
-            int32_t y0 = oy * a->stride_h - a->pad_top;
-            tap_range(y0, a->kh, a->dil_h, a->h, &ylo, &yhi);
-            for (ox = 0; ox < a->ow; ox++) {
-                int32_t x0 = ox * a->stride_w - a->pad_left;
-                float m = -INFINITY;
-                tap_range(x0, a->kw, a->dil_w, a->w, &xlo, &xhi);
-                for (ky = ylo; ky < yhi; ky++) {
-                    const float *r = in + (size_t)(y0 + ky * a->dil_h) * a->w;
-                    for (kx = xlo; kx < xhi; kx++) {
-                        float v = r[x0 + kx * a->dil_w];
-                        m = v > m ? v : m;
-                    }
-                }
-                *y++ = m;
-            }
-        }
+        if ((a->kw - 1) * a->dil_w + 1 <= LN_RT_POOL_ROW)
+            pool_plane(a, x + q * hw, y + q * ohw, is_max);
+        else
+            pool_plane_direct(a, x + q * hw, y + q * ohw, is_max);
     }
     return LN_RT_OK;
 }
 
+int ln_rt_maxpool2d_f32(const ln_rt_pool2d_args *a, const float *x, float *y)
+{
+    return pool2d(a, x, y, 1);
+}
+
 int ln_rt_avgpool2d_f32(const ln_rt_pool2d_args *a, const float *x, float *y)
 {
-    int32_t oy, ox, ky, kx, ylo, yhi, xlo, xhi, pylo, pyhi, pxlo, pxhi;
-    size_t planes, hw = (size_t)a->h * a->w, q;
-
-    if (!pool_args_ok(a))
-        return LN_RT_ARG_ERROR;
-    planes = (size_t)a->n * a->c;
-    for (q = 0; q < planes; q++) {
-        const float *in = x + q * hw;
-        for (oy = 0; oy < a->oh; oy++) {
-            int32_t y0 = oy * a->stride_h - a->pad_top;
-            tap_range(y0, a->kh, a->dil_h, a->h, &ylo, &yhi);
-            /* padded input is [-pad_top, h + pad_bottom) */
-            tap_range(y0 + a->pad_top, a->kh, a->dil_h,
-                      a->h + a->pad_top + a->pad_bottom, &pylo, &pyhi);
-            for (ox = 0; ox < a->ow; ox++) {
-                int32_t x0 = ox * a->stride_w - a->pad_left;
-                float s = 0.0f;
-                int32_t cnt;
-                tap_range(x0, a->kw, a->dil_w, a->w, &xlo, &xhi);
-                tap_range(x0 + a->pad_left, a->kw, a->dil_w,
-                          a->w + a->pad_left + a->pad_right, &pxlo, &pxhi);
-                for (ky = ylo; ky < yhi; ky++) {
-                    const float *r = in + (size_t)(y0 + ky * a->dil_h) * a->w;
-                    for (kx = xlo; kx < xhi; kx++)
-                        s += r[x0 + kx * a->dil_w];
-                }
-                cnt = a->count_include_pad ? (pyhi - pylo) * (pxhi - pxlo)
-                                           : (yhi - ylo) * (xhi - xlo);
-                *y++ = cnt > 0 ? s / (float)cnt : 0.0f;
-            }
-        }
-    }
-    return LN_RT_OK;
+    return pool2d(a, x, y, 0);
 }
 
 void ln_rt_global_avgpool_f32(int32_t nc, int32_t hw, const float *x,

@@ -10,14 +10,10 @@ void ln_rt_sigmoid_f32(const float *x, float *y, size_t n)
 {
     size_t i;
     for (i = 0; i < n; i++) {
-        float v = x[i];
-        /* exp of a non-positive number never overflows */
-        if (v >= 0.0f) {
-            y[i] = 1.0f / (1.0f + expf(-v));
-        } else {
-            float e = expf(v);
-            y[i] = e / (1.0f + e);
-        }
+        /* e = exp(-|x|) never overflows; sigmoid(-|x|) = e / (1 + e) */
+        float v = x[i], e = ln_rt__expf(-fabsf(v));
+        float s = 1.0f / (1.0f + e);
+        y[i] = v >= 0.0f ? s : e * s;
     }
 }
 
@@ -79,7 +75,7 @@ void ln_rt_exp_f32(const float *x, float *y, size_t n)
 {
     size_t i;
     for (i = 0; i < n; i++)
-        y[i] = expf(x[i]);
+        y[i] = ln_rt__expf(x[i]);
 }
 
 void ln_rt_log_f32(const float *x, float *y, size_t n)

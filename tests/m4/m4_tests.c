@@ -3,8 +3,9 @@
  * under qemu-system-arm -M mps2-an386 -semihosting. It checks the portable
  * kernels as built for the M4 (hard float, -O2) against naive references
  * written here: conv2d (stride 2 + asymmetric padding, dilation 2 +
- * groups 3, 1x1, depthwise, block edges), gemm, batched matmul, pooling,
- * broadcast add, relu, softmax, concat and transpose.
+ * groups 3, 1x1, depthwise, block edges), gemm (and its M = 1 path),
+ * batched matmul, pooling, broadcast add, relu, sigmoid, exp, softmax,
+ * concat and transpose.
  * Tolerance: max |got - ref| / max(|ref|, 1) <= 1e-4 (float accumulation
  * on the M4 against double references; conv sums <= 400 terms).
  * Exit status 0 (via semihosting) only when every check passes.
@@ -146,6 +147,43 @@ static void gemm_test(void)
     check("gemm transB alpha bias relu", Y, R, m * n);
 }
 
+/* batch-1 fully connected layer (the gemv path), as in keyword spotting */
+static void fc_test(void)
+{
+    ln_rt_gemm_args a;
+    int32_t n = 12, k = 250, j, p;
+    memset(&a, 0, sizeof(a));
+    a.m = 1; a.n = n; a.k = k; a.trans_b = 1; a.alpha = 1.0f; a.beta = 1.0f;
+    a.c_rows = 1; a.c_cols = n;
+    fill(X, k); fill(W, n * k); fill(B, n);
+    for (j = 0; j < n; j++) {
+        double s = B[j];
+        for (p = 0; p < k; p++)
+            s += (double)X[p] * W[j * k + p];
+        R[j] = s;
+    }
+    ln_rt_gemm_f32(&a, X, W, B, Y, SCR);
+    check("gemm M=1 (fully connected) transB bias", Y, R, n);
+}
+
+static void transcendental_test(void)
+{
+    int i;
+    fill(X, 200);
+    for (i = 0; i < 200; i++)
+        X[i] *= 20.0f;
+    for (i = 0; i < 200; i++)
+        R[i] = 1.0 / (1.0 + exp(-(double)X[i]));
+    ln_rt_sigmoid_f32(X, Y, 200);
+    check("sigmoid", Y, R, 200);
+    for (i = 0; i < 200; i++)
+        R[i] = exp((double)X[i] * 0.25);
+    for (i = 0; i < 200; i++)
+        X[i] *= 0.25f;
+    ln_rt_exp_f32(X, Y, 200);
+    check("exp", Y, R, 200);
+}
+
 static void matmul_test(void)
 {
     ln_rt_matmul_args a;
@@ -272,7 +310,11 @@ int main(void)
               8, LN_RT_ACT_RELU6);
     conv_test("conv2d block edges K>256 N>192 M>120", 1, 40, 13, 17, 130, 3,
               1, 1, 1, 1, 1, 1, 1, LN_RT_ACT_NONE);
+    conv_test("conv2d depthwise 3x3 s1 dil 2", 2, 4, 10, 13, 4, 3, 1, 2, 2,
+              2, 2, 2, 4, LN_RT_ACT_NONE);
     gemm_test();
+    fc_test();
+    transcendental_test();
     matmul_test();
     pool_test();
     misc_test();

@@ -32,6 +32,10 @@ static const conv_case cases[] = {
     { 1, 5, 17, 33, 5, 3, 3, 2, 2, 0, 0, 1, 1, 1, 1, 5, LN_RT_ACT_RELU6, 1 },
     { 1, 2, 5, 70, 2, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 2, LN_RT_ACT_RELU, 1 },
     { 2, 3, 4, 71, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3, LN_RT_ACT_NONE, 1 },
+    /* grouped 1x1 stride 1 (image read in place per group), batch 2 */
+    { 2, 12, 5, 7, 9, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 3, LN_RT_ACT_RELU, 1 },
+    /* 1x1 with K > 256 and N > 192: in-place B across k and n blocks */
+    { 1, 300, 15, 15, 13, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, LN_RT_ACT_NONE, 0 },
 };
 
 static void conv_ref(const conv_case *k, const float *x, const float *wt,

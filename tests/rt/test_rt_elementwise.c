@@ -2,7 +2,8 @@
  * test_rt_elementwise.c -- unary activations/math and broadcasting binary
  * ops against double-precision libm references.
  * Tolerances: exact ops (relu, clip, abs, neg, min, max, add, sub, mul)
- * 0 or 1 ulp-level (1e-7); libm-based ops 2e-6; pow 1e-5.
+ * 0 or 1 ulp-level (1e-7); transcendental ops (libm, or the runtime's own
+ * polynomial exp behind exp, sigmoid and softmax) 2e-6; pow 1e-5.
  */
 #include "rt_test.h"
 
@@ -94,6 +95,41 @@ START_TEST(test_unary_params)
     ck_assert(y[0] == 0.0f && y[1] == 1.0f);
     ln_rt_softplus_f32(x, y, 2);
     ck_assert(y[0] == 0.0f && y[1] == 1000.0f);
+    /* exp (libm-free) at the ends of the float range */
+    {
+        float e[6] = { 100.0f, -100.0f, 88.5f, -87.0f, 88.7f, 0.0f }, ye[6];
+        ln_rt_exp_f32(e, ye, 6);
+        ck_assert(isinf(ye[0]) && ye[0] > 0);
+        ck_assert(ye[1] == 0.0f);
+        ck_assert(fabs(ye[2] / exp(88.5) - 1.0) < 2e-6);
+        ck_assert(fabs(ye[3] / exp(-87.0) - 1.0) < 2e-6);
+        ck_assert(fabs(ye[4] / exp((double)88.7f) - 1.0) < 2e-6);
+        ck_assert(ye[5] == 1.0f);
+        e[0] = NAN;
+        ln_rt_exp_f32(e, ye, 1);
+        ck_assert(isnan(ye[0]));
+        ln_rt_sigmoid_f32(e, ye, 1);
+        ck_assert(isnan(ye[0]));
+    }
+}
+END_TEST
+
+/* exp over its whole finite range, relative error (not the absolute
+ * measure): the polynomial must hold ~2 ulp everywhere */
+START_TEST(test_exp_sweep)
+{
+    enum { N = 20001 };
+    static float x[N], y[N];
+    double m = 0;
+    int i;
+    for (i = 0; i < N; i++)
+        x[i] = -87.0f + (88.7f + 87.0f) * (float)i / (N - 1);
+    ln_rt_exp_f32(x, y, N);
+    for (i = 0; i < N; i++) {
+        double e = fabs(y[i] / exp((double)x[i]) - 1.0);
+        m = e > m ? e : m;
+    }
+    ck_assert_msg(m < 5e-7, "exp max rel err %g", m);
 }
 END_TEST
 
@@ -203,6 +239,7 @@ Suite *rt_elementwise_suite(void)
     tcase_add_loop_test(tc, test_unary, 0,
                         (int)(sizeof(ucases) / sizeof(ucases[0])));
     tcase_add_test(tc, test_unary_params);
+    tcase_add_test(tc, test_exp_sweep);
     tcase_add_loop_test(tc, test_binary, 0,
                         (int)(sizeof(bcases) / sizeof(bcases[0])));
     suite_add_tcase(s, tc);

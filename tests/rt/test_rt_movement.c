@@ -370,6 +370,86 @@ START_TEST(test_resize_linear)
 }
 END_TEST
 
+/* ONNX Resize, written from the operator text in double: every coordinate
+ * mode, every nearest mode and linear, on 2x3x7x5 -> 11x4 (scales not
+ * integers, up in h and down in w) */
+static double rs_coord(int cm, double x, double scale, int lin, int lout)
+{
+    switch (cm) {
+    case LN_RT_COORD_ASYMMETRIC: return x / scale;
+    case LN_RT_COORD_ALIGN_CORNERS:
+        return lout == 1 ? 0 : x * (lin - 1) / (double)(lout - 1);
+    case LN_RT_COORD_PYTORCH_HALF_PIXEL:
+        return lout > 1 ? (x + 0.5) / scale - 0.5 : 0;
+    case LN_RT_COORD_TF_HALF_PIXEL_FOR_NN: return (x + 0.5) / scale;
+    case LN_RT_COORD_HALF_PIXEL_SYMMETRIC: {
+        double adj = lout / (scale * lin), c = lin / 2.0;
+        return c * (1 - adj) + (x + 0.5) / scale - 0.5;
+    }
+    default: return (x + 0.5) / scale - 0.5;
+    }
+}
+
+static int rs_nearest(int nm, double x, int lin)
+{
+    double f = floor(x);
+    int i;
+    if (nm == LN_RT_NEAREST_FLOOR)
+        i = (int)f;
+    else if (nm == LN_RT_NEAREST_CEIL)
+        i = (int)ceil(x);
+    else if (x - f == 0.5)
+        i = nm == LN_RT_NEAREST_ROUND_PREFER_CEIL ? (int)f + 1 : (int)f;
+    else
+        i = (int)floor(x + 0.5);
+    return i < 0 ? 0 : i >= lin ? lin - 1 : i;
+}
+
+START_TEST(test_resize_random)
+{
+    enum { N = 2, C = 3, IH = 7, IW = 5, OH = 11, OW = 4 };
+    float x[N * C * IH * IW], y[N * C * OH * OW];
+    double ref[N * C * OH * OW], sh = (double)OH / IH, sw = (double)OW / IW;
+    ln_rt_resize_args a;
+    int cm = _i % 6, mode = _i / 6 % 5, q, oy, ox;
+    rt_fill(x, sizeof(x) / sizeof(x[0]), -1, 1, 321);
+    memset(&a, 0, sizeof(a));
+    a.n = N; a.c = C; a.ih = IH; a.iw = IW; a.oh = OH; a.ow = OW;
+    a.coord = (ln_rt_coord_mode)cm;
+    a.mode = mode == 4 ? LN_RT_RESIZE_LINEAR : LN_RT_RESIZE_NEAREST;
+    a.nearest = (ln_rt_nearest_mode)(mode % 4);
+    for (q = 0; q < N * C; q++)
+        for (oy = 0; oy < OH; oy++)
+            for (ox = 0; ox < OW; ox++) {
+                double fy = rs_coord(cm, oy, sh, IH, OH);
+                double fx = rs_coord(cm, ox, sw, IW, OW);
+                const float *p = x + q * IH * IW;
+                double v;
+                if (mode < 4) {
+                    v = p[rs_nearest(mode, fy, IH) * IW +
+                          rs_nearest(mode, fx, IW)];
+                } else {
+                    int y0, x0, y1, x1;
+                    double ly, lx;
+                    fy = fy < 0 ? 0 : fy > IH - 1 ? IH - 1 : fy;
+                    fx = fx < 0 ? 0 : fx > IW - 1 ? IW - 1 : fx;
+                    y0 = (int)floor(fy); x0 = (int)floor(fx);
+                    y1 = y0 + 1 < IH ? y0 + 1 : IH - 1;
+                    x1 = x0 + 1 < IW ? x0 + 1 : IW - 1;
+                    ly = fy - y0; lx = fx - x0;
+                    v = (1 - ly) * ((1 - lx) * p[y0 * IW + x0] +
+                                    lx * p[y0 * IW + x1]) +
+                        ly * ((1 - lx) * p[y1 * IW + x0] +
+                              lx * p[y1 * IW + x1]);
+                }
+                ref[(q * OH + oy) * OW + ox] = v;
+            }
+    ck_assert_int_eq(ln_rt_resize_f32(&a, x, y), LN_RT_OK);
+    RT_CHECK(y, ref, sizeof(y) / sizeof(y[0]), mode == 4 ? 1e-5 : 0,
+             "resize");
+}
+END_TEST
+
 START_TEST(test_cast)
 {
     float f[5] = { -2.7f, -0.5f, 0.0f, 1.9f, 1e6f }, fb[5];
@@ -409,6 +489,7 @@ Suite *rt_movement_suite(void)
     tcase_add_test(tc, test_depth_space);
     tcase_add_test(tc, test_resize_nearest);
     tcase_add_test(tc, test_resize_linear);
+    tcase_add_loop_test(tc, test_resize_random, 0, 30);
     tcase_add_test(tc, test_cast);
     suite_add_tcase(s, tc);
     return s;

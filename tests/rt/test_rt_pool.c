@@ -1,7 +1,9 @@
 /*
  * test_rt_pool.c -- max/avg pooling (pads, strides, ceil-mode overhang,
  * count_include_pad, dilation) and global pooling against naive references
- * that test every window tap against the (padded) input bounds directly.
+ * that test every window tap against the (padded) input bounds directly;
+ * shapes cover the interior runs, clipped edges, rows longer than the
+ * kernel's 256-float row buffer, and windows wider than it.
  * Tolerance: max 0 (exact), avg 1e-6.
  */
 #include "rt_test.h"
@@ -21,6 +23,11 @@ static const pool_case pcases[] = {
     { 1, 2, 9, 8, 3, 2, 1, 2, 0, 1, 2, 0, 2, 2, 0, 0 },
     { 2, 1, 6, 6, 3, 3, 3, 3, 1, 0, 0, 1, 1, 1, 1, 1 },
     { 1, 2, 5, 7, 5, 7, 1, 1, 0, 0, 0, 0, 1, 1, 0, 0 },
+    /* rows longer than the 256-float row buffer: chunked column passes */
+    { 1, 2, 3, 300, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 0 },
+    { 1, 1, 4, 601, 2, 5, 1, 3, 0, 2, 1, 0, 1, 2, 0, 1 },
+    /* window wider than the row buffer: the direct path */
+    { 1, 1, 2, 300, 1, 3, 1, 1, 0, 0, 0, 0, 1, 130, 0, 0 },
 };
 
 static int32_t out_len(int32_t in, int32_t k, int32_t s, int32_t p0,
