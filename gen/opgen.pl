@@ -307,17 +307,24 @@ sub check_aot {
     fail($w, "'\$' outside a \${...} placeholder") if $rest =~ /\$/;
     while ($aot =~ /\$\{([^{}]*)\}/g) {
         my $ph = $1;
-        my ($name, $sfx) = $ph =~ /^([a-z_][a-z0-9_]*)(\.(?:len|ndim|elem_size|dims\[\d+\]))?$/;
+        my ($name, $sfx) = $ph =~ /^([a-z_][a-z0-9_]*)(\.(?:len|ndim|elem_size|count|dims\[\d+\]))?$/;
         fail($w, "bad placeholder '\${$ph}' (\${name}, \${name.len}, \${name.ndim}, "
-             . "\${name.elem_size}, \${name.dims[N]})") if !defined $name;
-        my $is_tensor = $tin->{$name} || $tout->{$name} || ($name eq 'scratch' && $d->{scratch});
+             . "\${name.elem_size}, \${name.dims[N]}, \${name.count})") if !defined $name;
+        my $t = $tin->{$name} || $tout->{$name};
+        my $is_tensor = $t || ($name eq 'scratch' && $d->{scratch});
         if ($sfx) {
             fail($w, "'\${$ph}': '$name' is not a tensor of $d->{optype}") if !$is_tensor;
+            fail($w, "'\${$ph}': only a variadic tensor has a count")
+                if $sfx eq '.count' && !($t && $t->{variadic});
+            fail($w, "'\${$ph}': a variadic tensor has only .count and .elem_size")
+                if $t && $t->{variadic} && $sfx !~ /^\.(count|elem_size)$/;
             next;
         }
         next if $is_tensor || $par->{$name} || $priv->{$name};
         my $base = $name =~ /^(.*)_len$/ ? $1 : undef;
         next if defined $base && $par->{$base} && $par->{$base}{type} =~ /^array/;
+        $base = $name =~ /^(.*)_index$/ ? $1 : undef;
+        next if defined $base && $par->{$base} && $par->{$base}{enum};
         fail($w, "'\${$ph}': $d->{optype} has no tensor, param or priv field '$name'");
     }
 }
@@ -387,6 +394,21 @@ sub decl {
     return $type =~ /\*$/ ? "    $type$name;\n" : "    $type $name;\n";
 }
 
+# ln_opck calls for the count of a variadic tensor (its "variadic"
+# comparisons, and the fixed limit of 64 that run() relies on).
+sub variadic_count_checks {
+    my ($t, $a) = @_;
+    my %sym = (LN_CMP_EQ => '==', LN_CMP_NE => '!=', LN_CMP_GT => '>', LN_CMP_GE => '>=',
+               LN_CMP_LT => '<', LN_CMP_LE => '<=');
+    my $c = '';
+    for my $k (cmp_enum('', $t->{variadic}), ['LN_CMP_LE', 64]) {
+        my $op = $sym{ $k->[0] };
+        $c .= "    LN_OPCK(ln_opck(op_arg, ${a}_count $op $k->[1],\n"
+            . "                    \"'$a' should be $op $k->[1] tensors ($a\_0, ...), got %d\", ${a}_count));\n";
+    }
+    return $c;
+}
+
 sub pre_run_c {
     my ($d, $refs_pre, $priv_params, $statics) = @_;
     my $o = $d->{optype};
@@ -399,7 +421,10 @@ sub pre_run_c {
 
     # tensors in
     my @req = grep { !$_->{optional} } @tin;
-    if (@tin) {
+    my ($vin) = grep { $_->{variadic} } @tin;
+    if ($vin) {
+        $body .= "    LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_GE, " . (@tin - 1) . "));\n" if @tin > 1;
+    } elsif (@tin) {
         $body .= @req == @tin
             ? "    LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_EQ, " . scalar(@tin) . "));\n"
             : "    LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_GE, " . scalar(@req) . "));\n"
@@ -427,7 +452,30 @@ sub pre_run_c {
             my $b = $t->{$rel};
             push @ck, "ln_opck_tensor_$rel(op_arg, \"$a\", ${a}_te, \"$b\", ${b}_te)";
         }
-        if ($t->{optional}) {
+        if ($t->{variadic}) {
+            $decls .= decl('int', "${a}_count");
+            my $f = @tin - 1;
+            my @vck = map { s/\b${a}_te\b/${a}_ite/gr } grep { !/same_\w+\(op_arg, "$a", ${a}_te, "$a", ${a}_te\)/ } @ck;
+            @vck = map { s/\(op_arg, "$a", /(op_arg, ${a}_an, /r } @vck;
+            if (grep { $_ eq $a } map { $t->{$_} // () } qw(same_shape same_dtype)) {
+                for my $rel (qw(same_shape same_dtype)) {
+                    push @vck, "ln_opck_tensor_$rel(op_arg, ${a}_an, ${a}_ite, \"${a}_0\", ${a}_te)"
+                        if ($t->{$rel} // '') eq $a;
+                }
+            }
+            $body .= "    ${a}_count = ln_tensor_list_length(op_arg->tensors_in)" . ($f ? " - $f" : '') . ";\n"
+                . variadic_count_checks($t, $a);
+            $body .= "    ${a}_te = NULL;\n"
+                . "    for (int ${a}_i = 0; ${a}_i < ${a}_count; ${a}_i++) {\n"
+                . "        char ${a}_an[32];\n"
+                . "        ln_tensor_entry *${a}_ite;\n\n"
+                . "        snprintf(${a}_an, sizeof ${a}_an, \"${a}_%d\", ${a}_i);\n"
+                . "        LN_OPCK(ln_opck_tensor_in_exist(op_arg, ${a}_an, &${a}_ite));\n"
+                . "        if (${a}_i == 0)\n"
+                . "            ${a}_te = ${a}_ite;\n";
+            $body .= "        LN_OPCK($_);\n" for @vck;
+            $body .= "    }\n";
+        } elsif ($t->{optional}) {
             $body .= "    ${a}_te = NULL;\n"
                 . "    if (ln_tensor_list_find_name(op_arg->tensors_in, \"$a\"))\n"
                 . "        LN_OPCK(ln_opck_tensor_in_exist(op_arg, \"$a\", &${a}_te));\n";
@@ -442,7 +490,7 @@ sub pre_run_c {
         }
         if ($refs_pre->{$a}) {
             $decls .= decl('const ln_tensor *', $a);
-            $body .= $t->{optional} ? "    $a = ${a}_te ? ${a}_te->tensor : NULL;\n"
+            $body .= $t->{optional} || $t->{variadic} ? "    $a = ${a}_te ? ${a}_te->tensor : NULL;\n"
                                     : "    $a = ${a}_te->tensor;\n";
         }
     }
@@ -470,6 +518,10 @@ sub pre_run_c {
             push @$statics, "static const char *const $ch\[] = {"
                 . join(', ', map { c_str($_) } @{ $p->{enum} }) . ", NULL};\n";
             $decls .= decl('int', "${a}_index");
+            if (exists $p->{default}) {
+                my ($di) = grep { $p->{enum}[$_] eq $p->{default} } 0 .. $#{ $p->{enum} };
+                $body .= "    ${a}_index = " . ($di // -1) . ";\n";
+            }
             push @ck, "ln_opck_param_string_in(op_arg, ${a}_pe, $ch, &${a}_index)";
         }
         if ($has_def) {
@@ -512,12 +564,33 @@ sub pre_run_c {
     }
 
     # tensors out: names first, then shapes (hooks may fail), then entries
-    if (@tout) {
-        $body .= "    LN_OPCK(ln_opck_tensors_out_len(op_arg, LN_CMP_EQ, " . scalar(@tout) . "));\n";
+    my ($vout) = grep { $_->{variadic} } @tout;
+    my $nsc = '';
+    if ($d->{scratch}) {
+        $decls .= decl('ln_bool', 'has_scratch');
+        $body .= "    has_scratch = ln_tensor_list_find_name(op_arg->tensors_out, \"scratch\") != NULL;\n";
+        $nsc = ' - has_scratch';
+    }
+    if ($vout) {
+        my $a = $vout->{arg_name};
+        $decls .= decl('int', "${a}_count");
+        $body .= "    ${a}_count = ln_tensor_list_length(op_arg->tensors_out)" . (@tout > 1 ? ' - ' . (@tout - 1) : '') . "$nsc;\n"
+            . variadic_count_checks($vout, $a);
+    } elsif (@tout || $d->{scratch}) {
+        my $n = scalar(@tout) . ($d->{scratch} ? ' + has_scratch' : '');
+        $body .= "    LN_OPCK(ln_opck_tensors_out_len(op_arg, LN_CMP_EQ, $n));\n";
     }
     for my $t (@tout) {
         my $a = $t->{arg_name};
         $decls .= decl('const char *', "${a}_name");
+        if ($t->{variadic}) {
+            $body .= "    for (int ${a}_i = 0; ${a}_i < ${a}_count; ${a}_i++) {\n"
+                . "        char ${a}_an[32];\n\n"
+                . "        snprintf(${a}_an, sizeof ${a}_an, \"${a}_%d\", ${a}_i);\n"
+                . "        LN_OPCK(ln_opck_tensor_out_new(op_arg, ${a}_an, &${a}_name));\n"
+                . "    }\n";
+            next;
+        }
         $body .= "    LN_OPCK(ln_opck_tensor_out_new(op_arg, \"$a\", &${a}_name));\n";
     }
     my $create = '';
@@ -526,6 +599,32 @@ sub pre_run_c {
         my $a = $t->{arg_name};
         my $s = $t->{shape};
         my ($ndim, $dims);
+        if ($t->{variadic}) {
+            my $dt = $t->{dtype};
+            my $dtc = $d->{_tin}{$dt} ? "${dt}_te->tensor->dtype"
+                    : ($d->{_par}{$dt} ? $dt : dtype_enum($dt));
+            my ($nd, $dm) = ("${s}_te->tensor->ndim", "${s}_te->tensor->dims");
+            $decls .= decl('ln_tensor_entry *', "${a}_te");
+            if (ref $s) {
+                $decls .= decl('int', "${a}_ndim");
+                $decls .= decl('int', "${a}_dims[LN_MAXDIM]");
+                ($nd, $dm) = ("${a}_ndim", "${a}_dims");
+                $body .= "    for (int ${a}_i = 0; ${a}_i < ${a}_count; ${a}_i++)\n"
+                    . "        LN_OPCK($s->{hook}(op_arg, ${a}_i, &${a}_ndim, ${a}_dims));\n";
+            }
+            $create .= "\n    for (int ${a}_i = 0; ${a}_i < ${a}_count; ${a}_i++) {\n"
+                . "        char ${a}_an[32];\n\n"
+                . "        snprintf(${a}_an, sizeof ${a}_an, \"${a}_%d\", ${a}_i);\n"
+                . "        ${a}_name = ln_tensor_list_find_name(op_arg->tensors_out, ${a}_an);\n";
+            $create .= "        $s->{hook}(op_arg, ${a}_i, &${a}_ndim, ${a}_dims);\n" if ref $s;
+            $create .= "        ${a}_te = ln_tensor_entry_create(${a}_name,\n"
+                . "            ln_tensor_create($dtc, $nd, $dm, NULL));\n"
+                . "        ln_tensor_entry_set_creater(${a}_te, op_arg->name);\n"
+                . "        ${a}_te->mtype = op_arg->mtype_out;\n";
+            $create .= "        ${a}_te->isstatic = LN_TRUE;\n" if $t->{static};
+            $create .= "        ln_tensor_table_insert(op_arg->tensor_table, ${a}_te);\n    }\n";
+            next;
+        }
         if (!ref $s) {
             ($ndim, $dims) = ("${s}_te->tensor->ndim", "${s}_te->tensor->dims");
         } elsif (exists $s->{like}) {
@@ -573,7 +672,7 @@ sub pre_run_c {
     # private data for run
     my @pp = grep { $priv_params->{ $_->{arg_name} } } @par;
     my @pv = @{ $d->{priv} // [] };
-    if (@pp || @pv) {
+    if (@pp || @pv || grep { $priv_params->{"$_->{arg_name}_index"} } @par) {
         $decls .= decl("struct ${o}_priv *", 'priv');
         $body .= "\n    priv = ln_alloc(sizeof *priv);\n";
         for my $p (@pp) {
@@ -581,8 +680,43 @@ sub pre_run_c {
             $body .= "    priv->$a = $a;\n";
             $body .= "    priv->${a}_len = ${a}_len;\n" if $p->{type} =~ /^array/;
         }
+        $body .= "    priv->$_->{arg_name}_index = $_->{arg_name}_index;\n"
+            for grep { $priv_params->{"$_->{arg_name}_index"} } @par;
         $body .= "    $_->{hook}(op_arg, &priv->$_->{name});\n" for @pv;
         $body .= "    op_arg->priv = priv;\n";
+    }
+    if (my $sc = $d->{scratch}) {
+        my $refs = c_refs($sc->{size});
+        my $pdecl = join('', map { "        const $_->{ctype} *$_->{name} = &priv->$_->{name};\n" }
+                         grep { $refs->{ $_->{name} } } @pv);
+        $decls .= decl('size_t', 'scratch_size');
+        $decls .= decl('const char *', 'scratch_name');
+        $decls .= decl('int', 'scratch_dims[1]');
+        $decls .= decl('ln_tensor_entry *', 'scratch_te');
+        $decls .= decl('int', 'ret');
+        $body .= "\n    /* kernel scratch: an output no op reads, planned in the arena */\n";
+        $body .= $pdecl ? "    {\n$pdecl\n        scratch_size = $sc->{size};\n    }\n"
+                        : "    scratch_size = $sc->{size};\n";
+        $body .= "    if (scratch_size == 0)\n        return 0;\n"
+            . "    if (!has_scratch) {\n"
+            . "        char *name = ln_sprintf(\"%s__scratch\", op_arg->name);\n\n"
+            . "        op_arg->tensors_out = ln_tensor_list_append(op_arg->tensors_out, \"scratch\", name);\n"
+            . "        ln_free(name);\n"
+            . "    }\n"
+            . "    ret = ln_opck(op_arg, scratch_size <= INT_MAX,\n"
+            . "                  \"needs %zu bytes of scratch, more than one tensor can hold\", scratch_size);\n"
+            . "    if (!ret)\n"
+            . "        ret = ln_opck_tensor_out_new(op_arg, \"scratch\", &scratch_name);\n"
+            . "    if (ret) {\n"
+            . "        ${o}_post_run(op_arg);\n"
+            . "        return ret;\n"
+            . "    }\n"
+            . "    scratch_dims[0] = (int)scratch_size;\n"
+            . "    scratch_te = ln_tensor_entry_create(scratch_name,\n"
+            . "        ln_tensor_create(LN_DTYPE_UINT8, 1, scratch_dims, NULL));\n"
+            . "    ln_tensor_entry_set_creater(scratch_te, op_arg->name);\n"
+            . "    scratch_te->mtype = op_arg->mtype_out;\n"
+            . "    ln_tensor_table_insert(op_arg->tensor_table, scratch_te);\n";
     }
     return ("$decls\n$body    return 0;\n", $need_string);
 }
@@ -593,12 +727,29 @@ sub run_c {
     my $o = $d->{optype};
     my @calls = @{ $d->{$sect} };
     my $refs = c_refs(map { (@{ $_->{args} // [] }, $_->{when}, $_->{unless}) } @calls);
-    my ($decls, $body) = ('', '');
+    my ($decls, $body, $vloop) = ('', '', '');
     my $uses_priv = 0;
-    for my $t (@{ $d->{tensors_in} // [] }, @{ $d->{tensors_out} // [] }) {
+    my @scratch = $d->{scratch} ? ({ arg_name => 'scratch', optional => 1 }) : ();
+    for my $t (@{ $d->{tensors_in} // [] }, @{ $d->{tensors_out} // [] }, @scratch) {
         my $a = $t->{arg_name};
-        next if !$refs->{$a};
         my $fn = $d->{_tin}{$a} ? 'ln_op_tensor_in' : 'ln_op_tensor_out';
+        if ($t->{variadic} && ($refs->{$a} || $refs->{"${a}_count"} || $refs->{"${a}_dtype"})) {
+            my $in = $d->{_tin}{$a};
+            $decls .= "    " . ($in ? 'const void *' : 'void *') . "$a\[64];   /* pre_run checked the count */\n"
+                . "    int ${a}_count = 0;\n";
+            $decls .= "    ln_dtype ${a}_dtype = LN_DTYPE_UNKNOWN;\n" if $refs->{"${a}_dtype"};
+            $vloop .= "    for (;;) {\n"
+                . "        char an[32];\n"
+                . "        ln_tensor_entry *te;\n\n"
+                . "        snprintf(an, sizeof an, \"${a}_%d\", ${a}_count);\n"
+                . "        if (!(te = $fn(op_arg, an)))\n"
+                . "            break;\n"
+                . ($refs->{"${a}_dtype"} ? "        ${a}_dtype = te->tensor->dtype;\n" : '')
+                . "        $a\[${a}_count++] = te->tensor->data;\n"
+                . "    }\n";
+            next;
+        }
+        next if !$refs->{$a};
         $decls .= $t->{optional}
             ? "    ln_tensor_entry *${a}_te = $fn(op_arg, \"$a\");\n"
               . "    ln_tensor *$a = ${a}_te ? ${a}_te->tensor : NULL;\n"
@@ -616,6 +767,10 @@ sub run_c {
             $pdecl .= "    int ${a}_len = priv->${a}_len;\n";
             $uses_priv = 1;
         }
+        if ($p->{enum} && $refs->{"${a}_index"}) {
+            $pdecl .= "    int ${a}_index = priv->${a}_index;\n";
+            $uses_priv = 1;
+        }
     }
     for my $p (@{ $d->{priv} // [] }) {
         next if !$refs->{ $p->{name} };
@@ -624,6 +779,7 @@ sub run_c {
     }
     $decls = "    const struct ${o}_priv *priv = op_arg->priv;\n$decls" if $uses_priv;
     $decls .= $pdecl;
+    $body .= "$vloop\n" if $vloop;
     for my $c (@calls) {
         my $call = "$c->{call}(" . join(', ', @{ $c->{args} // [] }) . ");\n";
         if (exists $c->{when}) {
@@ -642,6 +798,7 @@ sub run_c {
 sub post_run_c {
     my ($d, $has_priv) = @_;
     my $body = '';
+    my $decls2 = $d->{scratch} ? "    ln_tensor_entry *scratch_te;\n" : '';
     for my $t (grep { $_->{io} } @{ $d->{tensors_in} // [] }) {
         my $a = $t->{arg_name};
         $body .= "    ${a}_te = ln_op_tensor_in(op_arg, \"$a\");\n"
@@ -649,10 +806,29 @@ sub post_run_c {
     }
     my $decls = join('', map { "    ln_tensor_entry *$_->{arg_name}_te;\n" }
                      grep { $_->{io} } @{ $d->{tensors_in} // [] });
+    $decls .= $decls2;
     $body = "$decls\n$body" if $decls;
     for my $t (@{ $d->{tensors_out} // [] }) {
+        my $a = $t->{arg_name};
+        if ($t->{variadic}) {
+            $body .= "    for (int i = 0;; i++) {\n"
+                . "        char an[32];\n"
+                . "        const char *name;\n\n"
+                . "        snprintf(an, sizeof an, \"${a}_%d\", i);\n"
+                . "        if (!(name = ln_tensor_list_find_name(op_arg->tensors_out, an)))\n"
+                . "            break;\n"
+                . "        ln_tensor_table_remove(op_arg->tensor_table, name);\n"
+                . "    }\n";
+            next;
+        }
         $body .= "    ln_tensor_table_remove(op_arg->tensor_table,\n"
-            . "                           ln_tensor_list_find_name(op_arg->tensors_out, \"$t->{arg_name}\"));\n";
+            . "                           ln_tensor_list_find_name(op_arg->tensors_out, \"$a\"));\n";
+    }
+    if ($d->{scratch}) {
+        # the tensors_out entry stays: it is part of the op, like an IR field
+        $body .= "    scratch_te = ln_op_tensor_out(op_arg, \"scratch\");\n"
+            . "    if (scratch_te && ln_streq(scratch_te->creater, op_arg->name))\n"
+            . "        ln_tensor_table_remove(op_arg->tensor_table, scratch_te->name);\n";
     }
     $body .= "    ln_free(op_arg->priv);\n    op_arg->priv = NULL;\n" if $has_priv;
     return $body eq '' ? '' : "$body    return 0;\n";
@@ -674,6 +850,7 @@ for my $d (@descs) {
         push @pre_snips, $s->{ndim} if exists $s->{ndim};
         push @pre_snips, ref $s->{dims} ? @{ $s->{dims} } : $s->{dims} if exists $s->{dims};
     }
+    push @pre_snips, $d->{scratch}{size} if $d->{scratch};
     my $refs_pre = c_refs(@pre_snips);
     my %priv_params;
     for my $p (@{ $d->{params} // [] }) {
@@ -682,6 +859,7 @@ for my $d (@descs) {
             $priv_params{$a} = 1;
             $priv_params{"${a}_len"} = 1 if $p->{type} =~ /^array/;
         }
+        $priv_params{"${a}_index"} = 1 if $p->{enum} && $refs_run->{"${a}_index"};
     }
     my @statics;
     my ($pre, $need_string) = pre_run_c($d, $refs_pre, \%priv_params, \@statics);
@@ -690,22 +868,45 @@ for my $d (@descs) {
     my $priv = '';
     if ($has_priv) {
         $priv = "/* What run() needs, computed once by pre_run. */\nstruct ${o}_priv {\n";
-        for my $p (grep { $priv_params{ $_->{arg_name} } } @{ $d->{params} // [] }) {
-            my $ct = param_ctype($p);
-            $priv .= decl($ct, $p->{arg_name});
-            $priv .= "    int $p->{arg_name}_len;\n" if $p->{type} =~ /^array/;
+        for my $p (@{ $d->{params} // [] }) {
+            if ($priv_params{ $p->{arg_name} }) {
+                $priv .= decl(param_ctype($p), $p->{arg_name});
+                $priv .= "    int $p->{arg_name}_len;\n" if $p->{type} =~ /^array/;
+            }
+            $priv .= "    int $p->{arg_name}_index;\n" if $priv_params{"$p->{arg_name}_index"};
         }
         $priv .= decl($_->{ctype}, $_->{name}) for @{ $d->{priv} // [] };
         $priv .= "};\n";
+        if (defined $d->{aot}) {
+            $priv .= "\n/* The private struct field by field, for ln-aot (ln_opregistry_aot). */\n"
+                . "const ln_opregistry_aot_field ln_opimpl_${o}_aot_priv[] = {\n";
+            for my $p (@{ $d->{params} // [] }) {
+                my $a = $p->{arg_name};
+                if ($priv_params{$a}) {
+                    $priv .= "    {\"$a\", " . c_str(param_ctype($p)) . ", offsetof(struct ${o}_priv, $a)},\n";
+                    $priv .= "    {\"${a}_len\", \"int\", offsetof(struct ${o}_priv, ${a}_len)},\n"
+                        if $p->{type} =~ /^array/;
+                }
+                $priv .= "    {\"${a}_index\", \"int\", offsetof(struct ${o}_priv, ${a}_index)},\n"
+                    if $priv_params{"${a}_index"};
+            }
+            $priv .= "    {\"$_->{name}\", " . c_str($_->{ctype}) . ", offsetof(struct ${o}_priv, $_->{name})},\n"
+                for @{ $d->{priv} // [] };
+            $priv .= "    {NULL, NULL, 0}\n};\n";
+            $d->{_aot_priv} = 1;
+        }
     }
+    push @statics, "static int ${o}_post_run(ln_op_arg *op_arg);\n" if $d->{scratch};
     my $m = $d->{mem} // { kind => 'own' };
     my %kind = (own => 'LN_MEMPLAN_OWN', inplace => 'LN_MEMPLAN_INPLACE',
                 view => 'LN_MEMPLAN_VIEW', concat => 'LN_MEMPLAN_CONCAT');
     my $uses_hooks = grep { ref $_->{shape} && $_->{shape}{hook} } @{ $d->{tensors_out} // [] };
     $uses_hooks ||= @{ $d->{priv} // [] } || $m->{offset};
     $uses_hooks ||= grep { $_->{call} =~ /^ln_ophook_/ } @run_calls;
+    $uses_hooks ||= grep { /^ln_ophook_/ } keys %$refs_pre, keys %$refs_run;
     my @inc = ('"ln_op.h"');
     unshift @inc, '<string.h>' if $need_string;
+    unshift @inc, '<limits.h>' if $d->{scratch};
     push @inc, '"ln_rt.h"' if grep { $_->{call} =~ /^ln_rt_/ } @run_calls;
     push @inc, '"ln_ophook.h"' if $uses_hooks;
     push @inc, '"ln_opregistry.h"';
@@ -780,6 +981,10 @@ for my $d (@descs) {
                 ? c_str(JSON::PP->new->canonical->allow_nonref->encode($a->{default})) : 'NULL';
             $onnx .= "    {" . c_str($a->{attr}) . ', ' . c_str($a->{param}) . ", $def},\n";
         }
+        for my $c (@{ $e->{consts} // [] }) {
+            my $v = c_str(JSON::PP->new->canonical->allow_nonref->encode($c->{value}));
+            $onnx .= "    {\"\", " . c_str($c->{param}) . ", $v},\n";
+        }
         $onnx .= "    {NULL, NULL, NULL}\n};\n";
         push @onnx_rows, [ $e->{op_type}, $e->{since}, $d->{optype},
             "    {" . c_str($e->{op_type}) . ", $e->{since}, " . ($e->{until} // 0) . ', '
@@ -791,16 +996,20 @@ $onnx .= join('', map { $_->[3] } sort { $a->[0] cmp $b->[0] || $a->[1] <=> $b->
 $onnx .= "    {NULL, 0, 0, NULL, NULL, NULL, NULL}\n};\n";
 
 my $aot = "const ln_opregistry_aot_entry ln_opregistry_aot[] = {\n";
-$aot .= join('', map { '    {' . c_str($_->{optype}) . ', ' . c_str($_->{aot}) . "},\n" }
-             grep { defined $_->{aot} } @descs);
-$aot .= "    {NULL, NULL}\n};\n";
+for my $d (grep { defined $_->{aot} } @descs) {
+    $aot .= "#ifndef LN_OP_STRIP_$d->{_root}\n    {" . c_str($d->{optype}) . ', ' . c_str($d->{aot}) . ', '
+        . ($d->{_aot_priv} ? "ln_opimpl_$d->{optype}_aot_priv" : 'NULL') . "},\n#endif\n";
+}
+$aot .= "    {NULL, NULL, NULL}\n};\n";
+my $aot_externs = join('', map { "extern const ln_opregistry_aot_field ln_opimpl_$_->{optype}_aot_priv[];\n" }
+                       grep { $_->{_aot_priv} } @descs);
 
 my $desc_list = join(' ', sort map { my $f = $_->{_file}; $f =~ s{.*/}{}; $f }
                      values %{ { map { $_->{_file} => $_ } @descs } });
 my %rdefs = (
     GEN_DESC_DIR => $opt{descs}, GEN_DESC_FILES => $desc_list,
     GEN_PROTOS => join('', map { "extern ln_op ln_opimpl_$_->{optype};\n" } @descs),
-    GEN_REGISTRY => $reg, GEN_ONNX => $onnx, GEN_AOT => $aot,
+    GEN_REGISTRY => $reg, GEN_ONNX => $onnx, GEN_AOT => $aot, GEN_AOT_EXTERNS => $aot_externs,
     GEN_ROOTS => join(' ', @roots),
     GEN_CORE => join(' ', grep { $by{$_}{core} } @roots),
 );

@@ -20,7 +20,8 @@ extern const char *const ln_opregistry_all_optypes[];
 extern const char *const ln_opregistry_stripped[];
 
 /* ONNX attribute -> LightNet param; def is the default as JSON text, NULL
- * when the attribute is required. */
+ * when the attribute is required.  attr "" is no attribute: the param is
+ * always set to def for this opset range (a description's "consts"). */
 typedef struct ln_opregistry_onnx_attr {
     const char *attr;
     const char *param;
@@ -28,7 +29,11 @@ typedef struct ln_opregistry_onnx_attr {
 } ln_opregistry_onnx_attr;
 
 /* One ONNX op_type over an opset range [since, until] (until 0: open),
- * mapped to optype; inputs/outputs are the arg names in ONNX order. */
+ * mapped to optype; inputs/outputs are the arg names in ONNX order.  An
+ * input "@p" must be a constant and becomes param p; "" is an input
+ * LightNet ignores; a variadic arg name takes all remaining ONNX inputs
+ * (outputs) as <name>_0, <name>_1, ...; trailing inputs may be absent
+ * (docs/op-descriptions.md). */
 typedef struct ln_opregistry_onnx_entry {
     const char *op_type;
     int since;
@@ -42,13 +47,27 @@ typedef struct ln_opregistry_onnx_entry {
 /* Sorted by op_type then since; ended by op_type == NULL. */
 extern const ln_opregistry_onnx_entry ln_opregistry_onnx[];
 
-/* The C call template ln-aot emits per arch optype (docs/op-descriptions.md);
- * ended by optype == NULL. */
+/* One field of an op's private struct (what pre_run computed for run()):
+ * its name as the aot template writes it (${name}), its C type, and where
+ * it is in op_arg->priv. */
+typedef struct ln_opregistry_aot_field {
+    const char *name;
+    const char *ctype;
+    size_t offset;      /* offsetof(the op's priv struct, field) */
+} ln_opregistry_aot_field;
+
+/* The C call template ln-aot emits per arch optype (placeholder grammar in
+ * docs/op-descriptions.md); it calls the kernel run() calls, with the same
+ * arguments.  priv lists the private struct's fields, ended by
+ * name == NULL; NULL when the op has no private data.  Ended by
+ * optype == NULL. */
 typedef struct ln_opregistry_aot_entry {
     const char *optype;
     const char *call;
+    const ln_opregistry_aot_field *priv;
 } ln_opregistry_aot_entry;
 
 extern const ln_opregistry_aot_entry ln_opregistry_aot[];
+GEN_AOT_EXTERNS[[<>]]m4_dnl
 
 #endif

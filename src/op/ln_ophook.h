@@ -41,5 +41,84 @@ int ln_ophook_prelu_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
 /* prelu_cpu: src and slope shapes right-aligned for ln_rt_prelu_f32. */
 void ln_ophook_prelu_bcast(const ln_op_arg *op_arg, ln_rt_bcast_args *bcast);
 
+/* --- neural-network ops (conv, gemm, pools, shapes, ...) --------------- */
+
+/* Shared by the hooks below (src/op/ln_ophook_nn.c): a param with the
+ * described default when absent; ints copies at most max entries and
+ * returns the array's length (0 when absent). */
+int ln_ophook_param_int(const ln_op_arg *op_arg, const char *name, int def);
+float ln_ophook_param_float(const ln_op_arg *op_arg, const char *name, float def);
+const char *ln_ophook_param_str(const ln_op_arg *op_arg, const char *name,
+                                const char *def);
+int ln_ophook_param_ints(const ln_op_arg *op_arg, const char *name, int *out, int max);
+/* An axis param normalized (negative + ndim); the check variant fails
+ * naming the param when it is outside [-ndim, ndim). */
+int ln_ophook_axis(const ln_op_arg *op_arg, const char *name, int def, int ndim);
+int ln_ophook_check_axis(const ln_op_arg *op_arg, const char *name, int def,
+                         int ndim, int *axis);
+size_t ln_ophook_dims_prod(const int *dims, int from, int to);
+/* [top, left, bottom, right] from 'pads' and ONNX 'auto_pad'. */
+void ln_ophook_window_pads(const ln_op_arg *op_arg, const int *in, const int *k,
+                           const int *stride, const int *dil, int *pads);
+/* 'activation', 'act_alpha', 'act_beta' as the runtime's fused activation. */
+ln_rt_act ln_ophook_act(const ln_op_arg *op_arg, float *alpha, float *beta);
+
+/* conv2d, conv_transpose2d */
+int ln_ophook_conv2d_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
+void ln_ophook_conv2d_args(const ln_op_arg *op_arg, ln_rt_conv2d_args *args);
+int ln_ophook_conv_transpose2d_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
+void ln_ophook_conv_transpose2d_args(const ln_op_arg *op_arg,
+                                     ln_rt_conv_transpose2d_args *args);
+/* gemm, matmul */
+int ln_ophook_gemm_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
+void ln_ophook_gemm_args(const ln_op_arg *op_arg, ln_rt_gemm_args *args);
+int ln_ophook_matmul_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
+void ln_ophook_matmul_args(const ln_op_arg *op_arg, ln_rt_matmul_args *args);
+/* maxpool2d, avgpool2d, globalavgpool, globalmaxpool */
+int ln_ophook_pool2d_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
+void ln_ophook_pool2d_args(const ln_op_arg *op_arg, ln_rt_pool2d_args *args);
+int ln_ophook_global_pool_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
+/* softmax, logsoftmax, argmax, gather, layernorm: 'src' seen as
+ * [outer][len][inner] around 'axis' (priv hooks, one int32_t each). */
+void ln_ophook_axis_outer(const ln_op_arg *op_arg, int32_t *v);
+void ln_ophook_axis_len(const ln_op_arg *op_arg, int32_t *v);
+void ln_ophook_axis_inner(const ln_op_arg *op_arg, int32_t *v);
+void ln_ophook_axis_rest(const ln_op_arg *op_arg, int32_t *v);
+int ln_ophook_axis_same_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
+int ln_ophook_argmax_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
+int ln_ophook_gather_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
+/* concat (inputs src_0..), split (outputs dst_0..): the kernels' view
+ * [outer][axis_dims[i]][inner].  ln-aot prints this struct like the
+ * runtime's argument structs (all fields int32_t). */
+#define LN_OPHOOK_MAX_VARIADIC 64
+typedef struct ln_ophook_concat_args_t {
+    int32_t outer, inner;
+    int32_t axis_dims[LN_OPHOOK_MAX_VARIADIC];
+} ln_ophook_concat_args_t;
+int ln_ophook_concat_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
+void ln_ophook_concat_args(const ln_op_arg *op_arg, ln_ophook_concat_args_t *args);
+int ln_ophook_split_dst_shape(const ln_op_arg *op_arg, int i, int *ndim, int *dims);
+void ln_ophook_split_args(const ln_op_arg *op_arg, ln_ophook_concat_args_t *args);
+/* transpose, flatten, squeeze, unsqueeze */
+int ln_ophook_transpose_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
+void ln_ophook_transpose_args(const ln_op_arg *op_arg, ln_rt_transpose_args *args);
+int ln_ophook_flatten_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
+int ln_ophook_squeeze_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
+int ln_ophook_unsqueeze_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
+/* slice (LightNet axis/start/len or ONNX starts/ends/axes/steps) */
+int ln_ophook_slice_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
+/* pad, reduce_*, tile, expand, resize */
+int ln_ophook_pad_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
+void ln_ophook_pad_args(const ln_op_arg *op_arg, ln_rt_pad_args *args);
+int ln_ophook_reduce_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
+void ln_ophook_reduce_args(const ln_op_arg *op_arg, ln_rt_reduce_args *args);
+int ln_ophook_tile_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
+int ln_ophook_expand_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
+void ln_ophook_tile_args(const ln_op_arg *op_arg, ln_rt_tile_args *args);
+int ln_ophook_resize_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
+void ln_ophook_resize_args(const ln_op_arg *op_arg, ln_rt_resize_args *args);
+/* cast_cpu between equal dtypes */
+void ln_ophook_copy(const ln_tensor *src, ln_tensor *dst);
+
 LN_CPPEND
 #endif

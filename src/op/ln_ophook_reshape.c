@@ -1,7 +1,8 @@
 /*
- * ln_ophook_reshape.c -- reshape's output shape (ONNX Reshape semantics
- * with allowzero = 0): a 0 copies src's dim at that index, one -1 takes
- * whatever is left; the element count must not change.
+ * ln_ophook_reshape.c -- reshape's output shape (ONNX Reshape semantics):
+ * a 0 copies src's dim at that index (unless the param 'allowzero' is
+ * true: then it is a 0 dim), one -1 takes whatever is left; the element
+ * count must not change.
  */
 #include "ln_ophook.h"
 
@@ -9,6 +10,7 @@ int ln_ophook_reshape_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims)
 {
     const ln_tensor *src = ln_op_tensor_in(op_arg, "src")->tensor;
     const ln_param_entry *pe = ln_op_param(op_arg, "dims");
+    int allowzero = ln_ophook_param_int(op_arg, "allowzero", 0);
     int n = pe->array_len, infer = -1;
     size_t known = 1;
     char s1[64], s2[64];
@@ -23,7 +25,7 @@ int ln_ophook_reshape_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims)
             infer = i;
             continue;
         }
-        if (d == 0) {
+        if (d == 0 && !allowzero) {
             if (i >= src->ndim)
                 return ln_opck(op_arg, LN_FALSE,
                                "'dims'[%d] is 0 but 'src' has only %d dims", i, src->ndim);

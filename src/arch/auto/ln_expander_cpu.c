@@ -11,37 +11,70 @@
 
 #if !defined(LN_OP_STRIP_abs) || \
     !defined(LN_OP_STRIP_add) || \
+    !defined(LN_OP_STRIP_argmax) || \
+    !defined(LN_OP_STRIP_avgpool2d) || \
+    !defined(LN_OP_STRIP_batchnorm) || \
+    !defined(LN_OP_STRIP_cast) || \
     !defined(LN_OP_STRIP_clip) || \
+    !defined(LN_OP_STRIP_concat) || \
+    !defined(LN_OP_STRIP_conv2d) || \
+    !defined(LN_OP_STRIP_conv_transpose2d) || \
     !defined(LN_OP_STRIP_create) || \
+    !defined(LN_OP_STRIP_depth_to_space) || \
     !defined(LN_OP_STRIP_div) || \
     !defined(LN_OP_STRIP_dropout) || \
     !defined(LN_OP_STRIP_elu) || \
     !defined(LN_OP_STRIP_erf) || \
     !defined(LN_OP_STRIP_exp) || \
+    !defined(LN_OP_STRIP_expand) || \
+    !defined(LN_OP_STRIP_flatten) || \
+    !defined(LN_OP_STRIP_gather) || \
+    !defined(LN_OP_STRIP_gemm) || \
+    !defined(LN_OP_STRIP_globalavgpool) || \
+    !defined(LN_OP_STRIP_globalmaxpool) || \
     !defined(LN_OP_STRIP_hardsigmoid) || \
     !defined(LN_OP_STRIP_hardswish) || \
     !defined(LN_OP_STRIP_identity) || \
     !defined(LN_OP_STRIP_input) || \
+    !defined(LN_OP_STRIP_instancenorm) || \
+    !defined(LN_OP_STRIP_layernorm) || \
     !defined(LN_OP_STRIP_leakyrelu) || \
     !defined(LN_OP_STRIP_log) || \
+    !defined(LN_OP_STRIP_logsoftmax) || \
+    !defined(LN_OP_STRIP_lrn) || \
+    !defined(LN_OP_STRIP_matmul) || \
     !defined(LN_OP_STRIP_max) || \
+    !defined(LN_OP_STRIP_maxpool2d) || \
     !defined(LN_OP_STRIP_min) || \
     !defined(LN_OP_STRIP_mul) || \
     !defined(LN_OP_STRIP_neg) || \
     !defined(LN_OP_STRIP_output) || \
+    !defined(LN_OP_STRIP_pad) || \
     !defined(LN_OP_STRIP_pow) || \
     !defined(LN_OP_STRIP_prelu) || \
     !defined(LN_OP_STRIP_print) || \
     !defined(LN_OP_STRIP_reciprocal) || \
+    !defined(LN_OP_STRIP_reduce_max) || \
+    !defined(LN_OP_STRIP_reduce_mean) || \
+    !defined(LN_OP_STRIP_reduce_min) || \
+    !defined(LN_OP_STRIP_reduce_sum) || \
     !defined(LN_OP_STRIP_relu) || \
     !defined(LN_OP_STRIP_reshape) || \
+    !defined(LN_OP_STRIP_resize) || \
     !defined(LN_OP_STRIP_selu) || \
     !defined(LN_OP_STRIP_sigmoid) || \
     !defined(LN_OP_STRIP_slice) || \
+    !defined(LN_OP_STRIP_softmax) || \
     !defined(LN_OP_STRIP_softplus) || \
+    !defined(LN_OP_STRIP_space_to_depth) || \
+    !defined(LN_OP_STRIP_split) || \
     !defined(LN_OP_STRIP_sqrt) || \
+    !defined(LN_OP_STRIP_squeeze) || \
     !defined(LN_OP_STRIP_sub) || \
-    !defined(LN_OP_STRIP_tanh)
+    !defined(LN_OP_STRIP_tanh) || \
+    !defined(LN_OP_STRIP_tile) || \
+    !defined(LN_OP_STRIP_transpose) || \
+    !defined(LN_OP_STRIP_unsqueeze)
 /* A new op of optype (a prototype of this build: the generator checked it
  * is described and the rule is compiled out when it is stripped). */
 static ln_op *new_op(const char *optype, const char *name, ln_list *tensors_in,
@@ -86,6 +119,70 @@ static ln_list *ep_add(const ln_context *ctx, const ln_op *op0, int *match)
 }
 #endif
 
+#ifndef LN_OP_STRIP_argmax
+static ln_list *ep_argmax(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "argmax"))
+        return NULL;
+    /* default: the same op as argmax_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("argmax_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_avgpool2d
+static ln_list *ep_avgpool2d(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "avgpool2d"))
+        return NULL;
+    /* default: the same op as avgpool2d_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("avgpool2d_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_batchnorm
+static ln_list *ep_batchnorm(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "batchnorm"))
+        return NULL;
+    /* default: the same op as batchnorm_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("batchnorm_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_cast
+static ln_list *ep_cast(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "cast"))
+        return NULL;
+    /* default: the same op as cast_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("cast_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
 #ifndef LN_OP_STRIP_clip
 static ln_list *ep_clip(const ln_context *ctx, const ln_op *op0, int *match)
 {
@@ -102,6 +199,54 @@ static ln_list *ep_clip(const ln_context *ctx, const ln_op *op0, int *match)
 }
 #endif
 
+#ifndef LN_OP_STRIP_concat
+static ln_list *ep_concat(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "concat"))
+        return NULL;
+    /* default: the same op as concat_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("concat_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_conv2d
+static ln_list *ep_conv2d(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "conv2d"))
+        return NULL;
+    /* default: the same op as conv2d_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("conv2d_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_conv_transpose2d
+static ln_list *ep_conv_transpose2d(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "conv_transpose2d"))
+        return NULL;
+    /* default: the same op as conv_transpose2d_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("conv_transpose2d_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
 #ifndef LN_OP_STRIP_create
 static ln_list *ep_create(const ln_context *ctx, const ln_op *op0, int *match)
 {
@@ -112,6 +257,22 @@ static ln_list *ep_create(const ln_context *ctx, const ln_op *op0, int *match)
     /* default: the same op as create_cpu */
     *match = 1;
     return ln_list_append(NULL, new_op("create_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_depth_to_space
+static ln_list *ep_depth_to_space(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "depth_to_space"))
+        return NULL;
+    /* default: the same op as depth_to_space_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("depth_to_space_cpu", op0->op_arg->name,
         ln_tensor_list_copy(op0->op_arg->tensors_in),
         ln_tensor_list_copy(op0->op_arg->tensors_out),
         ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
@@ -198,6 +359,102 @@ static ln_list *ep_exp(const ln_context *ctx, const ln_op *op0, int *match)
 }
 #endif
 
+#ifndef LN_OP_STRIP_expand
+static ln_list *ep_expand(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "expand"))
+        return NULL;
+    /* default: the same op as expand_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("expand_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_flatten
+static ln_list *ep_flatten(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "flatten"))
+        return NULL;
+    /* default: the same op as flatten_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("flatten_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_gather
+static ln_list *ep_gather(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "gather"))
+        return NULL;
+    /* default: the same op as gather_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("gather_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_gemm
+static ln_list *ep_gemm(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "gemm"))
+        return NULL;
+    /* default: the same op as gemm_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("gemm_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_globalavgpool
+static ln_list *ep_globalavgpool(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "globalavgpool"))
+        return NULL;
+    /* default: the same op as globalavgpool_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("globalavgpool_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_globalmaxpool
+static ln_list *ep_globalmaxpool(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "globalmaxpool"))
+        return NULL;
+    /* default: the same op as globalmaxpool_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("globalmaxpool_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
 #ifndef LN_OP_STRIP_hardsigmoid
 static ln_list *ep_hardsigmoid(const ln_context *ctx, const ln_op *op0, int *match)
 {
@@ -262,6 +519,38 @@ static ln_list *ep_input(const ln_context *ctx, const ln_op *op0, int *match)
 }
 #endif
 
+#ifndef LN_OP_STRIP_instancenorm
+static ln_list *ep_instancenorm(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "instancenorm"))
+        return NULL;
+    /* default: the same op as instancenorm_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("instancenorm_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_layernorm
+static ln_list *ep_layernorm(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "layernorm"))
+        return NULL;
+    /* default: the same op as layernorm_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("layernorm_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
 #ifndef LN_OP_STRIP_leakyrelu
 static ln_list *ep_leakyrelu(const ln_context *ctx, const ln_op *op0, int *match)
 {
@@ -294,6 +583,54 @@ static ln_list *ep_log(const ln_context *ctx, const ln_op *op0, int *match)
 }
 #endif
 
+#ifndef LN_OP_STRIP_logsoftmax
+static ln_list *ep_logsoftmax(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "logsoftmax"))
+        return NULL;
+    /* default: the same op as logsoftmax_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("logsoftmax_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_lrn
+static ln_list *ep_lrn(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "lrn"))
+        return NULL;
+    /* default: the same op as lrn_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("lrn_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_matmul
+static ln_list *ep_matmul(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "matmul"))
+        return NULL;
+    /* default: the same op as matmul_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("matmul_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
 #ifndef LN_OP_STRIP_max
 static ln_list *ep_max(const ln_context *ctx, const ln_op *op0, int *match)
 {
@@ -304,6 +641,22 @@ static ln_list *ep_max(const ln_context *ctx, const ln_op *op0, int *match)
     /* default: the same op as max_cpu */
     *match = 1;
     return ln_list_append(NULL, new_op("max_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_maxpool2d
+static ln_list *ep_maxpool2d(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "maxpool2d"))
+        return NULL;
+    /* default: the same op as maxpool2d_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("maxpool2d_cpu", op0->op_arg->name,
         ln_tensor_list_copy(op0->op_arg->tensors_in),
         ln_tensor_list_copy(op0->op_arg->tensors_out),
         ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
@@ -374,6 +727,22 @@ static ln_list *ep_output(const ln_context *ctx, const ln_op *op0, int *match)
 }
 #endif
 
+#ifndef LN_OP_STRIP_pad
+static ln_list *ep_pad(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "pad"))
+        return NULL;
+    /* default: the same op as pad_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("pad_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
 #ifndef LN_OP_STRIP_pow
 static ln_list *ep_pow(const ln_context *ctx, const ln_op *op0, int *match)
 {
@@ -438,6 +807,70 @@ static ln_list *ep_reciprocal(const ln_context *ctx, const ln_op *op0, int *matc
 }
 #endif
 
+#ifndef LN_OP_STRIP_reduce_max
+static ln_list *ep_reduce_max(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "reduce_max"))
+        return NULL;
+    /* default: the same op as reduce_max_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("reduce_max_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_reduce_mean
+static ln_list *ep_reduce_mean(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "reduce_mean"))
+        return NULL;
+    /* default: the same op as reduce_mean_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("reduce_mean_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_reduce_min
+static ln_list *ep_reduce_min(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "reduce_min"))
+        return NULL;
+    /* default: the same op as reduce_min_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("reduce_min_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_reduce_sum
+static ln_list *ep_reduce_sum(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "reduce_sum"))
+        return NULL;
+    /* default: the same op as reduce_sum_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("reduce_sum_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
 #ifndef LN_OP_STRIP_relu
 static ln_list *ep_relu(const ln_context *ctx, const ln_op *op0, int *match)
 {
@@ -464,6 +897,22 @@ static ln_list *ep_reshape(const ln_context *ctx, const ln_op *op0, int *match)
     /* default: the same op as reshape_cpu */
     *match = 1;
     return ln_list_append(NULL, new_op("reshape_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_resize
+static ln_list *ep_resize(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "resize"))
+        return NULL;
+    /* default: the same op as resize_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("resize_cpu", op0->op_arg->name,
         ln_tensor_list_copy(op0->op_arg->tensors_in),
         ln_tensor_list_copy(op0->op_arg->tensors_out),
         ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
@@ -518,6 +967,22 @@ static ln_list *ep_slice(const ln_context *ctx, const ln_op *op0, int *match)
 }
 #endif
 
+#ifndef LN_OP_STRIP_softmax
+static ln_list *ep_softmax(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "softmax"))
+        return NULL;
+    /* default: the same op as softmax_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("softmax_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
 #ifndef LN_OP_STRIP_softplus
 static ln_list *ep_softplus(const ln_context *ctx, const ln_op *op0, int *match)
 {
@@ -534,6 +999,38 @@ static ln_list *ep_softplus(const ln_context *ctx, const ln_op *op0, int *match)
 }
 #endif
 
+#ifndef LN_OP_STRIP_space_to_depth
+static ln_list *ep_space_to_depth(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "space_to_depth"))
+        return NULL;
+    /* default: the same op as space_to_depth_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("space_to_depth_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_split
+static ln_list *ep_split(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "split"))
+        return NULL;
+    /* default: the same op as split_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("split_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
 #ifndef LN_OP_STRIP_sqrt
 static ln_list *ep_sqrt(const ln_context *ctx, const ln_op *op0, int *match)
 {
@@ -544,6 +1041,22 @@ static ln_list *ep_sqrt(const ln_context *ctx, const ln_op *op0, int *match)
     /* default: the same op as sqrt_cpu */
     *match = 1;
     return ln_list_append(NULL, new_op("sqrt_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_squeeze
+static ln_list *ep_squeeze(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "squeeze"))
+        return NULL;
+    /* default: the same op as squeeze_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("squeeze_cpu", op0->op_arg->name,
         ln_tensor_list_copy(op0->op_arg->tensors_in),
         ln_tensor_list_copy(op0->op_arg->tensors_out),
         ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
@@ -582,6 +1095,54 @@ static ln_list *ep_tanh(const ln_context *ctx, const ln_op *op0, int *match)
 }
 #endif
 
+#ifndef LN_OP_STRIP_tile
+static ln_list *ep_tile(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "tile"))
+        return NULL;
+    /* default: the same op as tile_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("tile_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_transpose
+static ln_list *ep_transpose(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "transpose"))
+        return NULL;
+    /* default: the same op as transpose_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("transpose_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_unsqueeze
+static ln_list *ep_unsqueeze(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "unsqueeze"))
+        return NULL;
+    /* default: the same op as unsqueeze_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("unsqueeze_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
 ln_expander_func ln_expander_funcs_cpu[] = {
 #ifndef LN_OP_STRIP_abs
     ep_abs,
@@ -589,11 +1150,35 @@ ln_expander_func ln_expander_funcs_cpu[] = {
 #ifndef LN_OP_STRIP_add
     ep_add,
 #endif
+#ifndef LN_OP_STRIP_argmax
+    ep_argmax,
+#endif
+#ifndef LN_OP_STRIP_avgpool2d
+    ep_avgpool2d,
+#endif
+#ifndef LN_OP_STRIP_batchnorm
+    ep_batchnorm,
+#endif
+#ifndef LN_OP_STRIP_cast
+    ep_cast,
+#endif
 #ifndef LN_OP_STRIP_clip
     ep_clip,
 #endif
+#ifndef LN_OP_STRIP_concat
+    ep_concat,
+#endif
+#ifndef LN_OP_STRIP_conv2d
+    ep_conv2d,
+#endif
+#ifndef LN_OP_STRIP_conv_transpose2d
+    ep_conv_transpose2d,
+#endif
 #ifndef LN_OP_STRIP_create
     ep_create,
+#endif
+#ifndef LN_OP_STRIP_depth_to_space
+    ep_depth_to_space,
 #endif
 #ifndef LN_OP_STRIP_div
     ep_div,
@@ -610,6 +1195,24 @@ ln_expander_func ln_expander_funcs_cpu[] = {
 #ifndef LN_OP_STRIP_exp
     ep_exp,
 #endif
+#ifndef LN_OP_STRIP_expand
+    ep_expand,
+#endif
+#ifndef LN_OP_STRIP_flatten
+    ep_flatten,
+#endif
+#ifndef LN_OP_STRIP_gather
+    ep_gather,
+#endif
+#ifndef LN_OP_STRIP_gemm
+    ep_gemm,
+#endif
+#ifndef LN_OP_STRIP_globalavgpool
+    ep_globalavgpool,
+#endif
+#ifndef LN_OP_STRIP_globalmaxpool
+    ep_globalmaxpool,
+#endif
 #ifndef LN_OP_STRIP_hardsigmoid
     ep_hardsigmoid,
 #endif
@@ -622,14 +1225,32 @@ ln_expander_func ln_expander_funcs_cpu[] = {
 #ifndef LN_OP_STRIP_input
     ep_input,
 #endif
+#ifndef LN_OP_STRIP_instancenorm
+    ep_instancenorm,
+#endif
+#ifndef LN_OP_STRIP_layernorm
+    ep_layernorm,
+#endif
 #ifndef LN_OP_STRIP_leakyrelu
     ep_leakyrelu,
 #endif
 #ifndef LN_OP_STRIP_log
     ep_log,
 #endif
+#ifndef LN_OP_STRIP_logsoftmax
+    ep_logsoftmax,
+#endif
+#ifndef LN_OP_STRIP_lrn
+    ep_lrn,
+#endif
+#ifndef LN_OP_STRIP_matmul
+    ep_matmul,
+#endif
 #ifndef LN_OP_STRIP_max
     ep_max,
+#endif
+#ifndef LN_OP_STRIP_maxpool2d
+    ep_maxpool2d,
 #endif
 #ifndef LN_OP_STRIP_min
     ep_min,
@@ -643,6 +1264,9 @@ ln_expander_func ln_expander_funcs_cpu[] = {
 #ifndef LN_OP_STRIP_output
     ep_output,
 #endif
+#ifndef LN_OP_STRIP_pad
+    ep_pad,
+#endif
 #ifndef LN_OP_STRIP_pow
     ep_pow,
 #endif
@@ -655,11 +1279,26 @@ ln_expander_func ln_expander_funcs_cpu[] = {
 #ifndef LN_OP_STRIP_reciprocal
     ep_reciprocal,
 #endif
+#ifndef LN_OP_STRIP_reduce_max
+    ep_reduce_max,
+#endif
+#ifndef LN_OP_STRIP_reduce_mean
+    ep_reduce_mean,
+#endif
+#ifndef LN_OP_STRIP_reduce_min
+    ep_reduce_min,
+#endif
+#ifndef LN_OP_STRIP_reduce_sum
+    ep_reduce_sum,
+#endif
 #ifndef LN_OP_STRIP_relu
     ep_relu,
 #endif
 #ifndef LN_OP_STRIP_reshape
     ep_reshape,
+#endif
+#ifndef LN_OP_STRIP_resize
+    ep_resize,
 #endif
 #ifndef LN_OP_STRIP_selu
     ep_selu,
@@ -670,17 +1309,38 @@ ln_expander_func ln_expander_funcs_cpu[] = {
 #ifndef LN_OP_STRIP_slice
     ep_slice,
 #endif
+#ifndef LN_OP_STRIP_softmax
+    ep_softmax,
+#endif
 #ifndef LN_OP_STRIP_softplus
     ep_softplus,
 #endif
+#ifndef LN_OP_STRIP_space_to_depth
+    ep_space_to_depth,
+#endif
+#ifndef LN_OP_STRIP_split
+    ep_split,
+#endif
 #ifndef LN_OP_STRIP_sqrt
     ep_sqrt,
+#endif
+#ifndef LN_OP_STRIP_squeeze
+    ep_squeeze,
 #endif
 #ifndef LN_OP_STRIP_sub
     ep_sub,
 #endif
 #ifndef LN_OP_STRIP_tanh
     ep_tanh,
+#endif
+#ifndef LN_OP_STRIP_tile
+    ep_tile,
+#endif
+#ifndef LN_OP_STRIP_transpose
+    ep_transpose,
+#endif
+#ifndef LN_OP_STRIP_unsqueeze
+    ep_unsqueeze,
 #endif
     NULL
 };

@@ -18,6 +18,13 @@ struct clip_cpu_priv {
     float max;
 };
 
+/* The private struct field by field, for ln-aot (ln_opregistry_aot). */
+const ln_opregistry_aot_field ln_opimpl_clip_cpu_aot_priv[] = {
+    {"min", "float", offsetof(struct clip_cpu_priv, min)},
+    {"max", "float", offsetof(struct clip_cpu_priv, max)},
+    {NULL, NULL, 0}
+};
+
 static int clip_cpu_pre_run(ln_op_arg *op_arg)
 {
     ln_tensor_entry *src_te;

@@ -17,6 +17,12 @@ struct elu_cpu_priv {
     float alpha;
 };
 
+/* The private struct field by field, for ln-aot (ln_opregistry_aot). */
+const ln_opregistry_aot_field ln_opimpl_elu_cpu_aot_priv[] = {
+    {"alpha", "float", offsetof(struct elu_cpu_priv, alpha)},
+    {NULL, NULL, 0}
+};
+
 static int elu_cpu_pre_run(ln_op_arg *op_arg)
 {
     ln_tensor_entry *src_te;

@@ -18,6 +18,13 @@ struct hardsigmoid_cpu_priv {
     float beta;
 };
 
+/* The private struct field by field, for ln-aot (ln_opregistry_aot). */
+const ln_opregistry_aot_field ln_opimpl_hardsigmoid_cpu_aot_priv[] = {
+    {"alpha", "float", offsetof(struct hardsigmoid_cpu_priv, alpha)},
+    {"beta", "float", offsetof(struct hardsigmoid_cpu_priv, beta)},
+    {NULL, NULL, 0}
+};
+
 static int hardsigmoid_cpu_pre_run(ln_op_arg *op_arg)
 {
     ln_tensor_entry *src_te;

@@ -18,6 +18,12 @@ struct max_cpu_priv {
     ln_rt_bcast_args bcast;
 };
 
+/* The private struct field by field, for ln-aot (ln_opregistry_aot). */
+const ln_opregistry_aot_field ln_opimpl_max_cpu_aot_priv[] = {
+    {"bcast", "ln_rt_bcast_args", offsetof(struct max_cpu_priv, bcast)},
+    {NULL, NULL, 0}
+};
+
 static int max_cpu_pre_run(ln_op_arg *op_arg)
 {
     ln_tensor_entry *src1_te;

@@ -16,6 +16,7 @@ static int reshape_cpu_pre_run(ln_op_arg *op_arg)
 {
     ln_tensor_entry *src_te;
     ln_param_entry *dims_pe;
+    ln_param_entry *allowzero_pe;
     const char *dst_name;
     int dst_ndim;
     int dst_dims[LN_MAXDIM];
@@ -27,6 +28,11 @@ static int reshape_cpu_pre_run(ln_op_arg *op_arg)
     LN_OPCK(ln_opck_param_array_number(op_arg, dims_pe, LN_CMP_GE, -1));
     LN_OPCK(ln_opck_param_array_len(op_arg, dims_pe, LN_CMP_GE, 0));
     LN_OPCK(ln_opck_param_array_len(op_arg, dims_pe, LN_CMP_LE, 8));
+    LN_OPCK(ln_opck_param_type_if(op_arg, "allowzero", LN_PARAM_NUMBER, &allowzero_pe));
+    if (allowzero_pe) {
+        LN_OPCK(ln_opck_param_number(op_arg, allowzero_pe, LN_CMP_GE, 0));
+        LN_OPCK(ln_opck_param_number(op_arg, allowzero_pe, LN_CMP_LE, 1));
+    }
     LN_OPCK(ln_opck_tensors_out_len(op_arg, LN_CMP_EQ, 1));
     LN_OPCK(ln_opck_tensor_out_new(op_arg, "dst", &dst_name));
     LN_OPCK(ln_ophook_reshape_dst_shape(op_arg, &dst_ndim, dst_dims));

@@ -18,6 +18,13 @@ struct selu_cpu_priv {
     float gamma;
 };
 
+/* The private struct field by field, for ln-aot (ln_opregistry_aot). */
+const ln_opregistry_aot_field ln_opimpl_selu_cpu_aot_priv[] = {
+    {"alpha", "float", offsetof(struct selu_cpu_priv, alpha)},
+    {"gamma", "float", offsetof(struct selu_cpu_priv, gamma)},
+    {NULL, NULL, 0}
+};
+
 static int selu_cpu_pre_run(ln_op_arg *op_arg)
 {
     ln_tensor_entry *src_te;

@@ -6,7 +6,6 @@
  * the outputs' dtype and shape and adds them to the tensor table; post_run
  * removes them again.
  */
-#include <string.h>
 #include "ln_op.h"
 #include "ln_rt.h"
 #include "ln_ophook.h"
@@ -19,44 +18,52 @@ struct slice_cpu_priv {
     ln_rt_slice_args args;
 };
 
+/* The private struct field by field, for ln-aot (ln_opregistry_aot). */
+const ln_opregistry_aot_field ln_opimpl_slice_cpu_aot_priv[] = {
+    {"args", "ln_rt_slice_args", offsetof(struct slice_cpu_priv, args)},
+    {NULL, NULL, 0}
+};
+
 static int slice_cpu_pre_run(ln_op_arg *op_arg)
 {
     ln_tensor_entry *src_te;
-    const ln_tensor *src;
     ln_param_entry *axis_pe;
-    int axis;
     ln_param_entry *start_pe;
-    int start;
     ln_param_entry *len_pe;
-    int len;
+    ln_param_entry *starts_pe;
+    ln_param_entry *ends_pe;
+    ln_param_entry *axes_pe;
+    ln_param_entry *steps_pe;
     const char *dst_name;
+    int dst_ndim;
     int dst_dims[LN_MAXDIM];
     ln_tensor_entry *dst_te;
     struct slice_cpu_priv *priv;
 
     LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_EQ, 1));
     LN_OPCK(ln_opck_tensor_in_exist(op_arg, "src", &src_te));
-    src = src_te->tensor;
-    LN_OPCK(ln_opck_param_exist(op_arg, "axis", LN_PARAM_NUMBER, &axis_pe));
-    LN_OPCK(ln_opck_param_number(op_arg, axis_pe, LN_CMP_GE, 0));
-    axis = axis_pe->value_int;
-    LN_OPCK(ln_opck_param_exist(op_arg, "start", LN_PARAM_NUMBER, &start_pe));
-    LN_OPCK(ln_opck_param_number(op_arg, start_pe, LN_CMP_GE, 0));
-    start = start_pe->value_int;
-    LN_OPCK(ln_opck_param_exist(op_arg, "len", LN_PARAM_NUMBER, &len_pe));
-    LN_OPCK(ln_opck_param_number(op_arg, len_pe, LN_CMP_GE, 1));
-    len = len_pe->value_int;
-    LN_OPCK(ln_opck(op_arg, axis < src->ndim,
-                    "'axis' (%d) must be less than 'src' ndim (%d)", axis, src->ndim));
-    LN_OPCK(ln_opck(op_arg, start + len <= src->dims[axis],
-                    "'start' + 'len' (%d) exceeds 'src' dims[%d] (%d)", start + len, axis, src->dims[axis]));
+    LN_OPCK(ln_opck_param_type_if(op_arg, "axis", LN_PARAM_NUMBER, &axis_pe));
+    if (axis_pe) {
+        LN_OPCK(ln_opck_param_number(op_arg, axis_pe, LN_CMP_GE, 0));
+    }
+    LN_OPCK(ln_opck_param_type_if(op_arg, "start", LN_PARAM_NUMBER, &start_pe));
+    if (start_pe) {
+        LN_OPCK(ln_opck_param_number(op_arg, start_pe, LN_CMP_GE, 0));
+    }
+    LN_OPCK(ln_opck_param_type_if(op_arg, "len", LN_PARAM_NUMBER, &len_pe));
+    if (len_pe) {
+        LN_OPCK(ln_opck_param_number(op_arg, len_pe, LN_CMP_GE, 1));
+    }
+    LN_OPCK(ln_opck_param_type_if(op_arg, "starts", LN_PARAM_ARRAY_NUMBER, &starts_pe));
+    LN_OPCK(ln_opck_param_type_if(op_arg, "ends", LN_PARAM_ARRAY_NUMBER, &ends_pe));
+    LN_OPCK(ln_opck_param_type_if(op_arg, "axes", LN_PARAM_ARRAY_NUMBER, &axes_pe));
+    LN_OPCK(ln_opck_param_type_if(op_arg, "steps", LN_PARAM_ARRAY_NUMBER, &steps_pe));
     LN_OPCK(ln_opck_tensors_out_len(op_arg, LN_CMP_EQ, 1));
     LN_OPCK(ln_opck_tensor_out_new(op_arg, "dst", &dst_name));
-    memcpy(dst_dims, src_te->tensor->dims, sizeof dst_dims);
-    dst_dims[axis] = len;
+    LN_OPCK(ln_ophook_slice_dst_shape(op_arg, &dst_ndim, dst_dims));
 
     dst_te = ln_tensor_entry_create(dst_name,
-        ln_tensor_create(src_te->tensor->dtype, src_te->tensor->ndim, dst_dims, NULL));
+        ln_tensor_create(src_te->tensor->dtype, dst_ndim, dst_dims, NULL));
     ln_tensor_entry_set_creater(dst_te, op_arg->name);
     dst_te->mtype = op_arg->mtype_out;
     ln_tensor_table_insert(op_arg->tensor_table, dst_te);

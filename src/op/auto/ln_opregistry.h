@@ -14,10 +14,26 @@ extern ln_op ln_opimpl_abs;
 extern ln_op ln_opimpl_abs_cpu;
 extern ln_op ln_opimpl_add;
 extern ln_op ln_opimpl_add_cpu;
+extern ln_op ln_opimpl_argmax;
+extern ln_op ln_opimpl_argmax_cpu;
+extern ln_op ln_opimpl_avgpool2d;
+extern ln_op ln_opimpl_avgpool2d_cpu;
+extern ln_op ln_opimpl_batchnorm;
+extern ln_op ln_opimpl_batchnorm_cpu;
+extern ln_op ln_opimpl_cast;
+extern ln_op ln_opimpl_cast_cpu;
 extern ln_op ln_opimpl_clip;
 extern ln_op ln_opimpl_clip_cpu;
+extern ln_op ln_opimpl_concat;
+extern ln_op ln_opimpl_concat_cpu;
+extern ln_op ln_opimpl_conv2d;
+extern ln_op ln_opimpl_conv2d_cpu;
+extern ln_op ln_opimpl_conv_transpose2d;
+extern ln_op ln_opimpl_conv_transpose2d_cpu;
 extern ln_op ln_opimpl_create;
 extern ln_op ln_opimpl_create_cpu;
+extern ln_op ln_opimpl_depth_to_space;
+extern ln_op ln_opimpl_depth_to_space_cpu;
 extern ln_op ln_opimpl_div;
 extern ln_op ln_opimpl_div_cpu;
 extern ln_op ln_opimpl_dropout;
@@ -28,6 +44,18 @@ extern ln_op ln_opimpl_erf;
 extern ln_op ln_opimpl_erf_cpu;
 extern ln_op ln_opimpl_exp;
 extern ln_op ln_opimpl_exp_cpu;
+extern ln_op ln_opimpl_expand;
+extern ln_op ln_opimpl_expand_cpu;
+extern ln_op ln_opimpl_flatten;
+extern ln_op ln_opimpl_flatten_cpu;
+extern ln_op ln_opimpl_gather;
+extern ln_op ln_opimpl_gather_cpu;
+extern ln_op ln_opimpl_gemm;
+extern ln_op ln_opimpl_gemm_cpu;
+extern ln_op ln_opimpl_globalavgpool;
+extern ln_op ln_opimpl_globalavgpool_cpu;
+extern ln_op ln_opimpl_globalmaxpool;
+extern ln_op ln_opimpl_globalmaxpool_cpu;
 extern ln_op ln_opimpl_hardsigmoid;
 extern ln_op ln_opimpl_hardsigmoid_cpu;
 extern ln_op ln_opimpl_hardswish;
@@ -36,12 +64,24 @@ extern ln_op ln_opimpl_identity;
 extern ln_op ln_opimpl_identity_cpu;
 extern ln_op ln_opimpl_input;
 extern ln_op ln_opimpl_input_cpu;
+extern ln_op ln_opimpl_instancenorm;
+extern ln_op ln_opimpl_instancenorm_cpu;
+extern ln_op ln_opimpl_layernorm;
+extern ln_op ln_opimpl_layernorm_cpu;
 extern ln_op ln_opimpl_leakyrelu;
 extern ln_op ln_opimpl_leakyrelu_cpu;
 extern ln_op ln_opimpl_log;
 extern ln_op ln_opimpl_log_cpu;
+extern ln_op ln_opimpl_logsoftmax;
+extern ln_op ln_opimpl_logsoftmax_cpu;
+extern ln_op ln_opimpl_lrn;
+extern ln_op ln_opimpl_lrn_cpu;
+extern ln_op ln_opimpl_matmul;
+extern ln_op ln_opimpl_matmul_cpu;
 extern ln_op ln_opimpl_max;
 extern ln_op ln_opimpl_max_cpu;
+extern ln_op ln_opimpl_maxpool2d;
+extern ln_op ln_opimpl_maxpool2d_cpu;
 extern ln_op ln_opimpl_min;
 extern ln_op ln_opimpl_min_cpu;
 extern ln_op ln_opimpl_mul;
@@ -50,6 +90,8 @@ extern ln_op ln_opimpl_neg;
 extern ln_op ln_opimpl_neg_cpu;
 extern ln_op ln_opimpl_output;
 extern ln_op ln_opimpl_output_cpu;
+extern ln_op ln_opimpl_pad;
+extern ln_op ln_opimpl_pad_cpu;
 extern ln_op ln_opimpl_pow;
 extern ln_op ln_opimpl_pow_cpu;
 extern ln_op ln_opimpl_prelu;
@@ -58,24 +100,48 @@ extern ln_op ln_opimpl_print;
 extern ln_op ln_opimpl_print_cpu;
 extern ln_op ln_opimpl_reciprocal;
 extern ln_op ln_opimpl_reciprocal_cpu;
+extern ln_op ln_opimpl_reduce_max;
+extern ln_op ln_opimpl_reduce_max_cpu;
+extern ln_op ln_opimpl_reduce_mean;
+extern ln_op ln_opimpl_reduce_mean_cpu;
+extern ln_op ln_opimpl_reduce_min;
+extern ln_op ln_opimpl_reduce_min_cpu;
+extern ln_op ln_opimpl_reduce_sum;
+extern ln_op ln_opimpl_reduce_sum_cpu;
 extern ln_op ln_opimpl_relu;
 extern ln_op ln_opimpl_relu_cpu;
 extern ln_op ln_opimpl_reshape;
 extern ln_op ln_opimpl_reshape_cpu;
+extern ln_op ln_opimpl_resize;
+extern ln_op ln_opimpl_resize_cpu;
 extern ln_op ln_opimpl_selu;
 extern ln_op ln_opimpl_selu_cpu;
 extern ln_op ln_opimpl_sigmoid;
 extern ln_op ln_opimpl_sigmoid_cpu;
 extern ln_op ln_opimpl_slice;
 extern ln_op ln_opimpl_slice_cpu;
+extern ln_op ln_opimpl_softmax;
+extern ln_op ln_opimpl_softmax_cpu;
 extern ln_op ln_opimpl_softplus;
 extern ln_op ln_opimpl_softplus_cpu;
+extern ln_op ln_opimpl_space_to_depth;
+extern ln_op ln_opimpl_space_to_depth_cpu;
+extern ln_op ln_opimpl_split;
+extern ln_op ln_opimpl_split_cpu;
 extern ln_op ln_opimpl_sqrt;
 extern ln_op ln_opimpl_sqrt_cpu;
+extern ln_op ln_opimpl_squeeze;
+extern ln_op ln_opimpl_squeeze_cpu;
 extern ln_op ln_opimpl_sub;
 extern ln_op ln_opimpl_sub_cpu;
 extern ln_op ln_opimpl_tanh;
 extern ln_op ln_opimpl_tanh_cpu;
+extern ln_op ln_opimpl_tile;
+extern ln_op ln_opimpl_tile_cpu;
+extern ln_op ln_opimpl_transpose;
+extern ln_op ln_opimpl_transpose_cpu;
+extern ln_op ln_opimpl_unsqueeze;
+extern ln_op ln_opimpl_unsqueeze_cpu;
 
 /* NULL-terminated prototypes per arch ("none": abstract ops). */
 extern ln_op *ln_opregistry_none[];
@@ -86,7 +152,8 @@ extern const char *const ln_opregistry_all_optypes[];
 extern const char *const ln_opregistry_stripped[];
 
 /* ONNX attribute -> LightNet param; def is the default as JSON text, NULL
- * when the attribute is required. */
+ * when the attribute is required.  attr "" is no attribute: the param is
+ * always set to def for this opset range (a description's "consts"). */
 typedef struct ln_opregistry_onnx_attr {
     const char *attr;
     const char *param;
@@ -94,7 +161,11 @@ typedef struct ln_opregistry_onnx_attr {
 } ln_opregistry_onnx_attr;
 
 /* One ONNX op_type over an opset range [since, until] (until 0: open),
- * mapped to optype; inputs/outputs are the arg names in ONNX order. */
+ * mapped to optype; inputs/outputs are the arg names in ONNX order.  An
+ * input "@p" must be a constant and becomes param p; "" is an input
+ * LightNet ignores; a variadic arg name takes all remaining ONNX inputs
+ * (outputs) as <name>_0, <name>_1, ...; trailing inputs may be absent
+ * (docs/op-descriptions.md). */
 typedef struct ln_opregistry_onnx_entry {
     const char *op_type;
     int since;
@@ -108,13 +179,67 @@ typedef struct ln_opregistry_onnx_entry {
 /* Sorted by op_type then since; ended by op_type == NULL. */
 extern const ln_opregistry_onnx_entry ln_opregistry_onnx[];
 
-/* The C call template ln-aot emits per arch optype (docs/op-descriptions.md);
- * ended by optype == NULL. */
+/* One field of an op's private struct (what pre_run computed for run()):
+ * its name as the aot template writes it (${name}), its C type, and where
+ * it is in op_arg->priv. */
+typedef struct ln_opregistry_aot_field {
+    const char *name;
+    const char *ctype;
+    size_t offset;      /* offsetof(the op's priv struct, field) */
+} ln_opregistry_aot_field;
+
+/* The C call template ln-aot emits per arch optype (placeholder grammar in
+ * docs/op-descriptions.md); it calls the kernel run() calls, with the same
+ * arguments.  priv lists the private struct's fields, ended by
+ * name == NULL; NULL when the op has no private data.  Ended by
+ * optype == NULL. */
 typedef struct ln_opregistry_aot_entry {
     const char *optype;
     const char *call;
+    const ln_opregistry_aot_field *priv;
 } ln_opregistry_aot_entry;
 
 extern const ln_opregistry_aot_entry ln_opregistry_aot[];
+extern const ln_opregistry_aot_field ln_opimpl_add_cpu_aot_priv[];
+extern const ln_opregistry_aot_field ln_opimpl_argmax_cpu_aot_priv[];
+extern const ln_opregistry_aot_field ln_opimpl_avgpool2d_cpu_aot_priv[];
+extern const ln_opregistry_aot_field ln_opimpl_batchnorm_cpu_aot_priv[];
+extern const ln_opregistry_aot_field ln_opimpl_clip_cpu_aot_priv[];
+extern const ln_opregistry_aot_field ln_opimpl_concat_cpu_aot_priv[];
+extern const ln_opregistry_aot_field ln_opimpl_conv2d_cpu_aot_priv[];
+extern const ln_opregistry_aot_field ln_opimpl_conv_transpose2d_cpu_aot_priv[];
+extern const ln_opregistry_aot_field ln_opimpl_depth_to_space_cpu_aot_priv[];
+extern const ln_opregistry_aot_field ln_opimpl_div_cpu_aot_priv[];
+extern const ln_opregistry_aot_field ln_opimpl_elu_cpu_aot_priv[];
+extern const ln_opregistry_aot_field ln_opimpl_expand_cpu_aot_priv[];
+extern const ln_opregistry_aot_field ln_opimpl_gather_cpu_aot_priv[];
+extern const ln_opregistry_aot_field ln_opimpl_gemm_cpu_aot_priv[];
+extern const ln_opregistry_aot_field ln_opimpl_hardsigmoid_cpu_aot_priv[];
+extern const ln_opregistry_aot_field ln_opimpl_instancenorm_cpu_aot_priv[];
+extern const ln_opregistry_aot_field ln_opimpl_layernorm_cpu_aot_priv[];
+extern const ln_opregistry_aot_field ln_opimpl_leakyrelu_cpu_aot_priv[];
+extern const ln_opregistry_aot_field ln_opimpl_logsoftmax_cpu_aot_priv[];
+extern const ln_opregistry_aot_field ln_opimpl_lrn_cpu_aot_priv[];
+extern const ln_opregistry_aot_field ln_opimpl_matmul_cpu_aot_priv[];
+extern const ln_opregistry_aot_field ln_opimpl_max_cpu_aot_priv[];
+extern const ln_opregistry_aot_field ln_opimpl_maxpool2d_cpu_aot_priv[];
+extern const ln_opregistry_aot_field ln_opimpl_min_cpu_aot_priv[];
+extern const ln_opregistry_aot_field ln_opimpl_mul_cpu_aot_priv[];
+extern const ln_opregistry_aot_field ln_opimpl_pad_cpu_aot_priv[];
+extern const ln_opregistry_aot_field ln_opimpl_pow_cpu_aot_priv[];
+extern const ln_opregistry_aot_field ln_opimpl_prelu_cpu_aot_priv[];
+extern const ln_opregistry_aot_field ln_opimpl_reduce_max_cpu_aot_priv[];
+extern const ln_opregistry_aot_field ln_opimpl_reduce_mean_cpu_aot_priv[];
+extern const ln_opregistry_aot_field ln_opimpl_reduce_min_cpu_aot_priv[];
+extern const ln_opregistry_aot_field ln_opimpl_reduce_sum_cpu_aot_priv[];
+extern const ln_opregistry_aot_field ln_opimpl_resize_cpu_aot_priv[];
+extern const ln_opregistry_aot_field ln_opimpl_selu_cpu_aot_priv[];
+extern const ln_opregistry_aot_field ln_opimpl_slice_cpu_aot_priv[];
+extern const ln_opregistry_aot_field ln_opimpl_softmax_cpu_aot_priv[];
+extern const ln_opregistry_aot_field ln_opimpl_space_to_depth_cpu_aot_priv[];
+extern const ln_opregistry_aot_field ln_opimpl_split_cpu_aot_priv[];
+extern const ln_opregistry_aot_field ln_opimpl_sub_cpu_aot_priv[];
+extern const ln_opregistry_aot_field ln_opimpl_tile_cpu_aot_priv[];
+extern const ln_opregistry_aot_field ln_opimpl_transpose_cpu_aot_priv[];
 
 #endif

@@ -7,6 +7,7 @@
 
 int ln_ophook_conv2d_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
 void ln_ophook_conv2d_args(const ln_op_arg *op_arg, ln_rt_conv2d_args *args);
+int ln_ophook_split_dst_shape(const ln_op_arg *op_arg, int i, int *ndim, int *dims);
 size_t ln_ophook_flatten_offset(const ln_op_arg *op_arg, const ln_tensor_entry *te);
 
 #endif

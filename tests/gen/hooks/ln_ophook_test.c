@@ -27,3 +27,14 @@ size_t ln_ophook_flatten_offset(const ln_op_arg *op_arg, const ln_tensor_entry *
     (void)te;
     return 0;
 }
+
+int ln_ophook_split_dst_shape(const ln_op_arg *op_arg, int i, int *ndim, int *dims)
+{
+    const ln_tensor *src = ln_op_tensor_in(op_arg, "src")->tensor;
+
+    (void)i;
+    *ndim = src->ndim;
+    for (int d = 0; d < src->ndim; d++)
+        dims[d] = src->dims[d];
+    return 0;
+}

@@ -1,0 +1,182 @@
+/*
+ * ln_ophook_conv2d.c -- conv2d and conv_transpose2d: output shapes (with
+ * ONNX auto_pad and, for the transpose, output_padding / output_shape)
+ * and the runtime's argument structs.  2-D only (NCHW); a 1-D or 3-D ONNX
+ * Conv is rejected by the ndim checks of the descriptions.
+ */
+#include <string.h>
+#include "ln_ophook.h"
+
+/* Window geometry shared by both ops: kernel from weight dims 2, 3. */
+static void geometry(const ln_op_arg *op_arg, const ln_tensor *src, const ln_tensor *w,
+                     int *k, int *stride, int *dil, int *pads)
+{
+    int in[2];
+
+    k[0] = w->dims[2];
+    k[1] = w->dims[3];
+    stride[0] = stride[1] = 1;
+    dil[0] = dil[1] = 1;
+    ln_ophook_param_ints(op_arg, "stride", stride, 2);
+    ln_ophook_param_ints(op_arg, "dilation", dil, 2);
+    in[0] = src->dims[2];
+    in[1] = src->dims[3];
+    ln_ophook_window_pads(op_arg, in, k, stride, dil, pads);
+}
+
+static int check_kernel_shape(const ln_op_arg *op_arg, const ln_tensor *w)
+{
+    int ks[2];
+
+    if (ln_ophook_param_ints(op_arg, "kernel_shape", ks, 2) == 0)
+        return 0;
+    return ln_opck(op_arg, ks[0] == w->dims[2] && ks[1] == w->dims[3],
+                   "'kernel_shape' [%d, %d] does not match 'weight' dims[2..3] [%d, %d]",
+                   ks[0], ks[1], w->dims[2], w->dims[3]);
+}
+
+int ln_ophook_conv2d_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims)
+{
+    const ln_tensor *src = ln_op_tensor_in(op_arg, "src")->tensor;
+    const ln_tensor *w = ln_op_tensor_in(op_arg, "weight")->tensor;
+    int k[2], stride[2], dil[2], pads[4], oh, ow;
+
+    LN_OPCK(check_kernel_shape(op_arg, w));
+    geometry(op_arg, src, w, k, stride, dil, pads);
+    oh = ln_rt_conv_out_size(src->dims[2], k[0], stride[0], pads[0], pads[2], dil[0]);
+    ow = ln_rt_conv_out_size(src->dims[3], k[1], stride[1], pads[1], pads[3], dil[1]);
+    LN_OPCK(ln_opck(op_arg, oh >= 1 && ow >= 1,
+                    "kernel %dx%d (dilation %dx%d) does not fit 'src' %dx%d padded by "
+                    "[%d, %d, %d, %d]: output would be %dx%d",
+                    k[0], k[1], dil[0], dil[1], src->dims[2], src->dims[3],
+                    pads[0], pads[1], pads[2], pads[3], oh, ow));
+    *ndim = 4;
+    dims[0] = src->dims[0];
+    dims[1] = w->dims[0];
+    dims[2] = oh;
+    dims[3] = ow;
+    return 0;
+}
+
+void ln_ophook_conv2d_args(const ln_op_arg *op_arg, ln_rt_conv2d_args *a)
+{
+    const ln_tensor *src = ln_op_tensor_in(op_arg, "src")->tensor;
+    const ln_tensor *w = ln_op_tensor_in(op_arg, "weight")->tensor;
+    int k[2], stride[2], dil[2], pads[4];
+
+    geometry(op_arg, src, w, k, stride, dil, pads);
+    a->n = src->dims[0];
+    a->c = src->dims[1];
+    a->h = src->dims[2];
+    a->w = src->dims[3];
+    a->oc = w->dims[0];
+    a->kh = k[0];
+    a->kw = k[1];
+    a->stride_h = stride[0];
+    a->stride_w = stride[1];
+    a->pad_top = pads[0];
+    a->pad_left = pads[1];
+    a->pad_bottom = pads[2];
+    a->pad_right = pads[3];
+    a->dil_h = dil[0];
+    a->dil_w = dil[1];
+    a->group = ln_ophook_param_int(op_arg, "group", 1);
+    a->act = ln_ophook_act(op_arg, &a->alpha, &a->beta);
+}
+
+/*
+ * ConvTranspose: out = stride * (in - 1) + output_padding
+ * + dil * (k - 1) + 1 - pad_begin - pad_end.  With output_shape the pads
+ * are derived from it (ONNX: the total split evenly, the odd pixel at the
+ * end for SAME_UPPER and at the beginning otherwise); with SAME_* auto_pad
+ * the output is in * stride.
+ */
+static void transpose_geometry(const ln_op_arg *op_arg, int *k, int *stride, int *dil,
+                               int *pads, int *out)
+{
+    const ln_tensor *src = ln_op_tensor_in(op_arg, "src")->tensor;
+    const ln_tensor *w = ln_op_tensor_in(op_arg, "weight")->tensor;
+    const char *ap = ln_ophook_param_str(op_arg, "auto_pad", "NOTSET");
+    int opad[2] = {0, 0}, oshape[2], has_shape;
+
+    k[0] = w->dims[2];
+    k[1] = w->dims[3];
+    stride[0] = stride[1] = dil[0] = dil[1] = 1;
+    ln_ophook_param_ints(op_arg, "stride", stride, 2);
+    ln_ophook_param_ints(op_arg, "dilation", dil, 2);
+    ln_ophook_param_ints(op_arg, "output_padding", opad, 2);
+    pads[0] = pads[1] = pads[2] = pads[3] = 0;
+    has_shape = ln_ophook_param_ints(op_arg, "output_shape", oshape, 2) == 2;
+    if (!has_shape && (!strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER"))) {
+        oshape[0] = src->dims[2] * stride[0];
+        oshape[1] = src->dims[3] * stride[1];
+        has_shape = 1;
+    }
+    for (int i = 0; i < 2; i++) {
+        int full = stride[i] * (src->dims[2 + i] - 1) + opad[i] + dil[i] * (k[i] - 1) + 1;
+
+        if (has_shape) {
+            int total = full - oshape[i];
+
+            pads[i] = !strcmp(ap, "SAME_UPPER") ? total / 2 : total - total / 2;
+            pads[i + 2] = total - pads[i];
+        } else if (!strcmp(ap, "NOTSET")) {
+            int p[4] = {0, 0, 0, 0};
+
+            ln_ophook_param_ints(op_arg, "pads", p, 4);
+            pads[i] = p[i];
+            pads[i + 2] = p[i + 2];
+        }
+        out[i] = full - pads[i] - pads[i + 2];
+    }
+}
+
+int ln_ophook_conv_transpose2d_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims)
+{
+    const ln_tensor *src = ln_op_tensor_in(op_arg, "src")->tensor;
+    const ln_tensor *w = ln_op_tensor_in(op_arg, "weight")->tensor;
+    int k[2], stride[2], dil[2], pads[4], out[2];
+
+    LN_OPCK(check_kernel_shape(op_arg, w));
+    transpose_geometry(op_arg, k, stride, dil, pads, out);
+    LN_OPCK(ln_opck(op_arg, pads[0] >= 0 && pads[1] >= 0 && pads[2] >= 0 && pads[3] >= 0,
+                    "'output_shape' asks for more than the transposed convolution makes "
+                    "(pads would be [%d, %d, %d, %d])", pads[0], pads[1], pads[2], pads[3]));
+    LN_OPCK(ln_opck(op_arg, out[0] >= 1 && out[1] >= 1,
+                    "output would be %dx%d", out[0], out[1]));
+    *ndim = 4;
+    dims[0] = src->dims[0];
+    dims[1] = w->dims[1] * ln_ophook_param_int(op_arg, "group", 1);
+    dims[2] = out[0];
+    dims[3] = out[1];
+    return 0;
+}
+
+void ln_ophook_conv_transpose2d_args(const ln_op_arg *op_arg,
+                                     ln_rt_conv_transpose2d_args *a)
+{
+    const ln_tensor *src = ln_op_tensor_in(op_arg, "src")->tensor;
+    const ln_tensor *dst = ln_op_tensor_out(op_arg, "dst")->tensor;
+    int k[2], stride[2], dil[2], pads[4], out[2];
+
+    transpose_geometry(op_arg, k, stride, dil, pads, out);
+    a->n = src->dims[0];
+    a->c = src->dims[1];
+    a->h = src->dims[2];
+    a->w = src->dims[3];
+    a->oc = dst->dims[1];
+    a->oh = dst->dims[2];
+    a->ow = dst->dims[3];
+    a->kh = k[0];
+    a->kw = k[1];
+    a->stride_h = stride[0];
+    a->stride_w = stride[1];
+    a->pad_top = pads[0];
+    a->pad_left = pads[1];
+    a->pad_bottom = pads[2];
+    a->pad_right = pads[3];
+    a->dil_h = dil[0];
+    a->dil_w = dil[1];
+    a->group = ln_ophook_param_int(op_arg, "group", 1);
+    a->act = ln_ophook_act(op_arg, &a->alpha, &a->beta);
+}
