@@ -64,13 +64,15 @@ static ln_bool producer_is(const ln_context *ctx, const char *name, const char *
 }
 EOF
     copy_param => <<'EOF',
-/* params + a copy of pe renamed arg_name (nothing when pe is NULL). */
+/* params + a copy of pe renamed arg_name, replacing a param of that name
+ * (nothing when pe is NULL). */
 static ln_list *copy_param(ln_list *params, const char *arg_name, const ln_param_entry *pe)
 {
     ln_param_entry *copy;
 
     if (!pe)
         return params;
+    params = ln_param_list_remove(params, arg_name);
     copy = ln_param_entry_copy(pe);
     ln_free(copy->arg_name);
     copy->arg_name = ln_strdup(arg_name);
@@ -271,6 +273,8 @@ sub replace_c {
                     next;
                 }
                 my $v = $e->{value};
+                # a later entry replaces an earlier one: copy, then override
+                push @lines, "params = ln_param_list_remove(params, \"$a\");";
                 if (is_bool($v)) {
                     push @lines, "params = ln_param_list_append_bool(params, \"$a\", " . ($v ? 'LN_TRUE' : 'LN_FALSE') . ');';
                 } elsif (is_num($v)) {

@@ -7,6 +7,7 @@
  * graph right (post_run of the old ops, pre_run of the new).
  */
 #include <string.h>
+#include <math.h>
 #include "ln_pass.h"
 
 int ln_pass_expander(ln_context *ctx, ln_expander_func *funcs)
@@ -294,6 +295,362 @@ int ln_pass_remove_identity(ln_context *ctx)
         ln_free(d);
         if (ret)
             return ret;
+    }
+    return 0;
+}
+
+/* ---- folds into conv2d / gemm ------------------------------------------- */
+
+static ln_tensor_entry *tin(const ln_context *ctx, const ln_op *op, const char *arg)
+{
+    const char *n = ln_tensor_list_find_name(op->op_arg->tensors_in, arg);
+    return n ? ln_tensor_table_find(ctx->tensor_table, n) : NULL;
+}
+
+static const char *tname_in(const ln_op *op, const char *arg)
+{
+    return ln_tensor_list_find_name(op->op_arg->tensors_in, arg);
+}
+
+static const char *tname_out(const ln_op *op, const char *arg)
+{
+    return ln_tensor_list_find_name(op->op_arg->tensors_out, arg);
+}
+
+/* Number param with its described default when absent. */
+static double num_param(const ln_op *op, const char *arg, double def)
+{
+    ln_param_entry *pe = ln_op_param(op->op_arg, arg);
+    return pe && pe->type == LN_PARAM_NUMBER ? pe->value_double : def;
+}
+
+static const char *str_param(const ln_op *op, const char *arg, const char *def)
+{
+    ln_param_entry *pe = ln_op_param(op->op_arg, arg);
+    return pe && pe->type == LN_PARAM_STRING ? pe->value_string : def;
+}
+
+static void set_tensor_name(ln_list *list, const char *arg, const char *name)
+{
+    ln_tensor_list_entry *e = ln_tensor_list_find_by_arg_name(list, arg);
+    if (e) {
+        ln_free(e->name);
+        e->name = ln_strdup(name);
+    } else {
+        ln_list *tail = ln_tensor_list_append(NULL, arg, name);
+        ln_list *l = list;
+        while (l->next)
+            l = l->next;
+        l->next = tail;
+    }
+}
+
+static ln_list *set_param(ln_list *params, ln_param_entry *pe)
+{
+    params = ln_param_list_remove(params, pe->arg_name);
+    return ln_param_list_append_entry(params, pe);
+}
+
+/* The only reader of tname (NULL when none or several, or a graph output). */
+static ln_op *sole_reader(const ln_context *ctx, const char *tname)
+{
+    ln_op *prod = ln_dfg_producer(ctx->dfg, tname);
+    ln_tensor_entry *te = ln_tensor_table_find(ctx->tensor_table, tname);
+    ln_list *r;
+    ln_op *op = NULL;
+
+    if (!prod || !te || te->is_io)
+        return NULL;
+    r = ln_dfg_nexts(ctx->dfg, prod, tname);
+    if (ln_list_length(r) == 1)
+        op = r->data;
+    ln_list_free(r);
+    return op;
+}
+
+static ln_list *find_node(ln_list *ops, const ln_op *op)
+{
+    for (ln_list *l = ops; l; l = l->next)
+        if (l->data == op)
+            return l;
+    return NULL;
+}
+
+/* Replace op by `before` constant ops followed by `repl`. */
+static int replace_with(ln_context *ctx, ln_op *op, ln_list *before, ln_op *repl)
+{
+    ln_list *pos = find_node(ctx->ops, op);
+    ln_list *new_ops = ln_list_append(before, repl);
+    return ln_context_replace_ops(ctx, &pos, 1, new_ops);
+}
+
+/* A unique op/tensor name from a prefix. */
+static char *unique(const ln_context *ctx, const char *prefix)
+{
+    char buf[256];
+    for (int i = 0;; i++) {
+        snprintf(buf, sizeof buf, i ? "%s_%d" : "%s", prefix, i);
+        if (!ln_tensor_table_find(ctx->tensor_table, buf) &&
+            !ln_op_table_find(ctx->op_table, buf))
+            return ln_strdup(buf);
+    }
+}
+
+/*
+ * batchnorm(conv(x, W, b)) = conv(x, W', b') with, per output channel c,
+ * s = scale[c] / sqrt(var[c] + eps), W'[c] = s W[c], b'[c] = s (b[c] - mean[c])
+ * + bias[c].  gemm the same along its output columns (weight [K,N], or
+ * [N,K] with trans_b), with alpha kept and beta C folded into the bias.
+ * Only when the conv/gemm output feeds the batchnorm alone, has no fused
+ * activation yet, and every parameter is a constant.
+ */
+static int fold_bn_one(ln_context *ctx, ln_op *bn, ln_bool *done)
+{
+    const char *x = tname_in(bn, "src");
+    ln_op *prod = x ? ln_dfg_producer(ctx->dfg, x) : NULL;
+    ln_tensor *scale, *bias, *mean, *var, *w, *b = NULL;
+    ln_tensor_entry *we, *be, *ye;
+    ln_bool is_gemm;
+    int nout, ret, trans_b = 0;
+    double eps = num_param(bn, "epsilon", 1e-5), beta = 1.0;
+    float *nw, *nb;
+    ln_tensor *tw, *tb;
+    char *wname, *bname;
+    ln_op *cw, *cb, *newop;
+    ln_list *before;
+
+    *done = LN_FALSE;
+    if (!prod || sole_reader(ctx, x) != bn)
+        return 0;
+    is_gemm = ln_streq(prod->op_arg->optype, "gemm_cpu");
+    if (!is_gemm && !ln_streq(prod->op_arg->optype, "conv2d_cpu"))
+        return 0;
+    if (!ln_streq(str_param(prod, "activation", "none"), "none"))
+        return 0;
+    we = tin(ctx, prod, "weight");
+    be = tin(ctx, prod, "bias");
+    ye = tin(ctx, bn, "src");
+    if (!we || !we->isstatic || (be && !be->isstatic) || we->tensor->dtype != LN_DTYPE_FLOAT32)
+        return 0;
+    {
+        const char *args[4] = {"scale", "bias", "mean", "var"};
+        for (int i = 0; i < 4; i++) {
+            ln_tensor_entry *e = tin(ctx, bn, args[i]);
+            if (!e || !e->isstatic || e->tensor->dtype != LN_DTYPE_FLOAT32)
+                return 0;
+        }
+    }
+    nout = ye->tensor->dims[1];
+    if (is_gemm) {
+        trans_b = (int)num_param(prod, "trans_b", 0);
+        beta = num_param(prod, "beta", 1.0);
+        if (we->tensor->ndim != 2 || we->tensor->dims[trans_b ? 0 : 1] != nout)
+            return 0;
+        if (be && !(be->tensor->len == (size_t)nout &&
+                    (be->tensor->ndim == 1 || (be->tensor->ndim == 2 && be->tensor->dims[0] == 1))))
+            return 0;       /* a bias per row as well: not foldable into one vector */
+    } else if (we->tensor->dims[0] != nout) {
+        return 0;
+    }
+    if ((ret = ln_context_static_data(ctx, tname_in(bn, "scale"), &scale)) ||
+        (ret = ln_context_static_data(ctx, tname_in(bn, "bias"), &bias)) ||
+        (ret = ln_context_static_data(ctx, tname_in(bn, "mean"), &mean)) ||
+        (ret = ln_context_static_data(ctx, tname_in(bn, "var"), &var)) ||
+        (ret = ln_context_static_data(ctx, we->name, &w)) ||
+        (be && (ret = ln_context_static_data(ctx, be->name, &b))))
+        return ret;
+    if (scale->len != (size_t)nout || bias->len != (size_t)nout || mean->len != (size_t)nout ||
+        var->len != (size_t)nout)
+        return 0;
+    tw = ln_tensor_create_alloc(LN_DTYPE_FLOAT32, w->ndim, w->dims);
+    {
+        int bd[1] = {nout};
+        tb = ln_tensor_create_alloc(LN_DTYPE_FLOAT32, 1, bd);
+    }
+    nw = tw->data;
+    nb = tb->data;
+    memcpy(nw, w->data, ln_tensor_size(w));
+    for (int c = 0; c < nout; c++) {
+        double s = ((const float *)scale->data)[c] /
+                   sqrt((double)((const float *)var->data)[c] + eps);
+        double b0 = b ? beta * ((const float *)b->data)[c] : 0.0;
+        nb[c] = (float)(s * (b0 - ((const float *)mean->data)[c]) + ((const float *)bias->data)[c]);
+        if (!is_gemm || trans_b) {
+            size_t per = w->len / (size_t)nout;
+            for (size_t i = 0; i < per; i++)
+                nw[(size_t)c * per + i] = (float)(s * nw[(size_t)c * per + i]);
+        } else {
+            int K = w->dims[0];
+            for (int k = 0; k < K; k++)
+                nw[(size_t)k * (size_t)nout + (size_t)c] =
+                    (float)(s * nw[(size_t)k * (size_t)nout + (size_t)c]);
+        }
+    }
+    wname = unique(ctx, we->name);
+    bname = unique(ctx, be ? be->name : prod->op_arg->name);
+    if (!be) {
+        char *t = bname;
+        bname = ln_sprintf("%s_bias", t);
+        ln_free(t);
+        t = bname;
+        bname = unique(ctx, t);
+        ln_free(t);
+    }
+    ln_context_const_set(ctx, wname, tw);
+    ln_context_const_set(ctx, bname, tb);
+    cw = const_op(ctx, "cpu", wname, tw);
+    cb = const_op(ctx, "cpu", bname, tb);
+    newop = ln_op_copy(prod);
+    set_tensor_name(newop->op_arg->tensors_in, "weight", wname);
+    set_tensor_name(newop->op_arg->tensors_in, "bias", bname);
+    set_tensor_name(newop->op_arg->tensors_out, "dst", tname_out(bn, "dst"));
+    if (is_gemm) {
+        ln_param_entry *pe = ln_param_entry_create("beta", LN_PARAM_NUMBER);
+        ln_param_set_satu_number(pe, 1.0);
+        newop->op_arg->params = set_param(newop->op_arg->params, pe);
+    }
+    ln_free(wname);
+    ln_free(bname);
+    before = ln_list_append(ln_list_append(NULL, cw), cb);
+    /* the batchnorm goes first: the new op writes its output */
+    if ((ret = ln_context_remove_op(ctx, bn->op_arg->name)) ||
+        (ret = replace_with(ctx, prod, before, newop)))
+        return ret;
+    *done = LN_TRUE;
+    return 0;
+}
+
+int ln_pass_fold_batchnorm(ln_context *ctx)
+{
+    ln_bool again = LN_TRUE;
+    int ret;
+
+    while (again) {
+        again = LN_FALSE;
+        LN_LIST_FOREACH(ln_op, op, ctx->ops) {
+            ln_bool done;
+            if (!ln_streq(op->op_arg->optype, "batchnorm_cpu"))
+                continue;
+            if ((ret = fold_bn_one(ctx, op, &done)))
+                return ret;
+            if (done) {
+                again = LN_TRUE;    /* the list changed under us */
+                break;
+            }
+        }
+    }
+    return 0;
+}
+
+/*
+ * pad(x) with zeros on H and W only, read by one conv2d (or one avgpool2d
+ * counting pads), becomes that op's own padding; a pad of all zeros is
+ * nothing and its readers read x.
+ */
+static int fold_pad_one(ln_context *ctx, ln_op *pad, ln_bool *done)
+{
+    ln_param_entry *pp = ln_op_param(pad->op_arg, "pads"), *cp;
+    const char *x = tname_in(pad, "src"), *y = tname_out(pad, "dst");
+    ln_tensor_entry *xe = tin(ctx, pad, "src");
+    ln_op *next, *newop;
+    int n, zero = 1, ret;
+    double add[4];
+
+    *done = LN_FALSE;
+    if (!pp || pp->type != LN_PARAM_ARRAY_NUMBER || !xe || !y ||
+        !ln_streq(str_param(pad, "mode", "constant"), "constant") ||
+        num_param(pad, "value", 0.0) != 0.0)
+        return 0;
+    n = pp->array_len / 2;
+    for (int i = 0; i < pp->array_len; i++)
+        if (pp->value_array_double[i] != 0)
+            zero = 0;
+    if (zero) {
+        /* readers take x; identity removal already knows how */
+        ln_list *readers = ln_dfg_nexts(ctx->dfg, pad, y);
+        ln_tensor_entry *ye = ln_tensor_table_find(ctx->tensor_table, y);
+        char *xs = ln_strdup(x);
+        if (ye && ye->is_io) {
+            ln_list_free(readers);
+            ln_free(xs);
+            return 0;
+        }
+        LN_LIST_FOREACH(ln_op, r, readers) {
+            ln_dfg_remove(ctx->dfg, r);
+            LN_LIST_FOREACH(ln_tensor_list_entry, tl, r->op_arg->tensors_in) {
+                if (ln_streq(tl->name, y)) {
+                    ln_free(tl->name);
+                    tl->name = ln_strdup(xs);
+                }
+            }
+        }
+        ret = ln_context_remove_op(ctx, pad->op_arg->name);
+        LN_LIST_FOREACH(ln_op, r, readers) {
+            ln_dfg_add(ctx->dfg, r);
+        }
+        ln_list_free(readers);
+        ln_free(xs);
+        *done = ret == 0;
+        return ret;
+    }
+    if (n != 4 || pp->value_array_double[0] || pp->value_array_double[1] ||
+        pp->value_array_double[4] || pp->value_array_double[5])
+        return 0;
+    for (int i = 0; i < 4; i++)
+        if (pp->value_array_double[2 + (i % 2) + (i / 2) * 4] < 0)
+            return 0;
+    next = sole_reader(ctx, y);
+    if (!next || !ln_streq(tname_in(next, "src"), y))
+        return 0;
+    if (ln_streq(next->op_arg->optype, "avgpool2d_cpu")) {
+        if (num_param(next, "count_include_pad", 0) != 1)
+            return 0;
+    } else if (!ln_streq(next->op_arg->optype, "conv2d_cpu")) {
+        return 0;
+    }
+    if (!ln_streq(str_param(next, "auto_pad", "NOTSET"), "NOTSET"))
+        return 0;
+    /* ONNX pads: [n_b, c_b, h_b, w_b, n_e, c_e, h_e, w_e]; conv: [h_b, w_b, h_e, w_e] */
+    add[0] = pp->value_array_double[2];
+    add[1] = pp->value_array_double[3];
+    add[2] = pp->value_array_double[6];
+    add[3] = pp->value_array_double[7];
+    newop = ln_op_copy(next);
+    cp = ln_op_param(newop->op_arg, "pads");
+    {
+        double np[4];
+        ln_param_entry *pe = ln_param_entry_create("pads", LN_PARAM_ARRAY_NUMBER);
+        for (int i = 0; i < 4; i++)
+            np[i] = add[i] + (cp && cp->array_len == 4 ? cp->value_array_double[i] : 0);
+        ln_param_set_satu_array_number(pe, 4, np);
+        newop->op_arg->params = set_param(newop->op_arg->params, pe);
+    }
+    set_tensor_name(newop->op_arg->tensors_in, "src", x);
+    if ((ret = replace_with(ctx, next, NULL, newop)) ||
+        (ret = ln_context_remove_op(ctx, pad->op_arg->name)))
+        return ret;
+    *done = LN_TRUE;
+    return 0;
+}
+
+int ln_pass_fold_pad(ln_context *ctx)
+{
+    ln_bool again = LN_TRUE;
+    int ret;
+
+    while (again) {
+        again = LN_FALSE;
+        LN_LIST_FOREACH(ln_op, op, ctx->ops) {
+            ln_bool done;
+            if (!ln_streq(op->op_arg->optype, "pad_cpu"))
+                continue;
+            if ((ret = fold_pad_one(ctx, op, &done)))
+                return ret;
+            if (done) {
+                again = LN_TRUE;
+                break;
+            }
+        }
     }
     return 0;
 }

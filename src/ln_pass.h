@@ -22,6 +22,12 @@ int ln_pass_remove_dead(ln_context *ctx);
 /* Views that change nothing (identity, inference dropout, a reshape to the
  * same shape) go: their readers read the source instead. */
 int ln_pass_remove_identity(ln_context *ctx);
+/* batchnorm after conv2d / gemm (whose output it alone reads) folds into
+ * their weights and bias. */
+int ln_pass_fold_batchnorm(ln_context *ctx);
+/* A zero constant pad before conv2d (or avgpool2d counting pads) becomes
+ * the op's padding; a pad of all zeros goes. */
+int ln_pass_fold_pad(ln_context *ctx);
 /* Every op must now belong to arch (abstract ops with no expansion fail). */
 int ln_pass_check_arch(const ln_context *ctx, const char *arch);
 

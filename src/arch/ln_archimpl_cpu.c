@@ -3,8 +3,11 @@
  *
  * The compile recipe, in order:
  *   1. expander  abstract ops -> cpu ops (gen/opt_descs rules)
- *   2. fold      ops on constants only run now and become constants
- *   3. combiner  peephole fusions over windows of 2 ops (gen/opt_descs rules)
+ *   2. fold      ops on constants only run now and become constants;
+ *                batchnorm folds into the conv2d/gemm before it, a zero pad
+ *                into the conv2d/avgpool after it
+ *   3. combiner  peephole fusions over windows of 2 ops (gen/opt_descs rules:
+ *                activations into conv2d/gemm)
  *   4. clean     identities and dead ops go
  *   5. check     every op is a cpu op now
  *   6. plan      lifetimes, in-place, views, offsets in one arena
@@ -24,14 +27,20 @@ static int optimize_cpu(ln_context *ctx)
 
     if ((ret = ln_pass_expander(ctx, ln_expander_funcs_cpu)))
         return ret;
-    if ((ret = ln_pass_fold_constants(ctx)))
-        return ret;
-    if ((ret = ln_pass_combiner(ctx, 2, ln_combiner_funcs_cpu)))
-        return ret;
-    if ((ret = ln_pass_remove_identity(ctx)))
-        return ret;
-    if ((ret = ln_pass_remove_dead(ctx)))
-        return ret;
+    if (!ctx->no_opt) {
+        if ((ret = ln_pass_fold_constants(ctx)))
+            return ret;
+        if ((ret = ln_pass_fold_pad(ctx)))
+            return ret;
+        if ((ret = ln_pass_fold_batchnorm(ctx)))
+            return ret;
+        if ((ret = ln_pass_combiner(ctx, 2, ln_combiner_funcs_cpu)))
+            return ret;
+        if ((ret = ln_pass_remove_identity(ctx)))
+            return ret;
+        if ((ret = ln_pass_remove_dead(ctx)))
+            return ret;
+    }
     if ((ret = ln_pass_check_arch(ctx, "cpu")))
         return ret;
     return ln_mem_plan(ctx);

@@ -32,6 +32,7 @@ static void usage(FILE *fp)
           "  --save NAME=FILE write tensor NAME to FILE (raw) after the run\n"
           "  --shape NAME=DIMS  fix a graph input's shape when importing (1x3x224x224)\n"
           "  --io-in-arena    plan graph inputs/outputs inside the arena\n"
+          "  -O0              no folding or fusion (the expander only)\n"
           "  --mem-report     print arena, lower bound and buffers after compiling\n"
           "  --dot FILE       write the data-flow graph (Graphviz dot)\n"
           "  --mem-svg FILE   write the memory plan as an SVG picture\n"
@@ -120,7 +121,7 @@ int main(int argc, char **argv)
     const char *dot = NULL, *svg = NULL;
     const char *inputs[MAX_IO], *saves[MAX_IO], *shapes[MAX_IO + 1];
     int ninputs = 0, nsaves = 0, nshapes = 0, profile = 0;
-    int compile_only = 0, run_only = 0, mem_report = 0, io_in_arena = 0;
+    int compile_only = 0, run_only = 0, mem_report = 0, io_in_arena = 0, no_opt = 0;
     ln_serializer_opts opts;
     ln_context *ctx;
 
@@ -137,6 +138,8 @@ int main(int argc, char **argv)
             mem_report = 1;
         } else if (ln_streq(a, "--io-in-arena")) {
             io_in_arena = 1;
+        } else if (ln_streq(a, "-O0")) {
+            no_opt = 1;
         } else if (ln_streq(a, "--profile")) {
             profile = 20;
         } else if (!strncmp(a, "--profile=", 10)) {
@@ -192,6 +195,7 @@ int main(int argc, char **argv)
     if (datafile)
         ln_context_set_data_file(ctx, datafile);
     ctx->io_in_arena = io_in_arena;
+    ctx->no_opt = no_opt;
     if (!run_only && ln_context_compile(ctx, target))
         return fail(ctx);
     if (!ctx->planned && ln_context_plan(ctx))

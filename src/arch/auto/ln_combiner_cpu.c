@@ -10,7 +10,13 @@
 #include "ln_arch.h"
 #include "ln_context.h"
 
-#ifndef LN_OP_STRIP_relu
+#if !(defined(LN_OP_STRIP_clip) || defined(LN_OP_STRIP_conv2d)) || \
+    !(defined(LN_OP_STRIP_clip) || defined(LN_OP_STRIP_gemm)) || \
+    !(defined(LN_OP_STRIP_conv2d) || defined(LN_OP_STRIP_leakyrelu)) || \
+    !(defined(LN_OP_STRIP_conv2d) || defined(LN_OP_STRIP_relu)) || \
+    !(defined(LN_OP_STRIP_gemm) || defined(LN_OP_STRIP_leakyrelu)) || \
+    !(defined(LN_OP_STRIP_gemm) || defined(LN_OP_STRIP_relu)) || \
+    !defined(LN_OP_STRIP_relu)
 /* A new op of optype (a prototype of this build: the generator checked it
  * is described and the rule is compiled out when it is stripped). */
 static ln_op *new_op(const char *optype, const char *name, ln_list *tensors_in,
@@ -20,6 +26,40 @@ static ln_op *new_op(const char *optype, const char *name, ln_list *tensors_in,
 
     assert(proto);
     return ln_op_create_from_proto(proto, name, tensors_in, tensors_out, params, table);
+}
+#endif
+
+#if !(defined(LN_OP_STRIP_clip) || defined(LN_OP_STRIP_conv2d)) || \
+    !(defined(LN_OP_STRIP_clip) || defined(LN_OP_STRIP_gemm)) || \
+    !(defined(LN_OP_STRIP_conv2d) || defined(LN_OP_STRIP_leakyrelu)) || \
+    !(defined(LN_OP_STRIP_gemm) || defined(LN_OP_STRIP_leakyrelu))
+/* params + a copy of pe renamed arg_name, replacing a param of that name
+ * (nothing when pe is NULL). */
+static ln_list *copy_param(ln_list *params, const char *arg_name, const ln_param_entry *pe)
+{
+    ln_param_entry *copy;
+
+    if (!pe)
+        return params;
+    params = ln_param_list_remove(params, arg_name);
+    copy = ln_param_entry_copy(pe);
+    ln_free(copy->arg_name);
+    copy->arg_name = ln_strdup(arg_name);
+    return ln_param_list_append_entry(params, copy);
+}
+#endif
+
+#if !(defined(LN_OP_STRIP_clip) || defined(LN_OP_STRIP_conv2d)) || \
+    !(defined(LN_OP_STRIP_clip) || defined(LN_OP_STRIP_gemm)) || \
+    !(defined(LN_OP_STRIP_conv2d) || defined(LN_OP_STRIP_leakyrelu)) || \
+    !(defined(LN_OP_STRIP_conv2d) || defined(LN_OP_STRIP_relu)) || \
+    !(defined(LN_OP_STRIP_gemm) || defined(LN_OP_STRIP_leakyrelu)) || \
+    !(defined(LN_OP_STRIP_gemm) || defined(LN_OP_STRIP_relu))
+static ln_list *copy_params(ln_list *params, ln_list *from)
+{
+    LN_LIST_FOREACH(ln_param_entry, pe, from)
+        params = ln_param_list_append_entry(params, ln_param_entry_copy(pe));
+    return params;
 }
 #endif
 
@@ -62,9 +102,291 @@ static ln_list *cb_relu_relu(const ln_context *ctx, const ln_list *win_ops,
 }
 #endif
 
+#if !(defined(LN_OP_STRIP_conv2d) || defined(LN_OP_STRIP_relu))
+/* conv2d_cpu then relu_cpu, the conv2d_cpu output read by the relu_cpu alone: one conv2d_cpu with activation relu. */
+static ln_list *cb_conv2d_relu(const ln_context *ctx, const ln_list *win_ops,
+                               size_t win_size, int *match)
+{
+    const ln_op *op0, *op1;
+    ln_list *ops = NULL, *tin, *tout, *params;
+    const ln_list *l;
+    size_t i;
+
+    *match = 0;
+    if (win_size < 2)
+        return NULL;
+    op0 = win_ops->data;
+    op1 = win_ops->next->data;
+    if (!ln_streq(op0->op_arg->optype, "conv2d_cpu") ||
+        !ln_streq(op1->op_arg->optype, "relu_cpu"))
+        return NULL;
+    if (!(ln_streq(ln_tensor_list_find_name(op1->op_arg->tensors_in, "src"),
+                 ln_tensor_list_find_name(op0->op_arg->tensors_out, "dst")) &&
+          (!ln_op_param(op0->op_arg, "activation") ||
+         ln_streq(ln_op_param(op0->op_arg, "activation")->value_string, "none")) &&
+          ln_dfg_num_readers(ctx->dfg,
+                           ln_tensor_list_find_name(op0->op_arg->tensors_out, "dst")) == 1))
+        return NULL;
+
+    tin = ln_tensor_list_copy(op0->op_arg->tensors_in);
+    tout = ln_tensor_list_append(NULL, "dst",
+                        ln_tensor_list_find_name(op1->op_arg->tensors_out, "dst"));
+    params = NULL;
+    params = copy_params(params, op0->op_arg->params);
+    params = ln_param_list_remove(params, "activation");
+    params = ln_param_list_append_string(params, "activation", "relu");
+    ops = ln_list_append(ops, new_op("conv2d_cpu", op0->op_arg->name, tin, tout, params,
+                                       op0->op_arg->tensor_table));
+    /* the rest of the window stays as it is */
+    for (l = win_ops->next->next, i = 2; l && i < win_size; l = l->next, i++)
+        ops = ln_list_append(ops, ln_op_copy(l->data));
+    *match = 1;
+    return ops;
+}
+#endif
+
+#if !(defined(LN_OP_STRIP_clip) || defined(LN_OP_STRIP_conv2d))
+/* conv2d_cpu then clip_cpu, the conv2d_cpu output read by the clip_cpu alone: one conv2d_cpu with activation clip. */
+static ln_list *cb_conv2d_clip(const ln_context *ctx, const ln_list *win_ops,
+                               size_t win_size, int *match)
+{
+    const ln_op *op0, *op1;
+    ln_list *ops = NULL, *tin, *tout, *params;
+    const ln_list *l;
+    size_t i;
+
+    *match = 0;
+    if (win_size < 2)
+        return NULL;
+    op0 = win_ops->data;
+    op1 = win_ops->next->data;
+    if (!ln_streq(op0->op_arg->optype, "conv2d_cpu") ||
+        !ln_streq(op1->op_arg->optype, "clip_cpu"))
+        return NULL;
+    if (!(ln_streq(ln_tensor_list_find_name(op1->op_arg->tensors_in, "src"),
+                 ln_tensor_list_find_name(op0->op_arg->tensors_out, "dst")) &&
+          (!ln_op_param(op0->op_arg, "activation") ||
+         ln_streq(ln_op_param(op0->op_arg, "activation")->value_string, "none")) &&
+          ln_dfg_num_readers(ctx->dfg,
+                           ln_tensor_list_find_name(op0->op_arg->tensors_out, "dst")) == 1))
+        return NULL;
+
+    tin = ln_tensor_list_copy(op0->op_arg->tensors_in);
+    tout = ln_tensor_list_append(NULL, "dst",
+                        ln_tensor_list_find_name(op1->op_arg->tensors_out, "dst"));
+    params = NULL;
+    params = copy_params(params, op0->op_arg->params);
+    params = ln_param_list_remove(params, "activation");
+    params = ln_param_list_append_string(params, "activation", "clip");
+    params = copy_param(params, "act_alpha", ln_op_param(op1->op_arg, "min"));
+    params = copy_param(params, "act_beta", ln_op_param(op1->op_arg, "max"));
+    ops = ln_list_append(ops, new_op("conv2d_cpu", op0->op_arg->name, tin, tout, params,
+                                       op0->op_arg->tensor_table));
+    /* the rest of the window stays as it is */
+    for (l = win_ops->next->next, i = 2; l && i < win_size; l = l->next, i++)
+        ops = ln_list_append(ops, ln_op_copy(l->data));
+    *match = 1;
+    return ops;
+}
+#endif
+
+#if !(defined(LN_OP_STRIP_conv2d) || defined(LN_OP_STRIP_leakyrelu))
+/* conv2d_cpu then leakyrelu_cpu, the conv2d_cpu output read by the leakyrelu_cpu alone: one conv2d_cpu with activation leakyrelu. */
+static ln_list *cb_conv2d_leakyrelu(const ln_context *ctx, const ln_list *win_ops,
+                               size_t win_size, int *match)
+{
+    const ln_op *op0, *op1;
+    ln_list *ops = NULL, *tin, *tout, *params;
+    const ln_list *l;
+    size_t i;
+
+    *match = 0;
+    if (win_size < 2)
+        return NULL;
+    op0 = win_ops->data;
+    op1 = win_ops->next->data;
+    if (!ln_streq(op0->op_arg->optype, "conv2d_cpu") ||
+        !ln_streq(op1->op_arg->optype, "leakyrelu_cpu"))
+        return NULL;
+    if (!(ln_streq(ln_tensor_list_find_name(op1->op_arg->tensors_in, "src"),
+                 ln_tensor_list_find_name(op0->op_arg->tensors_out, "dst")) &&
+          (!ln_op_param(op0->op_arg, "activation") ||
+         ln_streq(ln_op_param(op0->op_arg, "activation")->value_string, "none")) &&
+          ln_dfg_num_readers(ctx->dfg,
+                           ln_tensor_list_find_name(op0->op_arg->tensors_out, "dst")) == 1))
+        return NULL;
+
+    tin = ln_tensor_list_copy(op0->op_arg->tensors_in);
+    tout = ln_tensor_list_append(NULL, "dst",
+                        ln_tensor_list_find_name(op1->op_arg->tensors_out, "dst"));
+    params = NULL;
+    params = copy_params(params, op0->op_arg->params);
+    params = ln_param_list_remove(params, "activation");
+    params = ln_param_list_append_string(params, "activation", "leakyrelu");
+    params = copy_param(params, "act_alpha", ln_op_param(op1->op_arg, "alpha"));
+    ops = ln_list_append(ops, new_op("conv2d_cpu", op0->op_arg->name, tin, tout, params,
+                                       op0->op_arg->tensor_table));
+    /* the rest of the window stays as it is */
+    for (l = win_ops->next->next, i = 2; l && i < win_size; l = l->next, i++)
+        ops = ln_list_append(ops, ln_op_copy(l->data));
+    *match = 1;
+    return ops;
+}
+#endif
+
+#if !(defined(LN_OP_STRIP_gemm) || defined(LN_OP_STRIP_relu))
+/* gemm_cpu then relu_cpu, the gemm_cpu output read by the relu_cpu alone: one gemm_cpu with activation relu. */
+static ln_list *cb_gemm_relu(const ln_context *ctx, const ln_list *win_ops,
+                               size_t win_size, int *match)
+{
+    const ln_op *op0, *op1;
+    ln_list *ops = NULL, *tin, *tout, *params;
+    const ln_list *l;
+    size_t i;
+
+    *match = 0;
+    if (win_size < 2)
+        return NULL;
+    op0 = win_ops->data;
+    op1 = win_ops->next->data;
+    if (!ln_streq(op0->op_arg->optype, "gemm_cpu") ||
+        !ln_streq(op1->op_arg->optype, "relu_cpu"))
+        return NULL;
+    if (!(ln_streq(ln_tensor_list_find_name(op1->op_arg->tensors_in, "src"),
+                 ln_tensor_list_find_name(op0->op_arg->tensors_out, "dst")) &&
+          (!ln_op_param(op0->op_arg, "activation") ||
+         ln_streq(ln_op_param(op0->op_arg, "activation")->value_string, "none")) &&
+          ln_dfg_num_readers(ctx->dfg,
+                           ln_tensor_list_find_name(op0->op_arg->tensors_out, "dst")) == 1))
+        return NULL;
+
+    tin = ln_tensor_list_copy(op0->op_arg->tensors_in);
+    tout = ln_tensor_list_append(NULL, "dst",
+                        ln_tensor_list_find_name(op1->op_arg->tensors_out, "dst"));
+    params = NULL;
+    params = copy_params(params, op0->op_arg->params);
+    params = ln_param_list_remove(params, "activation");
+    params = ln_param_list_append_string(params, "activation", "relu");
+    ops = ln_list_append(ops, new_op("gemm_cpu", op0->op_arg->name, tin, tout, params,
+                                       op0->op_arg->tensor_table));
+    /* the rest of the window stays as it is */
+    for (l = win_ops->next->next, i = 2; l && i < win_size; l = l->next, i++)
+        ops = ln_list_append(ops, ln_op_copy(l->data));
+    *match = 1;
+    return ops;
+}
+#endif
+
+#if !(defined(LN_OP_STRIP_clip) || defined(LN_OP_STRIP_gemm))
+/* gemm_cpu then clip_cpu, the gemm_cpu output read by the clip_cpu alone: one gemm_cpu with activation clip. */
+static ln_list *cb_gemm_clip(const ln_context *ctx, const ln_list *win_ops,
+                               size_t win_size, int *match)
+{
+    const ln_op *op0, *op1;
+    ln_list *ops = NULL, *tin, *tout, *params;
+    const ln_list *l;
+    size_t i;
+
+    *match = 0;
+    if (win_size < 2)
+        return NULL;
+    op0 = win_ops->data;
+    op1 = win_ops->next->data;
+    if (!ln_streq(op0->op_arg->optype, "gemm_cpu") ||
+        !ln_streq(op1->op_arg->optype, "clip_cpu"))
+        return NULL;
+    if (!(ln_streq(ln_tensor_list_find_name(op1->op_arg->tensors_in, "src"),
+                 ln_tensor_list_find_name(op0->op_arg->tensors_out, "dst")) &&
+          (!ln_op_param(op0->op_arg, "activation") ||
+         ln_streq(ln_op_param(op0->op_arg, "activation")->value_string, "none")) &&
+          ln_dfg_num_readers(ctx->dfg,
+                           ln_tensor_list_find_name(op0->op_arg->tensors_out, "dst")) == 1))
+        return NULL;
+
+    tin = ln_tensor_list_copy(op0->op_arg->tensors_in);
+    tout = ln_tensor_list_append(NULL, "dst",
+                        ln_tensor_list_find_name(op1->op_arg->tensors_out, "dst"));
+    params = NULL;
+    params = copy_params(params, op0->op_arg->params);
+    params = ln_param_list_remove(params, "activation");
+    params = ln_param_list_append_string(params, "activation", "clip");
+    params = copy_param(params, "act_alpha", ln_op_param(op1->op_arg, "min"));
+    params = copy_param(params, "act_beta", ln_op_param(op1->op_arg, "max"));
+    ops = ln_list_append(ops, new_op("gemm_cpu", op0->op_arg->name, tin, tout, params,
+                                       op0->op_arg->tensor_table));
+    /* the rest of the window stays as it is */
+    for (l = win_ops->next->next, i = 2; l && i < win_size; l = l->next, i++)
+        ops = ln_list_append(ops, ln_op_copy(l->data));
+    *match = 1;
+    return ops;
+}
+#endif
+
+#if !(defined(LN_OP_STRIP_gemm) || defined(LN_OP_STRIP_leakyrelu))
+/* gemm_cpu then leakyrelu_cpu, the gemm_cpu output read by the leakyrelu_cpu alone: one gemm_cpu with activation leakyrelu. */
+static ln_list *cb_gemm_leakyrelu(const ln_context *ctx, const ln_list *win_ops,
+                               size_t win_size, int *match)
+{
+    const ln_op *op0, *op1;
+    ln_list *ops = NULL, *tin, *tout, *params;
+    const ln_list *l;
+    size_t i;
+
+    *match = 0;
+    if (win_size < 2)
+        return NULL;
+    op0 = win_ops->data;
+    op1 = win_ops->next->data;
+    if (!ln_streq(op0->op_arg->optype, "gemm_cpu") ||
+        !ln_streq(op1->op_arg->optype, "leakyrelu_cpu"))
+        return NULL;
+    if (!(ln_streq(ln_tensor_list_find_name(op1->op_arg->tensors_in, "src"),
+                 ln_tensor_list_find_name(op0->op_arg->tensors_out, "dst")) &&
+          (!ln_op_param(op0->op_arg, "activation") ||
+         ln_streq(ln_op_param(op0->op_arg, "activation")->value_string, "none")) &&
+          ln_dfg_num_readers(ctx->dfg,
+                           ln_tensor_list_find_name(op0->op_arg->tensors_out, "dst")) == 1))
+        return NULL;
+
+    tin = ln_tensor_list_copy(op0->op_arg->tensors_in);
+    tout = ln_tensor_list_append(NULL, "dst",
+                        ln_tensor_list_find_name(op1->op_arg->tensors_out, "dst"));
+    params = NULL;
+    params = copy_params(params, op0->op_arg->params);
+    params = ln_param_list_remove(params, "activation");
+    params = ln_param_list_append_string(params, "activation", "leakyrelu");
+    params = copy_param(params, "act_alpha", ln_op_param(op1->op_arg, "alpha"));
+    ops = ln_list_append(ops, new_op("gemm_cpu", op0->op_arg->name, tin, tout, params,
+                                       op0->op_arg->tensor_table));
+    /* the rest of the window stays as it is */
+    for (l = win_ops->next->next, i = 2; l && i < win_size; l = l->next, i++)
+        ops = ln_list_append(ops, ln_op_copy(l->data));
+    *match = 1;
+    return ops;
+}
+#endif
+
 ln_combiner_func ln_combiner_funcs_cpu[] = {
 #ifndef LN_OP_STRIP_relu
     cb_relu_relu,
+#endif
+#if !(defined(LN_OP_STRIP_conv2d) || defined(LN_OP_STRIP_relu))
+    cb_conv2d_relu,
+#endif
+#if !(defined(LN_OP_STRIP_clip) || defined(LN_OP_STRIP_conv2d))
+    cb_conv2d_clip,
+#endif
+#if !(defined(LN_OP_STRIP_conv2d) || defined(LN_OP_STRIP_leakyrelu))
+    cb_conv2d_leakyrelu,
+#endif
+#if !(defined(LN_OP_STRIP_gemm) || defined(LN_OP_STRIP_relu))
+    cb_gemm_relu,
+#endif
+#if !(defined(LN_OP_STRIP_clip) || defined(LN_OP_STRIP_gemm))
+    cb_gemm_clip,
+#endif
+#if !(defined(LN_OP_STRIP_gemm) || defined(LN_OP_STRIP_leakyrelu))
+    cb_gemm_leakyrelu,
 #endif
     NULL
 };

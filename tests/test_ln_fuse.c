@@ -1,0 +1,182 @@
+/*
+ * test_ln_fuse.c -- folds and fusions: a model compiled with them and the
+ * same model compiled without (-O0) agree within float tolerance on random
+ * inputs, and the fused stream has fewer ops.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <check.h>
+#include "ln_context.h"
+
+static unsigned seed = 1;
+
+static float frand(void)
+{
+    seed = seed * 1103515245u + 12345u;
+    return (float)((seed >> 8) & 0xffff) / 32768.0f - 1.0f;
+}
+
+/* "[v0,v1,...]" of n random numbers in [lo, lo + span) */
+static char *rand_array(int n, float lo, float span)
+{
+    size_t cap = (size_t)n * 16 + 8, used = 0;
+    char *s = ln_alloc(cap);
+    used += (size_t)snprintf(s, cap, "[");
+    for (int i = 0; i < n; i++)
+        used += (size_t)snprintf(s + used, cap - used, "%s%.6f", i ? "," : "",
+                                 lo + span * (frand() + 1.0f) / 2.0f);
+    snprintf(s + used, cap - used, "]");
+    return s;
+}
+
+static char *create(const char *name, const char *dims, int n, float lo, float span)
+{
+    char *data = rand_array(n, lo, span);
+    char *s = ln_sprintf("{\"name\":\"%s\",\"optype\":\"create\",\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"%s\"}],"
+                         "\"params\":[{\"arg_name\":\"dtype\",\"value\":\"float32\"},{\"arg_name\":\"dims\",\"value\":%s},"
+                         "{\"arg_name\":\"data\",\"value\":%s}]}", name, name, dims, data);
+    ln_free(data);
+    return s;
+}
+
+/* Compile ir with and without optimization, run both on the same random
+ * input, compare; returns the op counts. */
+static void compare(const char *ir, const char *in, int in_len, const char *out, int out_len,
+                    int *nops_opt, int *nops_ref)
+{
+    ln_context *a = ln_context_create(), *b = ln_context_create();
+    float *x = ln_alloc(sizeof(float) * (size_t)in_len);
+    float *ya = ln_alloc(sizeof(float) * (size_t)out_len), *yb = ln_alloc(sizeof(float) * (size_t)out_len);
+    float maxref = 0, maxdiff = 0;
+
+    for (int i = 0; i < in_len; i++)
+        x[i] = frand();
+    ck_assert_msg(ln_context_init_str(a, ir, "fuse.json") == 0, "%s", ln_error_message());
+    ck_assert_msg(ln_context_compile(a, "cpu") == 0, "%s", ln_error_message());
+    ck_assert_int_eq(ln_context_init_str(b, ir, "fuse.json"), 0);
+    b->no_opt = LN_TRUE;
+    ck_assert_msg(ln_context_compile(b, "cpu") == 0, "%s", ln_error_message());
+    *nops_opt = ln_list_length(a->ops);
+    *nops_ref = ln_list_length(b->ops);
+    ck_assert_msg(ln_context_load(a, NULL) == 0, "%s", ln_error_message());
+    ck_assert_msg(ln_context_load(b, NULL) == 0, "%s", ln_error_message());
+    ck_assert_int_eq(ln_context_set_data(a, in, x, sizeof(float) * (size_t)in_len), 0);
+    ck_assert_int_eq(ln_context_set_data(b, in, x, sizeof(float) * (size_t)in_len), 0);
+    ck_assert_int_eq(ln_context_run(a), 0);
+    ck_assert_int_eq(ln_context_run(b), 0);
+    ck_assert_int_eq(ln_context_get_data(a, out, ya, sizeof(float) * (size_t)out_len), 0);
+    ck_assert_int_eq(ln_context_get_data(b, out, yb, sizeof(float) * (size_t)out_len), 0);
+    for (int i = 0; i < out_len; i++) {
+        if (fabsf(yb[i]) > maxref)
+            maxref = fabsf(yb[i]);
+        if (fabsf(ya[i] - yb[i]) > maxdiff)
+            maxdiff = fabsf(ya[i] - yb[i]);
+    }
+    ck_assert_msg(maxref > 0, "reference output is all zeros: the test would prove nothing");
+    ck_assert_msg(maxdiff <= 1e-5f * maxref + 1e-6f, "max |diff| %g, max |ref| %g", maxdiff, maxref);
+    ln_free(x);
+    ln_free(ya);
+    ln_free(yb);
+    ln_context_free(a);
+    ln_context_free(b);
+}
+
+START_TEST(test_pad_conv_bn_relu)
+{
+    /* x[1,3,7,5] -> pad 1 on H, W -> conv 4x3x3x3 + bias -> batchnorm -> relu */
+    char *w = create("w", "[4,3,3,3]", 108, -1, 2), *bias = create("b", "[4]", 4, -1, 2);
+    char *sc = create("sc", "[4]", 4, 0.5f, 1), *bb = create("bb", "[4]", 4, -1, 2);
+    char *mu = create("mu", "[4]", 4, -0.5f, 1), *var = create("var", "[4]", 4, 0.5f, 1);
+    char *ir = ln_sprintf(
+        "{\"ops\":[{\"name\":\"x\",\"optype\":\"input\",\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"x\"}],"
+        "\"params\":[{\"arg_name\":\"dtype\",\"value\":\"float32\"},{\"arg_name\":\"dims\",\"value\":[1,3,7,5]}]},"
+        "%s,%s,%s,%s,%s,%s,"
+        "{\"name\":\"pad\",\"optype\":\"pad\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"x\"}],"
+        "\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"p\"}],\"params\":[{\"arg_name\":\"pads\",\"value\":[0,0,1,1,0,0,1,1]}]},"
+        "{\"name\":\"conv\",\"optype\":\"conv2d\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"p\"},"
+        "{\"arg_name\":\"weight\",\"name\":\"w\"},{\"arg_name\":\"bias\",\"name\":\"b\"}],"
+        "\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"c\"}],\"params\":[{\"arg_name\":\"stride\",\"value\":[2,1]}]},"
+        "{\"name\":\"bn\",\"optype\":\"batchnorm\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"c\"},"
+        "{\"arg_name\":\"scale\",\"name\":\"sc\"},{\"arg_name\":\"bias\",\"name\":\"bb\"},{\"arg_name\":\"mean\",\"name\":\"mu\"},"
+        "{\"arg_name\":\"var\",\"name\":\"var\"}],\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"n\"}]},"
+        "{\"name\":\"act\",\"optype\":\"relu\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"n\"}],"
+        "\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"y\"}]},"
+        "{\"name\":\"out\",\"optype\":\"output\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"y\"}]}]}",
+        w, bias, sc, bb, mu, var);
+    int nopt, nref;
+    /* y is [1,4,4,5] */
+    compare(ir, "x", 105, "y", 80, &nopt, &nref);
+    /* -O0: x, 6 creates, pad, conv, bn, relu, out = 12; fused: x, w', b', conv, out */
+    ck_assert_int_eq(nref, 12);
+    ck_assert_int_eq(nopt, 5);
+    ln_free(ir);
+    ln_free(w); ln_free(bias); ln_free(sc); ln_free(bb); ln_free(mu); ln_free(var);
+}
+END_TEST
+
+START_TEST(test_gemm_bn_clip)
+{
+    /* x[2,6] -> gemm (trans_b, weight [5,6], bias [5]) -> batchnorm -> clip(0, 0.5) */
+    char *w = create("w", "[5,6]", 30, -1, 2), *bias = create("b", "[5]", 5, -1, 2);
+    char *sc = create("sc", "[5]", 5, 0.5f, 1), *bb = create("bb", "[5]", 5, -1, 2);
+    char *mu = create("mu", "[5]", 5, -0.5f, 1), *var = create("var", "[5]", 5, 0.5f, 1);
+    char *ir = ln_sprintf(
+        "{\"ops\":[{\"name\":\"x\",\"optype\":\"input\",\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"x\"}],"
+        "\"params\":[{\"arg_name\":\"dtype\",\"value\":\"float32\"},{\"arg_name\":\"dims\",\"value\":[2,6]}]},"
+        "%s,%s,%s,%s,%s,%s,"
+        "{\"name\":\"fc\",\"optype\":\"gemm\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"x\"},"
+        "{\"arg_name\":\"weight\",\"name\":\"w\"},{\"arg_name\":\"bias\",\"name\":\"b\"}],"
+        "\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"c\"}],\"params\":[{\"arg_name\":\"trans_b\",\"value\":1},"
+        "{\"arg_name\":\"beta\",\"value\":0.5}]},"
+        "{\"name\":\"bn\",\"optype\":\"batchnorm\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"c\"},"
+        "{\"arg_name\":\"scale\",\"name\":\"sc\"},{\"arg_name\":\"bias\",\"name\":\"bb\"},{\"arg_name\":\"mean\",\"name\":\"mu\"},"
+        "{\"arg_name\":\"var\",\"name\":\"var\"}],\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"n\"}]},"
+        "{\"name\":\"act\",\"optype\":\"clip\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"n\"}],"
+        "\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"y\"}],\"params\":[{\"arg_name\":\"min\",\"value\":0},{\"arg_name\":\"max\",\"value\":0.5}]},"
+        "{\"name\":\"out\",\"optype\":\"output\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"y\"}]}]}",
+        w, bias, sc, bb, mu, var);
+    int nopt, nref;
+    compare(ir, "x", 12, "y", 10, &nopt, &nref);
+    ck_assert_int_eq(nref, 11);
+    ck_assert_int_eq(nopt, 5);
+    ln_free(ir);
+    ln_free(w); ln_free(bias); ln_free(sc); ln_free(bb); ln_free(mu); ln_free(var);
+}
+END_TEST
+
+START_TEST(test_conv_leakyrelu_and_zero_pad)
+{
+    /* a pad of zeros goes; conv (no bias) + leakyrelu fuse; conv output read twice: no fusion */
+    char *w = create("w", "[2,3,1,1]", 6, -1, 2);
+    char *ir = ln_sprintf(
+        "{\"ops\":[{\"name\":\"x\",\"optype\":\"input\",\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"x\"}],"
+        "\"params\":[{\"arg_name\":\"dtype\",\"value\":\"float32\"},{\"arg_name\":\"dims\",\"value\":[1,3,4,3]}]},"
+        "%s,"
+        "{\"name\":\"pad\",\"optype\":\"pad\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"x\"}],"
+        "\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"p\"}],\"params\":[{\"arg_name\":\"pads\",\"value\":[0,0,0,0,0,0,0,0]}]},"
+        "{\"name\":\"conv\",\"optype\":\"conv2d\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"p\"},"
+        "{\"arg_name\":\"weight\",\"name\":\"w\"}],\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"c\"}]},"
+        "{\"name\":\"act\",\"optype\":\"leakyrelu\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"c\"}],"
+        "\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"y\"}],\"params\":[{\"arg_name\":\"alpha\",\"value\":0.25}]},"
+        "{\"name\":\"out\",\"optype\":\"output\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"y\"}]}]}", w);
+    int nopt, nref;
+    compare(ir, "x", 36, "y", 24, &nopt, &nref);
+    ck_assert_int_eq(nref, 6);
+    ck_assert_int_eq(nopt, 4);      /* x, w, conv+leakyrelu, out */
+    ln_free(ir);
+    ln_free(w);
+}
+END_TEST
+
+Suite *test_ln_fuse_suite(void);
+Suite *test_ln_fuse_suite(void)
+{
+    Suite *s = suite_create("ln_fuse");
+    TCase *tc = tcase_create("fuse");
+    tcase_add_test(tc, test_pad_conv_bn_relu);
+    tcase_add_test(tc, test_gemm_bn_clip);
+    tcase_add_test(tc, test_conv_leakyrelu_and_zero_pad);
+    suite_add_tcase(s, tc);
+    return s;
+}
