@@ -7,8 +7,10 @@
  * straight into the packed panels, one KC x NC block at a time, so scratch
  * stays at the engine's two packing buffers even for 3x3 convs on big
  * images. For 1x1 stride-1 convs the packer degenerates into row copies.
- * Depthwise convs (group == c, oc a multiple of c) use a direct kernel over
- * a zero-padded copy of each input plane (scratch: one padded plane).
+ * Depthwise convs (group == c, oc a multiple of c) use a direct kernel:
+ * on x86 the one in x86/dwconv_f32_simd.h (masked edges, no copy), else
+ * (and for dilation etc.) sums over a zero-padded copy of each input plane
+ * (scratch: one padded plane, reserved whatever the ISA).
  * conv_transpose2d is a GEMM (weights^T x input) followed by col2im.
  */
 #include <string.h>
@@ -153,7 +155,14 @@ int ln_rt__conv2d_f32_isa(const ln_rt__gemm_isa *isa,
     if (is_depthwise(a)) {
 #if LN_RT_HAVE_AVX2
         if (isa != &ln_rt__gemm_isa_c) {
-            ln_rt__dwconv_f32_avx2(a, src, weight, bias, dst, scratch);
+#if LN_RT_HAVE_AVX512
+            if (ow >= LN_RT_DW512_MIN_OW &&
+                ln_rt__dwconv_f32_avx512(a, src, weight, bias, dst))
+                return LN_RT_OK;
+#endif
+            if (!ln_rt__dwconv_f32_avx2(a, src, weight, bias, dst))
+                ln_rt__dwconv_f32_avx2_padded(a, src, weight, bias, dst,
+                                              scratch);
             return LN_RT_OK;
         }
 #endif

@@ -80,11 +80,14 @@ static void ukr_c(int32_t kc, const float *ap, int32_t lda, const float *bp,
     }
 }
 
-const ln_rt__gemm_isa ln_rt__gemm_isa_c = { 4, 4, ukr_c };
+const ln_rt__gemm_isa ln_rt__gemm_isa_c = { 4, 4, LN_RT_GEMM_KC, ukr_c,
+                                            ln_rt__gemv_c };
 
 const ln_rt__gemm_isa *ln_rt__gemm_isa_default(void)
 {
-#if LN_RT_HAVE_AVX2
+#if LN_RT_HAVE_AVX512
+    return &ln_rt__gemm_isa_avx512;
+#elif LN_RT_HAVE_AVX2
     return &ln_rt__gemm_isa_avx2;
 #else
     return &ln_rt__gemm_isa_c;
@@ -92,14 +95,36 @@ const ln_rt__gemm_isa *ln_rt__gemm_isa_default(void)
 }
 
 /* ---- driver ----------------------------------------------------------- */
+/* one B panel (kc x nv at bpp, rows ldb apart) times every A panel */
+static void run_panel(const ln_rt__gemm_isa *isa, const ln_rt__gemm_src *s,
+                      int32_t m, int32_t kc, int32_t pc, const float *pa,
+                      const float *bpp, int32_t ldb, float *c, int32_t ldc,
+                      int nv, int first, int last, const float *bias,
+                      ln_rt_act act, float alpha, float beta)
+{
+    const int mr = isa->mr;
+    int32_t ir;
+    for (ir = 0; ir < m; ir += mr) {
+        int mv = (int)imin(mr, m - ir);
+        int direct = s->a_direct && mv == mr;
+        isa->ukr(kc,
+                 direct ? s->a_direct + (ptrdiff_t)ir * s->a_ld + pc
+                 : s->a_direct ? pa : pa + (size_t)ir * kc,
+                 direct ? s->a_ld : 0, bpp, ldb, c + (ptrdiff_t)ir * ldc,
+                 ldc, mv, nv, first, last, bias ? bias + ir : NULL, act,
+                 alpha, beta);
+    }
+}
+
 void ln_rt__gemm_run(const ln_rt__gemm_isa *isa, const ln_rt__gemm_src *s,
                      int32_t m, int32_t n, int32_t k, float *c, int32_t ldc,
                      int accumulate, const float *bias, ln_rt_act act,
                      float alpha, float beta, float *scratch)
 {
     const int mr = isa->mr, nr = isa->nr;
+    const int32_t kcb = isa->kc;
     float *pa = scratch, *pb;
-    int32_t jc, pc, ic, jr, ir;
+    int32_t jc, pc, ic, jr;
 
     if (m <= 0 || n <= 0)
         return;
@@ -118,8 +143,8 @@ void ln_rt__gemm_run(const ln_rt__gemm_isa *isa, const ln_rt__gemm_src *s,
     pb = pa + (s->a_direct ? 24 : (size_t)roundup(m, 24)) *
               (size_t)imin(k, LN_RT_GEMM_KC);
     pb = (float *)(((uintptr_t)pb + 63) & ~(uintptr_t)63);
-    for (pc = 0; pc < k; pc += LN_RT_GEMM_KC) {
-        int32_t kc = imin(LN_RT_GEMM_KC, k - pc);
+    for (pc = 0; pc < k; pc += kcb) {
+        int32_t kc = imin(kcb, k - pc);
         int first = pc == 0 && !accumulate;
         int last = pc + kc >= k;
         /* all of A's rows for this k block, packed once (or, when A is
@@ -140,27 +165,32 @@ void ln_rt__gemm_run(const ln_rt__gemm_isa *isa, const ln_rt__gemm_src *s,
                 s->pack_b(s->bctx, pc, kc, jc, nc, nr, pb);
             for (jr = 0; jr < nc; jr += nr) {
                 int nv = (int)imin(nr, nc - jr);
-                const float *bpp;
-                if (s->b_direct && nv == nr) {
-                    bpp = s->b_direct + (ptrdiff_t)pc * s->b_ld + jc + jr;
-                    ldb = s->b_ld;
-                } else if (s->b_direct) {
-                    s->pack_b(s->bctx, pc, kc, jc + jr, nv, nr, pb);
-                    bpp = pb;
-                    ldb = roundup(nv, 16);
+                float *cp = c + jc + jr;
+                if (s->b_direct) {
+                    /* whole 16-column groups in place, the rest (< 16
+                     * columns, the only part scratch has room for)
+                     * packed */
+                    const int nd = nv == nr ? nv : nv / 16 * 16;
+                    if (nd > 0)
+                        run_panel(isa, s, m, kc, pc, pa,
+                                  s->b_direct + (ptrdiff_t)pc * s->b_ld +
+                                      jc + jr,
+                                  s->b_ld, cp, ldc, nd, first, last, bias,
+                                  act, alpha, beta);
+                    if (nv > nd) {
+                        s->pack_b(s->bctx, pc, kc, jc + jr + nd, nv - nd,
+                                  nr, pb);
+                        run_panel(isa, s, m, kc, pc, pa, pb, 16, cp + nd,
+                                  ldc, nv - nd, first, last, bias, act,
+                                  alpha, beta);
+                    }
                 } else {
-                    bpp = s->b_rowmajor ? pb + jr : pb + (size_t)jr * kc;
-                }
-                for (ir = 0; ir < m; ir += mr) {
-                    int mv = (int)imin(mr, m - ir);
-                    int direct = s->a_direct && mv == mr;
-                    isa->ukr(kc,
-                             direct ? s->a_direct + (ptrdiff_t)ir * s->a_ld + pc
-                             : s->a_direct ? pa : pa + (size_t)ir * kc,
-                             direct ? s->a_ld : 0, bpp, ldb,
-                             c + (ptrdiff_t)ir * ldc + jc + jr, ldc, mv, nv,
-                             first, last, bias ? bias + ir : NULL, act,
-                             alpha, beta);
+                    if (!s->b_rowmajor && nr > 16 && nv <= 16)
+                        ldb = 16; /* see ln_rt__pack_b_mat */
+                    run_panel(isa, s, m, kc, pc, pa,
+                              s->b_rowmajor ? pb + jr : pb + (size_t)jr * kc,
+                              ldb, cp, ldc, nv, first, last, bias, act,
+                              alpha, beta);
                 }
             }
         }
@@ -217,31 +247,35 @@ void ln_rt__pack_b_mat(const void *ctx, int32_t p0, int32_t kc, int32_t j0,
     int j;
     for (jr = 0; jr < nc; jr += nr) {
         int nv = (int)imin(nr, nc - jr);
+        /* a last panel of <= 16 columns is 16 wide for kernels with
+         * nr > 16 (they read only that group; scratch has room for
+         * roundup(nc, 16) columns) */
+        const int pw = nr > 16 && nv <= 16 ? 16 : nr;
         if (!b->trans) {
             const float *s = b->p + (ptrdiff_t)p0 * b->ld + j0 + jr;
             for (p = 0; p < kc; p++) {
-                float *d = dst + (size_t)p * nr;
+                float *d = dst + (size_t)p * pw;
                 const float *sr = s + (ptrdiff_t)p * b->ld;
                 for (j = 0; j < nv; j++)
                     d[j] = sr[j] * b->scale;
-                for (; j < nr; j++)
+                for (; j < pw; j++)
                     d[j] = 0.0f;
             }
         } else {
-            for (j = 0; j < nr; j++) {
+            for (j = 0; j < pw; j++) {
                 float *d = dst + j;
                 if (j >= nv) {
                     for (p = 0; p < kc; p++)
-                        d[(size_t)p * nr] = 0.0f;
+                        d[(size_t)p * pw] = 0.0f;
                 } else {
                     const float *s = b->p + (ptrdiff_t)(j0 + jr + j) * b->ld
                                      + p0;
                     for (p = 0; p < kc; p++)
-                        d[(size_t)p * nr] = s[p] * b->scale;
+                        d[(size_t)p * pw] = s[p] * b->scale;
                 }
             }
         }
-        dst += (size_t)nr * kc;
+        dst += (size_t)pw * kc;
     }
 }
 
@@ -252,8 +286,8 @@ void ln_rt__pack_b_mat(const void *ctx, int32_t p0, int32_t kc, int32_t j0,
  * vector register; with B' = B every row of B is added to y scaled by
  * x[p] (an axpy per row). Both run at memory speed, where the blocked
  * engine would waste 5 of every 6 micro-kernel rows and pack all of B. */
-void ln_rt__gemv(int32_t n, int32_t k, const float *x, const float *B,
-                 int trans_b, float alpha, float *y, int accumulate)
+void ln_rt__gemv_c(int32_t n, int32_t k, const float *x, const float *B,
+                   int trans_b, float alpha, float *y, int accumulate)
 {
     int32_t j, p;
     if (trans_b) {
@@ -317,7 +351,7 @@ int ln_rt__gemm_f32_isa(const ln_rt__gemm_isa *isa, const ln_rt_gemm_args *a,
     }
     if (a->m == 1 && a->k > 0) {
         /* A is one contiguous row whether transposed or not */
-        ln_rt__gemv(a->n, a->k, A, B, a->trans_b, a->alpha, Y, accumulate);
+        isa->gemv(a->n, a->k, A, B, a->trans_b, a->alpha, Y, accumulate);
         ln_rt__act_f32(Y, (size_t)a->n, a->act, a->act_alpha, a->act_beta);
         return LN_RT_OK;
     }
@@ -396,7 +430,7 @@ int ln_rt_matmul_f32(const ln_rt_matmul_args *a, const float *A,
         if (k == 0)
             memset(Y, 0, (size_t)m * n * sizeof(float));
         else if (m == 1)
-            ln_rt__gemv(n, k, A + oa, B + ob, 0, 1.0f, Y, 0);
+            isa->gemv(n, k, A + oa, B + ob, 0, 1.0f, Y, 0);
         else
             ln_rt__gemm_run(isa, &s, m, n, k, Y, n, 0, NULL, LN_RT_ACT_NONE,
                             0.0f, 0.0f, scratch);

@@ -17,6 +17,21 @@
 #define LN_RT_HAVE_AVX2 0
 #endif
 
+/* AVX-512 variants sit beside the AVX2 ones (an AVX-512 build has both) */
+#if LN_RT_HAVE_AVX2 && defined(__AVX512F__) && !defined(LN_RT_NO_AVX512)
+#define LN_RT_HAVE_AVX512 1
+#else
+#define LN_RT_HAVE_AVX512 0
+#endif
+
+#if LN_RT_HAVE_AVX512
+#define LN_RT_ISA_NAME "AVX-512F + AVX2/FMA"
+#elif LN_RT_HAVE_AVX2
+#define LN_RT_ISA_NAME "AVX2+FMA"
+#else
+#define LN_RT_ISA_NAME "portable C"
+#endif
+
 /* Apply a fused activation to one value. */
 static inline float ln_rt__act1(float v, ln_rt_act act, float alpha,
                                 float beta)
@@ -110,14 +125,26 @@ typedef void (*ln_rt__ukr_fn)(int32_t kc, const float *ap, int32_t lda,
                               int first, int last, const float *bias,
                               ln_rt_act act, float alpha, float beta);
 
+/* mr divides LN_RT_GEMM_MC and is <= 24; nr is 4 or a multiple of 16
+ * dividing LN_RT_GEMM_NC, and a kernel with nr > 16 reads B in 16-column
+ * groups, only those the panel's nv valid columns need; kc <= LN_RT_GEMM_KC
+ * is the kernel's k block (scratch is sized for LN_RT_GEMM_KC) */
+typedef void (*ln_rt__gemv_fn)(int32_t n, int32_t k, const float *x,
+                               const float *B, int trans_b, float alpha,
+                               float *y, int accumulate);
+
 typedef struct {
-    int mr, nr;
+    int mr, nr, kc;
     ln_rt__ukr_fn ukr;
+    ln_rt__gemv_fn gemv;   /* the M = 1 path (see ln_rt__gemv_c) */
 } ln_rt__gemm_isa;
 
 extern const ln_rt__gemm_isa ln_rt__gemm_isa_c;
 #if LN_RT_HAVE_AVX2
 extern const ln_rt__gemm_isa ln_rt__gemm_isa_avx2;
+#endif
+#if LN_RT_HAVE_AVX512
+extern const ln_rt__gemm_isa ln_rt__gemm_isa_avx512;
 #endif
 const ln_rt__gemm_isa *ln_rt__gemm_isa_default(void);
 
@@ -129,8 +156,18 @@ void ln_rt__gemm_run(const ln_rt__gemm_isa *isa, const ln_rt__gemm_src *s,
 size_t ln_rt__gemm_scratch_floats(int32_t m, int32_t n, int32_t k,
                                   int a_direct, int b_direct);
 
-void ln_rt__gemv(int32_t n, int32_t k, const float *x, const float *B,
-                 int trans_b, float alpha, float *y, int accumulate);
+/* y[0..n) (+)= alpha * x[0..k) * B' (B' = B^T when trans_b) */
+void ln_rt__gemv_c(int32_t n, int32_t k, const float *x, const float *B,
+                   int trans_b, float alpha, float *y, int accumulate);
+#if LN_RT_HAVE_AVX2
+void ln_rt__gemv_avx2(int32_t n, int32_t k, const float *x, const float *B,
+                      int trans_b, float alpha, float *y, int accumulate);
+#endif
+#if LN_RT_HAVE_AVX512
+void ln_rt__gemv_avx512(int32_t n, int32_t k, const float *x,
+                        const float *B, int trans_b, float alpha, float *y,
+                        int accumulate);
+#endif
 
 /* plain row-major packers: ctx is a ln_rt__mat */
 typedef struct {
@@ -162,9 +199,24 @@ void ln_rt__dwconv_f32_c(const ln_rt_conv2d_args *a, const float *src,
                          const float *weight, const float *bias, float *dst,
                          float *pp);
 #if LN_RT_HAVE_AVX2
-void ln_rt__dwconv_f32_avx2(const ln_rt_conv2d_args *a, const float *src,
-                            const float *weight, const float *bias,
-                            float *dst, float *pp);
+/* direct kernels (no padded copy, no scratch): return 0 without touching
+ * dst for shapes they do not take (dilation, stride_w > 2, kw > 8, pads
+ * wider than a block); the caller then runs the padded kernel */
+int ln_rt__dwconv_f32_avx2(const ln_rt_conv2d_args *a, const float *src,
+                           const float *weight, const float *bias,
+                           float *dst);
+void ln_rt__dwconv_f32_avx2_padded(const ln_rt_conv2d_args *a,
+                                   const float *src, const float *weight,
+                                   const float *bias, float *dst, float *pp);
+#endif
+#if LN_RT_HAVE_AVX512
+int ln_rt__dwconv_f32_avx512(const ln_rt_conv2d_args *a, const float *src,
+                             const float *weight, const float *bias,
+                             float *dst);
+/* rows at least this wide take the 16-lane kernel */
+#ifndef LN_RT_DW512_MIN_OW
+#define LN_RT_DW512_MIN_OW 16
+#endif
 #endif
 
 #endif /* LN_RT_INTERNAL_H */

@@ -22,6 +22,18 @@ Suite *rt_pool_suite(void);
 Suite *rt_norm_suite(void);
 Suite *rt_movement_suite(void);
 
+/* every GEMM ISA this build has; tests run each against the reference */
+static const ln_rt__gemm_isa *const rt_isas[] = {
+    &ln_rt__gemm_isa_c,
+#if LN_RT_HAVE_AVX2
+    &ln_rt__gemm_isa_avx2,
+#endif
+#if LN_RT_HAVE_AVX512
+    &ln_rt__gemm_isa_avx512,
+#endif
+};
+#define RT_NISA ((int)(sizeof(rt_isas) / sizeof(rt_isas[0])))
+
 static inline uint32_t rt_rand(uint32_t *s)
 {
     *s = *s * 1664525u + 1013904223u;

@@ -36,6 +36,15 @@ static const conv_case cases[] = {
     { 2, 12, 5, 7, 9, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 3, LN_RT_ACT_RELU, 1 },
     /* 1x1 with K > 256 and N > 192: in-place B across k and n blocks */
     { 1, 300, 15, 15, 13, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, LN_RT_ACT_NONE, 0 },
+    /* 1x1 N tails for 16- and 32-wide panels read in place: 49 = 32 + 16
+     * + 1, 25 = 16 + 9, 36 = 32 + 4, 9; M tails for MR 4, 6, 8 */
+    { 1, 20, 7, 7, 13, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, LN_RT_ACT_RELU, 1 },
+    { 1, 17, 5, 5, 20, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, LN_RT_ACT_RELU6, 1 },
+    { 2, 130, 6, 6, 9, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, LN_RT_ACT_NONE, 1 },
+    { 1, 33, 3, 3, 31, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, LN_RT_ACT_NONE, 0 },
+    /* tiny-model first layers: few input channels, stride 2 */
+    { 1, 3, 19, 21, 8, 3, 3, 2, 2, 0, 0, 1, 1, 1, 1, 1, LN_RT_ACT_RELU, 1 },
+    { 1, 1, 49, 10, 64, 10, 4, 2, 2, 4, 1, 5, 1, 1, 1, 1, LN_RT_ACT_RELU, 1 },
 };
 
 static void conv_ref(const conv_case *k, const float *x, const float *wt,
@@ -118,6 +127,18 @@ START_TEST(test_conv2d_cases)
                      LN_RT_OK);
     RT_CHECK(yc, ref, ny, 2e-5, "conv2d (portable)");
     ck_assert_msg(rt_err_ff(y, yc, ny) <= 2e-5, "ISA vs portable");
+    {
+        int i;
+        for (i = 1; i < RT_NISA; i++) { /* each ISA kernel of this build */
+            rt_fill(y, ny, 50, 60, 10);
+            ck_assert_int_eq(ln_rt__conv2d_f32_isa(rt_isas[i], &a, x, wt,
+                                                   k->bias ? b : NULL, y,
+                                                   scr), LN_RT_OK);
+            RT_CHECK(y, ref, ny, 2e-5, "conv2d (ISA list)");
+            ck_assert_msg(rt_err_ff(y, yc, ny) <= 2e-5, "ISA %d vs portable",
+                          i);
+        }
+    }
     free(x); free(wt); free(b); free(y); free(yc); free(ref); free(scr);
 }
 END_TEST
@@ -156,6 +177,123 @@ START_TEST(test_conv2d_scratch_size)
     to_args(&cases[12], &a); /* 1x1, K = 64 */
     ck_assert_uint_eq(ln_rt_conv2d_f32_scratch_size(&a),
                       (size_t)((24 + 16) * 64 + 16) * sizeof(float));
+}
+END_TEST
+
+/* ---- depthwise sweep: every direct variant vs the reference --------------
+ * Random shapes (seeded): widths 1..150 (vector tails, 1..3 blocks of 32 or
+ * 64 outputs), kh/kw 1..9 (kw 9 is beyond the direct kernels), stride
+ * 1..3 per axis, dilation 1 or 2, asymmetric pads 0..4 (some larger than
+ * the kernel), channel multiplier 1..2, batch 1..2, every activation.
+ * The direct kernels must either decline (return 0, dst untouched) or
+ * match the double reference to 2e-5; the public kernel and the portable
+ * one must always match. */
+START_TEST(test_dwconv_sweep)
+{
+    uint32_t s = 12345u + (uint32_t)_i * 7919u;
+    int it, taken2 = 0, taken512 = 0;
+    for (it = 0; it < 60; it++) {
+        conv_case k;
+        ln_rt_conv2d_args a;
+        int32_t oh, ow, mult;
+        size_t nx, nw, ny;
+        float *x, *wt, *b, *y;
+        double *ref;
+        void *scr;
+        memset(&k, 0, sizeof(k));
+        k.n = 1 + (int32_t)(rt_rand(&s) % 2);
+        k.c = 1 + (int32_t)(rt_rand(&s) % 5);
+        mult = 1 + (int32_t)(rt_rand(&s) % 2);
+        k.oc = k.c * mult;
+        k.g = k.c;
+        if (k.c == 1 && k.g == 1) { /* group 1 is not depthwise */
+            k.c = k.g = 2;
+            k.oc = 2 * mult;
+        }
+        k.kh = 1 + (int32_t)(rt_rand(&s) % 5);
+        k.kw = 1 + (int32_t)(rt_rand(&s) % 5);
+        if (rt_rand(&s) % 4 == 0) {
+            k.kh = k.kw = 3;
+        } else if (rt_rand(&s) % 8 == 0) {
+            k.kw = 7 + (int32_t)(rt_rand(&s) % 3); /* 7, 8, 9 */
+        }
+        k.sh = 1 + (int32_t)(rt_rand(&s) % 2);
+        k.sw = 1 + (int32_t)(rt_rand(&s) % 2);
+        if (rt_rand(&s) % 10 == 0)
+            k.sw = 3;
+        k.dh = k.dw = rt_rand(&s) % 8 == 0 ? 2 : 1;
+        k.pt = (int32_t)(rt_rand(&s) % 3);
+        k.pb = (int32_t)(rt_rand(&s) % 3);
+        k.pl = (int32_t)(rt_rand(&s) % 3);
+        k.pr = (int32_t)(rt_rand(&s) % 3);
+        if (rt_rand(&s) % 6 == 0) {
+            k.pl += 2;
+            k.pr += 2;
+        }
+        k.h = 1 + (int32_t)(rt_rand(&s) % 12);
+        switch (rt_rand(&s) % 4) {
+        case 0: k.w = 1 + (int32_t)(rt_rand(&s) % 9); break;
+        case 1: k.w = 9 + (int32_t)(rt_rand(&s) % 30); break;
+        case 2: k.w = 30 + (int32_t)(rt_rand(&s) % 50); break;
+        default: k.w = 64 + (int32_t)(rt_rand(&s) % 90); break;
+        }
+        k.act = (ln_rt_act)(rt_rand(&s) % 5);
+        k.bias = (int)(rt_rand(&s) % 4 != 0);
+        to_args(&k, &a);
+        oh = ln_rt_conv_out_size(k.h, k.kh, k.sh, k.pt, k.pb, k.dh);
+        ow = ln_rt_conv_out_size(k.w, k.kw, k.sw, k.pl, k.pr, k.dw);
+        if (oh <= 0 || ow <= 0)
+            continue;
+        nx = (size_t)k.n * k.c * k.h * k.w;
+        nw = (size_t)k.oc * k.kh * k.kw;
+        ny = (size_t)k.n * k.oc * oh * ow;
+        /* exact-size buffers so ASan sees any read past the input */
+        x = rt_alloc(nx); wt = rt_alloc(nw); b = rt_alloc(k.oc);
+        y = rt_alloc(ny); ref = rt_allocd(ny);
+        rt_fill(x, nx, -1, 1, 300u + (uint32_t)it);
+        rt_fill(wt, nw, -1, 1, 400u + (uint32_t)it);
+        rt_fill(b, k.oc, -1, 1, 500u + (uint32_t)it);
+        conv_ref(&k, x, wt, k.bias ? b : NULL, ref, oh, ow);
+        scr = rt_scratch(ln_rt_conv2d_f32_scratch_size(&a));
+
+        rt_fill(y, ny, 50, 60, 9);
+        ck_assert_int_eq(ln_rt_conv2d_f32(&a, x, wt, k.bias ? b : NULL, y,
+                                          scr), LN_RT_OK);
+        RT_CHECK(y, ref, ny, 2e-5, "depthwise (build ISA)");
+        rt_fill(y, ny, 50, 60, 9);
+        ck_assert_int_eq(ln_rt__conv2d_f32_isa(&ln_rt__gemm_isa_c, &a, x, wt,
+                                               k.bias ? b : NULL, y, scr),
+                         LN_RT_OK);
+        RT_CHECK(y, ref, ny, 2e-5, "depthwise (portable)");
+#if LN_RT_HAVE_AVX2
+        rt_fill(y, ny, 50, 60, 9);
+        if (ln_rt__dwconv_f32_avx2(&a, x, wt, k.bias ? b : NULL, y)) {
+            RT_CHECK(y, ref, ny, 2e-5, "depthwise (AVX2 direct)");
+            taken2++;
+        } else {
+            ck_assert_msg(y[0] >= 50.0f && y[ny - 1] >= 50.0f,
+                          "declined but wrote");
+        }
+        rt_fill(y, ny, 50, 60, 9);
+        ln_rt__dwconv_f32_avx2_padded(&a, x, wt, k.bias ? b : NULL, y, scr);
+        RT_CHECK(y, ref, ny, 2e-5, "depthwise (AVX2 padded)");
+#endif
+#if LN_RT_HAVE_AVX512
+        rt_fill(y, ny, 50, 60, 9);
+        if (ln_rt__dwconv_f32_avx512(&a, x, wt, k.bias ? b : NULL, y)) {
+            RT_CHECK(y, ref, ny, 2e-5, "depthwise (AVX-512 direct)");
+            taken512++;
+        }
+#endif
+        free(x); free(wt); free(b); free(y); free(ref); free(scr);
+    }
+#if LN_RT_HAVE_AVX2
+    ck_assert_int_gt(taken2, 20); /* the sweep mostly exercises the kernel */
+#endif
+#if LN_RT_HAVE_AVX512
+    ck_assert_int_gt(taken512, 20);
+#endif
+    (void)taken2; (void)taken512;
 }
 END_TEST
 
@@ -248,6 +386,7 @@ Suite *rt_conv_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_loop_test(tc, test_conv2d_cases, 0,
                         (int)(sizeof(cases) / sizeof(cases[0])));
+    tcase_add_loop_test(tc, test_dwconv_sweep, 0, 8);
     tcase_add_test(tc, test_conv2d_bad_args);
     tcase_add_test(tc, test_conv2d_scratch_size);
     tcase_add_loop_test(tc, test_conv_transpose2d, 0,

@@ -26,7 +26,15 @@ static const gemm_case gcases[] = {
     { 130, 200, 300, 1, 1, 0.7f, 1.0f, 130, 200, LN_RT_ACT_NONE },
     { 2, 1000, 64, 0, 1, 1.0f, 1.0f, 1, 1000, LN_RT_ACT_NONE },
     { 3, 4, 0, 0, 0, 1.0f, 1.0f, 1, 4, LN_RT_ACT_NONE },
+    /* N tails of 32-wide panels (8, 17, 48 + 1), M tails of MR 8 */
+    { 9, 200, 40, 0, 0, 1.0f, 0.0f, 0, 0, LN_RT_ACT_NONE },
+    { 17, 17, 129, 1, 1, 1.0f, 1.0f, 17, 1, LN_RT_ACT_CLIP },
+    { 25, 49, 260, 0, 1, 2.0f, 0.5f, 1, 49, LN_RT_ACT_LEAKYRELU },
     /* M = 1 takes the one-row (gemv) path */
+    { 1, 7, 3, 0, 1, 1.0f, 0.0f, 0, 0, LN_RT_ACT_NONE },
+    { 1, 13, 47, 0, 1, 1.0f, 0.0f, 0, 0, LN_RT_ACT_NONE },
+    { 1, 130, 640, 0, 1, 1.0f, 1.0f, 1, 130, LN_RT_ACT_RELU },
+    { 1, 37, 33, 0, 0, 0.5f, 1.0f, 1, 37, LN_RT_ACT_NONE },
     { 1, 1000, 515, 0, 1, 0.5f, 1.0f, 1, 1000, LN_RT_ACT_RELU },
     { 1, 37, 19, 1, 0, 1.0f, 2.0f, 1, 1, LN_RT_ACT_NONE },
     { 1, 9, 7, 0, 0, -1.0f, 0.0f, 0, 0, LN_RT_ACT_LEAKYRELU },
@@ -85,6 +93,18 @@ START_TEST(test_gemm_cases)
                      LN_RT_OK);
     RT_CHECK(Yc, ref, ny, 3e-5, "gemm (portable)");
     ck_assert_msg(rt_err_ff(Y, Yc, ny) <= 3e-5, "ISA vs portable");
+    {
+        int isa;
+        for (isa = 1; isa < RT_NISA; isa++) {
+            rt_fill(Y, ny, 50, 60, 3);
+            ck_assert_int_eq(ln_rt__gemm_f32_isa(rt_isas[isa], &a, A, B,
+                                                 g->cr ? C : NULL, Y, scr),
+                             LN_RT_OK);
+            RT_CHECK(Y, ref, ny, 3e-5, "gemm (ISA list)");
+            ck_assert_msg(rt_err_ff(Y, Yc, ny) <= 3e-5, "ISA %d vs portable",
+                          isa);
+        }
+    }
     free(A); free(B); free(C); free(Y); free(Yc); free(ref); free(scr);
 }
 END_TEST

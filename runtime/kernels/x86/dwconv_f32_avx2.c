@@ -1,11 +1,18 @@
 /*
  * dwconv_f32_avx2.c -- AVX2/FMA depthwise convolution (group == c).
- * Works on the zero-padded plane the portable kernel also uses (see
- * conv2d_f32.c), so there are no bounds checks: 8 outputs at a time keep
- * all kh x kw taps in one accumulator register (one store per 8 outputs);
- * stride 2 deinterleaves two loads; the row tail (ow % 8) is computed the
- * same way into a temporary and copied. Other strides fall back to scalar
- * sums over the padded plane.
+ *
+ * ln_rt__dwconv_f32_avx2: the direct kernel of dwconv_f32_simd.h at 8
+ * lanes -- no padded copy; interior blocks of up to 32 outputs with plain
+ * loads, edge blocks with vmaskmovps loads/stores (masked lanes are the
+ * zero padding), two output rows per pass at stride 1.
+ *
+ * ln_rt__dwconv_f32_avx2_padded: the fallback for what the direct kernel
+ * does not take (dilation, stride_w > 2, kw > 8, huge pads). It works on
+ * the zero-padded plane the portable kernel also uses (see conv2d_f32.c),
+ * so there are no bounds checks: 8 outputs at a time keep all kh x kw taps
+ * in one accumulator register; stride 2 deinterleaves two loads; the row
+ * tail (ow % 8) is computed into a temporary and copied. Other strides
+ * fall back to scalar sums over the padded plane.
  */
 #include <string.h>
 #include "ln_rt_internal.h"
@@ -13,6 +20,60 @@
 #if LN_RT_HAVE_AVX2
 #include <immintrin.h>
 
+/* ---- direct kernel (dwconv_f32_simd.h at 8 lanes) --------------------- */
+static __m256i dw_range_mask(int32_t i0, int32_t n)
+{
+    __m256i idx = _mm256_add_epi32(_mm256_set1_epi32(i0),
+                                   _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    return _mm256_and_si256(
+        _mm256_cmpgt_epi32(idx, _mm256_set1_epi32(-1)),
+        _mm256_cmpgt_epi32(_mm256_set1_epi32(n), idx));
+}
+
+static inline __m256 dw_act(__m256 v, ln_rt_act act, float alpha, float beta)
+{
+    switch (act) {
+    case LN_RT_ACT_NONE:
+        return v;
+    case LN_RT_ACT_RELU:
+        return _mm256_max_ps(v, _mm256_setzero_ps());
+    case LN_RT_ACT_RELU6:
+        return _mm256_min_ps(_mm256_max_ps(v, _mm256_setzero_ps()),
+                             _mm256_set1_ps(6.0f));
+    case LN_RT_ACT_LEAKYRELU:
+        return _mm256_blendv_ps(v, _mm256_mul_ps(v, _mm256_set1_ps(alpha)),
+                                _mm256_cmp_ps(v, _mm256_setzero_ps(),
+                                              _CMP_LT_OQ));
+    case LN_RT_ACT_CLIP:
+        return _mm256_min_ps(_mm256_max_ps(v, _mm256_set1_ps(alpha)),
+                             _mm256_set1_ps(beta));
+    default:
+        return v;
+    }
+}
+
+#define DW_CAT_(x, y) x##y
+#define DW_CAT(x, y) DW_CAT_(x, y)
+#define DW_V __m256
+#define DW_VL 8
+#define DW_M __m256i
+#define DW_LOAD(p) _mm256_loadu_ps(p)
+#define DW_MLOAD(p, m) _mm256_maskload_ps(p, m)
+#define DW_STORE(p, v) _mm256_storeu_ps(p, v)
+#define DW_MSTORE(p, m, v) _mm256_maskstore_ps(p, m, v)
+#define DW_FMA(x, y, z) _mm256_fmadd_ps(x, y, z)
+#define DW_SET1(x) _mm256_set1_ps(x)
+#define DW_RANGE_MASK(i0, n) dw_range_mask(i0, n)
+/* in-lane: outputs come out as 0 1 4 5 | 2 3 6 7, fixed before the store */
+#define DW_EVEN(lo, hi) _mm256_shuffle_ps(lo, hi, _MM_SHUFFLE(2, 0, 2, 0))
+#define DW_ODD(lo, hi) _mm256_shuffle_ps(lo, hi, _MM_SHUFFLE(3, 1, 3, 1))
+#define DW_FIX(v) _mm256_castpd_ps(_mm256_permute4x64_pd( \
+    _mm256_castps_pd(v), _MM_SHUFFLE(3, 1, 2, 0)))
+#define DW_ACT(v, act, al, be) dw_act(v, act, al, be)
+#define DW_FN ln_rt__dwconv_f32_avx2
+#include "dwconv_f32_simd.h"
+
+/* ---- padded-plane fallback ------------------------------------------- */
 static __m256 load_s2(const float *p)
 {
     __m256 lo = _mm256_loadu_ps(p), hi = _mm256_loadu_ps(p + 8);
@@ -21,9 +82,9 @@ static __m256 load_s2(const float *p)
                                                   _MM_SHUFFLE(3, 1, 2, 0)));
 }
 
-void ln_rt__dwconv_f32_avx2(const ln_rt_conv2d_args *a, const float *src,
-                            const float *weight, const float *bias,
-                            float *dst, float *pp)
+void ln_rt__dwconv_f32_avx2_padded(const ln_rt_conv2d_args *a,
+                                   const float *src, const float *weight,
+                                   const float *bias, float *dst, float *pp)
 {
     int32_t oh = ln_rt_conv_out_size(a->h, a->kh, a->stride_h, a->pad_top,
                                      a->pad_bottom, a->dil_h);

@@ -165,7 +165,8 @@ static void ukr_avx2(int32_t kc, const float *ap, int32_t lda,
     }
 }
 
-const ln_rt__gemm_isa ln_rt__gemm_isa_avx2 = { 6, 16, ukr_avx2 };
+const ln_rt__gemm_isa ln_rt__gemm_isa_avx2 = { 6, 16, LN_RT_GEMM_KC, ukr_avx2,
+                                               ln_rt__gemv_avx2 };
 
 #else
 typedef int ln_rt__gemm_avx2_unused; /* ISO C wants a non-empty file */

@@ -1,0 +1,318 @@
+/*
+ * dwconv_f32_simd.h -- direct depthwise convolution without a padded copy,
+ * written once over a small vector vocabulary and included by
+ * dwconv_f32_avx2.c (8 lanes) and dwconv_f32_avx512.c (16 lanes).
+ *
+ * The includer defines:
+ *   DW_V, DW_VL            vector type and lanes
+ *   DW_M                   load/store mask type
+ *   DW_LOAD(p), DW_MLOAD(p, m), DW_STORE(p, v), DW_MSTORE(p, m, v)
+ *   DW_FMA(a, b, c)        a * b + c
+ *   DW_SET1(x)
+ *   DW_RANGE_MASK(i0, n)   lanes l with 0 <= i0 + l < n
+ *   DW_EVEN(lo, hi), DW_ODD(lo, hi)   stride 2: even / odd elements of the
+ *                          2 * DW_VL floats lo:hi, in an order DW_FIX undoes
+ *   DW_FIX(v)              reorder a stride-2 accumulator for the store
+ *   DW_ACT(v, act, alpha, beta)
+ *   DW_FN                  name of the entry point
+ *
+ * Output rows are cut into blocks of up to DW_NCH vectors (4 x DW_VL
+ * outputs); every tap of every row is summed into the block's accumulators
+ * (one store per vector). A block whose reads all fall inside the input
+ * row and whose outputs all exist ("interior") uses plain loads; the first
+ * and the last block of a row may not, and use masked loads (masked-off
+ * lanes read nothing, so they stand for the zero padding) and a masked
+ * store, with masks computed once per call. Input rows outside the image
+ * (top / bottom padding) are skipped. Stride 1 computes two output rows
+ * per pass so each input vector feeds both (kh + 1 row loads for
+ * 2 * kh rows of taps). Stride 2 loads 2 * DW_VL contiguous floats and
+ * splits them into even and odd lanes (taps kx = 2m and 2m + 1 share the
+ * pair). 3x3 kernels get a fully unrolled instance; any kh and kw <= 8
+ * work through the generic one. Returns 0 (nothing done) for what this
+ * does not cover: dilation, stride_w > 2, kw > 8, or padding so large that
+ * a block other than the first and last reaches outside the image.
+ */
+#ifndef DW_FN
+#error "include from an ISA file"
+#endif
+
+#define DW_NCH 4
+#define DW_MAXKW 8
+/* masks of one edge block: loads [chunk][tap or (pair, half)] + stores */
+#define DW_NLM (DW_NCH * DW_MAXKW)
+
+#if defined(__GNUC__)
+#define DW_INLINE static inline __attribute__((always_inline))
+#else
+#define DW_INLINE static inline
+#endif
+
+typedef struct {
+    int nch;            /* vectors in the block */
+    int masked;         /* edge block: lm / sm below are used */
+    DW_M lm[DW_NLM];
+    DW_M sm[DW_NCH];
+} DW_CAT(DW_FN, _blk);
+
+#define DW_BLK DW_CAT(DW_FN, _blk)
+
+/* stride 1, R output rows (R = 1 or 2; the rows are consecutive and the
+ * stride_h is 1 when R = 2). irow[i] is input row i of the pass at the
+ * column of the block's first tap, or NULL when that row is padding. */
+DW_INLINE void DW_CAT(DW_FN, _s1)(const int KH, const int KW, const int NCH,
+                                  const int R, const int MASKED,
+                                  const float *const *irow, const float *wk,
+                                  DW_V bv, const DW_BLK *bk, float *o0,
+                                  float *o1, ln_rt_act act, float alpha,
+                                  float beta)
+{
+    DW_V a0[DW_NCH], a1[DW_NCH];
+    int ir, kx, c;
+    for (c = 0; c < NCH; c++) {
+        a0[c] = bv;
+        a1[c] = bv;
+    }
+    for (ir = 0; ir < KH + R - 1; ir++) {
+        const float *p = irow[ir];
+        const int u0 = ir < KH, u1 = R > 1 && ir >= 1;
+        if (!p)
+            continue;
+        for (kx = 0; kx < KW; kx++) {
+            DW_V w0 = DW_SET1(u0 ? wk[ir * KW + kx] : 0.0f);
+            DW_V w1 = DW_SET1(u1 ? wk[(ir - 1) * KW + kx] : 0.0f);
+            for (c = 0; c < NCH; c++) {
+                DW_V x = MASKED ? DW_MLOAD(p + c * DW_VL + kx,
+                                           bk->lm[c * DW_MAXKW + kx])
+                                : DW_LOAD(p + c * DW_VL + kx);
+                if (u0)
+                    a0[c] = DW_FMA(w0, x, a0[c]);
+                if (u1)
+                    a1[c] = DW_FMA(w1, x, a1[c]);
+            }
+        }
+    }
+    for (c = 0; c < NCH; c++) {
+        DW_V v = DW_ACT(a0[c], act, alpha, beta);
+        if (MASKED)
+            DW_MSTORE(o0 + c * DW_VL, bk->sm[c], v);
+        else
+            DW_STORE(o0 + c * DW_VL, v);
+        if (R > 1) {
+            v = DW_ACT(a1[c], act, alpha, beta);
+            if (MASKED)
+                DW_MSTORE(o1 + c * DW_VL, bk->sm[c], v);
+            else
+                DW_STORE(o1 + c * DW_VL, v);
+        }
+    }
+}
+
+/* stride 2 along the row (any stride_h), one output row */
+DW_INLINE void DW_CAT(DW_FN, _s2)(const int KH, const int KW, const int NCH,
+                                  const int MASKED, const float *const *irow,
+                                  const float *wk, DW_V bv, const DW_BLK *bk,
+                                  float *o0, ln_rt_act act, float alpha,
+                                  float beta)
+{
+    DW_V a0[DW_NCH];
+    int ir, m, c;
+    for (c = 0; c < NCH; c++)
+        a0[c] = bv;
+    for (ir = 0; ir < KH; ir++) {
+        const float *p = irow[ir];
+        if (!p)
+            continue;
+        for (m = 0; m < (KW + 1) / 2; m++) {
+            DW_V we = DW_SET1(wk[ir * KW + 2 * m]);
+            DW_V wo = DW_SET1(2 * m + 1 < KW ? wk[ir * KW + 2 * m + 1]
+                                             : 0.0f);
+            for (c = 0; c < NCH; c++) {
+                const float *q = p + c * 2 * DW_VL + 2 * m;
+                const DW_M *lm = bk->lm + c * DW_MAXKW + 2 * m;
+                DW_V lo = MASKED ? DW_MLOAD(q, lm[0]) : DW_LOAD(q);
+                DW_V hi = MASKED ? DW_MLOAD(q + DW_VL, lm[1])
+                                 : DW_LOAD(q + DW_VL);
+                a0[c] = DW_FMA(we, DW_EVEN(lo, hi), a0[c]);
+                if (2 * m + 1 < KW)
+                    a0[c] = DW_FMA(wo, DW_ODD(lo, hi), a0[c]);
+            }
+        }
+    }
+    for (c = 0; c < NCH; c++) {
+        DW_V v = DW_ACT(DW_FIX(a0[c]), act, alpha, beta);
+        if (MASKED)
+            DW_MSTORE(o0 + c * DW_VL, bk->sm[c], v);
+        else
+            DW_STORE(o0 + c * DW_VL, v);
+    }
+}
+
+/* one block: dispatch to an instance with constant sizes */
+#define DW_S1_CASES(KH, KW, R)                                                \
+    switch (bk->nch * 2 + bk->masked) {                                       \
+    case 2: DW_CAT(DW_FN, _s1)(KH, KW, 1, R, 0, irow, wk, bv, bk, o0, o1,     \
+                               act, al, be); break;                           \
+    case 3: DW_CAT(DW_FN, _s1)(KH, KW, 1, R, 1, irow, wk, bv, bk, o0, o1,     \
+                               act, al, be); break;                           \
+    case 4: DW_CAT(DW_FN, _s1)(KH, KW, 2, R, 0, irow, wk, bv, bk, o0, o1,     \
+                               act, al, be); break;                           \
+    case 5: DW_CAT(DW_FN, _s1)(KH, KW, 2, R, 1, irow, wk, bv, bk, o0, o1,     \
+                               act, al, be); break;                           \
+    case 6: DW_CAT(DW_FN, _s1)(KH, KW, 3, R, 0, irow, wk, bv, bk, o0, o1,     \
+                               act, al, be); break;                           \
+    case 7: DW_CAT(DW_FN, _s1)(KH, KW, 3, R, 1, irow, wk, bv, bk, o0, o1,     \
+                               act, al, be); break;                           \
+    case 8: DW_CAT(DW_FN, _s1)(KH, KW, 4, R, 0, irow, wk, bv, bk, o0, o1,     \
+                               act, al, be); break;                           \
+    default: DW_CAT(DW_FN, _s1)(KH, KW, 4, R, 1, irow, wk, bv, bk, o0, o1,    \
+                                act, al, be); break;                          \
+    }
+
+#define DW_S2_CASES(KH, KW)                                                   \
+    switch (bk->nch * 2 + bk->masked) {                                       \
+    case 2: DW_CAT(DW_FN, _s2)(KH, KW, 1, 0, irow, wk, bv, bk, o0, act, al,   \
+                               be); break;                                    \
+    case 3: DW_CAT(DW_FN, _s2)(KH, KW, 1, 1, irow, wk, bv, bk, o0, act, al,   \
+                               be); break;                                    \
+    case 4: DW_CAT(DW_FN, _s2)(KH, KW, 2, 0, irow, wk, bv, bk, o0, act, al,   \
+                               be); break;                                    \
+    case 5: DW_CAT(DW_FN, _s2)(KH, KW, 2, 1, irow, wk, bv, bk, o0, act, al,   \
+                               be); break;                                    \
+    case 6: DW_CAT(DW_FN, _s2)(KH, KW, 3, 0, irow, wk, bv, bk, o0, act, al,   \
+                               be); break;                                    \
+    case 7: DW_CAT(DW_FN, _s2)(KH, KW, 3, 1, irow, wk, bv, bk, o0, act, al,   \
+                               be); break;                                    \
+    case 8: DW_CAT(DW_FN, _s2)(KH, KW, 4, 0, irow, wk, bv, bk, o0, act, al,   \
+                               be); break;                                    \
+    default: DW_CAT(DW_FN, _s2)(KH, KW, 4, 1, irow, wk, bv, bk, o0, act, al,  \
+                                be); break;                                   \
+    }
+
+/* Set up block `bk` for outputs [ox0, ox0 + nv) of a row; returns 0 when
+ * the block is not interior and no mask table may be used for it. */
+static int DW_CAT(DW_FN, _setup)(DW_BLK *bk, int32_t ox0, int32_t nv,
+                                 int32_t w, int32_t sw, int32_t pl,
+                                 int32_t kw, int may_mask)
+{
+    int32_t first, lastr, c, t;
+    bk->nch = (int)((nv + DW_VL - 1) / DW_VL);
+    /* input columns the block's loads touch */
+    first = ox0 * sw - pl;
+    if (sw == 1)
+        lastr = ox0 + bk->nch * DW_VL - 1 - pl + kw - 1;
+    else
+        lastr = 2 * (ox0 + (bk->nch - 1) * DW_VL) - pl +
+                2 * ((kw + 1) / 2 - 1) + 2 * DW_VL - 1;
+    bk->masked = !(first >= 0 && lastr < w && nv == bk->nch * DW_VL);
+    if (!bk->masked)
+        return 1;
+    if (!may_mask)
+        return 0;
+    for (c = 0; c < bk->nch; c++) {
+        int32_t o = ox0 + c * DW_VL;
+        bk->sm[c] = DW_RANGE_MASK(o, ox0 + nv);
+        if (sw == 1) {
+            for (t = 0; t < kw; t++)
+                bk->lm[c * DW_MAXKW + t] = DW_RANGE_MASK(o - pl + t, w);
+        } else {
+            for (t = 0; t < (kw + 1) / 2; t++) {
+                int32_t i0 = 2 * o - pl + 2 * t;
+                bk->lm[c * DW_MAXKW + 2 * t] = DW_RANGE_MASK(i0, w);
+                bk->lm[c * DW_MAXKW + 2 * t + 1] =
+                    DW_RANGE_MASK(i0 + DW_VL, w);
+            }
+        }
+    }
+    return 1;
+}
+
+int DW_FN(const ln_rt_conv2d_args *a, const float *src, const float *weight,
+          const float *bias, float *dst)
+{
+    const int32_t oh = ln_rt_conv_out_size(a->h, a->kh, a->stride_h,
+                                           a->pad_top, a->pad_bottom, 1);
+    const int32_t ow = ln_rt_conv_out_size(a->w, a->kw, a->stride_w,
+                                           a->pad_left, a->pad_right, 1);
+    const int32_t h = a->h, w = a->w, kh = a->kh, kw = a->kw;
+    const int32_t sh = a->stride_h, sw = a->stride_w, pt = a->pad_top;
+    const int32_t pl = a->pad_left, mult = a->oc / a->c;
+    const int32_t bw = DW_NCH * DW_VL; /* outputs per block */
+    const int32_t nblk = (ow + bw - 1) / bw;
+    const ln_rt_act act = a->act;
+    const float al = a->alpha, be = a->beta;
+    const int is33 = kh == 3 && kw == 3;
+    const int two = sw == 1 && sh == 1;
+    DW_BLK edge[2], mid;
+    int32_t bi, b, o, oy, i;
+    const float *irow[2 * DW_MAXKW + 2];
+
+    if (a->dil_h != 1 || a->dil_w != 1 || (sw != 1 && sw != 2) ||
+        kw > DW_MAXKW || kh > 2 * DW_MAXKW)
+        return 0;
+    /* first and last block may be edge blocks; all others must be
+     * interior (and full) */
+    DW_CAT(DW_FN, _setup)(&edge[0], 0, ow < bw ? ow : bw, w, sw, pl, kw, 1);
+    if (nblk > 1)
+        DW_CAT(DW_FN, _setup)(&edge[1], (nblk - 1) * bw,
+                              ow - (nblk - 1) * bw, w, sw, pl, kw, 1);
+    for (bi = 1; bi + 1 < nblk; bi++)
+        if (!DW_CAT(DW_FN, _setup)(&mid, bi * bw, bw, w, sw, pl, kw, 0))
+            return 0;
+    if (nblk > 2)
+        DW_CAT(DW_FN, _setup)(&mid, bw, bw, w, sw, pl, kw, 0);
+
+    for (b = 0; b < a->n; b++) {
+        for (o = 0; o < a->oc; o++) {
+            const float *in = src + ((size_t)b * a->c + o / mult) *
+                                        (size_t)h * w;
+            const float *wk = weight + (size_t)o * kh * kw;
+            float *out = dst + ((size_t)b * a->oc + o) * (size_t)oh * ow;
+            const DW_V bv = DW_SET1(bias ? bias[o] : 0.0f);
+            for (oy = 0; oy < oh;) {
+                const int R = two && oy + 1 < oh ? 2 : 1;
+                const int32_t iy0 = oy * sh - pt;
+                float *o0 = out + (size_t)oy * ow, *o1 = o0 + ow;
+                for (bi = 0; bi < nblk; bi++) {
+                    const DW_BLK *bk = bi == 0 ? &edge[0]
+                                       : bi == nblk - 1 ? &edge[1] : &mid;
+                    const int32_t col = bi * bw * sw - pl;
+                    for (i = 0; i < kh + R - 1; i++) {
+                        int32_t iy = iy0 + i;
+                        irow[i] = iy >= 0 && iy < h
+                                      ? in + (ptrdiff_t)iy * w + col
+                                      : NULL;
+                    }
+                    if (sw == 1) {
+                        if (R == 2) {
+                            if (is33) {
+                                DW_S1_CASES(3, 3, 2)
+                            } else {
+                                DW_S1_CASES(kh, kw, 2)
+                            }
+                        } else if (is33) {
+                            DW_S1_CASES(3, 3, 1)
+                        } else {
+                            DW_S1_CASES(kh, kw, 1)
+                        }
+                    } else if (is33) {
+                        DW_S2_CASES(3, 3)
+                    } else {
+                        DW_S2_CASES(kh, kw)
+                    }
+                    o0 += bw;
+                    o1 += bw;
+                }
+                oy += R;
+            }
+        }
+    }
+    return 1;
+}
+
+#undef DW_S1_CASES
+#undef DW_S2_CASES
+#undef DW_BLK
+#undef DW_NLM
+#undef DW_MAXKW
+#undef DW_NCH
+#undef DW_INLINE
