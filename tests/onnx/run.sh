@@ -1,0 +1,84 @@
+#!/bin/sh
+# Tests of the ln-onnx tool and of `lightnet MODEL.onnx`: the files written,
+# and one clear error with exit status 1 and no file left behind for bad
+# input.  The .onnx files come from tests/onnx/make_models.py.
+# Usage: LN_BIN=build/bin sh tests/onnx/run.sh   (from the repo root or tests/)
+set -u
+BIN=${LN_BIN:-build/bin}
+case "$BIN" in /*) ;; *) BIN="$(pwd)/$BIN" ;; esac
+D=$(cd "$(dirname "$0")" && pwd)
+ONNX="$BIN/ln-onnx"
+LN="$BIN/lightnet"
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# expect_error NAME PATTERN ARGS... : exit 1, one stderr line matching
+# PATTERN, and nothing written into $T/out
+expect_error() {
+    name=$1; pattern=$2; shift 2
+    rm -rf "$T/out"; mkdir "$T/out"
+    "$@" >"$T/stdout" 2>"$T/err"
+    st=$?
+    lines=$(wc -l <"$T/err")
+    if [ "$st" -ne 1 ]; then bad "$name: exit $st, want 1"; return; fi
+    if [ "$lines" -ne 1 ]; then bad "$name: $lines stderr lines, want 1"; cat "$T/err"; return; fi
+    if ! grep -q -- "$pattern" "$T/err"; then bad "$name: '$(cat "$T/err")' lacks '$pattern'"; return; fi
+    if [ -n "$(ls -A "$T/out")" ]; then bad "$name: left files: $(ls "$T/out")"; return; fi
+    ok
+}
+
+# 1. IR + weights, "data" relative to the JSON
+if "$ONNX" "$D/basic.onnx" -o "$T/basic.json" && [ -s "$T/basic.params" ] &&
+   grep -q '"data":[[:space:]]*"basic.params"' "$T/basic.json"; then ok; else bad "basic.onnx -o"; fi
+
+# 2. defaults: beside the model
+cp "$D/basic.onnx" "$T/m.onnx"
+if "$ONNX" "$T/m.onnx" && [ -s "$T/m.json" ] && [ -s "$T/m.params" ]; then ok; else bad "default names"; fi
+
+# 3. --data elsewhere: an absolute path in "data"; the IR runs from anywhere
+mkdir -p "$T/w"
+printf '\000\000\200\077\000\000\000\100\000\000\100\100' >"$T/x.bin"     # 1 2 3
+printf '\000\000\220\100\000\000\100\100\000\000\160\101' >"$T/want.bin"  # 4.5 3 15
+if "$ONNX" "$D/basic.onnx" -o "$T/ir.json" --data "$T/w/basic.params" &&
+   grep -q "\"data\":[[:space:]]*\"$T/w/basic.params\"" "$T/ir.json" &&
+   (cd / && "$LN" "$T/ir.json" -i "x=$T/x.bin" --save "y=$T/y.bin") && cmp -s "$T/y.bin" "$T/want.bin"; then
+    ok
+else
+    bad "--data in another directory, run the IR"
+fi
+
+# 4. lightnet reads .onnx directly
+if "$LN" "$D/basic.onnx" -i "x=$T/x.bin" --save "y=$T/y2.bin" && cmp -s "$T/y2.bin" "$T/want.bin"; then
+    ok
+else
+    bad "lightnet basic.onnx"
+fi
+
+# 5. --shape
+if "$ONNX" "$D/two_inputs.onnx" -o "$T/two.json" --shape b=1x4 &&
+   [ ! -e "$T/two.params" ] && ! grep -q '"data"' "$T/two.json"; then ok; else bad "--shape b=1x4"; fi
+
+# 6. --ops names what the importer maps
+if "$ONNX" --ops | grep -q '^Relu	'; then ok; else bad "--ops"; fi
+
+# 7. bad input: one line, exit 1, no files
+expect_error "truncated" "truncated.onnx: not an ONNX model" "$ONNX" "$D/truncated.onnx" -o "$T/out/m.json"
+expect_error "not onnx" "not_onnx.onnx: not an ONNX model" "$ONNX" "$D/not_onnx.onnx" -o "$T/out/m.json"
+expect_error "unknown op" "unsupported at opset 13: FooBar (node 'foo1')" "$ONNX" "$D/unknown_op.onnx" -o "$T/out/m.json"
+expect_error "missing initializer" "node 'add1' (Add): input 'w' is not defined" "$ONNX" "$D/missing_initializer.onnx" -o "$T/out/m.json"
+expect_error "all at once" "FooBar (nodes 'foo1', 'foo2'), Bazz (node 'baz1'); initializer 'ext' is stored as external data.*input 'nowhere' is not defined" \
+    "$ONNX" "$D/many_problems.onnx" -o "$T/out/m.json"
+expect_error "symbolic dim" "graph input 'b' dim 1 is symbolic ('H'): give --shape b=" "$ONNX" "$D/two_inputs.onnx" -o "$T/out/m.json"
+expect_error "bad --shape" "shape 'b=1xq'" "$ONNX" "$D/two_inputs.onnx" --shape b=1xq -o "$T/out/m.json"
+expect_error "--shape for no input" "shape 'zz=1' names no graph input" "$ONNX" "$D/basic.onnx" --shape zz=1 -o "$T/out/m.json"
+expect_error "no such file" "cannot open" "$ONNX" "$T/nope.onnx" -o "$T/out/m.json"
+expect_error "unwritable" "cannot" "$ONNX" "$D/basic.onnx" -o "$T/out/nodir/m.json"
+expect_error "lightnet unknown op" "unsupported at opset 13: FooBar" "$LN" "$D/unknown_op.onnx"
+expect_error "lightnet truncated" "not an ONNX model" "$LN" "$D/truncated.onnx"
+
+echo "onnx tool tests: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
