@@ -1,0 +1,1111 @@
+/*
+ * ln_aot.c -- a compiled, planned model as C source (see ln_aot.h and
+ * docs/aot.md for what the emitted files look like).
+ *
+ * Emission runs in two phases.  The first walks the op stream and builds,
+ * in memory, everything but the weights' text: the run function's body
+ * (one kernel call per op, expanded from the op's "aot" template), the
+ * local pointers it needs, the arena offsets and the ops' private data as
+ * static const objects; it materializes every constant the calls read.
+ * Every error a model can cause (an op without emission rule, missing
+ * weights, no graph input) happens here, before a byte is written.  The
+ * second phase writes the files, streaming the weights (tens of MB for big
+ * models) through a table-driven escaper.
+ *
+ * Tensors in the run function are local pointers: t_<name> for
+ * activations (into the arena at the planned offset, or into the caller's
+ * input/output buffer the planner put them in), w_<name> for constants.
+ * Emitted identifiers are unique per file, file-scope ones carry NAME.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "ln_aot.h"
+#include "ln_aot_buf.h"
+#include "auto/ln_rt_args_print.h"
+#include "op/auto/ln_opregistry.h"
+
+#define LINE_BYTES 96   /* weight bytes per line of string literal (at most) */
+
+typedef struct weight {
+    const char *tname;      /* borrowed from the tensor table */
+    const ln_tensor *t;
+    const char *sym;        /* NAME_w_<tensor> when embedded */
+    size_t off;             /* offset in the blob */
+} weight;
+
+typedef struct io {
+    const char *tname;
+    ln_tensor_entry *te;
+    char param[24];         /* in0, out0, ... */
+} io;
+
+typedef struct emitter {
+    ln_context *ctx;
+    const ln_aot_opts *o;
+    const char *name;
+    char *up;               /* NAME upper-cased */
+    ln_hash *idents;        /* every identifier emitted (owned keys) */
+    ln_hash *locals;        /* tensor name -> its local pointer */
+    ln_hash *privsyms;      /* "op\nfield" -> static object (owned keys) */
+    weight *w;
+    int nw, wcap;
+    ln_hash *wmap;          /* tensor name -> weight index + 1 */
+    ln_hash *kernels;       /* the ln_rt_ functions called (owned keys) */
+    io *ins, *outs;
+    int nin, nout;
+    ln_aot_buf offs;        /* #define NAME_OFF_... */
+    ln_aot_buf statics;     /* private data objects */
+    ln_aot_buf decls;       /* the run function's local pointers */
+    ln_aot_buf body;        /* its statements */
+    size_t blob_size;
+    ln_bool uses_arena, needs_copy;
+    int ncalls, ncopies;
+} emitter;
+
+uint64_t ln_aot_fnv1a(const void *p, size_t n, uint64_t hash)
+{
+    const unsigned char *s = p;
+    for (size_t i = 0; i < n; i++) {
+        hash ^= s[i];
+        hash *= 0x100000001b3ULL;
+    }
+    return hash;
+}
+
+static ln_bool is_alpha_(int c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+static ln_bool is_alnum_(int c)
+{
+    return is_alpha_(c) || (c >= '0' && c <= '9');
+}
+
+ln_bool ln_aot_is_ident(const char *s)
+{
+    if (!s || !is_alpha_((unsigned char)*s))
+        return LN_FALSE;
+    for (s++; *s; s++)
+        if (!is_alnum_((unsigned char)*s))
+            return LN_FALSE;
+    return LN_TRUE;
+}
+
+/* prefix + raw (at most 48 characters of it) with every character not
+ * allowed in C replaced by '_' (upper-cased when upper), made unique with _2, _3, ...; the returned
+ * string lives as long as the emitter. */
+static const char *ident(emitter *e, const char *prefix, const char *raw, ln_bool upper)
+{
+    size_t pl, rl;
+    char *base, *s;
+
+    while (*raw && !is_alnum_((unsigned char)*raw) && raw[1])   /* "/conv1/Conv" */
+        raw++;
+    pl = strlen(prefix);
+    rl = strlen(raw);
+
+    if (rl > 48)
+        rl = 48;
+    base = ln_alloc(pl + rl + 1);
+    for (size_t i = 0; i < pl + rl; i++) {
+        int c = (unsigned char)(i < pl ? prefix[i] : raw[i - pl]);
+        if (!is_alnum_(c))
+            c = '_';
+        else if (upper && c >= 'a' && c <= 'z')
+            c -= 'a' - 'A';
+        base[i] = (char)c;
+    }
+    base[pl + rl] = '\0';
+    s = ln_strdup(base);
+    for (int k = 2; ln_hash_find(e->idents, s); k++) {
+        ln_free(s);
+        s = ln_sprintf("%s_%d", base, k);
+    }
+    ln_free(base);
+    ln_hash_insert(e->idents, s, s);
+    return s;
+}
+
+static void reserve_ident(emitter *e, const char *s)
+{
+    char *c = ln_strdup(s);
+    ln_hash_insert(e->idents, c, c);
+}
+
+static const char *dtype_ctype(ln_dtype d)
+{
+    switch (d) {
+    case LN_DTYPE_FLOAT32: return "float";
+    case LN_DTYPE_FLOAT64: return "double";
+    case LN_DTYPE_INT8: return "int8_t";
+    case LN_DTYPE_INT16: return "int16_t";
+    case LN_DTYPE_INT32: return "int32_t";
+    case LN_DTYPE_INT64: return "int64_t";
+    case LN_DTYPE_UINT8: return "uint8_t";
+    case LN_DTYPE_FLOAT16:
+    case LN_DTYPE_UINT16: return "uint16_t";
+    case LN_DTYPE_UINT32: return "uint32_t";
+    case LN_DTYPE_UINT64: return "uint64_t";
+    case LN_DTYPE_BOOL: return "uint8_t";
+    default: return "unsigned char";
+    }
+}
+
+/* "x [1, 3] float32" style description of a tensor, into a comment */
+static void describe(ln_aot_buf *b, const char *name, const ln_tensor *t)
+{
+    char dims[160];
+    ln_aot_buf_comment_text(b, name);
+    ln_aot_buf_printf(b, " %s %s", ln_dims_str(dims, sizeof dims, t->ndim, t->dims),
+                      ln_dtype_name(t->dtype));
+}
+
+static const io *find_io(const io *v, int n, const char *tname)
+{
+    for (int i = 0; i < n; i++)
+        if (ln_streq(v[i].tname, tname))
+            return &v[i];
+    return NULL;
+}
+
+static int add_weight(emitter *e, ln_tensor_entry *te, int *index)
+{
+    intptr_t k = (intptr_t)ln_hash_find(e->wmap, te->name);
+    ln_tensor *t;
+    int ret;
+
+    if (k) {
+        *index = (int)k - 1;
+        return 0;
+    }
+    if ((ret = ln_context_static_data(e->ctx, te->name, &t))) {
+        ln_error_prefix("constant '%s': ", te->name);
+        return ret;
+    }
+    if (!t->data && ln_tensor_size(t))
+        return ln_error(LN_ENOTFOUND, "%s: constant '%s' has no data (missing weights?)",
+                        e->ctx->source, te->name);
+    if (e->nw == e->wcap) {
+        e->wcap = e->wcap ? e->wcap * 2 : 16;
+        e->w = ln_realloc(e->w, sizeof(weight) * (size_t)e->wcap);
+    }
+    e->w[e->nw].tname = te->name;
+    e->w[e->nw].t = t;
+    e->w[e->nw].sym = NULL;
+    if (!e->o->weights_file) {
+        char *p = ln_sprintf("%s_w_", e->name);
+        e->w[e->nw].sym = ident(e, p, te->name, LN_FALSE);
+        ln_free(p);
+    }
+    e->blob_size = ln_align_up(e->blob_size, 16);
+    e->w[e->nw].off = e->blob_size;
+    e->blob_size += ln_tensor_size(t);
+    *index = e->nw++;
+    ln_hash_insert(e->wmap, te->name, (void *)(intptr_t)e->nw);
+    return 0;
+}
+
+/* The local pointer that holds tensor tname in the run function, declared
+ * on first use. */
+static int tensor_local(emitter *e, const char *tname, const char **local)
+{
+    ln_tensor_entry *te = ln_tensor_table_find(e->ctx->tensor_table, tname);
+    const char *ct, *l;
+    int ret;
+
+    if ((*local = ln_hash_find(e->locals, tname)))
+        return 0;
+    if (!te)
+        return ln_error(LN_ENOTFOUND, "%s: no tensor named '%s'", e->ctx->source, tname);
+    ct = dtype_ctype(te->tensor->dtype);
+    if (te->isstatic) {
+        int k = 0;
+        if ((ret = add_weight(e, te, &k)))
+            return ret;
+        l = ident(e, "w_", tname, LN_FALSE);
+        if (e->o->weights_file)
+            ln_aot_buf_printf(&e->decls, "    const %s *%s = (const %s *)(const void *)(%s_weights + %zu);",
+                              ct, l, ct, e->name, e->w[k].off);
+        else
+            ln_aot_buf_printf(&e->decls, "    const %s *%s = (const %s *)(const void *)%s.b;",
+                              ct, l, ct, e->w[k].sym);
+    } else if (!te->planned) {
+        return ln_error(LN_EINVAL, "%s: tensor '%s' has no place in the memory plan",
+                        e->ctx->source, tname);
+    } else if (te->io_buffer) {
+        const io *in = find_io(e->ins, e->nin, te->io_buffer);
+        const io *out = in ? NULL : find_io(e->outs, e->nout, te->io_buffer);
+        const io *x = in ? in : out;
+        if (!x)
+            return ln_error(LN_EINVAL, "%s: tensor '%s' is planned into '%s', which is not a "
+                            "graph input or output", e->ctx->source, tname, te->io_buffer);
+        l = ident(e, "t_", tname, LN_FALSE);
+        if (te->offset == 0 && te->tensor->dtype == x->te->tensor->dtype)
+            ln_aot_buf_printf(&e->decls, "    %s%s *%s = %s;", in ? "const " : "", ct, l, x->param);
+        else if (in)
+            ln_aot_buf_printf(&e->decls, "    const %s *%s = (const %s *)(const void *)"
+                              "((const unsigned char *)%s + %zu);", ct, l, ct, x->param, te->offset);
+        else
+            ln_aot_buf_printf(&e->decls, "    %s *%s = (%s *)(void *)((unsigned char *)%s + %zu);",
+                              ct, l, ct, x->param, te->offset);
+    } else {
+        const char *m;
+        char *p = ln_sprintf("%s_OFF_", e->up);
+        l = ident(e, "t_", tname, LN_FALSE);
+        m = ident(e, p, tname, LN_TRUE);
+        ln_free(p);
+        ln_aot_buf_printf(&e->offs, "#define %s %zu /* ", m, te->offset);
+        describe(&e->offs, tname, te->tensor);
+        ln_aot_buf_printf(&e->offs, ", %zu bytes */\n", ln_tensor_size(te->tensor));
+        ln_aot_buf_printf(&e->decls, "    %s *%s = (%s *)(void *)(a + %s);", ct, l, ct, m);
+        e->uses_arena = LN_TRUE;
+    }
+    ln_aot_buf_puts(&e->decls, " /* ");
+    describe(&e->decls, tname, te->tensor);
+    ln_aot_buf_puts(&e->decls, " */\n");
+    ln_hash_insert(e->locals, (void *)tname, (void *)l);
+    *local = l;
+    return 0;
+}
+
+static void c_string(ln_aot_buf *b, const char *s)
+{
+    ln_aot_buf_putc(b, '"');
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\' || c == '?')
+            ln_aot_buf_printf(b, "\\%c", c);
+        else if (c < 0x20 || c >= 0x7f)
+            ln_aot_buf_printf(b, "\\%03o", c);
+        else
+            ln_aot_buf_putc(b, (char)c);
+    }
+    ln_aot_buf_putc(b, '"');
+}
+
+/* A scalar of C type ctype at p as a literal; LN_FALSE for other types. */
+static ln_bool scalar_literal(ln_aot_buf *b, const char *ctype, const void *p)
+{
+    if (ln_streq(ctype, "float"))
+        ln_aot_buf_float(b, *(const float *)p);
+    else if (ln_streq(ctype, "double"))
+        ln_aot_buf_double(b, *(const double *)p);
+    else if (ln_streq(ctype, "int") || ln_streq(ctype, "ln_bool"))
+        ln_aot_buf_printf(b, "%d", *(const int *)p);
+    else if (ln_streq(ctype, "unsigned") || ln_streq(ctype, "unsigned int"))
+        ln_aot_buf_printf(b, "%uu", *(const unsigned *)p);
+    else if (ln_streq(ctype, "int32_t"))
+        ln_aot_buf_printf(b, "%ld", (long)*(const int32_t *)p);
+    else if (ln_streq(ctype, "uint32_t"))
+        ln_aot_buf_printf(b, "%luu", (unsigned long)*(const uint32_t *)p);
+    else if (ln_streq(ctype, "int64_t"))
+        ln_aot_buf_printf(b, "%lldLL", (long long)*(const int64_t *)p);
+    else if (ln_streq(ctype, "size_t"))
+        ln_aot_buf_printf(b, "%luu", (unsigned long)*(const size_t *)p);
+    else if (ln_streq(ctype, "ln_dtype"))
+        ln_aot_buf_printf(b, "%d", (int)*(const ln_dtype *)p);
+    else if (ln_streq(ctype, "const char *") || ln_streq(ctype, "char *"))
+        c_string(b, *(const char *const *)p);
+    else
+        return LN_FALSE;
+    return LN_TRUE;
+}
+
+/* ${name} for a field of the op's private data. */
+static int priv_value(emitter *e, const ln_op *op, const ln_opregistry_aot_field *f,
+                      ln_aot_buf *out)
+{
+    const ln_op_arg *arg = op->op_arg;
+    const void *p = (const char *)arg->priv + f->offset;
+    char *key;
+    const char *sym;
+
+    if (!arg->priv)
+        return ln_error(LN_EINVAL, "%s (%s): no private data (pre_run did not run?)",
+                        arg->name, arg->optype);
+    if (ln_rt_args_size(f->ctype) && !ln_rt_args_is_struct(f->ctype))
+        return ln_rt_args_print(out, f->ctype, p);      /* an enum constant */
+    if (scalar_literal(out, f->ctype, p))
+        return 0;
+    if (!ln_rt_args_is_struct(f->ctype))
+        return ln_error(LN_EUNSUPPORTED, "%s (%s): no emission rule for private field '%s' "
+                        "of type '%s'", arg->name, arg->optype, f->name, f->ctype);
+    /* a struct: a static const object, named once per op and field */
+    key = ln_sprintf("%s\n%s", arg->name, f->name);
+    if ((sym = ln_hash_find(e->privsyms, key))) {
+        ln_free(key);
+    } else {
+        char *pre = ln_sprintf("%s_%s_", e->name, arg->name);
+        sym = ident(e, pre, f->name, LN_FALSE);
+        ln_free(pre);
+        ln_hash_insert(e->privsyms, key, (void *)sym);
+        ln_aot_buf_printf(&e->statics, "static const %s %s = ", f->ctype, sym);
+        ln_rt_args_print(&e->statics, f->ctype, p);
+        ln_aot_buf_puts(&e->statics, ";\n");
+    }
+    ln_aot_buf_puts(out, sym);
+    return 0;
+}
+
+/* ${name} for a param the private data does not hold. */
+static ln_bool param_value(ln_aot_buf *out, const ln_param_entry *pe)
+{
+    switch (pe->type) {
+    case LN_PARAM_NUMBER:
+        if (pe->value_double == (double)pe->value_int)
+            ln_aot_buf_printf(out, "%d", pe->value_int);
+        else
+            ln_aot_buf_double(out, pe->value_double);
+        return LN_TRUE;
+    case LN_PARAM_BOOL:
+        ln_aot_buf_printf(out, "%d", pe->value_bool ? 1 : 0);
+        return LN_TRUE;
+    case LN_PARAM_STRING:
+        c_string(out, pe->value_string);
+        return LN_TRUE;
+    default:
+        return LN_FALSE;
+    }
+}
+
+static const ln_opregistry_aot_entry *aot_entry(const char *optype)
+{
+    for (const ln_opregistry_aot_entry *a = ln_opregistry_aot; a->optype; a++)
+        if (ln_streq(a->optype, optype))
+            return a;
+    return NULL;
+}
+
+/* One placeholder: name with suffix (".len", ".ndim", ".elem_size",
+ * ".dims[N]" or ""). */
+static int placeholder(emitter *e, const ln_op *op, const ln_opregistry_aot_entry *ae,
+                       const char *name, const char *sfx, ln_aot_buf *out)
+{
+    const ln_op_arg *arg = op->op_arg;
+    const char *tname = ln_tensor_list_find_name(arg->tensors_in, name);
+    const ln_param_entry *pe;
+    int ret;
+
+    if (!tname)
+        tname = ln_tensor_list_find_name(arg->tensors_out, name);
+    if (tname) {
+        ln_tensor_entry *te = ln_tensor_table_find(e->ctx->tensor_table, tname);
+        const ln_tensor *t = te ? te->tensor : NULL;
+        const char *l;
+        int d;
+        if (!t)
+            return ln_error(LN_ENOTFOUND, "%s (%s): no tensor named '%s'", arg->name,
+                            arg->optype, tname);
+        if (!*sfx) {
+            if ((ret = tensor_local(e, tname, &l)))
+                return ret;
+            ln_aot_buf_puts(out, l);
+        } else if (ln_streq(sfx, ".len")) {
+            ln_aot_buf_printf(out, "%zu", t->len);
+        } else if (ln_streq(sfx, ".ndim")) {
+            ln_aot_buf_printf(out, "%d", t->ndim);
+        } else if (ln_streq(sfx, ".elem_size")) {
+            ln_aot_buf_printf(out, "%zu", ln_dtype_size(t->dtype));
+        } else if (sscanf(sfx, ".dims[%d]", &d) == 1 && d >= 0 && d < t->ndim) {
+            ln_aot_buf_printf(out, "%d", t->dims[d]);
+        } else {
+            return ln_error(LN_EINVAL, "%s (%s): aot placeholder '${%s%s}': no such "
+                            "property of '%s'", arg->name, arg->optype, name, sfx, tname);
+        }
+        return 0;
+    }
+    if (*sfx)
+        return ln_error(LN_EINVAL, "%s (%s): aot placeholder '${%s%s}': '%s' is not a "
+                        "tensor of the op", arg->name, arg->optype, name, sfx, name);
+    for (const ln_opregistry_aot_field *f = ae->priv; f && f->name; f++)
+        if (ln_streq(f->name, name))
+            return priv_value(e, op, f, out);
+    if ((pe = ln_op_param(arg, name)) && param_value(out, pe))
+        return 0;
+    /* The generator checked that every placeholder names a tensor, param
+     * or private field, and params the call uses are private fields: what
+     * is left is an optional tensor the op does not have. */
+    ln_aot_buf_puts(out, "NULL");
+    return 0;
+}
+
+static int expand(emitter *e, const ln_op *op, const ln_opregistry_aot_entry *ae,
+                  ln_aot_buf *out)
+{
+    const char *s = ae->call;
+    char name[128], sfx[64];
+
+    while (*s) {
+        const char *end, *dot;
+        size_t nl, sl;
+        int ret;
+        if (s[0] != '$' || s[1] != '{') {
+            ln_aot_buf_putc(out, *s++);
+            continue;
+        }
+        end = strchr(s + 2, '}');
+        if (!end)
+            return ln_error(LN_EINVAL, "%s (%s): aot template '%s': unterminated '${'",
+                            op->op_arg->name, op->op_arg->optype, ae->call);
+        dot = memchr(s + 2, '.', (size_t)(end - s - 2));
+        nl = (size_t)((dot ? dot : end) - (s + 2));
+        sl = dot ? (size_t)(end - dot) : 0;
+        if (nl >= sizeof name || sl >= sizeof sfx)
+            return ln_error(LN_EINVAL, "%s (%s): aot template '%s': placeholder too long",
+                            op->op_arg->name, op->op_arg->optype, ae->call);
+        memcpy(name, s + 2, nl);
+        name[nl] = '\0';
+        if (sl)
+            memcpy(sfx, dot, sl);
+        sfx[sl] = '\0';
+        if ((ret = placeholder(e, op, ae, name, sfx, out)))
+            return ret;
+        s = end + 1;
+    }
+    return 0;
+}
+
+static void describe_list(emitter *e, ln_aot_buf *b, ln_list *l)
+{
+    int first = 1;
+    LN_LIST_FOREACH(ln_tensor_list_entry, tl, l) {
+        ln_tensor_entry *te = ln_tensor_table_find(e->ctx->tensor_table, tl->name);
+        ln_aot_buf_puts(b, first ? "" : ", ");
+        first = 0;
+        if (te)
+            describe(b, tl->name, te->tensor);
+        else
+            ln_aot_buf_comment_text(b, tl->name);
+    }
+}
+
+static ln_bool all_outputs_static(emitter *e, const ln_op *op)
+{
+    LN_LIST_FOREACH(ln_tensor_list_entry, tl, op->op_arg->tensors_out) {
+        ln_tensor_entry *te = ln_tensor_table_find(e->ctx->tensor_table, tl->name);
+        if (!te || !te->isstatic)
+            return LN_FALSE;
+    }
+    return op->op_arg->tensors_out != NULL;
+}
+
+/* One op: its comment and its kernel call. */
+static int emit_op(emitter *e, const ln_op *op)
+{
+    const ln_op_arg *arg = op->op_arg;
+    const ln_opregistry_aot_entry *ae = aot_entry(arg->optype);
+    ln_aot_buf call;
+    char fn[128];
+    size_t n;
+    int ret;
+
+    if (!ae) {
+        if (ln_streq(arg->arch, "none"))
+            return ln_error(LN_EUNSUPPORTED, "%s (%s): abstract op; the model was not "
+                            "compiled for a target", arg->name, arg->optype);
+        if (op->run)
+            return ln_error(LN_EUNSUPPORTED, "%s (%s): no emission rule (its description "
+                            "has no \"aot\" call)", arg->name, arg->optype);
+        return 0;      /* input, output, create, views: nothing runs */
+    }
+    if (all_outputs_static(e, op))
+        return 0;      /* its result is a constant, emitted with the weights */
+    ln_aot_buf_init(&call, NULL);
+    if ((ret = expand(e, op, ae, &call))) {
+        ln_aot_buf_free(&call);
+        return ret;
+    }
+    while (call.len && (call.data[call.len - 1] == ';' || call.data[call.len - 1] == ' '))
+        call.len--;
+    ln_aot_buf_puts(&e->body, "\n    /* ");
+    ln_aot_buf_comment_text(&e->body, arg->name);
+    ln_aot_buf_puts(&e->body, " (");
+    ln_aot_buf_comment_text(&e->body, arg->optype);
+    ln_aot_buf_puts(&e->body, "): ");
+    describe_list(e, &e->body, arg->tensors_in);
+    ln_aot_buf_puts(&e->body, " -> ");
+    describe_list(e, &e->body, arg->tensors_out);
+    ln_aot_buf_puts(&e->body, " */\n");
+    n = strcspn(ae->call, " (");
+    if (n >= sizeof fn)
+        n = sizeof fn - 1;
+    memcpy(fn, ae->call, n);
+    fn[n] = '\0';
+    if (!ln_hash_find(e->kernels, fn)) {
+        char *k = ln_strdup(fn);
+        ln_hash_insert(e->kernels, k, k);
+    }
+    if (ln_rt_args_returns_status(fn)) {
+        ln_aot_buf_puts(&e->body, "    if (");
+        ln_aot_buf_write(&e->body, call.data, call.len);
+        ln_aot_buf_printf(&e->body, " != LN_RT_OK)\n        return %s_ERR_KERNEL;\n", e->up);
+    } else {
+        ln_aot_buf_puts(&e->body, "    ");
+        ln_aot_buf_write(&e->body, call.data, call.len);
+        ln_aot_buf_puts(&e->body, ";\n");
+    }
+    ln_aot_buf_free(&call);
+    e->ncalls++;
+    return 0;
+}
+
+static int collect_io(emitter *e)
+{
+    ln_list *ins = ln_context_inputs(e->ctx), *outs = ln_context_outputs(e->ctx);
+    int ret = 0;
+
+    e->nin = ln_list_length(ins);
+    e->nout = ln_list_length(outs);
+    e->ins = ln_alloc(sizeof(io) * (size_t)(e->nin + 1));
+    e->outs = ln_alloc(sizeof(io) * (size_t)(e->nout + 1));
+    for (int k = 0; k < 2; k++) {
+        io *v = k ? e->outs : e->ins;
+        int i = 0;
+        LN_LIST_FOREACH(char, name, k ? outs : ins) {
+            v[i].tname = name;
+            v[i].te = ln_tensor_table_find(e->ctx->tensor_table, name);
+            snprintf(v[i].param, sizeof v[i].param, "%s%d", k ? "out" : "in", i);
+            reserve_ident(e, v[i].param);
+            if (!v[i].te && !ret)
+                ret = ln_error(LN_ENOTFOUND, "%s: graph %s '%s' is not a tensor",
+                               e->ctx->source, k ? "output" : "input", name);
+            i++;
+        }
+    }
+    if (!ret && e->nin == 0)
+        ret = ln_error(LN_EINVAL, "%s: the model has no input op (a graph input is "
+                       "declared by an op of optype 'input')", e->ctx->source);
+    if (!ret && e->nout == 0)
+        ret = ln_error(LN_EINVAL, "%s: the model has no output op (a graph output is "
+                       "marked by an op of optype 'output')", e->ctx->source);
+    ln_list_free(ins);
+    ln_list_free(outs);
+    return ret;
+}
+
+/* Is graph input/output x the caller's buffer itself (no copy)? */
+static ln_bool io_direct(emitter *e, const io *x, ln_bool is_out)
+{
+    const ln_tensor_entry *te = x->te;
+    if (e->ctx->io_in_arena || te->isstatic || !te->planned || !te->io_buffer ||
+        !ln_streq(te->io_buffer, te->name) || te->offset != 0)
+        return LN_FALSE;
+    /* a tensor that is both input and output lives in the input's buffer */
+    return !is_out || !find_io(e->ins, e->nin, te->name);
+}
+
+/* Phase 1: the run function's body, locals, offsets and private data. */
+static int build(emitter *e)
+{
+    int ret;
+
+    if (!e->ctx->planned)
+        return ln_error(LN_EINVAL, "%s: the model has no memory plan", e->ctx->source);
+    if ((ret = collect_io(e)))
+        return ret;
+    reserve_ident(e, "a");
+    reserve_ident(e, "arena");
+    /* inputs the planner kept in the arena are copied in first */
+    for (int i = 0; i < e->nin; i++) {
+        const char *l;
+        if (e->ctx->io_in_arena || io_direct(e, &e->ins[i], LN_FALSE))
+            continue;
+        if ((ret = tensor_local(e, e->ins[i].tname, &l)))
+            return ret;
+        ln_aot_buf_printf(&e->body, "\n    /* input %d '", i);
+        ln_aot_buf_comment_text(&e->body, e->ins[i].tname);
+        ln_aot_buf_printf(&e->body, "' lives in the arena */\n    %s_copy(%s, %s, %zu);\n",
+                          e->name, l, e->ins[i].param, ln_tensor_size(e->ins[i].te->tensor));
+        e->needs_copy = LN_TRUE;
+        e->ncopies++;
+    }
+    LN_LIST_FOREACH(ln_op, op, e->ctx->ops) {
+        if ((ret = emit_op(e, op)))
+            return ret;
+    }
+    for (int i = 0; i < e->nout; i++) {
+        const char *l;
+        int k;
+        if (e->ctx->io_in_arena && e->outs[i].te->isstatic &&
+            (ret = add_weight(e, e->outs[i].te, &k)))     /* its accessor points there */
+            return ret;
+        if (e->ctx->io_in_arena || io_direct(e, &e->outs[i], LN_TRUE))
+            continue;
+        if ((ret = tensor_local(e, e->outs[i].tname, &l)))
+            return ret;
+        ln_aot_buf_printf(&e->body, "\n    /* output %d '", i);
+        ln_aot_buf_comment_text(&e->body, e->outs[i].tname);
+        ln_aot_buf_printf(&e->body, "' is not in its own buffer */\n    %s_copy(%s, %s, %zu);\n",
+                          e->name, e->outs[i].param, l, ln_tensor_size(e->outs[i].te->tensor));
+        e->needs_copy = LN_TRUE;
+        e->ncopies++;
+    }
+    return 0;
+}
+
+/* ---- phase 2: the files ------------------------------------------------ */
+
+static void banner(emitter *e, ln_aot_buf *b, const char *what)
+{
+    ln_aot_buf_printf(b, "/*\n * %s -- model '%s', emitted by ln-aot; do not edit.\n", what, e->name);
+    if (e->o->banner) {
+        const char *s = e->o->banner;
+        while (*s) {
+            size_t n = strcspn(s, "\n");
+            char *line = ln_alloc(n + 1);
+            memcpy(line, s, n);
+            line[n] = '\0';
+            ln_aot_buf_puts(b, " * ");
+            ln_aot_buf_comment_text(b, line);
+            ln_aot_buf_putc(b, '\n');
+            ln_free(line);
+            s += n;
+            if (*s == '\n')
+                s++;
+        }
+    }
+    ln_aot_buf_puts(b, " */\n");
+}
+
+static void io_macros(emitter *e, ln_aot_buf *b, const io *x, int i, const char *kind)
+{
+    const ln_tensor *t = x->te->tensor;
+    ln_aot_buf_printf(b, "/* %s %d: ", kind, i);
+    describe(b, x->tname, t);
+    ln_aot_buf_puts(b, " */\n");
+    ln_aot_buf_printf(b, "#define %s_%s%d_NAME ", e->up, kind[0] == 'i' ? "INPUT" : "OUTPUT", i);
+    c_string(b, x->tname);
+    ln_aot_buf_printf(b, "\n#define %s_%s%d_SIZE %zu\n", e->up, kind[0] == 'i' ? "INPUT" : "OUTPUT",
+                      i, t->len);
+    ln_aot_buf_printf(b, "#define %s_%s%d_NDIM %d\n", e->up, kind[0] == 'i' ? "INPUT" : "OUTPUT",
+                      i, t->ndim);
+    ln_aot_buf_printf(b, "#define %s_%s%d_SHAPE {", e->up, kind[0] == 'i' ? "INPUT" : "OUTPUT", i);
+    for (int d = 0; d < t->ndim; d++)
+        ln_aot_buf_printf(b, "%s%d", d ? ", " : "", t->dims[d]);
+    ln_aot_buf_puts(b, t->ndim ? "}\n" : "1}\n");
+    if (e->ctx->io_in_arena && x->te->isstatic)
+        ln_aot_buf_puts(b, "/* a constant: not in the arena, see the accessor */\n");
+    else if (e->ctx->io_in_arena)
+        ln_aot_buf_printf(b, "#define %s_%s%d_OFFSET %zu\n", e->up,
+                          kind[0] == 'i' ? "INPUT" : "OUTPUT", i, x->te->offset);
+}
+
+/* The run function's parameter list. */
+static void params(emitter *e, ln_aot_buf *b, ln_bool with_arena)
+{
+    int n = 0;
+    if (with_arena) {
+        ln_aot_buf_puts(b, "void *arena");
+        n++;
+    }
+    if (!e->ctx->io_in_arena) {
+        for (int i = 0; i < e->nin; i++, n++)
+            ln_aot_buf_printf(b, "%sconst %s *%s", n ? ", " : "",
+                              dtype_ctype(e->ins[i].te->tensor->dtype), e->ins[i].param);
+        for (int i = 0; i < e->nout; i++, n++)
+            ln_aot_buf_printf(b, "%s%s *%s", n ? ", " : "",
+                              dtype_ctype(e->outs[i].te->tensor->dtype), e->outs[i].param);
+    }
+    if (!n)
+        ln_aot_buf_puts(b, "void");
+}
+
+static void header_body(emitter *e, ln_aot_buf *b)
+{
+    const char *U = e->up, *n = e->name;
+
+    ln_aot_buf_printf(b, "#ifndef %s_H\n#define %s_H\n\n#include <stdint.h>\n\n"
+                      "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n", U, U);
+    ln_aot_buf_printf(b, "/* Working memory %s_run needs: bytes, and the alignment of its start.\n"
+                      " * LOWER_BOUND is the largest sum of bytes live at one op; no plan\n"
+                      " * of this op order needs less. */\n", n);
+    ln_aot_buf_printf(b, "#define %s_ARENA_SIZE %zu\n#define %s_ARENA_LOWER_BOUND %zu\n"
+                      "#define %s_ARENA_ALIGN 16\n", U, e->ctx->arena_size, U,
+                      e->ctx->lower_bound, U);
+    ln_aot_buf_printf(b, "/* Bytes of constants (flash on a microcontroller). */\n"
+                      "#define %s_WEIGHTS_SIZE %zu\n", U, e->blob_size);
+    ln_aot_buf_printf(b, "/* %s: inputs and outputs live in the arena (use the accessors). */\n"
+                      "#define %s_IO_IN_ARENA %d\n\n", e->ctx->io_in_arena ? "1" : "0: they are "
+                      "the caller's buffers; 1", U, e->ctx->io_in_arena ? 1 : 0);
+    ln_aot_buf_printf(b, "#define %s_NUM_INPUTS %d\n#define %s_NUM_OUTPUTS %d\n", U, e->nin, U, e->nout);
+    for (int i = 0; i < e->nin; i++)
+        io_macros(e, b, &e->ins[i], i, "input");
+    for (int i = 0; i < e->nout; i++)
+        io_macros(e, b, &e->outs[i], i, "output");
+    for (int k = 0; k < 2; k++) {
+        const io *v = k ? e->outs : e->ins;
+        int cnt = k ? e->nout : e->nin;
+        ln_aot_buf_printf(b, "/* All %ss in order, as initializers. */\n#define %s_%s_NAMES {",
+                          k ? "output" : "input", U, k ? "OUTPUT" : "INPUT");
+        for (int i = 0; i < cnt; i++) {
+            ln_aot_buf_puts(b, i ? ", " : "");
+            c_string(b, v[i].tname);
+        }
+        ln_aot_buf_printf(b, "}\n#define %s_%s_SIZES {", U, k ? "OUTPUT" : "INPUT");
+        for (int i = 0; i < cnt; i++)
+            ln_aot_buf_printf(b, "%s%zu", i ? ", " : "", v[i].te->tensor->len);
+        ln_aot_buf_puts(b, "}\n");
+    }
+    ln_aot_buf_printf(b, "\n/* %s_run's results. */\n#define %s_OK 0\n"
+                      "#define %s_ERR_ARENA_NULL (-1)   /* arena is NULL */\n"
+                      "#define %s_ERR_ARENA_ALIGN (-2)  /* arena is not %s_ARENA_ALIGN-aligned */\n"
+                      "#define %s_ERR_IO_NULL (-3)      /* an input or output pointer is NULL */\n"
+                      "#define %s_ERR_KERNEL (-4)       /* a kernel rejected its arguments */\n\n",
+                      n, U, U, U, U, U, U);
+    if (e->o->weights_file)
+        ln_aot_buf_printf(b, "/* The weights blob (%s_WEIGHTS_SIZE bytes, 16-byte aligned), linked\n"
+                          " * in by the user: see docs/aot.md. */\n"
+                          "extern const unsigned char %s_weights[];\n\n", U, n);
+    if (e->ctx->io_in_arena) {
+        ln_aot_buf_printf(b, "/* Run the model on the arena (%s_ARENA_SIZE bytes, %s_ARENA_ALIGN-\n"
+                          " * aligned): write the inputs where %s_input<i>() points, run, read\n"
+                          " * the outputs at %s_output<i>().  Returns %s_OK or a %s_ERR_ code. */\n",
+                          U, U, n, n, U, U);
+    } else {
+        ln_aot_buf_printf(b, "/* Run the model: arena is %s_ARENA_SIZE bytes of working memory,\n"
+                          " * %s_ARENA_ALIGN-aligned; in<i> and out<i> are the caller's input and\n"
+                          " * output buffers (%s_INPUT<i>_SIZE, %s_OUTPUT<i>_SIZE elements).\n"
+                          " * Reentrant: the model keeps no state outside the arena.\n"
+                          " * Returns %s_OK or a %s_ERR_ code. */\n", U, U, U, U, U, U);
+    }
+    ln_aot_buf_printf(b, "int %s_run(", n);
+    params(e, b, LN_TRUE);
+    ln_aot_buf_puts(b, ");\n");
+    if (e->ctx->io_in_arena) {
+        for (int k = 0; k < 2; k++)
+            for (int i = 0; i < (k ? e->nout : e->nin); i++)
+                ln_aot_buf_printf(b, "%s%s *%s_%s%d(void *arena);\n", k ? "const " : "",
+                                  dtype_ctype((k ? e->outs : e->ins)[i].te->tensor->dtype), n,
+                                  k ? "output" : "input", i);
+    }
+    ln_aot_buf_printf(b, "/* The same with the inputs and outputs as arrays in order, for\n"
+                      " * generic harnesses%s. */\n"
+                      "int %s_run_array(void *arena, const void *const *inputs, void *const *outputs);\n",
+                      e->ctx->io_in_arena ? " (copies them into and out of the arena)" : "", n);
+    if (e->o->static_arena) {
+        ln_aot_buf_printf(b, "\n/* The same on a static arena inside the model's object: not\n"
+                          " * reentrant. %s_arena_static() returns it. */\n"
+                          "int %s_run_static(", n, n);
+        params(e, b, LN_FALSE);
+        ln_aot_buf_printf(b, ");\nvoid *%s_arena_static(void);\n", n);
+    }
+    ln_aot_buf_printf(b, "\n#ifdef __cplusplus\n}\n#endif\n\n#endif /* %s_H */\n", U);
+}
+
+/* Escapes for one byte inside a string literal: the shortest, and the
+ * three-digit octal used when an octal digit follows. */
+static char esc_short[256][5], esc_full[256][5];
+
+static void init_escapes(void)
+{
+    if (esc_full[0][0])
+        return;
+    for (int c = 0; c < 256; c++) {
+        if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\' && c != '?') {
+            esc_short[c][0] = esc_full[c][0] = (char)c;
+            continue;
+        }
+        snprintf(esc_full[c], sizeof esc_full[c], "\\%03o", c);
+        snprintf(esc_short[c], sizeof esc_short[c], "\\%o", c);
+    }
+}
+
+static void weight_literal(ln_aot_buf *b, const unsigned char *p, size_t n)
+{
+    char line[LINE_BYTES * 4 + 8];
+
+    for (size_t i = 0; i < n;) {
+        size_t len = 0;
+        size_t end = i + LINE_BYTES < n ? i + LINE_BYTES : n;
+        line[len++] = '"';
+        for (; i < end; i++) {
+            const char *s = esc_short[p[i]];
+            if (s[0] == '\\' && i + 1 < n && p[i + 1] >= '0' && p[i + 1] <= '7')
+                s = esc_full[p[i]];
+            while (*s)
+                line[len++] = *s++;
+        }
+        line[len++] = '"';
+        line[len++] = '\n';
+        ln_aot_buf_write(b, line, len);
+    }
+}
+
+static void weights_text(emitter *e, ln_aot_buf *b)
+{
+    if (e->nw == 0 || e->o->weights_file)
+        return;
+    init_escapes();
+    ln_aot_buf_puts(b, "\n/* Constants: bytes as string literals, which compilers read much\n"
+                    " * faster than number lists. */\n"
+                    "#if defined(__GNUC__)\n#pragma GCC diagnostic push\n"
+                    "#pragma GCC diagnostic ignored \"-Woverlength-strings\"\n#endif\n");
+    for (int i = 0; i < e->nw; i++) {
+        const weight *w = &e->w[i];
+        size_t n = ln_tensor_size(w->t);
+        const char *ct = dtype_ctype(w->t->dtype);
+        ln_aot_buf_puts(b, "\n/* ");
+        describe(b, w->tname, w->t);
+        ln_aot_buf_printf(b, ", %zu bytes */\nstatic const union { unsigned char b[%zu]; %s x; } "
+                          "%s %s_ALIGNED = {", n, n ? n : 1, ct, w->sym, e->up);
+        if (n == 0) {
+            ln_aot_buf_puts(b, "{0}};\n");
+            continue;
+        }
+        ln_aot_buf_putc(b, '\n');
+        weight_literal(b, w->t->data, n);
+        ln_aot_buf_puts(b, "};\n");
+    }
+    ln_aot_buf_puts(b, "\n#if defined(__GNUC__)\n#pragma GCC diagnostic pop\n#endif\n");
+}
+
+static int write_blob(emitter *e, FILE *fp)
+{
+    ln_aot_buf b;
+    static const unsigned char zeros[16];
+    size_t at = 0;
+    int ret;
+
+    ln_aot_buf_init(&b, fp);
+    for (int i = 0; i < e->nw; i++) {
+        ln_aot_buf_write(&b, zeros, e->w[i].off - at);
+        ln_aot_buf_write(&b, e->w[i].t->data, ln_tensor_size(e->w[i].t));
+        at = e->w[i].off + ln_tensor_size(e->w[i].t);
+    }
+    ret = ln_aot_buf_flush(&b);
+    ln_aot_buf_free(&b);
+    return ret;
+}
+
+static void run_function(emitter *e, ln_aot_buf *b)
+{
+    const char *U = e->up, *n = e->name;
+
+    ln_aot_buf_printf(b, "\nint %s_run(", n);
+    params(e, b, LN_TRUE);
+    ln_aot_buf_puts(b, ")\n{\n");
+    if (e->uses_arena)
+        ln_aot_buf_puts(b, "    unsigned char *a = (unsigned char *)arena;\n\n");
+    if (e->ctx->arena_size) {
+        ln_aot_buf_printf(b, "    if (arena == NULL)\n        return %s_ERR_ARENA_NULL;\n"
+                          "    if (((uintptr_t)arena & (%s_ARENA_ALIGN - 1)) != 0)\n"
+                          "        return %s_ERR_ARENA_ALIGN;\n", U, U, U);
+    } else {
+        ln_aot_buf_puts(b, "    (void)arena;      /* the model needs no arena */\n");
+    }
+    if (!e->ctx->io_in_arena) {
+        ln_aot_buf_puts(b, "    if (");
+        for (int k = 0; k < 2; k++)
+            for (int i = 0; i < (k ? e->nout : e->nin); i++)
+                ln_aot_buf_printf(b, "%s%s == NULL", k || i ? " || " : "",
+                                  (k ? e->outs : e->ins)[i].param);
+        ln_aot_buf_printf(b, ")\n        return %s_ERR_IO_NULL;\n", U);
+    }
+    ln_aot_buf_puts(b, "\n");
+    ln_aot_buf_append(b, &e->decls);
+    ln_aot_buf_append(b, &e->body);
+    ln_aot_buf_printf(b, "    return %s_OK;\n}\n", U);
+
+    if (e->ctx->io_in_arena) {
+        for (int k = 0; k < 2; k++)
+            for (int i = 0; i < (k ? e->nout : e->nin); i++) {
+                const io *x = &(k ? e->outs : e->ins)[i];
+                const char *ct = dtype_ctype(x->te->tensor->dtype);
+                intptr_t w = (intptr_t)ln_hash_find(e->wmap, x->tname);
+                ln_aot_buf_printf(b, "\n%s%s *%s_%s%d(void *arena)\n{\n", k ? "const " : "", ct, n,
+                                  k ? "output" : "input", i);
+                if (k && x->te->isstatic && e->o->weights_file)
+                    ln_aot_buf_printf(b, "    (void)arena;\n    return (const %s *)(const void *)"
+                                      "(%s_weights + %zu);\n}\n", ct, n, e->w[w - 1].off);
+                else if (k && x->te->isstatic)
+                    ln_aot_buf_printf(b, "    (void)arena;\n    return (const %s *)(const void *)%s.b;\n}\n",
+                                      ct, e->w[w - 1].sym);
+                else
+                    ln_aot_buf_printf(b, "    return (%s *)(void *)((unsigned char *)arena + %s_%s%d_OFFSET);\n}\n",
+                                      ct, U, k ? "OUTPUT" : "INPUT", i);
+            }
+    }
+    ln_aot_buf_printf(b, "\nint %s_run_array(void *arena, const void *const *inputs, void *const *outputs)\n{\n", n);
+    if (e->ctx->io_in_arena) {
+        ln_aot_buf_printf(b, "    int ret;\n\n    if (arena == NULL)\n        return %s_ERR_ARENA_NULL;\n", U);
+        for (int i = 0; i < e->nin; i++)
+            ln_aot_buf_printf(b, "    %s_copy(%s_input%d(arena), inputs[%d], %zu);\n", n, n, i, i,
+                              ln_tensor_size(e->ins[i].te->tensor));
+        ln_aot_buf_printf(b, "    if ((ret = %s_run(arena)) != %s_OK)\n        return ret;\n", n, U);
+        for (int i = 0; i < e->nout; i++)
+            ln_aot_buf_printf(b, "    %s_copy(outputs[%d], %s_output%d(arena), %zu);\n", n, i, n, i,
+                              ln_tensor_size(e->outs[i].te->tensor));
+        ln_aot_buf_printf(b, "    return %s_OK;\n}\n", U);
+    } else {
+        ln_aot_buf_printf(b, "    return %s_run(arena", n);
+        for (int i = 0; i < e->nin; i++)
+            ln_aot_buf_printf(b, ", (const %s *)inputs[%d]", dtype_ctype(e->ins[i].te->tensor->dtype), i);
+        for (int i = 0; i < e->nout; i++)
+            ln_aot_buf_printf(b, ", (%s *)outputs[%d]", dtype_ctype(e->outs[i].te->tensor->dtype), i);
+        ln_aot_buf_puts(b, ");\n}\n");
+    }
+    if (e->o->static_arena) {
+        size_t sz = e->ctx->arena_size ? e->ctx->arena_size : 1;
+        ln_aot_buf_printf(b, "\nstatic union { unsigned char b[%zu]; double d; } %s_arena %s_ALIGNED;\n",
+                          sz, n, U);
+        ln_aot_buf_printf(b, "\nvoid *%s_arena_static(void)\n{\n    return %s_arena.b;\n}\n", n, n);
+        ln_aot_buf_printf(b, "\nint %s_run_static(", n);
+        params(e, b, LN_FALSE);
+        ln_aot_buf_printf(b, ")\n{\n    return %s_run(%s_arena.b", n, n);
+        if (!e->ctx->io_in_arena) {
+            for (int i = 0; i < e->nin; i++)
+                ln_aot_buf_printf(b, ", %s", e->ins[i].param);
+            for (int i = 0; i < e->nout; i++)
+                ln_aot_buf_printf(b, ", %s", e->outs[i].param);
+        }
+        ln_aot_buf_puts(b, ");\n}\n");
+    }
+}
+
+static int write_source(emitter *e, FILE *fp)
+{
+    ln_aot_buf b;
+    const char *U = e->up;
+    int ret;
+
+    ln_aot_buf_init(&b, fp);
+    banner(e, &b, "model source");
+    ln_aot_buf_printf(&b, "/*\n * Arena %zu bytes (lower bound %zu), constants %zu bytes in %d "
+                      "tensors%s,\n * %d kernel calls, %d copies.\n */\n",
+                      e->ctx->arena_size, e->ctx->lower_bound, e->blob_size, e->nw,
+                      e->o->weights_file ? " (external blob)" : "", e->ncalls, e->ncopies);
+    ln_aot_buf_puts(&b, "#include <math.h>\n#include <stddef.h>\n#include <stdint.h>\n"
+                    "#include \"ln_rt.h\"\n");
+    if (e->o->header_include) {
+        ln_aot_buf_puts(&b, "#include ");
+        c_string(&b, e->o->header_include);
+        ln_aot_buf_puts(&b, "\n");
+    } else {
+        ln_aot_buf_puts(&b, "\n");
+        header_body(e, &b);
+    }
+    ln_aot_buf_printf(&b, "\n#if defined(__GNUC__)\n#define %s_ALIGNED __attribute__((aligned(16)))\n"
+                      "#else\n#define %s_ALIGNED\n#endif\n", U, U);
+    if (e->offs.len) {
+        ln_aot_buf_puts(&b, "\n/* Arena offsets (bytes), fixed by the memory planner. */\n");
+        ln_aot_buf_append(&b, &e->offs);
+    }
+    weights_text(e, &b);
+    if (e->statics.len) {
+        ln_aot_buf_puts(&b, "\n/* The kernels' arguments, computed by the ops' pre_run. */\n");
+        ln_aot_buf_append(&b, &e->statics);
+    }
+    if (e->needs_copy || e->ctx->io_in_arena)
+        ln_aot_buf_printf(&b, "\nstatic void %s_copy(void *dst, const void *src, size_t n)\n{\n"
+                          "    unsigned char *d = (unsigned char *)dst;\n"
+                          "    const unsigned char *s = (const unsigned char *)src;\n"
+                          "    while (n--)\n        *d++ = *s++;\n}\n", e->name);
+    run_function(e, &b);
+    ret = ln_aot_buf_flush(&b);
+    ln_aot_buf_free(&b);
+    return ret;
+}
+
+static int write_header(emitter *e, FILE *fp)
+{
+    ln_aot_buf b;
+    int ret;
+
+    ln_aot_buf_init(&b, fp);
+    banner(e, &b, "model header");
+    header_body(e, &b);
+    ret = ln_aot_buf_flush(&b);
+    ln_aot_buf_free(&b);
+    return ret;
+}
+
+static int cmp_str_ptr(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static char *kernel_list(const ln_hash *kernels)
+{
+    int n = ln_hash_size(kernels), i = 0;
+    const char **v = ln_alloc(sizeof(char *) * (size_t)(n + 1));
+    ln_aot_buf b;
+    ln_hash_iter it;
+    void *k, *val;
+    char *s;
+
+    ln_hash_iter_init(&it, kernels);
+    while (ln_hash_iter_next(&it, &k, &val))
+        v[i++] = k;
+    qsort(v, (size_t)n, sizeof(char *), cmp_str_ptr);
+    ln_aot_buf_init(&b, NULL);
+    for (i = 0; i < n; i++)
+        ln_aot_buf_printf(&b, "%s%s", i ? " " : "", v[i]);
+    ln_aot_buf_putc(&b, '\0');
+    s = ln_strdup(b.data);
+    ln_aot_buf_free(&b);
+    ln_free(v);
+    return s;
+}
+
+int ln_aot_emit(ln_context *ctx, const ln_aot_opts *opts, FILE *c, FILE *h,
+                FILE *blob, ln_aot_stats *stats)
+{
+    emitter e;
+    int ret;
+
+    if (!ln_aot_is_ident(opts->name))
+        return ln_error(LN_EINVAL, "model name '%s' is not a C identifier", opts->name);
+    memset(&e, 0, sizeof e);
+    e.ctx = ctx;
+    e.o = opts;
+    e.name = opts->name;
+    e.up = ln_strdup(opts->name);
+    for (char *s = e.up; *s; s++)
+        if (*s >= 'a' && *s <= 'z')
+            *s = (char)(*s - 'a' + 'A');
+    e.idents = ln_hash_create(ln_str_hash, ln_str_cmp, ln_free, NULL);
+    e.locals = ln_hash_create(ln_str_hash, ln_str_cmp, NULL, NULL);
+    e.privsyms = ln_hash_create(ln_str_hash, ln_str_cmp, ln_free, NULL);
+    e.wmap = ln_hash_create(ln_str_hash, ln_str_cmp, NULL, NULL);
+    e.kernels = ln_hash_create(ln_str_hash, ln_str_cmp, ln_free, NULL);
+    ln_aot_buf_init(&e.offs, NULL);
+    ln_aot_buf_init(&e.statics, NULL);
+    ln_aot_buf_init(&e.decls, NULL);
+    ln_aot_buf_init(&e.body, NULL);
+
+    ret = build(&e);
+    if (!ret && h)
+        ret = write_header(&e, h);
+    if (!ret && opts->weights_file && blob)
+        ret = write_blob(&e, blob);
+    if (!ret)
+        ret = write_source(&e, c);
+    if (!ret && stats) {
+        stats->weights_bytes = e.blob_size;
+        stats->nweights = e.nw;
+        stats->ncalls = e.ncalls;
+        stats->ncopies = e.ncopies;
+        stats->io_bytes = 0;
+        if (!ctx->io_in_arena)
+            for (int k = 0; k < 2; k++)
+                for (int i = 0; i < (k ? e.nout : e.nin); i++)
+                    stats->io_bytes += ln_tensor_size((k ? e.outs : e.ins)[i].te->tensor);
+        stats->kernels = kernel_list(e.kernels);
+    }
+
+    ln_aot_buf_free(&e.offs);
+    ln_aot_buf_free(&e.statics);
+    ln_aot_buf_free(&e.decls);
+    ln_aot_buf_free(&e.body);
+    ln_hash_free(e.wmap);
+    ln_hash_free(e.kernels);
+    ln_hash_free(e.privsyms);
+    ln_hash_free(e.locals);
+    ln_hash_free(e.idents);
+    ln_free(e.w);
+    ln_free(e.ins);
+    ln_free(e.outs);
+    ln_free(e.up);
+    return ret;
+}

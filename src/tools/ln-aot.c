@@ -1,0 +1,381 @@
+/*
+ * ln-aot -- a model as one self-contained C file (and header) that links
+ * against libln_rt: fixed arena offsets, no malloc, into firmware.
+ *
+ *   ln-aot -o kws.c model.json              kws.c + kws.h, weights embedded
+ *   ln-aot -n kws model.onnx > kws.c        source on stdout, declarations inside
+ *   ln-aot -o kws.c --weights kws.bin m.json    weights in a blob the user links
+ *
+ * The model is compiled for the target (default cpu) and its memory planned
+ * when the IR is not compiled yet.  Errors print one line "ln-aot: <message>"
+ * and exit 1; every output file is written whole (temporary file, renamed
+ * at the end) or not at all.  docs/aot.md describes the emitted files.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "ln_context.h"
+#include "ln_mem_plan.h"
+#include "ln_serializer.h"
+#include "aot/ln_aot.h"
+
+#define LN_AOT_VERSION "0.1.0"
+#define MAX_SHAPES 32
+
+static void usage(FILE *fp)
+{
+    fputs("usage: ln-aot [options] MODEL.json|MODEL.onnx|-\n"
+          "\n"
+          "  -t ARCH            target architecture (default cpu)\n"
+          "  -n NAME            C name prefix (default: from -o, else from MODEL)\n"
+          "  -o FILE.c          source file (default stdout)\n"
+          "  --header FILE.h    header file (default: FILE.h beside -o; with neither,\n"
+          "                     the declarations go into the source)\n"
+          "  --weights embed    weights as static const arrays in the source (default)\n"
+          "  --weights FILE     weights into the blob FILE, referenced as\n"
+          "                     extern NAME_weights[] (see docs/aot.md)\n"
+          "  --static-arena     also NAME_run_static(), on a static arena\n"
+          "  --io-in-arena      plan inputs and outputs inside the arena (smallest RAM;\n"
+          "                     the header gives accessors) instead of caller buffers\n"
+          "  -f DATAFILE        weights file for the IR (default: the IR's \"data\")\n"
+          "  --shape NAME=DIMS  fix a symbolic input shape of an ONNX model (1x3x32x32)\n"
+          "  --report           print the memory report on stderr\n"
+          "  -h, --help         this help;  --version  the version\n", fp);
+}
+
+/* Output files, written to a temporary beside the target and renamed at
+ * the end, or removed on failure. */
+typedef struct outfile {
+    const char *path;
+    char *tmp;
+    FILE *fp;
+} outfile;
+
+static outfile outs[3];
+static int nouts;
+
+static void remove_temps(void)
+{
+    for (int i = 0; i < nouts; i++) {
+        if (outs[i].fp)
+            fclose(outs[i].fp);
+        outs[i].fp = NULL;
+        if (outs[i].tmp) {
+            unlink(outs[i].tmp);
+            free(outs[i].tmp);
+            outs[i].tmp = NULL;
+        }
+    }
+}
+
+static FILE *open_out(const char *path)
+{
+    outfile *o = &outs[nouts++];
+    int fd;
+    mode_t mask;
+
+    o->path = path;
+    o->tmp = ln_sprintf("%s.tmpXXXXXX", path);
+    if ((fd = mkstemp(o->tmp)) < 0 || !(o->fp = fdopen(fd, "wb"))) {
+        ln_error(LN_EIO, "cannot write '%s': %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        ln_free(o->tmp);
+        o->tmp = NULL;
+        return NULL;
+    }
+    mask = umask(0);
+    umask(mask);
+    fchmod(fd, 0666 & ~mask);
+    return o->fp;
+}
+
+static int commit_outs(void)
+{
+    for (int i = 0; i < nouts; i++) {
+        if (fclose(outs[i].fp) != 0) {
+            outs[i].fp = NULL;
+            return ln_error(LN_EIO, "cannot write '%s': %s", outs[i].path, strerror(errno));
+        }
+        outs[i].fp = NULL;
+    }
+    for (int i = 0; i < nouts; i++) {
+        if (rename(outs[i].tmp, outs[i].path) != 0)
+            return ln_error(LN_EIO, "cannot rename to '%s': %s", outs[i].path, strerror(errno));
+        ln_free(outs[i].tmp);
+        outs[i].tmp = NULL;
+    }
+    return 0;
+}
+
+/* Print the error; main's cleanup frees everything. */
+static int fail(void)
+{
+    fprintf(stderr, "ln-aot: %s\n", ln_error_message());
+    remove_temps();
+    return EXIT_FAILURE;
+}
+
+static int fail_msg(const char *msg, const char *arg)
+{
+    fprintf(stderr, "ln-aot: ");
+    fprintf(stderr, msg, arg);
+    fputc('\n', stderr);
+    return EXIT_FAILURE;
+}
+
+static char *read_all(FILE *fp, size_t *lenp)
+{
+    size_t cap = 1 << 16, len = 0, n;
+    char *buf = ln_alloc(cap);
+    while ((n = fread(buf + len, 1, cap - len - 1, fp)) > 0) {
+        len += n;
+        if (cap - len < 2)
+            buf = ln_realloc(buf, cap *= 2);
+    }
+    buf[len] = '\0';
+    *lenp = len;
+    return buf;
+}
+
+/* "dir/kws.c" -> "kws"; NULL when nothing usable is left. */
+static char *name_from_path(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    char *s, *dot;
+    size_t j = 0;
+
+    base = base ? base + 1 : path;
+    s = ln_alloc(strlen(base) + 3);
+    if (!((*base >= 'a' && *base <= 'z') || (*base >= 'A' && *base <= 'Z') || *base == '_'))
+        s[j++] = 'm', s[j++] = '_';
+    for (; *base; base++)
+        s[j++] = (char)(((*base >= 'a' && *base <= 'z') || (*base >= 'A' && *base <= 'Z') ||
+                         (*base >= '0' && *base <= '9')) ? *base : *base == '.' ? '.' : '_');
+    s[j] = '\0';
+    if ((dot = strchr(s, '.')))
+        *dot = '\0';
+    for (char *p = s; *p; p++)
+        if (*p == '.')
+            *p = '_';
+    if (!ln_aot_is_ident(s)) {
+        ln_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+/* "kws.c" -> "kws.h"; other names get ".h" appended. */
+static char *header_for(const char *cpath)
+{
+    size_t n = strlen(cpath);
+    if (n > 2 && ln_streq(cpath + n - 2, ".c")) {
+        char *h = ln_strdup(cpath);
+        h[n - 1] = 'h';
+        return h;
+    }
+    return ln_sprintf("%s.h", cpath);
+}
+
+static const char *base_name(const char *p)
+{
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
+/* The memory report (docs/aot.md): what ln-aot knows without compiling. */
+static void report(FILE *fp, const ln_context *ctx, const char *name, const ln_aot_stats *st)
+{
+    fprintf(fp, "%s: arena %zu bytes (lower bound %zu)\n", name, ctx->arena_size, ctx->lower_bound);
+    fprintf(fp, "%s: inputs + outputs %zu bytes %s\n", name, st->io_bytes,
+            ctx->io_in_arena ? "(inside the arena)" : "in the caller's buffers");
+    fprintf(fp, "%s: RAM for one inference %zu bytes (arena + caller buffers)\n", name,
+            ctx->arena_size + st->io_bytes);
+    fprintf(fp, "%s: constants %zu bytes in %d tensors (flash)\n", name, st->weights_bytes,
+            st->nweights);
+    fprintf(fp, "%s: %d kernel calls, %d edge copies; kernels: %s\n", name, st->ncalls,
+            st->ncopies, st->kernels && *st->kernels ? st->kernels : "(none)");
+}
+
+int main(int argc, char **argv)
+{
+    const char *target = "cpu", *name = NULL, *out = NULL, *hdr = NULL, *weights = NULL;
+    const char *model = NULL, *datafile = NULL;
+    const char *shapes[MAX_SHAPES + 1];
+    int nshapes = 0, static_arena = 0, io_in_arena = 0, want_report = 0;
+    char *gen_name = NULL, *gen_hdr = NULL, *text = NULL, *banner = NULL, *cmdline, *inc = NULL;
+    int status = EXIT_FAILURE;
+    size_t len = 0, cl = 0;
+    ln_serializer_opts sopts;
+    ln_aot_opts ao;
+    ln_aot_stats st = {0, 0, 0, 0, 0, NULL};
+    ln_context *ctx = NULL;
+    FILE *cfp = NULL, *hfp = NULL, *bfp = NULL;
+    clock_t t0 = clock();
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (ln_streq(a, "-h") || ln_streq(a, "--help")) {
+            usage(stdout);
+            return EXIT_SUCCESS;
+        } else if (ln_streq(a, "--version")) {
+            puts("ln-aot " LN_AOT_VERSION);
+            return EXIT_SUCCESS;
+        } else if (ln_streq(a, "--static-arena")) {
+            static_arena = 1;
+        } else if (ln_streq(a, "--io-in-arena")) {
+            io_in_arena = 1;
+        } else if (ln_streq(a, "--report")) {
+            want_report = 1;
+        } else if (ln_streq(a, "-t") || ln_streq(a, "-n") || ln_streq(a, "-o") ||
+                   ln_streq(a, "-f") || ln_streq(a, "--header") || ln_streq(a, "--weights") ||
+                   ln_streq(a, "--shape")) {
+            const char *v;
+            if (i + 1 >= argc)
+                return fail_msg("option %s needs an argument", a);
+            v = argv[++i];
+            if (ln_streq(a, "-t"))
+                target = v;
+            else if (ln_streq(a, "-n"))
+                name = v;
+            else if (ln_streq(a, "-o"))
+                out = v;
+            else if (ln_streq(a, "-f"))
+                datafile = v;
+            else if (ln_streq(a, "--header"))
+                hdr = v;
+            else if (ln_streq(a, "--weights"))
+                weights = ln_streq(v, "embed") ? NULL : v;
+            else if (nshapes == MAX_SHAPES)
+                return fail_msg("too many --shape options (at most %s)", "32");
+            else
+                shapes[nshapes++] = v;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            return fail_msg("unknown option '%s' (see ln-aot -h)", a);
+        } else if (model) {
+            return fail_msg("more than one model given ('%s')", a);
+        } else {
+            model = a;
+        }
+    }
+    if (!model) {
+        usage(stderr);
+        return EXIT_FAILURE;
+    }
+    if (name && !ln_aot_is_ident(name))
+        return fail_msg("-n '%s' is not a C identifier", name);
+    if (!name) {
+        gen_name = name_from_path(out ? out : ln_streq(model, "-") ? "model" : model);
+        name = gen_name ? gen_name : "model";
+    }
+    if (!hdr && out)
+        hdr = gen_hdr = header_for(out);
+    if (hdr)   /* beside the source, or found through -I */
+        inc = ln_strdup(base_name(hdr));
+
+    /* the model's bytes: hashed for the banner, then parsed */
+    if (ln_streq(model, "-")) {
+        text = read_all(stdin, &len);
+    } else if (!(text = ln_read_text(model, &len))) {
+        goto out;
+    }
+    shapes[nshapes] = NULL;
+    sopts.shapes = nshapes ? shapes : NULL;
+    ctx = ln_context_create();
+    if (ln_context_init_mem(ctx, text, len, ln_streq(model, "-") ? "<stdin>" : model, NULL,
+                            &sopts)) {
+        ln_free(text);
+        text = NULL;
+        goto out;
+    }
+    if (datafile && ln_context_set_data_file(ctx, datafile))
+        goto out;
+    if (!ctx->arch) {
+        ctx->io_in_arena = io_in_arena;
+        if (ln_context_compile(ctx, target))
+            goto out;
+    } else if (!ln_streq(ctx->arch, target)) {
+        ln_error(LN_EINVAL, "%s: compiled for '%s', not for '%s'", ctx->source, ctx->arch, target);
+        goto out;
+    }
+    if (!ctx->planned || ctx->io_in_arena != io_in_arena) {
+        ctx->io_in_arena = io_in_arena;
+        if (ln_mem_plan(ctx))
+            goto out;
+    }
+
+    /* the banner: version, command line, model hash */
+    for (int i = 0; i < argc; i++)
+        cl += strlen(argv[i]) + 1;
+    cmdline = ln_alloc(cl + 1);
+    cmdline[0] = '\0';
+    for (int i = 0; i < argc; i++) {
+        strcat(cmdline, i ? " " : "");
+        strcat(cmdline, argv[i]);
+    }
+    banner = ln_sprintf("ln-aot %s, target %s\ncommand: %s\nmodel: %s, %zu bytes, "
+                        "FNV-1a 64 %016llx", LN_AOT_VERSION, target, cmdline,
+                        ln_streq(model, "-") ? "<stdin>" : model, len,
+                        (unsigned long long)ln_aot_fnv1a(text, len, LN_AOT_FNV1A_INIT));
+    ln_free(text);
+    text = NULL;
+    ln_free(cmdline);
+
+    memset(&ao, 0, sizeof ao);
+    ao.name = name;
+    ao.header_include = inc;
+    ao.weights_file = weights;
+    ao.static_arena = static_arena;
+    ao.banner = banner;
+    if (out) {
+        if (!(cfp = open_out(out)))
+            goto out;
+    } else if (!(cfp = tmpfile())) {
+        ln_error(LN_EIO, "cannot create a temporary file: %s", strerror(errno));
+        goto out;
+    }
+    if ((hdr && !(hfp = open_out(hdr))) || (weights && !(bfp = open_out(weights))))
+        goto out;
+    if (ln_aot_emit(ctx, &ao, cfp, hfp, bfp, &st))
+        goto out;
+    if (!out) {
+        /* stdout gets the source only once it is complete */
+        char buf[1 << 16];
+        size_t n;
+        rewind(cfp);
+        while ((n = fread(buf, 1, sizeof buf, cfp)) > 0)
+            fwrite(buf, 1, n, stdout);
+        fclose(cfp);
+        cfp = NULL;
+        if (fflush(stdout) != 0) {
+            ln_error(LN_EIO, "cannot write the source to stdout: %s", strerror(errno));
+            goto out;
+        }
+    }
+    if (commit_outs())
+        goto out;
+    if (want_report) {
+        report(stderr, ctx, name, &st);
+        fprintf(stderr, "%s: ln-aot took %.2f s of CPU\n", name,
+                (double)(clock() - t0) / CLOCKS_PER_SEC);
+    }
+    status = EXIT_SUCCESS;
+out:
+    if (status != EXIT_SUCCESS)
+        fail();
+    if (!out && cfp)
+        fclose(cfp);
+    ln_free(text);
+    ln_free(st.kernels);
+    ln_free(banner);
+    ln_free(inc);
+    ln_free(gen_name);
+    ln_free(gen_hdr);
+    ln_context_free(ctx);
+    ln_arch_cleanup();
+    return status;
+}

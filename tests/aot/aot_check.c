@@ -1,0 +1,170 @@
+/*
+ * aot_check.c -- one emitted model against the interpreter and a reference.
+ *
+ * Built once per model by tests/aot/run.sh with
+ *   -DMODEL=ew -DMODEL_UP=EW -DMODEL_H='"ew.h"'
+ * and linked with the emitted ew.o, liblightnet and libln_rt.
+ *
+ *   aot_check MODEL.json TOL IN0.bin ... REF0.bin ...
+ *
+ * Runs the model in the interpreter (ln_context) and through the emitted
+ * MODEL_run_array on the same inputs, requires the outputs to be equal bit
+ * for bit, and within TOL (|a - r| <= TOL * (1 + |r|)) of the reference
+ * files (a reference "-" is skipped).  The arena is filled with garbage
+ * before each run and the model is run twice on different garbage, so a
+ * read of memory the model did not write shows up.  Also checks the
+ * arena argument errors.  Prints one PASS or FAIL line.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ln_context.h"
+#include MODEL_H
+
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+#define M(x) CAT(MODEL, x)
+#define U(x) CAT(MODEL_UP, x)
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+enum { NIN = U(_NUM_INPUTS), NOUT = U(_NUM_OUTPUTS) };
+static const char *const in_names[] = U(_INPUT_NAMES);
+static const char *const out_names[] = U(_OUTPUT_NAMES);
+static const size_t in_sizes[] = U(_INPUT_SIZES);
+static const size_t out_sizes[] = U(_OUTPUT_SIZES);
+
+static int fail(const char *what, const char *detail)
+{
+    printf("FAIL %s: %s%s%s\n", STR(MODEL), what, detail ? ": " : "", detail ? detail : "");
+    return 1;
+}
+
+static void *read_file(const char *path, size_t want)
+{
+    FILE *fp = fopen(path, "rb");
+    void *buf;
+    size_t n;
+
+    if (!fp)
+        return NULL;
+    buf = malloc(want + 1);
+    n = fread(buf, 1, want + 1, fp);
+    fclose(fp);
+    if (n != want) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+static void *arena_alloc(size_t n, unsigned char fill)
+{
+    void *p = NULL;
+    if (posix_memalign(&p, 64, n ? n : 1) != 0)
+        return NULL;
+    memset(p, fill, n ? n : 1);
+    return p;
+}
+
+int main(int argc, char **argv)
+{
+    void *ins[NIN + 1], *ref_out[NOUT + 1], *aot_out[NOUT + 1];
+    ln_context *ctx;
+    double tol, maxerr = 0;
+    char msg[256];
+    int ret;
+
+    if (argc != 3 + NIN + NOUT) {
+        fprintf(stderr, "usage: %s MODEL.json TOL IN0.bin.. REF0.bin..\n", argv[0]);
+        return 2;
+    }
+    tol = atof(argv[2]);
+    for (int i = 0; i < NIN; i++)
+        if (!(ins[i] = read_file(argv[3 + i], in_sizes[i] * sizeof(float))))
+            return fail("cannot read input (or wrong size)", argv[3 + i]);
+
+    /* the interpreter */
+    ctx = ln_context_create();
+    if (ln_context_init(ctx, argv[1]) || ln_context_compile(ctx, "cpu") ||
+        ln_context_load(ctx, NULL))
+        return fail("interpreter", ln_error_message());
+    for (int i = 0; i < NIN; i++)
+        if (ln_context_set_data(ctx, in_names[i], ins[i], in_sizes[i] * sizeof(float)))
+            return fail("interpreter input", ln_error_message());
+    if (ln_context_run(ctx))
+        return fail("interpreter run", ln_error_message());
+    for (int i = 0; i < NOUT; i++) {
+        ref_out[i] = malloc(out_sizes[i] * sizeof(float));
+        aot_out[i] = malloc(out_sizes[i] * sizeof(float));
+        if (ln_context_get_data(ctx, out_names[i], ref_out[i], out_sizes[i] * sizeof(float)))
+            return fail("interpreter output", ln_error_message());
+    }
+
+    /* the emitted code, twice on different garbage */
+    for (int pass = 0; pass < 2; pass++) {
+        void *arena = arena_alloc(U(_ARENA_SIZE), pass ? 0xff : 0xa5);
+        for (int i = 0; i < NOUT; i++)
+            memset(aot_out[i], pass ? 0x7f : 0xc3, out_sizes[i] * sizeof(float));
+        if ((ret = M(_run_array)(arena, (const void *const *)ins, aot_out)) != U(_OK)) {
+            snprintf(msg, sizeof msg, "returned %d", ret);
+            return fail("run", msg);
+        }
+        for (int i = 0; i < NOUT; i++)
+            if (memcmp(aot_out[i], ref_out[i], out_sizes[i] * sizeof(float)) != 0) {
+                const float *a = aot_out[i], *r = ref_out[i];
+                size_t k = 0;
+                while (memcmp(&a[k], &r[k], sizeof(float)) == 0)
+                    k++;
+                snprintf(msg, sizeof msg, "output %d '%s' [%zu]: emitted %.9g, interpreter %.9g "
+                         "(pass %d)", i, out_names[i], k, (double)a[k], (double)r[k], pass);
+                return fail("not bit-exact with the interpreter", msg);
+            }
+        free(arena);
+    }
+
+    /* arena argument errors */
+    if (U(_ARENA_SIZE) > 0) {
+        unsigned char *arena = arena_alloc(U(_ARENA_SIZE) + 16, 0);
+        if (M(_run_array)(NULL, (const void *const *)ins, aot_out) != U(_ERR_ARENA_NULL))
+            return fail("NULL arena not rejected", NULL);
+#if !U(_IO_IN_ARENA)
+        if (M(_run_array)(arena + 4, (const void *const *)ins, aot_out) != U(_ERR_ARENA_ALIGN))
+            return fail("misaligned arena not rejected", NULL);
+#endif
+        free(arena);
+    }
+
+    /* the reference, within tolerance */
+    for (int i = 0; i < NOUT; i++) {
+        const char *path = argv[3 + NIN + i];
+        const float *a = aot_out[i], *r;
+        if (ln_streq(path, "-"))
+            continue;
+        if (!(r = read_file(path, out_sizes[i] * sizeof(float))))
+            return fail("cannot read reference (or wrong size)", path);
+        for (size_t k = 0; k < out_sizes[i]; k++) {
+            double err = fabs((double)a[k] - (double)r[k]);
+            if (!(err <= tol * (1 + fabs((double)r[k])))) {
+                snprintf(msg, sizeof msg, "output %d '%s' [%zu]: %.9g, reference %.9g", i,
+                         out_names[i], k, (double)a[k], (double)r[k]);
+                return fail("off the reference", msg);
+            }
+            if (err > maxerr)
+                maxerr = err;
+        }
+        free((void *)r);
+    }
+    printf("PASS %s: %d output(s) bit-exact with the interpreter, max |error| vs reference %.3g\n",
+           STR(MODEL), NOUT, maxerr);
+    for (int i = 0; i < NIN; i++)
+        free(ins[i]);
+    for (int i = 0; i < NOUT; i++) {
+        free(ref_out[i]);
+        free(aot_out[i]);
+    }
+    ln_context_free(ctx);
+    ln_arch_cleanup();
+    return 0;
+}
