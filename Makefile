@@ -79,9 +79,10 @@ $(BUILD)/bin/%: $(BUILD)/src/tools/%.o $(BUILD)/liblightnet.a $(RT_LIB)
 
 # The suite list is derived from the test files, so adding
 # tests/test_ln_foo.c with `Suite *test_ln_foo_suite(void)` is all it takes.
-$(BUILD)/tests/suites.h: $(TEST_SRCS)
+$(BUILD)/tests/suites.h: $(TEST_SRCS) FORCE
 	@mkdir -p $(dir $@)
-	grep -ho 'Suite \*test_ln_[a-z0-9_]*_suite' $(TEST_SRCS) | sed 's/Suite \*\(.*\)/LN_SUITE(\1)/' | sort -u > $@
+	@grep -ho 'Suite \*test_ln_[a-z0-9_]*_suite' $(TEST_SRCS) | sed 's/Suite \*\(.*\)/LN_SUITE(\1)/' | sort -u > $@.new
+	@cmp -s $@.new $@ && rm -f $@.new || mv $@.new $@
 
 $(BUILD)/tests/test_main.o: tests/test_main.c $(BUILD)/tests/suites.h
 	@mkdir -p $(dir $@)
@@ -105,7 +106,7 @@ test-rt:
 # in its own build tree.
 test-asan:
 	CK_FORK=no $(MAKE) BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
-	    SAN="-fsanitize=address,undefined -fno-sanitize-recover=all" test-unit
+	    SAN="-fsanitize=address,undefined -fno-sanitize-recover=all" test-unit test-aot
 	$(MAKE) -C runtime test-asan
 
 # The Cortex-M4 kernel tests under qemu-system-arm (mps2-an386).
@@ -117,12 +118,18 @@ test-m4:
 test-gen:
 	sh tests/gen/run.sh
 
+# Everything: Check suites + CLI + ONNX tool tests, generator tests, kernel
+# tests, ln-aot end to end (gcc, clang, arm-none-eabi-gcc), all of it again
+# under ASan+UBSan, the kernel tests and every test model as Cortex-M4
+# firmware under qemu, and generated files in sync.
 test: all
 	$(MAKE) test-unit
 	$(MAKE) test-gen
 	$(MAKE) test-rt
+	$(MAKE) test-aot
 	$(MAKE) test-asan
 	$(MAKE) test-m4
+	$(MAKE) test-m4-models
 	$(MAKE) check-gen
 
 # Every generator gen/<x>gen.pl, in name order (opgen before optgen).

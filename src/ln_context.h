@@ -39,8 +39,8 @@ typedef struct ln_context {
     size_t lower_bound_noalias; /* the same with every tensor its own buffer */
     size_t noreuse_size;     /* every non-constant tensor its own buffer, all live */
     size_t io_size;          /* bytes of caller buffers (inputs and outputs) */
-    ln_bool io_in_arena;     /* graph inputs/outputs inside the arena (the
-                              * default; ln-aot plans them as caller buffers) */
+    ln_bool io_in_arena;     /* graph inputs/outputs inside the arena; false
+                              * (the default): they are the caller's buffers */
     ln_bool no_opt;          /* compile with the expander only: no folding, no fusion */
     ln_bool plan_noreuse;    /* debug plan: no in-place, no sharing (views stay) */
     void *arena;             /* allocated by load */
