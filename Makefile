@@ -161,5 +161,9 @@ clean:
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
-example: tools
+# The main job on bundled examples: ln-aot emits a model as C, cc compiles it
+# with libln_rt into a program, the program classifies two inputs; then the
+# interpreter runs LightNet's classic slice example.
+example: all
+	$(MAKE) example-aot
 	$(BUILD)/bin/lightnet examples/slice/slice.json
