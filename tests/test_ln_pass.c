@@ -153,6 +153,57 @@ START_TEST(test_plan_invariants)
 }
 END_TEST
 
+/* Two branches concatenated on channels, then a relu: the branches are
+ * produced straight into their slices of the concat output. */
+static const char *concat_ir =
+    "{\"ops\":["
+    INPUT("x", "[1,2,3,4]") ","
+    OP("a", "relu", T("src", "x"), T("dst", "ra"), "") ","
+    OP("b", "sigmoid", T("src", "x"), T("dst", "rb"), "") ","
+    OP("b2", "neg", T("src", "rb"), T("dst", "rc"), "") ","
+    OP("cat", "concat", T("src_0", "ra") "," T("src_1", "x") "," T("src_2", "rc"),
+       T("dst", "c"), P("axis", "1")) ","
+    OP("r", "relu", T("src", "c"), T("dst", "y0"), "") ","
+    OP("e", "exp", T("src", "y0"), T("dst", "y"), "") ","
+    OP("out", "output", T("src", "y"), "", "")
+    "]}";
+
+START_TEST(test_concat_in_place)
+{
+    ln_context *ctx = ln_context_create(), *ref = ln_context_create();
+    float x[24], y1[72], y2[72];
+    char *c, *ra, *rc;
+
+    for (int i = 0; i < 24; i++)
+        x[i] = (float)(i % 5) - 2;
+    ck_assert_msg(ln_context_init_str(ctx, concat_ir, "cat.json") == 0, "%s", ln_error_message());
+    ck_assert_int_eq(ln_context_compile(ctx, "cpu"), 0);
+    ck_assert_int_eq(ln_context_load(ctx, NULL), 0);
+    c = ln_context_tensor(ctx, "c")->data;
+    ra = ln_context_tensor(ctx, "ra")->data;
+    rc = ln_context_tensor(ctx, "rc")->data;
+    /* ra is the first slice, rc the third (x is a graph input: copied) */
+    ck_assert_ptr_eq(ra, c);
+    ck_assert_ptr_eq(rc, c + 2 * 24 * sizeof(float));
+    ck_assert_uint_eq(ctx->arena_size, ctx->lower_bound);
+    ck_assert_int_eq(ln_context_set_data(ctx, "x", x, sizeof x), 0);
+    ck_assert_int_eq(ln_context_run(ctx), 0);
+    ck_assert_int_eq(ln_context_get_data(ctx, "y", y1, sizeof y1), 0);
+    ref->plan_noreuse = LN_TRUE;
+    ck_assert_int_eq(ln_context_init_str(ref, concat_ir, "cat.json"), 0);
+    ref->plan_noreuse = LN_TRUE;
+    ck_assert_int_eq(ln_context_compile(ref, "cpu"), 0);
+    ck_assert_int_eq(ln_context_load(ref, NULL), 0);
+    ck_assert_ptr_ne(ln_context_tensor(ref, "ra")->data, ln_context_tensor(ref, "c")->data);
+    ck_assert_int_eq(ln_context_set_data(ref, "x", x, sizeof x), 0);
+    ck_assert_int_eq(ln_context_run(ref), 0);
+    ck_assert_int_eq(ln_context_get_data(ref, "y", y2, sizeof y2), 0);
+    ck_assert_mem_eq(y1, y2, sizeof y1);
+    ln_context_free(ctx);
+    ln_context_free(ref);
+}
+END_TEST
+
 Suite *test_ln_pass_suite(void);
 Suite *test_ln_pass_suite(void)
 {
@@ -161,6 +212,7 @@ Suite *test_ln_pass_suite(void)
     tcase_add_test(tc, test_fold_and_clean);
     tcase_add_test(tc, test_fold_survives_print_and_reload);
     tcase_add_test(tc, test_plan_invariants);
+    tcase_add_test(tc, test_concat_in_place);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -99,7 +99,9 @@ void ln_rt_concat(int nsrc, const void *const *src, const int32_t *axis_dims,
     for (i = 0; i < outer; i++) {
         for (k = 0; k < nsrc; k++) {
             size_t row = (size_t)axis_dims[k] * (size_t)inner * es;
-            memcpy(o, (const char *)src[k] + (size_t)i * row, row);
+            const char *from = (const char *)src[k] + (size_t)i * row;
+            if (from != o)      /* the planner may have produced it in place */
+                memcpy(o, from, row);
             o += row;
         }
     }
@@ -114,7 +116,9 @@ void ln_rt_concat_f32(int nsrc, const float *const *src,
     for (i = 0; i < outer; i++) {
         for (k = 0; k < nsrc; k++) {
             size_t row = (size_t)axis_dims[k] * (size_t)inner;
-            memcpy(dst, src[k] + (size_t)i * row, row * sizeof(float));
+            const float *from = src[k] + (size_t)i * row;
+            if (from != dst)    /* the planner may have produced it in place */
+                memcpy(dst, from, row * sizeof(float));
             dst += row;
         }
     }
