@@ -71,6 +71,8 @@ void ln_rt_abs_f32(const float *x, float *y, size_t n);
 void ln_rt_neg_f32(const float *x, float *y, size_t n);
 void ln_rt_reciprocal_f32(const float *x, float *y, size_t n);
 void ln_rt_erf_f32(const float *x, float *y, size_t n);
+/* x / (1 + |x|) */
+void ln_rt_softsign_f32(const float *x, float *y, size_t n);
 
 /* ---------------------------------------------------------------------
  * Binary elementwise with numpy broadcasting, float32.

@@ -20,6 +20,7 @@ static double d_hswish(double v)
 static double d_softplus(double v) { return log1p(exp(v)); }
 static double d_neg(double v) { return -v; }
 static double d_recip(double v) { return 1.0 / v; }
+static double d_softsign(double v) { return v / (1.0 + fabs(v)); }
 
 typedef struct {
     const char *name;
@@ -42,6 +43,7 @@ static const un_case ucases[] = {
     { "neg", ln_rt_neg_f32, d_neg, -3, 3, 0 },
     { "reciprocal", ln_rt_reciprocal_f32, d_recip, 0.1f, 10, 2e-6 },
     { "erf", ln_rt_erf_f32, erf, -4, 4, 2e-6 },
+    { "softsign", ln_rt_softsign_f32, d_softsign, -50, 50, 2e-7 },
 };
 
 START_TEST(test_unary)

@@ -66,6 +66,7 @@
     !defined(LN_OP_STRIP_slice) || \
     !defined(LN_OP_STRIP_softmax) || \
     !defined(LN_OP_STRIP_softplus) || \
+    !defined(LN_OP_STRIP_softsign) || \
     !defined(LN_OP_STRIP_space_to_depth) || \
     !defined(LN_OP_STRIP_split) || \
     !defined(LN_OP_STRIP_sqrt) || \
@@ -999,6 +1000,22 @@ static ln_list *ep_softplus(const ln_context *ctx, const ln_op *op0, int *match)
 }
 #endif
 
+#ifndef LN_OP_STRIP_softsign
+static ln_list *ep_softsign(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "softsign"))
+        return NULL;
+    /* default: the same op as softsign_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("softsign_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
 #ifndef LN_OP_STRIP_space_to_depth
 static ln_list *ep_space_to_depth(const ln_context *ctx, const ln_op *op0, int *match)
 {
@@ -1314,6 +1331,9 @@ ln_expander_func ln_expander_funcs_cpu[] = {
 #endif
 #ifndef LN_OP_STRIP_softplus
     ep_softplus,
+#endif
+#ifndef LN_OP_STRIP_softsign
+    ep_softsign,
 #endif
 #ifndef LN_OP_STRIP_space_to_depth
     ep_space_to_depth,

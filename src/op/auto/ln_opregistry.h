@@ -124,6 +124,8 @@ extern ln_op ln_opimpl_softmax;
 extern ln_op ln_opimpl_softmax_cpu;
 extern ln_op ln_opimpl_softplus;
 extern ln_op ln_opimpl_softplus_cpu;
+extern ln_op ln_opimpl_softsign;
+extern ln_op ln_opimpl_softsign_cpu;
 extern ln_op ln_opimpl_space_to_depth;
 extern ln_op ln_opimpl_space_to_depth_cpu;
 extern ln_op ln_opimpl_split;
