@@ -63,5 +63,32 @@ if [ -e "$T/never.json" ]; then bad "partial output file left behind"; else ok; 
 # help
 if "$LN" -h | grep -q '^usage: lightnet'; then ok; else bad "-h"; fi
 
+# reports: memory figures, the dot graph, the memory-plan SVG, the profile
+cat >"$T/net.json" <<'EOF2'
+{"ops": [
+ {"name": "in", "optype": "input", "tensors_out": [{"arg_name": "dst", "name": "x"}],
+  "params": [{"arg_name": "dtype", "value": "float32"}, {"arg_name": "dims", "value": [2, 3]}]},
+ {"name": "r1", "optype": "relu", "tensors_in": [{"arg_name": "src", "name": "x"}],
+  "tensors_out": [{"arg_name": "dst", "name": "a"}]},
+ {"name": "s1", "optype": "sigmoid", "tensors_in": [{"arg_name": "src", "name": "x"}],
+  "tensors_out": [{"arg_name": "dst", "name": "b"}]},
+ {"name": "m1", "optype": "mul", "tensors_in": [{"arg_name": "src1", "name": "a"}, {"arg_name": "src2", "name": "b"}],
+  "tensors_out": [{"arg_name": "dst", "name": "y"}]},
+ {"name": "out", "optype": "output", "tensors_in": [{"arg_name": "src", "name": "y"}]}]}
+EOF2
+printf '\000\000\200\277\000\000\000\100\000\000\100\300\000\000\200\100\000\000\240\300\000\000\300\100' >"$T/x.bin"
+if "$LN" --mem-report --dot "$T/g.dot" --mem-svg "$T/plan.svg" --profile=3 \
+       -i x="$T/x.bin" --save y="$T/y.bin" "$T/net.json" >"$T/rep" 2>"$T/err" &&
+   grep -q 'arena lower bound' "$T/rep" && grep -q '^profile of' "$T/rep" &&
+   grep -q 'digraph lightnet' "$T/g.dot" && grep -q '<svg' "$T/plan.svg" &&
+   [ "$(wc -c <"$T/y.bin")" -eq 24 ]; then ok; else bad "--mem-report/--dot/--mem-svg/--profile/-i/--save"; cat "$T/err"; fi
+if command -v dot >/dev/null 2>&1; then
+    if dot -Tpng "$T/g.dot" -o "$T/g.png" 2>"$T/err"; then ok; else bad "dot -Tpng on --dot output"; cat "$T/err"; fi
+fi
+if command -v python3 >/dev/null 2>&1; then
+    if python3 -c 'import sys, xml.etree.ElementTree as E; r = E.parse(sys.argv[1]).getroot(); assert r.tag.endswith("svg") and len(r) > 3' "$T/plan.svg"; then ok; else bad "--mem-svg is not well-formed SVG"; fi
+fi
+expect_error "bad -i size" "tensor 'x' needs 24" -i x="$T/g.dot" "$T/net.json"
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
