@@ -159,12 +159,32 @@ int ln_report_mem_svg(FILE *fp, const ln_context *ctx)
     const double W = 900, H = 500, left = 70, top = 40, bottom = 40;
     double sx, sy;
     size_t arena;
+    int *col, ncols;
 
     if (!ctx->planned)
         return ln_error(LN_EINVAL, "%s: not planned (compile first)", ctx->source);
     L = lifetimes(ctx, &n, &steps);
+    /* x is the op step, counting only ops that compute something: the
+     * constants' create ops take no arena and would only widen the picture */
+    col = ln_alloc(sizeof(int) * (size_t)(steps + 1));
+    {
+        int step = 0, c = 0;
+        LN_LIST_FOREACH(ln_op, op, ctx->ops) {
+            ln_bool konst = op->op_arg->tensors_out != NULL && op->op_arg->tensors_in == NULL;
+            LN_LIST_FOREACH(ln_tensor_list_entry, tl, op->op_arg->tensors_out) {
+                ln_tensor_entry *te = ln_tensor_table_find(ctx->tensor_table, tl->name);
+                if (te && !te->isstatic)
+                    konst = LN_FALSE;
+            }
+            col[step++] = c;
+            if (!konst)
+                c++;
+        }
+        col[step] = c;      /* the end: graph outputs live to here */
+        ncols = c + 1;
+    }
     arena = ctx->arena_size ? ctx->arena_size : 1;
-    sx = (W - left - 20) / (steps > 0 ? steps : 1);
+    sx = (W - left - 20) / ncols;
     sy = (H - top - bottom) / (double)arena;
     fprintf(fp, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
             "font-family=\"Helvetica, sans-serif\" font-size=\"11\">\n", W, H);
@@ -184,8 +204,8 @@ int ln_report_mem_svg(FILE *fp, const ln_context *ctx)
         double x, y, w, h;
         if (te->io_buffer || te->owner)
             continue;       /* caller buffers are not in the arena; views share */
-        x = left + sx * L[i].first;
-        w = sx * (L[i].last - L[i].first + 1);
+        x = left + sx * col[L[i].first];
+        w = sx * (col[L[i].last] - col[L[i].first] + 1);
         y = top + sy * (double)te->offset;
         h = sy * (double)ln_align_up(ln_tensor_size(te->tensor), LN_MEM_ALIGN);
         if (h < 1)
@@ -201,6 +221,7 @@ int ln_report_mem_svg(FILE *fp, const ln_context *ctx)
     }
     fputs("</svg>\n", fp);
     ln_free(L);
+    ln_free(col);
     return 0;
 }
 
