@@ -201,6 +201,14 @@ static int run_conv(const void *p)
     return ln_rt_conv2d_f32(&c->a, c->x, c->w, c->b, c->y, c->scr);
 }
 
+/* the GEMM path alone, beside layers the direct kernel takes */
+static int run_conv_gemm(const void *p)
+{
+    const conv_ctx *c = p;
+    return ln_rt__conv2d_gemm_f32_isa(ln_rt__gemm_isa_default(), &c->a, c->x,
+                                      c->w, c->b, c->y, c->scr);
+}
+
 typedef struct {
     ln_rt_gemm_args a;
     const float *A, *B;
@@ -296,6 +304,10 @@ int main(int argc, char **argv)
         snprintf(shape, sizeof(shape), "%dx%dx%d->%d", l->c, l->h, l->w,
                  l->oc);
         row(l->name, shape, t, flops, peak);
+        if (LN_RT_HAVE_AVX512 && l->g == 1 && ln_rt__conv2d_direct_ok(&c.a)) {
+            t = best_time(run_conv_gemm, &c, flops);
+            row("  (same, GEMM path)", "", t, flops, peak);
+        }
     }
     {
         /* m, n, k, transB; M = 1 rows are batch-1 fully connected layers

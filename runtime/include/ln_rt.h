@@ -141,6 +141,17 @@ int ln_rt_conv2d_f32(const ln_rt_conv2d_args *a, const float *src,
                      void *scratch);
 size_t ln_rt_conv2d_f32_scratch_size(const ln_rt_conv2d_args *a);
 
+/* Depthwise 2-D convolution only: group == c, oc a multiple of c (same
+ * args, weight [oc][1][kh][kw]). What ln_rt_conv2d_f32 runs for such
+ * shapes, as a kernel of its own so that code calling only this one does
+ * not link the GEMM engine. Scratch: ln_rt_conv2d_depthwise_f32_scratch_size()
+ * bytes (one zero-padded plane; the same number ln_rt_conv2d_f32 asks for
+ * these shapes). Returns LN_RT_ARG_ERROR for any other shape. */
+int ln_rt_conv2d_depthwise_f32(const ln_rt_conv2d_args *a, const float *src,
+                               const float *weight, const float *bias,
+                               float *dst, void *scratch);
+size_t ln_rt_conv2d_depthwise_f32_scratch_size(const ln_rt_conv2d_args *a);
+
 /* Transposed 2-D convolution (ONNX ConvTranspose), NCHW, float32.
  * weight is [c][oc/group][kh][kw], bias [oc] or NULL. oh/ow are given by the
  * caller (they depend on output_padding / output_shape):

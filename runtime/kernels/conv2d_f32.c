@@ -115,14 +115,72 @@ static void pack_b_conv(const void *ctx, int32_t p0, int32_t kc, int32_t j0,
     }
 }
 
+/* the depthwise kernels: x86 direct ones by row width, else the padded
+ * plane (portable: always) */
+static void dw_run(int portable, const ln_rt_conv2d_args *a, const float *src,
+                   const float *weight, const float *bias, float *dst,
+                   int32_t ow, void *scratch)
+{
+#if LN_RT_HAVE_AVX2
+    if (!portable) {
+#if LN_RT_HAVE_AVX512
+        /* rows narrower than 16: flat vectors across rows */
+        if (ow < LN_RT_DW512_MIN_OW &&
+            ln_rt__dwconv_flat_f32_avx512(a, src, weight, bias, dst))
+            return;
+        if (ow >= LN_RT_DW512_MIN_OW &&
+            ln_rt__dwconv_f32_avx512(a, src, weight, bias, dst))
+            return;
+#endif
+        if (!ln_rt__dwconv_f32_avx2(a, src, weight, bias, dst))
+            ln_rt__dwconv_f32_avx2_padded(a, src, weight, bias, dst,
+                                          scratch);
+        return;
+    }
+#endif
+    (void)portable;
+    (void)ow;
+    ln_rt__dwconv_f32_c(a, src, weight, bias, dst, scratch);
+}
+
+static size_t dw_scratch_size(const ln_rt_conv2d_args *a)
+{
+    return (size_t)(a->w + a->pad_left + a->pad_right + LN_RT_DW_SLACK) *
+           (size_t)(a->h + a->pad_top + a->pad_bottom) * sizeof(float);
+}
+
+size_t ln_rt_conv2d_depthwise_f32_scratch_size(const ln_rt_conv2d_args *a)
+{
+    if (!conv_args_ok(a) || a->group != a->c || a->oc % a->c != 0)
+        return 0;
+    return dw_scratch_size(a);
+}
+
+int ln_rt_conv2d_depthwise_f32(const ln_rt_conv2d_args *a, const float *src,
+                               const float *weight, const float *bias,
+                               float *dst, void *scratch)
+{
+    int32_t oh, ow;
+    if (!conv_args_ok(a) || a->group != a->c || a->oc % a->c != 0)
+        return LN_RT_ARG_ERROR;
+    oh = ln_rt_conv_out_size(a->h, a->kh, a->stride_h, a->pad_top,
+                             a->pad_bottom, a->dil_h);
+    ow = ln_rt_conv_out_size(a->w, a->kw, a->stride_w, a->pad_left,
+                             a->pad_right, a->dil_w);
+    if (oh <= 0 || ow <= 0 || a->n == 0)
+        return LN_RT_OK;
+    /* no reference to the GEMM engine here (not even its ISA table) */
+    dw_run(!LN_RT_HAVE_AVX2, a, src, weight, bias, dst, ow, scratch);
+    return LN_RT_OK;
+}
+
 size_t ln_rt_conv2d_f32_scratch_size(const ln_rt_conv2d_args *a)
 {
     int32_t oh, ow, cg;
     if (!conv_args_ok(a))
         return 0;
     if (is_depthwise(a))
-        return (size_t)(a->w + a->pad_left + a->pad_right + LN_RT_DW_SLACK) *
-               (size_t)(a->h + a->pad_top + a->pad_bottom) * sizeof(float);
+        return dw_scratch_size(a);
     oh = ln_rt_conv_out_size(a->h, a->kh, a->stride_h, a->pad_top,
                              a->pad_bottom, a->dil_h);
     ow = ln_rt_conv_out_size(a->w, a->kw, a->stride_w, a->pad_left,
@@ -133,10 +191,41 @@ size_t ln_rt_conv2d_f32_scratch_size(const ln_rt_conv2d_args *a)
                                       conv_is_pointwise(a)) * sizeof(float);
 }
 
-int ln_rt__conv2d_f32_isa(const ln_rt__gemm_isa *isa,
-                          const ln_rt_conv2d_args *a, const float *src,
-                          const float *weight, const float *bias, float *dst,
-                          void *scratch)
+/* Direct kernel or GEMM for a group-1 conv (x86/conv2d_direct_avx512.c).
+ * The GEMM path packs a KC x NC patch block per (k block, n block) and
+ * pays for it once per MR rows of output channels, so with few output
+ * channels, few input channels or small maps the packing costs as much as
+ * the products; the direct kernel reads the image in place with k-masked
+ * loads and has no blocking over k, so it wants the image and one 8-row
+ * weight block in L1/L2. Taken when: group 1, no dilation, stride 1 or 2
+ * (same on both axes), at most 64 taps, K = c*kh*kw <= 1024 (no k
+ * blocking: ResNet-18's 3x3 convs at 14x14 and 7x7 with K = 2304, 4608 are
+ * faster through the blocked GEMM), the input image at most 256 KiB
+ * (c*h*w <= 64K floats: every MLPerf Tiny conv, not the big early layers of
+ * ResNet-18 / MobileNetV2), and either "same"-width stride-1 output rows
+ * (pixel blocks then run across rows, so an 8x8 map fills its lanes) or
+ * rows of at least 16 outputs (a 5- or 8-wide row would leave most of a
+ * 32-lane block idle: DS-CNN's 10x4 s2 first conv, ResNet-8's 16x16 -> 8x8
+ * s2 conv stay on the GEMM). 1x1 stride-1 convs too: the GEMM reads their
+ * image in place already, but the direct kernel has no per-call packing
+ * of tails (bench/kernels: equal or faster at MobileNet sizes). */
+int ln_rt__conv2d_direct_ok(const ln_rt_conv2d_args *a)
+{
+    return a->group == 1 && a->dil_h == 1 && a->dil_w == 1 &&
+           a->stride_h == a->stride_w &&
+           (a->stride_w == 1 || a->stride_w == 2) &&
+           a->kh * a->kw <= 64 && a->c * a->kh * a->kw <= 1024 &&
+           (int64_t)a->c * a->h * a->w <= 65536 &&
+           ((a->stride_w == 1 &&
+             a->pad_left + a->pad_right == a->kw - 1) ||
+            ln_rt_conv_out_size(a->w, a->kw, a->stride_w, a->pad_left,
+                                a->pad_right, 1) >= 16);
+}
+
+int ln_rt__conv2d_gemm_f32_isa(const ln_rt__gemm_isa *isa,
+                               const ln_rt_conv2d_args *a, const float *src,
+                               const float *weight, const float *bias,
+                               float *dst, void *scratch)
 {
     int32_t oh, ow, cg, mg, kk, b, g;
     int pointwise;
@@ -152,23 +241,6 @@ int ln_rt__conv2d_f32_isa(const ln_rt__gemm_isa *isa,
                              a->pad_right, a->dil_w);
     if (oh <= 0 || ow <= 0 || a->n == 0)
         return LN_RT_OK;
-    if (is_depthwise(a)) {
-#if LN_RT_HAVE_AVX2
-        if (isa != &ln_rt__gemm_isa_c) {
-#if LN_RT_HAVE_AVX512
-            if (ow >= LN_RT_DW512_MIN_OW &&
-                ln_rt__dwconv_f32_avx512(a, src, weight, bias, dst))
-                return LN_RT_OK;
-#endif
-            if (!ln_rt__dwconv_f32_avx2(a, src, weight, bias, dst))
-                ln_rt__dwconv_f32_avx2_padded(a, src, weight, bias, dst,
-                                              scratch);
-            return LN_RT_OK;
-        }
-#endif
-        ln_rt__dwconv_f32_c(a, src, weight, bias, dst, scratch);
-        return LN_RT_OK;
-    }
     cg = a->c / a->group;
     mg = a->oc / a->group;
     kk = cg * a->kh * a->kw;
@@ -199,6 +271,35 @@ int ln_rt__conv2d_f32_isa(const ln_rt__gemm_isa *isa,
         }
     }
     return LN_RT_OK;
+}
+
+int ln_rt__conv2d_f32_isa(const ln_rt__gemm_isa *isa,
+                          const ln_rt_conv2d_args *a, const float *src,
+                          const float *weight, const float *bias, float *dst,
+                          void *scratch)
+{
+    int32_t oh, ow;
+
+    if (!conv_args_ok(a))
+        return LN_RT_ARG_ERROR;
+    oh = ln_rt_conv_out_size(a->h, a->kh, a->stride_h, a->pad_top,
+                             a->pad_bottom, a->dil_h);
+    ow = ln_rt_conv_out_size(a->w, a->kw, a->stride_w, a->pad_left,
+                             a->pad_right, a->dil_w);
+    if (oh <= 0 || ow <= 0 || a->n == 0)
+        return LN_RT_OK;
+    if (is_depthwise(a)) {
+        dw_run(isa == &ln_rt__gemm_isa_c, a, src, weight, bias, dst, ow,
+               scratch);
+        return LN_RT_OK;
+    }
+#if LN_RT_HAVE_AVX512
+    if (isa == &ln_rt__gemm_isa_avx512 && ln_rt__conv2d_direct_ok(a) &&
+        ln_rt__conv2d_direct_f32_avx512(a, src, weight, bias, dst))
+        return LN_RT_OK;
+#endif
+    return ln_rt__conv2d_gemm_f32_isa(isa, a, src, weight, bias, dst,
+                                      scratch);
 }
 
 int ln_rt_conv2d_f32(const ln_rt_conv2d_args *a, const float *src,

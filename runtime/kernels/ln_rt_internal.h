@@ -190,6 +190,13 @@ int ln_rt__conv2d_f32_isa(const ln_rt__gemm_isa *isa,
 int ln_rt__gemm_f32_isa(const ln_rt__gemm_isa *isa, const ln_rt_gemm_args *a,
                         const float *A, const float *B, const float *C,
                         float *Y, void *scratch);
+/* the conv2d GEMM path alone (no direct kernel): tests and bench compare */
+int ln_rt__conv2d_gemm_f32_isa(const ln_rt__gemm_isa *isa,
+                               const ln_rt_conv2d_args *a, const float *src,
+                               const float *weight, const float *bias,
+                               float *dst, void *scratch);
+/* shapes the direct conv kernels take (see conv2d_f32.c for the choice) */
+int ln_rt__conv2d_direct_ok(const ln_rt_conv2d_args *a);
 /* depthwise: pp is the padded-plane scratch, rows of
  * w + pad_left + pad_right + LN_RT_DW_SLACK floats */
 #define LN_RT_DW_SLACK 16
@@ -213,7 +220,19 @@ void ln_rt__dwconv_f32_avx2_padded(const ln_rt_conv2d_args *a,
 int ln_rt__dwconv_f32_avx512(const ln_rt_conv2d_args *a, const float *src,
                              const float *weight, const float *bias,
                              float *dst);
+/* stride 1, "same" pads, <= 1024 pixels, <= 25 taps: flat 16-lane
+ * vectors across rows (narrow maps); returns 0 without touching dst
+ * otherwise */
+int ln_rt__dwconv_flat_f32_avx512(const ln_rt_conv2d_args *a,
+                                  const float *src, const float *weight,
+                                  const float *bias, float *dst);
 /* rows at least this wide take the 16-lane kernel */
+/* direct (unpacked) group-1 conv, x86/conv2d_direct_avx512.c: returns 0
+ * without touching dst for shapes it cannot do (groups, dilation, strides
+ * other than 1 / 2 on both axes, > 64 taps); no scratch */
+int ln_rt__conv2d_direct_f32_avx512(const ln_rt_conv2d_args *a,
+                                    const float *src, const float *weight,
+                                    const float *bias, float *dst);
 #ifndef LN_RT_DW512_MIN_OW
 #define LN_RT_DW512_MIN_OW 16
 #endif

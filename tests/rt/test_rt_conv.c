@@ -120,13 +120,27 @@ START_TEST(test_conv2d_cases)
     ck_assert_int_eq(ln_rt_conv2d_f32(&a, x, wt, k->bias ? b : NULL, y, scr),
                      LN_RT_OK);
     RT_CHECK(y, ref, ny, 2e-5, "conv2d (build ISA)");
-
     rt_fill(yc, ny, 50, 60, 8);
     ck_assert_int_eq(ln_rt__conv2d_f32_isa(&ln_rt__gemm_isa_c, &a, x, wt,
                                            k->bias ? b : NULL, yc, scr),
                      LN_RT_OK);
     RT_CHECK(yc, ref, ny, 2e-5, "conv2d (portable)");
     ck_assert_msg(rt_err_ff(y, yc, ny) <= 2e-5, "ISA vs portable");
+    /* the depthwise-only kernel: the same shapes, ARG_ERROR for others */
+    rt_fill(y, ny, 50, 60, 7);
+    if (k->g == k->c && k->oc % k->c == 0) {
+        ck_assert_uint_le(ln_rt_conv2d_depthwise_f32_scratch_size(&a), ss);
+        ck_assert_int_eq(ln_rt_conv2d_depthwise_f32(&a, x, wt,
+                                                    k->bias ? b : NULL, y,
+                                                    scr), LN_RT_OK);
+        RT_CHECK(y, ref, ny, 2e-5, "conv2d_depthwise");
+    } else {
+        ck_assert_int_eq(ln_rt_conv2d_depthwise_f32(&a, x, wt,
+                                                    k->bias ? b : NULL, y,
+                                                    scr), LN_RT_ARG_ERROR);
+        ck_assert_uint_eq(ln_rt_conv2d_depthwise_f32_scratch_size(&a), 0);
+    }
+
     {
         int i;
         for (i = 1; i < RT_NISA; i++) { /* each ISA kernel of this build */
@@ -191,7 +205,7 @@ END_TEST
 START_TEST(test_dwconv_sweep)
 {
     uint32_t s = 12345u + (uint32_t)_i * 7919u;
-    int it, taken2 = 0, taken512 = 0;
+    int it, taken2 = 0, taken512 = 0, takenflat = 0;
     for (it = 0; it < 60; it++) {
         conv_case k;
         ln_rt_conv2d_args a;
@@ -226,7 +240,12 @@ START_TEST(test_dwconv_sweep)
         k.pb = (int32_t)(rt_rand(&s) % 3);
         k.pl = (int32_t)(rt_rand(&s) % 3);
         k.pr = (int32_t)(rt_rand(&s) % 3);
-        if (rt_rand(&s) % 6 == 0) {
+        if (rt_rand(&s) % 4 == 0) { /* "same" stride 1: the flat kernel */
+            k.sh = k.sw = 1;
+            k.dh = k.dw = 1;
+            k.pt = k.kh / 2; k.pb = k.kh - 1 - k.pt;
+            k.pl = k.kw / 2; k.pr = k.kw - 1 - k.pl;
+        } else if (rt_rand(&s) % 6 == 0) {
             k.pl += 2;
             k.pr += 2;
         }
@@ -261,6 +280,11 @@ START_TEST(test_dwconv_sweep)
                                           scr), LN_RT_OK);
         RT_CHECK(y, ref, ny, 2e-5, "depthwise (build ISA)");
         rt_fill(y, ny, 50, 60, 9);
+        ck_assert_int_eq(ln_rt_conv2d_depthwise_f32(&a, x, wt,
+                                                    k.bias ? b : NULL, y,
+                                                    scr), LN_RT_OK);
+        RT_CHECK(y, ref, ny, 2e-5, "depthwise (public depthwise kernel)");
+        rt_fill(y, ny, 50, 60, 9);
         ck_assert_int_eq(ln_rt__conv2d_f32_isa(&ln_rt__gemm_isa_c, &a, x, wt,
                                                k.bias ? b : NULL, y, scr),
                          LN_RT_OK);
@@ -284,6 +308,14 @@ START_TEST(test_dwconv_sweep)
             RT_CHECK(y, ref, ny, 2e-5, "depthwise (AVX-512 direct)");
             taken512++;
         }
+        rt_fill(y, ny, 50, 60, 9);
+        if (ln_rt__dwconv_flat_f32_avx512(&a, x, wt, k.bias ? b : NULL, y)) {
+            RT_CHECK(y, ref, ny, 2e-5, "depthwise (AVX-512 flat)");
+            takenflat++;
+        } else {
+            ck_assert_msg(y[0] >= 50.0f && y[ny - 1] >= 50.0f,
+                          "flat declined but wrote");
+        }
 #endif
         free(x); free(wt); free(b); free(y); free(ref); free(scr);
     }
@@ -292,8 +324,94 @@ START_TEST(test_dwconv_sweep)
 #endif
 #if LN_RT_HAVE_AVX512
     ck_assert_int_gt(taken512, 20);
+    ck_assert_int_gt(takenflat, 5);
 #endif
-    (void)taken2; (void)taken512;
+    (void)taken2; (void)taken512; (void)takenflat;
+}
+END_TEST
+
+/* ---- direct group-1 conv sweep (x86/conv2d_direct_avx512.c) -----------
+ * Random shapes (seeded): flat pixel blocks across rows ("same" stride-1
+ * rows) and row segments (valid / asymmetric pads, stride 2), widths
+ * 1..70 (1- and 2-vector blocks, lane tails), kh/kw 1..5, pads 0..3
+ * (some wider than the kernel), c 1..20, oc 1..20 (8-row tails), batch
+ * 1..2, every activation, bias or not; exact-size buffers so ASan sees a
+ * read past the input. The kernel is called whatever the dispatcher's
+ * heuristic says (it must match the double reference to 2e-5 when it
+ * takes a shape), and the public kernel must always match. */
+START_TEST(test_conv_direct_sweep)
+{
+    uint32_t s = 777u + (uint32_t)_i * 104729u;
+    int it, taken = 0;
+    for (it = 0; it < 50; it++) {
+        conv_case k;
+        ln_rt_conv2d_args a;
+        int32_t oh, ow;
+        size_t nx, nw, ny;
+        float *x, *wt, *b, *y;
+        double *ref;
+        void *scr;
+        memset(&k, 0, sizeof(k));
+        k.n = 1 + (int32_t)(rt_rand(&s) % 2);
+        k.c = 1 + (int32_t)(rt_rand(&s) % 20);
+        k.oc = 1 + (int32_t)(rt_rand(&s) % 20);
+        k.g = 1;
+        k.kh = 1 + (int32_t)(rt_rand(&s) % 5);
+        k.kw = 1 + (int32_t)(rt_rand(&s) % 5);
+        if (rt_rand(&s) % 3 == 0)
+            k.kh = k.kw = 3;
+        k.sh = k.sw = 1 + (int32_t)(rt_rand(&s) % 2);
+        k.dh = k.dw = 1;
+        if (rt_rand(&s) % 3 == 0) { /* "same": flat blocks at stride 1 */
+            k.pt = k.kh / 2; k.pb = k.kh - 1 - k.pt;
+            k.pl = k.kw / 2; k.pr = k.kw - 1 - k.pl;
+        } else {
+            k.pt = (int32_t)(rt_rand(&s) % 4);
+            k.pb = (int32_t)(rt_rand(&s) % 4);
+            k.pl = (int32_t)(rt_rand(&s) % 4);
+            k.pr = (int32_t)(rt_rand(&s) % 4);
+        }
+        k.h = 1 + (int32_t)(rt_rand(&s) % 12);
+        switch (rt_rand(&s) % 3) {
+        case 0: k.w = 1 + (int32_t)(rt_rand(&s) % 10); break;
+        case 1: k.w = 10 + (int32_t)(rt_rand(&s) % 30); break;
+        default: k.w = 40 + (int32_t)(rt_rand(&s) % 31); break;
+        }
+        k.act = (ln_rt_act)(rt_rand(&s) % 5);
+        k.bias = (int)(rt_rand(&s) % 4 != 0);
+        to_args(&k, &a);
+        oh = ln_rt_conv_out_size(k.h, k.kh, k.sh, k.pt, k.pb, 1);
+        ow = ln_rt_conv_out_size(k.w, k.kw, k.sw, k.pl, k.pr, 1);
+        if (oh <= 0 || ow <= 0)
+            continue;
+        nx = (size_t)k.n * k.c * k.h * k.w;
+        nw = (size_t)k.oc * k.c * k.kh * k.kw;
+        ny = (size_t)k.n * k.oc * oh * ow;
+        x = rt_alloc(nx); wt = rt_alloc(nw); b = rt_alloc(k.oc);
+        y = rt_alloc(ny); ref = rt_allocd(ny);
+        rt_fill(x, nx, -1, 1, 600u + (uint32_t)it);
+        rt_fill(wt, nw, -1, 1, 700u + (uint32_t)it);
+        rt_fill(b, k.oc, -1, 1, 800u + (uint32_t)it);
+        conv_ref(&k, x, wt, k.bias ? b : NULL, ref, oh, ow);
+        scr = rt_scratch(ln_rt_conv2d_f32_scratch_size(&a));
+        rt_fill(y, ny, 50, 60, 9);
+        ck_assert_int_eq(ln_rt_conv2d_f32(&a, x, wt, k.bias ? b : NULL, y,
+                                          scr), LN_RT_OK);
+        RT_CHECK(y, ref, ny, 2e-5, "conv2d sweep (build ISA)");
+#if LN_RT_HAVE_AVX512
+        rt_fill(y, ny, 50, 60, 9);
+        if (ln_rt__conv2d_direct_f32_avx512(&a, x, wt, k.bias ? b : NULL,
+                                            y)) {
+            RT_CHECK(y, ref, ny, 2e-5, "conv2d (AVX-512 direct)");
+            taken++;
+        }
+#endif
+        free(x); free(wt); free(b); free(y); free(ref); free(scr);
+    }
+#if LN_RT_HAVE_AVX512
+    ck_assert_int_gt(taken, 30);
+#endif
+    (void)taken;
 }
 END_TEST
 
@@ -387,6 +505,7 @@ Suite *rt_conv_suite(void)
     tcase_add_loop_test(tc, test_conv2d_cases, 0,
                         (int)(sizeof(cases) / sizeof(cases[0])));
     tcase_add_loop_test(tc, test_dwconv_sweep, 0, 8);
+    tcase_add_loop_test(tc, test_conv_direct_sweep, 0, 8);
     tcase_add_test(tc, test_conv2d_bad_args);
     tcase_add_test(tc, test_conv2d_scratch_size);
     tcase_add_loop_test(tc, test_conv_transpose2d, 0,

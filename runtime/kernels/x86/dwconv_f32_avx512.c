@@ -66,6 +66,83 @@ static inline __m512 dw_act(__m512 v, ln_rt_act act, float alpha, float beta)
 #define DW_FN ln_rt__dwconv_f32_avx512
 #include "dwconv_f32_simd.h"
 
+/* ---- flat kernel for narrow maps --------------------------------------
+ * Stride 1 with "same" padding (output rows as wide as input rows): the
+ * plane is one flat run of h*w pixels, cut into 16-lane vectors that cross
+ * rows, so a 25x5 (DS-CNN), 6x6 or 3x3 map (MobileNetV1's tail) uses every
+ * lane instead of a 5-, 6- or 3-wide row per vector. Lane j of tap
+ * (ky, kx) reads flat offset p + j + (ky - pt) * w + kx - pl; the k-mask of
+ * each (vector, tap) -- lanes whose row or column falls in the padding or
+ * past the plane -- is the same for every channel and computed once per
+ * call. Per channel: the taps' weights in registers, one masked load and
+ * FMA per (vector, tap). Up to 1024 pixels and 25 taps (stack: 64 x 25
+ * masks). Returns 0 without touching dst otherwise. */
+#define DWF_MAXV 64
+#define DWF_MAXT 25
+int ln_rt__dwconv_flat_f32_avx512(const ln_rt_conv2d_args *a,
+                                  const float *src, const float *weight,
+                                  const float *bias, float *dst)
+{
+    const int32_t H = a->h, W = a->w, kh = a->kh, kw = a->kw;
+    const int32_t ntap = kh * kw, npix = H * W, nv = (npix + 15) / 16;
+    const int32_t mult = a->oc / a->c;
+    __mmask16 mk[DWF_MAXV][DWF_MAXT];
+    int32_t off[DWF_MAXT], v, t, b, o;
+
+    if (a->stride_h != 1 || a->stride_w != 1 || a->dil_h != 1 ||
+        a->dil_w != 1 || a->pad_left + a->pad_right != kw - 1 ||
+        a->pad_top + a->pad_bottom != kh - 1 || ntap > DWF_MAXT ||
+        npix > DWF_MAXV * 16 || npix <= 0)
+        return 0;
+    for (t = 0; t < ntap; t++)
+        off[t] = (t / kw - a->pad_top) * W + t % kw - a->pad_left;
+    for (v = 0; v < nv; v++) {
+        int32_t oy[16], ox[16], j, y = v * 16 / W, x = v * 16 % W;
+        __m512i vy, vx;
+        for (j = 0; j < 16; j++) {
+            oy[j] = v * 16 + j < npix ? y : -(1 << 20);
+            ox[j] = x;
+            if (++x == W) {
+                x = 0;
+                y++;
+            }
+        }
+        vy = _mm512_loadu_si512(oy);
+        vx = _mm512_loadu_si512(ox);
+        for (t = 0; t < ntap; t++) {
+            const int32_t ky = t / kw, kx = t % kw;
+            mk[v][t] = (__mmask16)(
+                _mm512_cmpge_epi32_mask(vy, _mm512_set1_epi32(a->pad_top - ky)) &
+                _mm512_cmplt_epi32_mask(vy, _mm512_set1_epi32(H + a->pad_top - ky)) &
+                _mm512_cmpge_epi32_mask(vx, _mm512_set1_epi32(a->pad_left - kx)) &
+                _mm512_cmplt_epi32_mask(vx, _mm512_set1_epi32(W + a->pad_left - kx)));
+        }
+    }
+    for (b = 0; b < a->n; b++) {
+        for (o = 0; o < a->oc; o++) {
+            const float *in = src + ((size_t)b * a->c + o / mult) * npix;
+            float *out = dst + ((size_t)b * a->oc + o) * npix;
+            const float *wk = weight + (size_t)o * ntap;
+            const __m512 b0 = _mm512_set1_ps(bias ? bias[o] : 0.0f);
+            __m512 wv[DWF_MAXT];
+            for (t = 0; t < ntap; t++)
+                wv[t] = _mm512_set1_ps(wk[t]);
+            for (v = 0; v < nv; v++) {
+                const int32_t p = v * 16, left = npix - p;
+                __m512 acc = b0;
+                for (t = 0; t < ntap; t++)
+                    acc = _mm512_fmadd_ps(
+                        _mm512_maskz_loadu_ps(mk[v][t], in + p + off[t]),
+                        wv[t], acc);
+                acc = dw_act(acc, a->act, a->alpha, a->beta);
+                _mm512_mask_storeu_ps(out + p, (__mmask16)(left >= 16 ? 0xffffu
+                                      : (1u << left) - 1u), acc);
+            }
+        }
+    }
+    return 1;
+}
+
 #else
 typedef int ln_rt__dwconv_avx512_unused; /* ISO C wants a non-empty file */
 #endif

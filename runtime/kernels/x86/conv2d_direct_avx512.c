@@ -1,0 +1,334 @@
+/*
+ * conv2d_direct_avx512.c -- AVX-512F direct convolution (group 1, no
+ * packing, no scratch) for small convs, where building the GEMM engine's
+ * patch block costs as much as the multiplication (few input channels,
+ * 16-64 output channels, maps of 32x32 and smaller).
+ *
+ * Output pixels are cut into blocks of up to 32 lanes (two zmm vectors).
+ * When the output rows are as wide as the input rows (stride 1, "same"
+ * padding: pad_left + pad_right == kw - 1) a block is 32 consecutive pixels
+ * of the flattened oh*ow map, crossing rows (an 8x8 map is two full
+ * blocks); otherwise a block is a segment of one output row. Either way
+ * lane j of tap (ky, kx) reads the input at one base offset + s*j + ky*W +
+ * kx, so each (tap, input channel) is one (stride 1) or two (stride 2,
+ * even lanes picked by vpermt2ps) k-masked loads straight from the
+ * unpadded input: masked-off lanes -- the zero padding, lanes past the end
+ * -- read as zeros and touch no memory. The masks of every tap are
+ * computed once per block from the lanes' (oy, ox).
+ *
+ * Register tile: 8 output channels x 2 vectors = 16 accumulators (1 vector
+ * for blocks of <= 16 lanes); taps outer, input channels inner, so a tap's
+ * masks stay in k-registers while the inner loop runs over channels; the
+ * 8 weights of a step are broadcast from the weight tensor in place
+ * ([oc][c][kh][kw], rows c*kh*kw apart). The output channel tail (oc % 8)
+ * computes duplicate rows that are not stored. The weights of one 8-row
+ * block (8 x c*kh*kw floats, 18 KiB at c = 64, 3x3) stay in L1 across the
+ * pixel blocks.
+ *
+ * Returns 0 without touching dst for what it cannot do (groups, dilation,
+ * strides other than 1 or 2 on both axes, more than 64 taps); when it is
+ * worth calling is ln_rt__conv2d_direct_ok's (conv2d_f32.c) business.
+ * Compiled to something only for AVX-512F.
+ */
+#include "ln_rt_internal.h"
+
+#if LN_RT_HAVE_AVX512
+#include <immintrin.h>
+
+#define DC_MAXTAPS 64
+
+static inline __m512 dc_act(__m512 v, ln_rt_act act, float alpha, float beta)
+{
+    switch (act) {
+    case LN_RT_ACT_RELU:
+        return _mm512_max_ps(v, _mm512_setzero_ps());
+    case LN_RT_ACT_RELU6:
+        return _mm512_min_ps(_mm512_max_ps(v, _mm512_setzero_ps()),
+                             _mm512_set1_ps(6.0f));
+    case LN_RT_ACT_LEAKYRELU:
+        return _mm512_mask_mul_ps(v, _mm512_cmp_ps_mask(v, _mm512_setzero_ps(),
+                                                        _CMP_LT_OQ),
+                                  v, _mm512_set1_ps(alpha));
+    case LN_RT_ACT_CLIP:
+        return _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(alpha)),
+                             _mm512_set1_ps(beta));
+    default:
+        return v;
+    }
+}
+
+/* even bits of a 32-bit mask from a 16-bit lane mask: lane j -> bit 2j */
+static inline uint32_t dc_spread(uint32_t m)
+{
+    m &= 0xffffu;
+    m = (m | (m << 8)) & 0x00ff00ffu;
+    m = (m | (m << 4)) & 0x0f0f0f0fu;
+    m = (m | (m << 2)) & 0x33333333u;
+    m = (m | (m << 1)) & 0x55555555u;
+    return m;
+}
+
+typedef struct {
+    const float *w[8];      /* weight rows of the block (tail rows repeat) */
+    int32_t kk;             /* c * kh * kw */
+    int32_t khw, c;
+    size_t hw;              /* input plane size */
+} dc_wblk;
+
+/* One block: NV vectors (1 or 2) of lanes, stride S (1 or 2). off[t] is
+ * the input offset of lane 0 for tap t (may be outside the plane: the
+ * masks keep every load in bounds), m[t][v] the lane masks (for S = 2,
+ * 32-bit element masks of the two loads per vector). */
+static inline __attribute__((always_inline)) void
+dc_block(const dc_wblk *wb, const float *img, const ptrdiff_t *off,
+         const uint32_t (*m)[4], int ntap, int nv, int s, __m512 *acc)
+{
+    const __m512i ev = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18,
+                                         20, 22, 24, 26, 28, 30);
+    __m512 c00 = _mm512_setzero_ps(), c01 = _mm512_setzero_ps();
+    __m512 c10 = _mm512_setzero_ps(), c11 = _mm512_setzero_ps();
+    __m512 c20 = _mm512_setzero_ps(), c21 = _mm512_setzero_ps();
+    __m512 c30 = _mm512_setzero_ps(), c31 = _mm512_setzero_ps();
+    __m512 c40 = _mm512_setzero_ps(), c41 = _mm512_setzero_ps();
+    __m512 c50 = _mm512_setzero_ps(), c51 = _mm512_setzero_ps();
+    __m512 c60 = _mm512_setzero_ps(), c61 = _mm512_setzero_ps();
+    __m512 c70 = _mm512_setzero_ps(), c71 = _mm512_setzero_ps();
+    const ptrdiff_t khw = wb->khw;
+    const size_t hw = wb->hw;
+    int t;
+    int32_t ic;
+
+    for (t = 0; t < ntap; t++) {
+        const uint32_t m0 = m[t][0], m1 = m[t][1], m2 = m[t][2],
+                       m3 = m[t][3];
+        const float *ip = img + off[t];
+        const float *w0 = wb->w[0] + t, *w1 = wb->w[1] + t,
+                    *w2 = wb->w[2] + t, *w3 = wb->w[3] + t,
+                    *w4 = wb->w[4] + t, *w5 = wb->w[5] + t,
+                    *w6 = wb->w[6] + t, *w7 = wb->w[7] + t;
+        if (!(m0 | m1 | m2 | m3))
+            continue; /* the whole tap is padding (top / bottom rows) */
+        for (ic = 0; ic < wb->c; ic++) {
+            __m512 b0, b1 = _mm512_setzero_ps(), a;
+            if (s == 1) {
+                b0 = _mm512_maskz_loadu_ps((__mmask16)m0, ip);
+                if (nv == 2)
+                    b1 = _mm512_maskz_loadu_ps((__mmask16)m1, ip + 16);
+            } else {
+                __m512 l0 = _mm512_maskz_loadu_ps((__mmask16)m0, ip);
+                __m512 l1 = _mm512_maskz_loadu_ps((__mmask16)(m0 >> 16),
+                                                  ip + 16);
+                b0 = _mm512_permutex2var_ps(l0, ev, l1);
+                if (nv == 2) {
+                    __m512 l2 = _mm512_maskz_loadu_ps((__mmask16)m2, ip + 32);
+                    __m512 l3 = _mm512_maskz_loadu_ps((__mmask16)m3, ip + 48);
+                    b1 = _mm512_permutex2var_ps(l2, ev, l3);
+                }
+            }
+#define DC_ROW(r)                                                             \
+    a = _mm512_set1_ps(*w##r);                                                \
+    c##r##0 = _mm512_fmadd_ps(a, b0, c##r##0);                                \
+    if (nv == 2)                                                              \
+        c##r##1 = _mm512_fmadd_ps(a, b1, c##r##1);
+            DC_ROW(0) DC_ROW(1) DC_ROW(2) DC_ROW(3)
+            DC_ROW(4) DC_ROW(5) DC_ROW(6) DC_ROW(7)
+#undef DC_ROW
+            ip += hw;
+            w0 += khw; w1 += khw; w2 += khw; w3 += khw;
+            w4 += khw; w5 += khw; w6 += khw; w7 += khw;
+        }
+    }
+    acc[0] = c00; acc[1] = c01; acc[2] = c10; acc[3] = c11;
+    acc[4] = c20; acc[5] = c21; acc[6] = c30; acc[7] = c31;
+    acc[8] = c40; acc[9] = c41; acc[10] = c50; acc[11] = c51;
+    acc[12] = c60; acc[13] = c61; acc[14] = c70; acc[15] = c71;
+}
+
+/* the four instances the dispatcher picks from */
+static void dc_block_1_1(const dc_wblk *wb, const float *img,
+                         const ptrdiff_t *off, const uint32_t (*m)[4],
+                         int ntap, __m512 *acc)
+{
+    dc_block(wb, img, off, m, ntap, 1, 1, acc);
+}
+static void dc_block_2_1(const dc_wblk *wb, const float *img,
+                         const ptrdiff_t *off, const uint32_t (*m)[4],
+                         int ntap, __m512 *acc)
+{
+    dc_block(wb, img, off, m, ntap, 2, 1, acc);
+}
+static void dc_block_1_2(const dc_wblk *wb, const float *img,
+                         const ptrdiff_t *off, const uint32_t (*m)[4],
+                         int ntap, __m512 *acc)
+{
+    dc_block(wb, img, off, m, ntap, 1, 2, acc);
+}
+static void dc_block_2_2(const dc_wblk *wb, const float *img,
+                         const ptrdiff_t *off, const uint32_t (*m)[4],
+                         int ntap, __m512 *acc)
+{
+    dc_block(wb, img, off, m, ntap, 2, 2, acc);
+}
+
+int ln_rt__conv2d_direct_f32_avx512(const ln_rt_conv2d_args *a,
+                                    const float *src, const float *weight,
+                                    const float *bias, float *dst)
+{
+    const int32_t oh = ln_rt_conv_out_size(a->h, a->kh, a->stride_h,
+                                           a->pad_top, a->pad_bottom, 1);
+    const int32_t ow = ln_rt_conv_out_size(a->w, a->kw, a->stride_w,
+                                           a->pad_left, a->pad_right, 1);
+    const int32_t H = a->h, W = a->w, kh = a->kh, kw = a->kw;
+    const int32_t s = a->stride_w, ntap = kh * kw;
+    const int flat = s == 1 && a->stride_h == 1 && ow == W;
+    const int pw = flat && ntap == 1 && oh == H;
+    const int32_t npix = oh * ow;
+    const int32_t nblk_row = (ow + 31) / 32;
+    const int32_t nblk = flat ? (npix + 31) / 32 : oh * nblk_row;
+    ptrdiff_t off[DC_MAXTAPS];
+    uint32_t mk[DC_MAXTAPS][4];
+    dc_wblk wb;
+    int32_t b, o0, blk, r, t;
+
+    /* what the kernel can do; conv2d_f32.c decides when it should */
+    if (a->group != 1 || a->dil_h != 1 || a->dil_w != 1 ||
+        a->stride_h != s || (s != 1 && s != 2) || ntap > DC_MAXTAPS ||
+        oh <= 0 || ow <= 0)
+        return 0;
+    wb.khw = ntap;
+    wb.c = a->c;
+    wb.kk = a->c * ntap;
+    wb.hw = (size_t)H * W;
+    for (b = 0; b < a->n; b++) {
+        const float *img = src + (size_t)b * a->c * wb.hw;
+        float *out = dst + (size_t)b * a->oc * npix;
+        for (blk = 0; blk < nblk; blk++) {
+            int32_t nl, p0 = 0, oy0 = 0, x0 = 0;
+            if (pw) { /* 1x1, no pads, stride 1: only the tail is masked */
+                p0 = blk * 32;
+                nl = npix - p0 < 32 ? npix - p0 : 32;
+                off[0] = p0;
+                mk[0][0] = nl >= 16 ? 0xffffu : (1u << nl) - 1u;
+                mk[0][1] = nl >= 32 ? 0xffffu
+                           : nl <= 16 ? 0u : (1u << (nl - 16)) - 1u;
+                mk[0][2] = mk[0][3] = 0;
+            } else {
+                /* lanes: (oy[j], ox[j]); invalid lanes get oy = -1 << 20 */
+                int32_t oyl[32], oxl[32], j;
+                ptrdiff_t base;
+                __m512i voy0, voy1, vox0, vox1;
+                if (flat) {
+                    p0 = blk * 32;
+                    nl = npix - p0 < 32 ? npix - p0 : 32;
+                    oy0 = p0 / ow;
+                    x0 = p0 % ow;
+                    for (j = 0; j < 32; j++) { /* no division per lane */
+                        oyl[j] = j < nl ? oy0 : -(1 << 20);
+                        oxl[j] = x0;
+                        if (++x0 == ow) {
+                            x0 = 0;
+                            oy0++;
+                        }
+                    }
+                    base = (ptrdiff_t)p0 - (ptrdiff_t)a->pad_top * W -
+                           a->pad_left;
+                } else {
+                    oy0 = blk / nblk_row;
+                    x0 = blk % nblk_row * 32;
+                    nl = ow - x0 < 32 ? ow - x0 : 32;
+                    for (j = 0; j < 32; j++) {
+                        oyl[j] = j < nl ? oy0 : -(1 << 20);
+                        oxl[j] = x0 + j;
+                    }
+                    base = ((ptrdiff_t)oy0 * a->stride_h - a->pad_top) * W +
+                           (ptrdiff_t)x0 * s - a->pad_left;
+                }
+                voy0 = _mm512_loadu_si512(oyl);
+                voy1 = _mm512_loadu_si512(oyl + 16);
+                vox0 = _mm512_loadu_si512(oxl);
+                vox1 = _mm512_loadu_si512(oxl + 16);
+                if (a->stride_h != 1) {
+                    __m512i sh = _mm512_set1_epi32(a->stride_h);
+                    voy0 = _mm512_mullo_epi32(voy0, sh);
+                    voy1 = _mm512_mullo_epi32(voy1, sh);
+                }
+                if (s != 1) {
+                    __m512i sw = _mm512_set1_epi32(s);
+                    vox0 = _mm512_mullo_epi32(vox0, sw);
+                    vox1 = _mm512_mullo_epi32(vox1, sw);
+                }
+                for (t = 0; t < ntap; t++) {
+                    const int32_t ky = t / kw, kx = t % kw;
+                    /* lane valid: 0 <= oy*sh + ky - pt < H, same for x */
+                    const __m512i ylo = _mm512_set1_epi32(a->pad_top - ky);
+                    const __m512i yhi = _mm512_set1_epi32(H + a->pad_top - ky);
+                    const __m512i xlo = _mm512_set1_epi32(a->pad_left - kx);
+                    const __m512i xhi = _mm512_set1_epi32(W + a->pad_left - kx);
+                    uint32_t l0 = (uint32_t)(
+                        _mm512_cmpge_epi32_mask(voy0, ylo) &
+                        _mm512_cmplt_epi32_mask(voy0, yhi) &
+                        _mm512_cmpge_epi32_mask(vox0, xlo) &
+                        _mm512_cmplt_epi32_mask(vox0, xhi));
+                    uint32_t l1 = (uint32_t)(
+                        _mm512_cmpge_epi32_mask(voy1, ylo) &
+                        _mm512_cmplt_epi32_mask(voy1, yhi) &
+                        _mm512_cmpge_epi32_mask(vox1, xlo) &
+                        _mm512_cmplt_epi32_mask(vox1, xhi));
+                    off[t] = base + (ptrdiff_t)ky * W + kx;
+                    if (s == 1) {
+                        mk[t][0] = l0;
+                        mk[t][1] = l1;
+                        mk[t][2] = mk[t][3] = 0;
+                    } else {
+                        uint32_t e0 = dc_spread(l0), e1 = dc_spread(l1);
+                        mk[t][0] = e0;       /* elements 0..31 */
+                        mk[t][1] = 0;
+                        mk[t][2] = e1 & 0xffffu;
+                        mk[t][3] = e1 >> 16;
+                    }
+                }
+            }
+            for (o0 = 0; o0 < a->oc; o0 += 8) {
+                const int mv = a->oc - o0 < 8 ? (int)(a->oc - o0) : 8;
+                __m512 acc[16];
+                for (r = 0; r < 8; r++)
+                    wb.w[r] = weight + (size_t)(o0 + (r < mv ? r : 0)) * wb.kk;
+                if (s == 1)
+                    (nl > 16 ? dc_block_2_1 : dc_block_1_1)(&wb, img, off,
+                                                            mk, ntap, acc);
+                else
+                    (nl > 16 ? dc_block_2_2 : dc_block_1_2)(&wb, img, off,
+                                                            mk, ntap, acc);
+                {
+                    const __mmask16 s0 = (__mmask16)(nl >= 16 ? 0xffffu
+                                                     : (1u << nl) - 1u);
+                    const __mmask16 s1 = (__mmask16)(
+                        nl >= 32 ? 0xffffu
+                        : nl <= 16 ? 0u : (1u << (nl - 16)) - 1u);
+                    float *op = out + (size_t)o0 * npix +
+                                (flat ? (size_t)p0
+                                      : (size_t)oy0 * ow + (size_t)x0);
+                    for (r = 0; r < mv; r++) {
+                        __m512 v0 = acc[2 * r], v1 = acc[2 * r + 1];
+                        if (bias) {
+                            __m512 bv = _mm512_set1_ps(bias[o0 + r]);
+                            v0 = _mm512_add_ps(v0, bv);
+                            v1 = _mm512_add_ps(v1, bv);
+                        }
+                        v0 = dc_act(v0, a->act, a->alpha, a->beta);
+                        v1 = dc_act(v1, a->act, a->alpha, a->beta);
+                        _mm512_mask_storeu_ps(op, s0, v0);
+                        if (s1)
+                            _mm512_mask_storeu_ps(op + 16, s1, v1);
+                        op += npix;
+                    }
+                }
+            }
+        }
+    }
+    return 1;
+}
+
+#else
+typedef int ln_rt__conv2d_direct_avx512_unused; /* ISO C: non-empty file */
+#endif
