@@ -259,6 +259,33 @@ static ln_bool is_identity(const ln_context *ctx, const ln_op *op, const char **
     return ln_tensor_same_shape(in->tensor, out->tensor) && in->tensor->dtype == out->tensor->dtype;
 }
 
+/* Remove op, whose output `from` carries the same values as `to`: its
+ * readers read `to` instead (and the dfg follows them). */
+static int bypass_op(ln_context *ctx, ln_op *op, const char *from, const char *to)
+{
+    char *f = ln_strdup(from), *t = ln_strdup(to);
+    ln_list *readers = ln_dfg_nexts(ctx->dfg, op, f);
+    int ret;
+
+    LN_LIST_FOREACH(ln_op, r, readers) {
+        ln_dfg_remove(ctx->dfg, r);
+        LN_LIST_FOREACH(ln_tensor_list_entry, tl, r->op_arg->tensors_in) {
+            if (ln_streq(tl->name, f)) {
+                ln_free(tl->name);
+                tl->name = ln_strdup(t);
+            }
+        }
+    }
+    ret = ln_context_remove_op(ctx, op->op_arg->name);
+    LN_LIST_FOREACH(ln_op, r, readers) {
+        ln_dfg_add(ctx->dfg, r);
+    }
+    ln_list_free(readers);
+    ln_free(f);
+    ln_free(t);
+    return ret;
+}
+
 int ln_pass_remove_identity(ln_context *ctx)
 {
     int ret;
@@ -266,34 +293,9 @@ int ln_pass_remove_identity(ln_context *ctx)
     for (ln_list *l = ctx->ops; l;) {
         ln_op *op = l->data;
         const char *src = NULL, *dst = NULL;
-        char *s, *d;
-        ln_list *readers;
 
         l = l->next;
-        if (!is_identity(ctx, op, &src, &dst))
-            continue;
-        s = ln_strdup(src);
-        d = ln_strdup(dst);
-        readers = ln_dfg_nexts(ctx->dfg, op, d);
-        /* readers take the source; the dfg follows */
-        LN_LIST_FOREACH(ln_op, r, readers) {
-            ln_dfg_remove(ctx->dfg, r);
-            LN_LIST_FOREACH(ln_tensor_list_entry, tl, r->op_arg->tensors_in) {
-                if (ln_streq(tl->name, d)) {
-                    ln_free(tl->name);
-                    tl->name = ln_strdup(s);
-                }
-            }
-        }
-        if ((ret = ln_context_remove_op(ctx, op->op_arg->name)) == 0) {
-            LN_LIST_FOREACH(ln_op, r, readers) {
-                ln_dfg_add(ctx->dfg, r);
-            }
-        }
-        ln_list_free(readers);
-        ln_free(s);
-        ln_free(d);
-        if (ret)
+        if (is_identity(ctx, op, &src, &dst) && (ret = bypass_op(ctx, op, dst, src)))
             return ret;
     }
     return 0;
@@ -374,6 +376,31 @@ static ln_list *find_node(ln_list *ops, const ln_op *op)
         if (l->data == op)
             return l;
     return NULL;
+}
+
+/* Offer every op of optype to fold until none changes any more (a fold
+ * edits the op list, so the walk starts over after each). */
+static int fold_all(ln_context *ctx, const char *optype,
+                    int (*fold)(ln_context *, ln_op *, ln_bool *))
+{
+    ln_bool again = LN_TRUE;
+    int ret;
+
+    while (again) {
+        again = LN_FALSE;
+        LN_LIST_FOREACH(ln_op, op, ctx->ops) {
+            ln_bool done;
+            if (!ln_streq(op->op_arg->optype, optype))
+                continue;
+            if ((ret = fold(ctx, op, &done)))
+                return ret;
+            if (done) {
+                again = LN_TRUE;
+                break;
+            }
+        }
+    }
+    return 0;
 }
 
 /* Replace op by `before` constant ops followed by `repl`. */
@@ -522,24 +549,7 @@ static int fold_bn_one(ln_context *ctx, ln_op *bn, ln_bool *done)
 
 int ln_pass_fold_batchnorm(ln_context *ctx)
 {
-    ln_bool again = LN_TRUE;
-    int ret;
-
-    while (again) {
-        again = LN_FALSE;
-        LN_LIST_FOREACH(ln_op, op, ctx->ops) {
-            ln_bool done;
-            if (!ln_streq(op->op_arg->optype, "batchnorm_cpu"))
-                continue;
-            if ((ret = fold_bn_one(ctx, op, &done)))
-                return ret;
-            if (done) {
-                again = LN_TRUE;    /* the list changed under us */
-                break;
-            }
-        }
-    }
-    return 0;
+    return fold_all(ctx, "batchnorm_cpu", fold_bn_one);
 }
 
 /*
@@ -566,30 +576,10 @@ static int fold_pad_one(ln_context *ctx, ln_op *pad, ln_bool *done)
         if (pp->value_array_double[i] != 0)
             zero = 0;
     if (zero) {
-        /* readers take x; identity removal already knows how */
-        ln_list *readers = ln_dfg_nexts(ctx->dfg, pad, y);
         ln_tensor_entry *ye = ln_tensor_table_find(ctx->tensor_table, y);
-        char *xs = ln_strdup(x);
-        if (ye && ye->is_io) {
-            ln_list_free(readers);
-            ln_free(xs);
-            return 0;
-        }
-        LN_LIST_FOREACH(ln_op, r, readers) {
-            ln_dfg_remove(ctx->dfg, r);
-            LN_LIST_FOREACH(ln_tensor_list_entry, tl, r->op_arg->tensors_in) {
-                if (ln_streq(tl->name, y)) {
-                    ln_free(tl->name);
-                    tl->name = ln_strdup(xs);
-                }
-            }
-        }
-        ret = ln_context_remove_op(ctx, pad->op_arg->name);
-        LN_LIST_FOREACH(ln_op, r, readers) {
-            ln_dfg_add(ctx->dfg, r);
-        }
-        ln_list_free(readers);
-        ln_free(xs);
+        if (ye && ye->is_io)
+            return 0;       /* a graph output keeps its name */
+        ret = bypass_op(ctx, pad, y, x);
         *done = ret == 0;
         return ret;
     }
@@ -635,22 +625,5 @@ static int fold_pad_one(ln_context *ctx, ln_op *pad, ln_bool *done)
 
 int ln_pass_fold_pad(ln_context *ctx)
 {
-    ln_bool again = LN_TRUE;
-    int ret;
-
-    while (again) {
-        again = LN_FALSE;
-        LN_LIST_FOREACH(ln_op, op, ctx->ops) {
-            ln_bool done;
-            if (!ln_streq(op->op_arg->optype, "pad_cpu"))
-                continue;
-            if ((ret = fold_pad_one(ctx, op, &done)))
-                return ret;
-            if (done) {
-                again = LN_TRUE;
-                break;
-            }
-        }
-    }
-    return 0;
+    return fold_all(ctx, "pad_cpu", fold_pad_one);
 }
