@@ -147,7 +147,7 @@ sub validate {
         my $tw = "$w: tensors_out[$i]";
         check_keys($tw, $t, { arg_name => 'str', dtype => 'str', shape => 'str|object',
                               static => 'bool', io => 'bool', doc => 'str',
-                              variadic => 'int|object' },
+                              variadic => 'int|object', optional => 'bool' },
                    'arg_name', 'dtype', 'shape');
         $seen->("$tw.arg_name", $t->{arg_name});
         check_variadic($tw, $t, $d->{tensors_out}, $i);
@@ -576,6 +576,12 @@ sub pre_run_c {
         $decls .= decl('int', "${a}_count");
         $body .= "    ${a}_count = ln_tensor_list_length(op_arg->tensors_out)" . (@tout > 1 ? ' - ' . (@tout - 1) : '') . "$nsc;\n"
             . variadic_count_checks($vout, $a);
+    } elsif (grep { $_->{optional} } @tout) {
+        # optional outputs (LayerNormalization's Mean): a range
+        my $sc = $d->{scratch} ? ' + has_scratch' : '';
+        my $nreq = grep { !$_->{optional} } @tout;
+        $body .= "    LN_OPCK(ln_opck_tensors_out_len(op_arg, LN_CMP_GE, $nreq$sc));\n"
+            . "    LN_OPCK(ln_opck_tensors_out_len(op_arg, LN_CMP_LE, " . scalar(@tout) . "$sc));\n";
     } elsif (@tout || $d->{scratch}) {
         my $n = scalar(@tout) . ($d->{scratch} ? ' + has_scratch' : '');
         $body .= "    LN_OPCK(ln_opck_tensors_out_len(op_arg, LN_CMP_EQ, $n));\n";
@@ -589,6 +595,12 @@ sub pre_run_c {
                 . "        snprintf(${a}_an, sizeof ${a}_an, \"${a}_%d\", ${a}_i);\n"
                 . "        LN_OPCK(ln_opck_tensor_out_new(op_arg, ${a}_an, &${a}_name));\n"
                 . "    }\n";
+            next;
+        }
+        if ($t->{optional}) {
+            $body .= "    ${a}_name = NULL;\n"
+                . "    if (ln_tensor_list_find_name(op_arg->tensors_out, \"$a\"))\n"
+                . "        LN_OPCK(ln_opck_tensor_out_new(op_arg, \"$a\", &${a}_name));\n";
             next;
         }
         $body .= "    LN_OPCK(ln_opck_tensor_out_new(op_arg, \"$a\", &${a}_name));\n";
@@ -654,13 +666,15 @@ sub pre_run_c {
         my $dtc = $d->{_tin}{$dt} ? "${dt}_te->tensor->dtype"
                 : ($d->{_par}{$dt} ? $dt : dtype_enum($dt));
         $decls .= decl('ln_tensor_entry *', "${a}_te");
-        $create .= "\n    ${a}_te = ln_tensor_entry_create(${a}_name,\n"
+        my $c1 = "    ${a}_te = ln_tensor_entry_create(${a}_name,\n"
             . "        ln_tensor_create($dtc, $ndim, $dims, NULL));\n"
             . "    ln_tensor_entry_set_creater(${a}_te, op_arg->name);\n"
             . "    ${a}_te->mtype = op_arg->mtype_out;\n";
-        $create .= "    ${a}_te->isstatic = LN_TRUE;\n" if $t->{static};
-        $create .= "    ${a}_te->is_io = LN_TRUE;\n" if $t->{io};
-        $create .= "    ln_tensor_table_insert(op_arg->tensor_table, ${a}_te);\n";
+        $c1 .= "    ${a}_te->isstatic = LN_TRUE;\n" if $t->{static};
+        $c1 .= "    ${a}_te->is_io = LN_TRUE;\n" if $t->{io};
+        $c1 .= "    ln_tensor_table_insert(op_arg->tensor_table, ${a}_te);\n";
+        $c1 = "    if (${a}_name) {\n" . ($c1 =~ s/^/    /mgr) . "    }\n" if $t->{optional};
+        $create .= "\n$c1";
     }
     $body .= $create;
     for my $t (grep { $_->{io} } @tin) {
@@ -819,6 +833,12 @@ sub post_run_c {
                 . "            break;\n"
                 . "        ln_tensor_table_remove(op_arg->tensor_table, name);\n"
                 . "    }\n";
+            next;
+        }
+        if ($t->{optional}) {
+            $body .= "    if (ln_tensor_list_find_name(op_arg->tensors_out, \"$a\"))\n"
+                . "        ln_tensor_table_remove(op_arg->tensor_table,\n"
+                . "                               ln_tensor_list_find_name(op_arg->tensors_out, \"$a\"));\n";
             next;
         }
         $body .= "    ln_tensor_table_remove(op_arg->tensor_table,\n"

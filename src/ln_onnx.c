@@ -611,6 +611,83 @@ static void import_constant(imp *im, const Onnx__NodeProto *node, const char *wh
         set_add(im->defined, name);
 }
 
+/* ONNX ops that take any number of inputs where LightNet's op takes two
+ * and is associative: one input becomes an identity, n > 2 a chain of n - 1
+ * binary ops through tensors "<output>__<k>" (ops "<name>_<k>"). */
+static const char *const chained_ops[] = {"Max", "Min", NULL};
+
+static ln_bool is_chained(const char *op_type)
+{
+    for (int i = 0; chained_ops[i]; i++)
+        if (ln_streq(chained_ops[i], op_type))
+            return LN_TRUE;
+    return LN_FALSE;
+}
+
+static void import_chain(imp *im, const Onnx__NodeProto *node,
+                         const ln_opregistry_onnx_entry *e, const char *name,
+                         const char *where)
+{
+    const char *out = node->output[0], *prev = NULL;
+    char *prev_own = NULL;
+    int n = 0, k = 0;
+
+    for (size_t j = 0; j < node->n_attribute; j++)
+        problem(im, "%s: attribute '%s' is not supported at opset %d", where,
+                node->attribute[j]->name, im->opset);
+    for (size_t i = 0; i < node->n_input; i++) {
+        const char *in = node->input[i];
+        if (!*in)
+            continue;
+        if (!set_has(im->defined, in))
+            problem_c(im, LN_EPARSE, "%s: input '%s' is not defined (no graph input, "
+                      "initializer, Constant or earlier node output has that name)", where, in);
+        if (ln_hash_find(im->consts, in))
+            set_add(im->as_tensor, in);
+        n++;
+    }
+    set_add(im->defined, out);
+    if (n == 0) {
+        problem(im, "%s: no inputs", where);
+        return;
+    }
+    for (size_t i = 0; i < node->n_input; i++) {
+        const char *in = node->input[i];
+        char *dst, *opname;
+        cJSON *op;
+        if (!*in)
+            continue;
+        if (!prev && n > 1) {
+            prev = in;
+            continue;
+        }
+        k++;
+        dst = k == (n > 1 ? n - 1 : 1) ? ln_strdup(out) : ln_sprintf("%s__%d", out, k);
+        if (k == 1) {
+            opname = ln_strdup(name);
+        } else {
+            char *b = ln_sprintf("%s_%d", name, k);
+            opname = op_name(im, b);
+            ln_free(b);
+        }
+        if (n == 1) {
+            op = json_op(opname, "identity");
+            op_add(op, "tensors_in", json_tensor_ref("src", in));
+            op_add(op, "tensors_out", json_tensor_ref("dst", dst));
+        } else {
+            op = json_op(opname, e->optype);
+            op_add(op, "tensors_in", json_tensor_ref(e->inputs[0], prev));
+            op_add(op, "tensors_in", json_tensor_ref(e->inputs[1], in));
+            op_add(op, "tensors_out", json_tensor_ref(e->outputs[0], dst));
+        }
+        cJSON_AddItemToArray(im->node_ops, op);
+        ln_free(opname);
+        ln_free(prev_own);
+        prev = prev_own = dst;              /* the next op reads it */
+    }
+    ln_free(prev_own);
+}
+
 static void import_node(imp *im, const Onnx__NodeProto *node, int index)
 {
     const char *op_type = str_or_empty(node->op_type);
@@ -645,6 +722,11 @@ static void import_node(imp *im, const Onnx__NodeProto *node, int index)
         goto define_outputs;
     }
 
+    if (is_chained(op_type) && node->n_input != 2 && node->n_output == 1 &&
+        *node->output[0]) {
+        import_chain(im, node, e, name, where);
+        goto out;
+    }
     op = json_op(name, e->optype);
     n_in = count_names(e->inputs);
     n_out = count_names(e->outputs);

@@ -235,6 +235,12 @@ void ln_rt_instancenorm_f32(int32_t n, int32_t c, int32_t hw, float eps,
 void ln_rt_layernorm_f32(int32_t outer, int32_t inner, float eps,
                          const float *x, const float *scale,
                          const float *bias, float *y);
+/* The same, also storing each row's mean and 1 / sqrt(variance + eps)
+ * (ONNX's Mean and InvStdDev, [outer] each); either may be NULL. */
+void ln_rt_layernorm_stats_f32(int32_t outer, int32_t inner, float eps,
+                               const float *x, const float *scale,
+                               const float *bias, float *y, float *mean,
+                               float *inv_std_dev);
 /* ONNX LRN across channels of [n][c][hw]:
  * y = x / (bias + alpha / size * sum_{window} x^2) ^ beta. Not in-place safe. */
 void ln_rt_lrn_f32(int32_t n, int32_t c, int32_t hw, int32_t size,
@@ -319,7 +325,14 @@ void ln_rt_slice(const ln_rt_slice_args *a, size_t elem_size,
 void ln_rt_slice_f32(const ln_rt_slice_args *a, const float *src, float *dst);
 
 /* Concat: each src i is [outer][axis_dims[i]][inner]; dst is
- * [outer][sum axis_dims][inner]. */
+ * [outer][sum axis_dims][inner]. ln_rt_concat_args holds that geometry for
+ * at most LN_RT_MAX_VARIADIC tensors (callers pass its fields). */
+#define LN_RT_MAX_VARIADIC 64
+typedef struct {
+    int32_t outer, inner;
+    int32_t axis_dims[LN_RT_MAX_VARIADIC];
+} ln_rt_concat_args;
+
 void ln_rt_concat(int nsrc, const void *const *src, const int32_t *axis_dims,
                   int32_t outer, int32_t inner, size_t elem_size, void *dst);
 void ln_rt_concat_f32(int nsrc, const float *const *src,
@@ -438,6 +451,30 @@ void ln_rt_cast_i32_f32(const int32_t *x, float *y, size_t n);
 void ln_rt_cast_i64_f32(const int64_t *x, float *y, size_t n);
 void ln_rt_cast_i32_i64(const int32_t *x, int64_t *y, size_t n);
 void ln_rt_cast_i64_i32(const int64_t *x, int32_t *y, size_t n);
+
+/* Element types of ln_rt_cast (the order of LightNet's ln_dtype). float16
+ * is IEEE binary16 in a uint16_t, bool one byte (0 or 1). */
+typedef enum {
+    LN_RT_FLOAT32 = 0,
+    LN_RT_FLOAT64,
+    LN_RT_FLOAT16,
+    LN_RT_INT8,
+    LN_RT_INT16,
+    LN_RT_INT32,
+    LN_RT_INT64,
+    LN_RT_UINT8,
+    LN_RT_UINT16,
+    LN_RT_UINT32,
+    LN_RT_UINT64,
+    LN_RT_BOOL
+} ln_rt_dtype;
+
+/* Cast n elements of type from at x to type to at y (ONNX Cast): floats
+ * round to nearest even when narrowed, float -> int truncates toward zero
+ * and saturates (NaN gives 0), int -> int wraps like C's unsigned
+ * conversion, anything -> bool is != 0. Not in-place safe unless the two
+ * types have the same size. Returns LN_RT_ARG_ERROR for an unknown type. */
+int ln_rt_cast(ln_rt_dtype from, const void *x, ln_rt_dtype to, void *y, size_t n);
 
 #ifdef __cplusplus
 }

@@ -218,6 +218,9 @@ int ln_rt__conv2d_direct_ok(const ln_rt_conv2d_args *a)
            (int64_t)a->c * a->h * a->w <= 65536 &&
            ((a->stride_w == 1 &&
              a->pad_left + a->pad_right == a->kw - 1) ||
+            (a->stride_w == 2 &&
+             ln_rt_conv_out_size(a->w, a->kw, 2, a->pad_left,
+                                 a->pad_right, 1) <= 8) ||
             ln_rt_conv_out_size(a->w, a->kw, a->stride_w, a->pad_left,
                                 a->pad_right, 1) >= 16);
 }

@@ -55,9 +55,10 @@ void ln_rt_instancenorm_f32(int32_t n, int32_t c, int32_t hw, float eps,
         }
 }
 
-void ln_rt_layernorm_f32(int32_t outer, int32_t inner, float eps,
-                         const float *x, const float *scale,
-                         const float *bias, float *y)
+void ln_rt_layernorm_stats_f32(int32_t outer, int32_t inner, float eps,
+                               const float *x, const float *scale,
+                               const float *bias, float *y, float *mean,
+                               float *inv_std_dev)
 {
     int32_t r, i;
     for (r = 0; r < outer; r++) {
@@ -65,11 +66,22 @@ void ln_rt_layernorm_f32(int32_t outer, int32_t inner, float eps,
         float *yr = y + (size_t)r * inner;
         float m, inv;
         row_stats(xr, inner, eps, &m, &inv);
+        if (mean)
+            mean[r] = m;
+        if (inv_std_dev)
+            inv_std_dev[r] = inv;
         for (i = 0; i < inner; i++) {
             float v = (xr[i] - m) * inv * scale[i];
             yr[i] = bias ? v + bias[i] : v;
         }
     }
+}
+
+void ln_rt_layernorm_f32(int32_t outer, int32_t inner, float eps,
+                         const float *x, const float *scale,
+                         const float *bias, float *y)
+{
+    ln_rt_layernorm_stats_f32(outer, inner, eps, x, scale, bias, y, NULL, NULL);
 }
 
 void ln_rt_lrn_f32(int32_t n, int32_t c, int32_t hw, int32_t size,
@@ -212,9 +224,11 @@ static void softmax(int32_t outer, int32_t len, int32_t inner,
                 s += e;
             }
             if (log_mode) {
-                float ls = logf(s) + m;
+                /* (x - m) - log(s), not x - (log(s) + m): at |x| ~ 1e4 the
+                 * sum m + log(s) rounds away log(s)'s low bits */
+                float ls = logf(s);
                 for (i = 0; i < len; i++)
-                    yb[(size_t)i * inner + j] = xb[(size_t)i * inner + j] - ls;
+                    yb[(size_t)i * inner + j] = (xb[(size_t)i * inner + j] - m) - ls;
             } else {
                 float r = 1.0f / s;
                 for (i = 0; i < len; i++)

@@ -7,19 +7,23 @@
 #include <math.h>
 #include "ln_rt_internal.h"
 
-/* output coordinate -> input coordinate, per the ONNX spec */
+/* output coordinate -> input coordinate, per the ONNX spec.  Where the
+ * spec says length_resized, align_corners and pytorch_half_pixel take the
+ * unrounded in_len * scale when the op was given scales (res_len; ONNX's
+ * reference and ONNX Runtime do so: 4 by 0.6 has length 2.4, not 2) and
+ * out_len when it was given sizes. */
 static float coord(const ln_rt_resize_args *a, int32_t xo, int32_t out_len,
-                   int32_t in_len, float scale)
+                   float res_len, int32_t in_len, float scale)
 {
     float x = (float)xo;
     switch (a->coord) {
     case LN_RT_COORD_ASYMMETRIC:
         return x / scale;
     case LN_RT_COORD_ALIGN_CORNERS:
-        return out_len == 1 ? 0.0f
-               : x * (float)(in_len - 1) / (float)(out_len - 1);
+        return res_len == 1.0f ? 0.0f
+               : x * (float)(in_len - 1) / (res_len - 1.0f);
     case LN_RT_COORD_PYTORCH_HALF_PIXEL:
-        return out_len > 1 ? (x + 0.5f) / scale - 0.5f : 0.0f;
+        return res_len > 1.0f ? (x + 0.5f) / scale - 0.5f : 0.0f;
     case LN_RT_COORD_TF_HALF_PIXEL_FOR_NN:
         return (x + 0.5f) / scale;
     case LN_RT_COORD_HALF_PIXEL_SYMMETRIC: {
@@ -54,7 +58,7 @@ static int32_t nearest(const ln_rt_resize_args *a, float x, int32_t in_len)
 
 int ln_rt_resize_f32(const ln_rt_resize_args *a, const float *x, float *y)
 {
-    float sh, sw;
+    float sh, sw, rh, rw;
     int32_t oy, ox;
     size_t q, planes;
 
@@ -63,15 +67,17 @@ int ln_rt_resize_f32(const ln_rt_resize_args *a, const float *x, float *y)
         return LN_RT_ARG_ERROR;
     sh = a->scale_h > 0.0f ? a->scale_h : (float)a->oh / (float)a->ih;
     sw = a->scale_w > 0.0f ? a->scale_w : (float)a->ow / (float)a->iw;
+    rh = a->scale_h > 0.0f ? a->scale_h * (float)a->ih : (float)a->oh;
+    rw = a->scale_w > 0.0f ? a->scale_w * (float)a->iw : (float)a->ow;
     planes = (size_t)a->n * a->c;
     for (q = 0; q < planes; q++) {
         const float *in = x + q * a->ih * a->iw;
         for (oy = 0; oy < a->oh; oy++) {
-            float fy = coord(a, oy, a->oh, a->ih, sh);
+            float fy = coord(a, oy, a->oh, rh, a->ih, sh);
             if (a->mode == LN_RT_RESIZE_NEAREST) {
                 const float *r = in + (size_t)nearest(a, fy, a->ih) * a->iw;
                 for (ox = 0; ox < a->ow; ox++)
-                    *y++ = r[nearest(a, coord(a, ox, a->ow, a->iw, sw),
+                    *y++ = r[nearest(a, coord(a, ox, a->ow, rw, a->iw, sw),
                                      a->iw)];
             } else {
                 int32_t y0, y1;
@@ -85,7 +91,7 @@ int ln_rt_resize_f32(const ln_rt_resize_args *a, const float *x, float *y)
                 r0 = in + (size_t)y0 * a->iw;
                 r1 = in + (size_t)y1 * a->iw;
                 for (ox = 0; ox < a->ow; ox++) {
-                    float fx = coord(a, ox, a->ow, a->iw, sw), lx;
+                    float fx = coord(a, ox, a->ow, rw, a->iw, sw), lx;
                     int32_t x0, x1;
                     fx = fx < 0.0f ? 0.0f : fx;
                     fx = fx > (float)(a->iw - 1) ? (float)(a->iw - 1) : fx;

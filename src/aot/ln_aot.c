@@ -8,7 +8,7 @@
  * local pointers it needs, the arena offsets and the ops' private data as
  * static const objects; it materializes every constant the calls read.
  * Every error a model can cause (an op without emission rule, missing
- * weights, no graph input) happens here, before a byte is written.  The
+ * weights, no graph output) happens here, before a byte is written.  The
  * second phase writes the files, streaming the weights (tens of MB for big
  * models) through a table-driven escaper.
  *
@@ -377,18 +377,79 @@ static const ln_opregistry_aot_entry *aot_entry(const char *optype)
     return NULL;
 }
 
+static int placeholder(emitter *e, const ln_op *op, const ln_opregistry_aot_entry *ae,
+                       const char *name, const char *sfx, ln_aot_buf *out);
+
+/* The count of a variadic tensor arg: <name>_0, <name>_1, ... in the op's
+ * inputs (or outputs, *is_out), consecutive from 0, as the generated run()
+ * collects them. 0 when the op has no <name>_0. */
+static int variadic_count(const ln_op_arg *arg, const char *name, ln_bool *is_out)
+{
+    for (int k = 0; k < 2; k++) {
+        ln_list *l = k ? arg->tensors_out : arg->tensors_in;
+        int n = 0;
+        for (;;) {
+            char an[160];
+            snprintf(an, sizeof an, "%s_%d", name, n);
+            if (!ln_tensor_list_find_name(l, an))
+                break;
+            n++;
+        }
+        if (n) {
+            *is_out = k ? LN_TRUE : LN_FALSE;
+            return n;
+        }
+    }
+    return 0;
+}
+
+/* ${name} of a variadic tensor arg with count n: ".count" is n, "" a C99
+ * compound literal of the data pointers (the array the kernel takes), any
+ * other suffix that of <name>_0 (the op checked they share a dtype). */
+static int variadic_placeholder(emitter *e, const ln_op *op, const ln_opregistry_aot_entry *ae,
+                                const char *name, const char *sfx, int n, ln_bool is_out,
+                                ln_aot_buf *out)
+{
+    char an[160];
+    int ret;
+
+    if (ln_streq(sfx, ".count")) {
+        ln_aot_buf_printf(out, "%d", n);
+        return 0;
+    }
+    if (*sfx) {
+        snprintf(an, sizeof an, "%s_0", name);
+        return placeholder(e, op, ae, an, sfx, out);
+    }
+    ln_aot_buf_puts(out, is_out ? "(void *const[]){" : "(const void *const[]){");
+    for (int i = 0; i < n; i++) {
+        const char *tname, *l;
+        snprintf(an, sizeof an, "%s_%d", name, i);
+        tname = ln_tensor_list_find_name(is_out ? op->op_arg->tensors_out
+                                         : op->op_arg->tensors_in, an);
+        if ((ret = tensor_local(e, tname, &l)))
+            return ret;
+        ln_aot_buf_printf(out, "%s%s", i ? ", " : "", l);
+    }
+    ln_aot_buf_putc(out, '}');
+    return 0;
+}
+
 /* One placeholder: name with suffix (".len", ".ndim", ".elem_size",
- * ".dims[N]" or ""). */
+ * ".dims[N]", ".count" or ""). */
 static int placeholder(emitter *e, const ln_op *op, const ln_opregistry_aot_entry *ae,
                        const char *name, const char *sfx, ln_aot_buf *out)
 {
     const ln_op_arg *arg = op->op_arg;
     const char *tname = ln_tensor_list_find_name(arg->tensors_in, name);
     const ln_param_entry *pe;
-    int ret;
+    ln_bool is_out = LN_FALSE;
+    int ret, n;
 
     if (!tname)
         tname = ln_tensor_list_find_name(arg->tensors_out, name);
+    if (!tname && (n = variadic_count(arg, name, &is_out)) > 0)
+        return variadic_placeholder(e, op, ae, name, sfx, n, is_out, out);
     if (tname) {
         ln_tensor_entry *te = ln_tensor_table_find(e->ctx->tensor_table, tname);
         const ln_tensor *t = te ? te->tensor : NULL;
@@ -573,9 +634,6 @@ static int collect_io(emitter *e)
             i++;
         }
     }
-    if (!ret && e->nin == 0)
-        ret = ln_error(LN_EINVAL, "%s: the model has no input op (a graph input is "
-                       "declared by an op of optype 'input')", e->ctx->source);
     if (!ret && e->nout == 0)
         ret = ln_error(LN_EINVAL, "%s: the model has no output op (a graph output is "
                        "marked by an op of optype 'output')", e->ctx->source);
@@ -742,10 +800,11 @@ static void header_body(emitter *e, ln_aot_buf *b)
             ln_aot_buf_puts(b, i ? ", " : "");
             c_string(b, v[i].tname);
         }
+        ln_aot_buf_puts(b, cnt ? "" : "0");     /* none: C99 has no empty initializer */
         ln_aot_buf_printf(b, "}\n#define %s_%s_SIZES {", U, k ? "OUTPUT" : "INPUT");
         for (int i = 0; i < cnt; i++)
             ln_aot_buf_printf(b, "%s%zu", i ? ", " : "", v[i].te->tensor->len);
-        ln_aot_buf_puts(b, "}\n");
+        ln_aot_buf_puts(b, cnt ? "}\n" : "0}\n");
     }
     ln_aot_buf_printf(b, "\n/* %s_run's results. */\n#define %s_OK 0\n"
                       "#define %s_ERR_ARENA_NULL (-1)   /* arena is NULL */\n"
@@ -895,10 +954,11 @@ static void run_function(emitter *e, ln_aot_buf *b)
         ln_aot_buf_puts(b, "    (void)arena;      /* the model needs no arena */\n");
     }
     if (!e->ctx->io_in_arena) {
+        int m = 0;
         ln_aot_buf_puts(b, "    if (");
         for (int k = 0; k < 2; k++)
             for (int i = 0; i < (k ? e->nout : e->nin); i++)
-                ln_aot_buf_printf(b, "%s%s == NULL", k || i ? " || " : "",
+                ln_aot_buf_printf(b, "%s%s == NULL", m++ ? " || " : "",
                                   (k ? e->outs : e->ins)[i].param);
         ln_aot_buf_printf(b, ")\n        return %s_ERR_IO_NULL;\n", U);
     }
@@ -929,6 +989,8 @@ static void run_function(emitter *e, ln_aot_buf *b)
     ln_aot_buf_printf(b, "\nint %s_run_array(void *arena, const void *const *inputs, void *const *outputs)\n{\n", n);
     if (e->ctx->io_in_arena) {
         ln_aot_buf_printf(b, "    int ret;\n\n    if (arena == NULL)\n        return %s_ERR_ARENA_NULL;\n", U);
+        if (e->nin == 0)
+            ln_aot_buf_puts(b, "    (void)inputs;     /* the model has no graph input */\n");
         for (int i = 0; i < e->nin; i++)
             ln_aot_buf_printf(b, "    %s_copy(%s_input%d(arena), inputs[%d], %zu);\n", n, n, i, i,
                               ln_tensor_size(e->ins[i].te->tensor));
@@ -938,6 +1000,8 @@ static void run_function(emitter *e, ln_aot_buf *b)
                               ln_tensor_size(e->outs[i].te->tensor));
         ln_aot_buf_printf(b, "    return %s_OK;\n}\n", U);
     } else {
+        if (e->nin == 0)
+            ln_aot_buf_puts(b, "    (void)inputs;     /* the model has no graph input */\n");
         ln_aot_buf_printf(b, "    return %s_run(arena", n);
         for (int i = 0; i < e->nin; i++)
             ln_aot_buf_printf(b, ", (const %s *)inputs[%d]", dtype_ctype(e->ins[i].te->tensor->dtype), i);

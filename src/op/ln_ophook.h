@@ -85,20 +85,19 @@ void ln_ophook_axis_len(const ln_op_arg *op_arg, int32_t *v);
 void ln_ophook_axis_inner(const ln_op_arg *op_arg, int32_t *v);
 void ln_ophook_axis_rest(const ln_op_arg *op_arg, int32_t *v);
 int ln_ophook_axis_same_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
+int ln_ophook_layernorm_stat_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
+/* cast */
+void ln_ophook_cast_from(const ln_op_arg *op_arg, ln_rt_dtype *v);
+void ln_ophook_cast_to(const ln_op_arg *op_arg, ln_rt_dtype *v);
 int ln_ophook_argmax_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
 int ln_ophook_gather_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
 /* concat (inputs src_0..), split (outputs dst_0..): the kernels' view
- * [outer][axis_dims[i]][inner].  ln-aot prints this struct like the
- * runtime's argument structs (all fields int32_t). */
-#define LN_OPHOOK_MAX_VARIADIC 64
-typedef struct ln_ophook_concat_args_t {
-    int32_t outer, inner;
-    int32_t axis_dims[LN_OPHOOK_MAX_VARIADIC];
-} ln_ophook_concat_args_t;
+ * [outer][axis_dims[i]][inner], in the runtime's ln_rt_concat_args (so
+ * ln-aot prints it like every kernel argument struct). */
 int ln_ophook_concat_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
-void ln_ophook_concat_args(const ln_op_arg *op_arg, ln_ophook_concat_args_t *args);
+void ln_ophook_concat_args(const ln_op_arg *op_arg, ln_rt_concat_args *args);
 int ln_ophook_split_dst_shape(const ln_op_arg *op_arg, int i, int *ndim, int *dims);
-void ln_ophook_split_args(const ln_op_arg *op_arg, ln_ophook_concat_args_t *args);
+void ln_ophook_split_args(const ln_op_arg *op_arg, ln_rt_concat_args *args);
 /* transpose, flatten, squeeze, unsqueeze */
 int ln_ophook_transpose_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
 void ln_ophook_transpose_args(const ln_op_arg *op_arg, ln_rt_transpose_args *args);

@@ -45,14 +45,14 @@ int ln_ophook_concat_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims)
     return 0;
 }
 
-void ln_ophook_concat_args(const ln_op_arg *op_arg, ln_ophook_concat_args_t *a)
+void ln_ophook_concat_args(const ln_op_arg *op_arg, ln_rt_concat_args *a)
 {
     const ln_tensor *dst = ln_op_tensor_out(op_arg, "dst")->tensor, *s;
     int axis = ln_ophook_axis(op_arg, "axis", 0, dst->ndim);
 
     a->outer = (int32_t)ln_ophook_dims_prod(dst->dims, 0, axis);
     a->inner = (int32_t)ln_ophook_dims_prod(dst->dims, axis + 1, dst->ndim);
-    for (int i = 0; i < LN_OPHOOK_MAX_VARIADIC; i++)
+    for (int i = 0; i < LN_RT_MAX_VARIADIC; i++)
         a->axis_dims[i] = 0;
     for (int i = 0; (s = nth(op_arg, op_arg->tensors_in, "src", i)); i++)
         a->axis_dims[i] = s->dims[axis];
@@ -112,7 +112,7 @@ int ln_ophook_split_dst_shape(const ln_op_arg *op_arg, int i, int *ndim, int *di
     return 0;
 }
 
-void ln_ophook_split_args(const ln_op_arg *op_arg, ln_ophook_concat_args_t *a)
+void ln_ophook_split_args(const ln_op_arg *op_arg, ln_rt_concat_args *a)
 {
     const ln_tensor *src = ln_op_tensor_in(op_arg, "src")->tensor;
     int axis = ln_ophook_axis(op_arg, "axis", 0, src->ndim);
@@ -120,6 +120,6 @@ void ln_ophook_split_args(const ln_op_arg *op_arg, ln_ophook_concat_args_t *a)
 
     a->outer = (int32_t)ln_ophook_dims_prod(src->dims, 0, axis);
     a->inner = (int32_t)ln_ophook_dims_prod(src->dims, axis + 1, src->ndim);
-    for (int i = 0; i < LN_OPHOOK_MAX_VARIADIC; i++)
+    for (int i = 0; i < LN_RT_MAX_VARIADIC; i++)
         a->axis_dims[i] = i < n ? split_size(op_arg, src, axis, n, i) : 0;
 }

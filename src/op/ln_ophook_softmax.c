@@ -66,6 +66,19 @@ void ln_ophook_axis_rest(const ln_op_arg *op_arg, int32_t *v)
     *v = (int32_t)ln_ophook_dims_prod(src->dims, axis, src->ndim);
 }
 
+/* layernorm's mean and inv_std_dev: src's shape with the normalized axes
+ * (from 'axis' on, already checked) set to 1. */
+int ln_ophook_layernorm_stat_shape(const ln_op_arg *op_arg, int *ndim, int *dims)
+{
+    const ln_tensor *src = ln_op_tensor_in(op_arg, "src")->tensor;
+    int axis = ln_ophook_axis(op_arg, "axis", -1, src->ndim);
+
+    *ndim = src->ndim;
+    for (int i = 0; i < src->ndim; i++)
+        dims[i] = i < axis ? src->dims[i] : 1;
+    return 0;
+}
+
 /* dst has src's shape once 'axis' is checked against src's rank. */
 int ln_ophook_axis_same_shape(const ln_op_arg *op_arg, int *ndim, int *dims)
 {

@@ -115,7 +115,7 @@ one_model() {
     # inputs and outputs in the arena, accessors
     if "$LNAOT" -n "$n" -o "$d/io/$n.c" --io-in-arena "$@" "$src" 2>"$T/aot.err"; then
         ok
-        grep -q "${n}_input0(void \*arena)" "$d/io/$n.h" && ok || bad "$n --io-in-arena: no accessor"
+        grep -q "${n}_output0(void \*arena)" "$d/io/$n.h" && ok || bad "$n --io-in-arena: no accessor"
         if compile_all "$d/io" "$n" "$n --io-in-arena"; then
             # shellcheck disable=SC2086
             driver "$d/io" "$n" "$n --io-in-arena" "" "$src" "$tol" $ins $refs
@@ -146,6 +146,8 @@ M=tests/aot/models
 one_model ew $M/ew.json 1e-5 "$M/ew.in0.bin" "$M/ew.ref0.bin $M/ew.ref1.bin"
 one_model act $M/act.json 1e-5 "$M/act.in0.bin $M/act.in1.bin" "$M/act.ref0.bin"
 one_model edge $M/edge.json 0 "$M/edge.in0.bin" "$M/edge.ref0.bin $M/edge.ref1.bin $M/edge.ref2.bin"
+# a model without graph inputs: a constant through relu (run takes only outputs)
+one_model noinput $M/noinput.json 0 "" "$M/noinput.ref0.bin"
 one_model iris examples/aot/iris.json 1e-5 "examples/aot/iris.in0.bin" "examples/aot/iris.ref0.bin"
 
 # 2. the ONNX test models (PyTorch references), when their ops are supported
@@ -193,7 +195,7 @@ expect_error() {   # NAME PATTERN ARGS...
 }
 expect_error "no emission rule" "show (print_cpu): no emission rule" tests/aot/bad/print.json
 expect_error "missing weights" "constant 'w': .*noweights.params: cannot open" tests/aot/bad/noweights.json
-expect_error "no input op" "has no input op" tests/aot/bad/noinput.json
+expect_error "no output op" "has no output op" tests/aot/bad/nooutput.json
 expect_error "unknown flag" "unknown option '--frobnicate'" --frobnicate $M/ew.json
 expect_error "bad name" "'1x' is not a C identifier" -n 1x $M/ew.json
 expect_error "unknown target" "unknown target 'gpu'" -t gpu $M/ew.json

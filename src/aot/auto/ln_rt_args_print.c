@@ -253,6 +253,23 @@ static void print_ln_rt_slice_args(ln_aot_buf *b, const void *p)
     ln_aot_buf_putc(b, '}');
 }
 
+static void print_ln_rt_concat_args(ln_aot_buf *b, const void *p)
+{
+    const ln_rt_concat_args *v = p;
+    int n;
+
+    ln_aot_buf_printf(b, "{.outer = %ld", (long)v->outer);
+    ln_aot_buf_printf(b, ", .inner = %ld", (long)v->inner);
+    n = (int)(sizeof v->axis_dims / sizeof v->axis_dims[0]);
+    while (n > 1 && v->axis_dims[n - 1] == 0)
+        n--;
+    ln_aot_buf_puts(b, ", .axis_dims = {");
+    for (int i = 0; i < n; i++)
+        ln_aot_buf_printf(b, "%s%ld", i ? ", " : "", (long)v->axis_dims[i]);
+    ln_aot_buf_putc(b, '}');
+    ln_aot_buf_putc(b, '}');
+}
+
 static void print_ln_rt_transpose_args(ln_aot_buf *b, const void *p)
 {
     const ln_rt_transpose_args *v = p;
@@ -437,6 +454,51 @@ static void print_ln_rt_resize_args(ln_aot_buf *b, const void *p)
     ln_aot_buf_putc(b, '}');
 }
 
+static void print_ln_rt_dtype(ln_aot_buf *b, const void *p)
+{
+    const ln_rt_dtype *v = p;
+
+    switch (*v) {
+    case LN_RT_FLOAT32:
+        ln_aot_buf_puts(b, "LN_RT_FLOAT32");
+        return;
+    case LN_RT_FLOAT64:
+        ln_aot_buf_puts(b, "LN_RT_FLOAT64");
+        return;
+    case LN_RT_FLOAT16:
+        ln_aot_buf_puts(b, "LN_RT_FLOAT16");
+        return;
+    case LN_RT_INT8:
+        ln_aot_buf_puts(b, "LN_RT_INT8");
+        return;
+    case LN_RT_INT16:
+        ln_aot_buf_puts(b, "LN_RT_INT16");
+        return;
+    case LN_RT_INT32:
+        ln_aot_buf_puts(b, "LN_RT_INT32");
+        return;
+    case LN_RT_INT64:
+        ln_aot_buf_puts(b, "LN_RT_INT64");
+        return;
+    case LN_RT_UINT8:
+        ln_aot_buf_puts(b, "LN_RT_UINT8");
+        return;
+    case LN_RT_UINT16:
+        ln_aot_buf_puts(b, "LN_RT_UINT16");
+        return;
+    case LN_RT_UINT32:
+        ln_aot_buf_puts(b, "LN_RT_UINT32");
+        return;
+    case LN_RT_UINT64:
+        ln_aot_buf_puts(b, "LN_RT_UINT64");
+        return;
+    case LN_RT_BOOL:
+        ln_aot_buf_puts(b, "LN_RT_BOOL");
+        return;
+    }
+    ln_aot_buf_printf(b, "(ln_rt_dtype)%d", (int)*v);
+}
+
 static const struct rt_type {
     const char *name;
     size_t size;
@@ -452,6 +514,7 @@ static const struct rt_type {
     {"ln_rt_pool2d_args", sizeof(ln_rt_pool2d_args), 1, print_ln_rt_pool2d_args},
     {"ln_rt_reduce_args", sizeof(ln_rt_reduce_args), 1, print_ln_rt_reduce_args},
     {"ln_rt_slice_args", sizeof(ln_rt_slice_args), 1, print_ln_rt_slice_args},
+    {"ln_rt_concat_args", sizeof(ln_rt_concat_args), 1, print_ln_rt_concat_args},
     {"ln_rt_transpose_args", sizeof(ln_rt_transpose_args), 1, print_ln_rt_transpose_args},
     {"ln_rt_pad_mode", sizeof(ln_rt_pad_mode), 0, print_ln_rt_pad_mode},
     {"ln_rt_pad_args", sizeof(ln_rt_pad_args), 1, print_ln_rt_pad_args},
@@ -460,10 +523,13 @@ static const struct rt_type {
     {"ln_rt_coord_mode", sizeof(ln_rt_coord_mode), 0, print_ln_rt_coord_mode},
     {"ln_rt_nearest_mode", sizeof(ln_rt_nearest_mode), 0, print_ln_rt_nearest_mode},
     {"ln_rt_resize_args", sizeof(ln_rt_resize_args), 1, print_ln_rt_resize_args},
+    {"ln_rt_dtype", sizeof(ln_rt_dtype), 0, print_ln_rt_dtype},
 };
 
 static const char *const status_kernels[] = {
     "ln_rt_avgpool2d_f32",
+    "ln_rt_cast",
+    "ln_rt_conv2d_depthwise_f32",
     "ln_rt_conv2d_f32",
     "ln_rt_conv_transpose2d_f32",
     "ln_rt_gather",

@@ -15,12 +15,12 @@
 
 /* What run() needs, computed once by pre_run. */
 struct concat_cpu_priv {
-    ln_ophook_concat_args_t args;
+    ln_rt_concat_args args;
 };
 
 /* The private struct field by field, for ln-aot (ln_opregistry_aot). */
 const ln_opregistry_aot_field ln_opimpl_concat_cpu_aot_priv[] = {
-    {"args", "ln_ophook_concat_args_t", offsetof(struct concat_cpu_priv, args)},
+    {"args", "ln_rt_concat_args", offsetof(struct concat_cpu_priv, args)},
     {NULL, NULL, 0}
 };
 
@@ -76,7 +76,7 @@ static int concat_cpu_run(ln_op_arg *op_arg)
     int src_count = 0;
     ln_dtype src_dtype = LN_DTYPE_UNKNOWN;
     ln_tensor *dst = ln_op_tensor_out(op_arg, "dst")->tensor;
-    const ln_ophook_concat_args_t *args = &priv->args;
+    const ln_rt_concat_args *args = &priv->args;
 
     for (;;) {
         char an[32];

@@ -25,7 +25,15 @@ static int layernorm_pre_run(ln_op_arg *op_arg)
     ln_param_entry *epsilon_pe;
     ln_param_entry *stash_type_pe;
     const char *dst_name;
+    const char *mean_name;
+    const char *inv_std_dev_name;
     ln_tensor_entry *dst_te;
+    int mean_ndim;
+    int mean_dims[LN_MAXDIM];
+    ln_tensor_entry *mean_te;
+    int inv_std_dev_ndim;
+    int inv_std_dev_dims[LN_MAXDIM];
+    ln_tensor_entry *inv_std_dev_te;
 
     LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_GE, 2));
     LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_LE, 3));
@@ -56,14 +64,39 @@ static int layernorm_pre_run(ln_op_arg *op_arg)
                     "'scale' has %zu elements, the normalized axes %zu", scale->len, src->len / ln_ophook_dims_prod(src->dims, 0, axis < 0 ? axis + src->ndim : axis)));
     LN_OPCK(ln_opck(op_arg, !bias || bias->len == scale->len,
                     "'bias' has %zu elements, 'scale' %zu", bias ? bias->len : 0, scale->len));
-    LN_OPCK(ln_opck_tensors_out_len(op_arg, LN_CMP_EQ, 1));
+    LN_OPCK(ln_opck_tensors_out_len(op_arg, LN_CMP_GE, 1));
+    LN_OPCK(ln_opck_tensors_out_len(op_arg, LN_CMP_LE, 3));
     LN_OPCK(ln_opck_tensor_out_new(op_arg, "dst", &dst_name));
+    mean_name = NULL;
+    if (ln_tensor_list_find_name(op_arg->tensors_out, "mean"))
+        LN_OPCK(ln_opck_tensor_out_new(op_arg, "mean", &mean_name));
+    inv_std_dev_name = NULL;
+    if (ln_tensor_list_find_name(op_arg->tensors_out, "inv_std_dev"))
+        LN_OPCK(ln_opck_tensor_out_new(op_arg, "inv_std_dev", &inv_std_dev_name));
+    LN_OPCK(ln_ophook_layernorm_stat_shape(op_arg, &mean_ndim, mean_dims));
+    LN_OPCK(ln_ophook_layernorm_stat_shape(op_arg, &inv_std_dev_ndim, inv_std_dev_dims));
 
     dst_te = ln_tensor_entry_create(dst_name,
         ln_tensor_create(src_te->tensor->dtype, src_te->tensor->ndim, src_te->tensor->dims, NULL));
     ln_tensor_entry_set_creater(dst_te, op_arg->name);
     dst_te->mtype = op_arg->mtype_out;
     ln_tensor_table_insert(op_arg->tensor_table, dst_te);
+
+    if (mean_name) {
+        mean_te = ln_tensor_entry_create(mean_name,
+            ln_tensor_create(src_te->tensor->dtype, mean_ndim, mean_dims, NULL));
+        ln_tensor_entry_set_creater(mean_te, op_arg->name);
+        mean_te->mtype = op_arg->mtype_out;
+        ln_tensor_table_insert(op_arg->tensor_table, mean_te);
+    }
+
+    if (inv_std_dev_name) {
+        inv_std_dev_te = ln_tensor_entry_create(inv_std_dev_name,
+            ln_tensor_create(src_te->tensor->dtype, inv_std_dev_ndim, inv_std_dev_dims, NULL));
+        ln_tensor_entry_set_creater(inv_std_dev_te, op_arg->name);
+        inv_std_dev_te->mtype = op_arg->mtype_out;
+        ln_tensor_table_insert(op_arg->tensor_table, inv_std_dev_te);
+    }
     return 0;
 }
 
@@ -71,6 +104,12 @@ static int layernorm_post_run(ln_op_arg *op_arg)
 {
     ln_tensor_table_remove(op_arg->tensor_table,
                            ln_tensor_list_find_name(op_arg->tensors_out, "dst"));
+    if (ln_tensor_list_find_name(op_arg->tensors_out, "mean"))
+        ln_tensor_table_remove(op_arg->tensor_table,
+                               ln_tensor_list_find_name(op_arg->tensors_out, "mean"));
+    if (ln_tensor_list_find_name(op_arg->tensors_out, "inv_std_dev"))
+        ln_tensor_table_remove(op_arg->tensor_table,
+                               ln_tensor_list_find_name(op_arg->tensors_out, "inv_std_dev"));
     return 0;
 }
 

@@ -15,12 +15,12 @@
 
 /* What run() needs, computed once by pre_run. */
 struct split_cpu_priv {
-    ln_ophook_concat_args_t args;
+    ln_rt_concat_args args;
 };
 
 /* The private struct field by field, for ln-aot (ln_opregistry_aot). */
 const ln_opregistry_aot_field ln_opimpl_split_cpu_aot_priv[] = {
-    {"args", "ln_ophook_concat_args_t", offsetof(struct split_cpu_priv, args)},
+    {"args", "ln_rt_concat_args", offsetof(struct split_cpu_priv, args)},
     {NULL, NULL, 0}
 };
 
@@ -84,7 +84,7 @@ static int split_cpu_run(ln_op_arg *op_arg)
     ln_tensor *src = ln_op_tensor_in(op_arg, "src")->tensor;
     void *dst[64];   /* pre_run checked the count */
     int dst_count = 0;
-    const ln_ophook_concat_args_t *args = &priv->args;
+    const ln_rt_concat_args *args = &priv->args;
 
     for (;;) {
         char an[32];

@@ -1027,7 +1027,7 @@ static const ln_opregistry_onnx_attr onnx_attrs_instancenorm_0[] = {
     {NULL, NULL, NULL}
 };
 static const char *const onnx_inputs_layernorm_0[] = {"src", "scale", "bias", NULL};
-static const char *const onnx_outputs_layernorm_0[] = {"dst", NULL};
+static const char *const onnx_outputs_layernorm_0[] = {"dst", "mean", "inv_std_dev", NULL};
 static const ln_opregistry_onnx_attr onnx_attrs_layernorm_0[] = {
     {"axis", "axis", "-1"},
     {"epsilon", "epsilon", "1e-05"},
@@ -1522,6 +1522,9 @@ const ln_opregistry_aot_entry ln_opregistry_aot[] = {
 #ifndef LN_OP_STRIP_batchnorm
     {"batchnorm_cpu", "ln_rt_batchnorm_f32(${src.dims[0]}, ${src.dims[1]}, ${src.len} / (${src.dims[0]} * ${src.dims[1]}), ${epsilon}, ${src}, ${scale}, ${bias}, ${mean}, ${var}, ${dst});", ln_opimpl_batchnorm_cpu_aot_priv},
 #endif
+#ifndef LN_OP_STRIP_cast
+    {"cast_cpu", "ln_rt_cast(${rt_from}, ${src}, ${rt_to}, ${dst}, ${src.len});", ln_opimpl_cast_cpu_aot_priv},
+#endif
 #ifndef LN_OP_STRIP_clip
     {"clip_cpu", "ln_rt_clip_f32(${src}, ${dst}, ${src.len}, ${min}, ${max});", ln_opimpl_clip_cpu_aot_priv},
 #endif
@@ -1574,7 +1577,7 @@ const ln_opregistry_aot_entry ln_opregistry_aot[] = {
     {"instancenorm_cpu", "ln_rt_instancenorm_f32(${src.dims[0]}, ${src.dims[1]}, ${src.len} / (${src.dims[0]} * ${src.dims[1]}), ${epsilon}, ${src}, ${scale}, ${bias}, ${dst});", ln_opimpl_instancenorm_cpu_aot_priv},
 #endif
 #ifndef LN_OP_STRIP_layernorm
-    {"layernorm_cpu", "ln_rt_layernorm_f32(${outer}, ${inner}, ${epsilon}, ${src}, ${scale}, ${bias}, ${dst});", ln_opimpl_layernorm_cpu_aot_priv},
+    {"layernorm_cpu", "ln_rt_layernorm_stats_f32(${outer}, ${inner}, ${epsilon}, ${src}, ${scale}, ${bias}, ${dst}, ${mean}, ${inv_std_dev});", ln_opimpl_layernorm_cpu_aot_priv},
 #endif
 #ifndef LN_OP_STRIP_leakyrelu
     {"leakyrelu_cpu", "ln_rt_leakyrelu_f32(${src}, ${dst}, ${src.len}, ${alpha});", ln_opimpl_leakyrelu_cpu_aot_priv},

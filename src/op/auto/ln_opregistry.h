@@ -206,6 +206,7 @@ extern const ln_opregistry_aot_field ln_opimpl_add_cpu_aot_priv[];
 extern const ln_opregistry_aot_field ln_opimpl_argmax_cpu_aot_priv[];
 extern const ln_opregistry_aot_field ln_opimpl_avgpool2d_cpu_aot_priv[];
 extern const ln_opregistry_aot_field ln_opimpl_batchnorm_cpu_aot_priv[];
+extern const ln_opregistry_aot_field ln_opimpl_cast_cpu_aot_priv[];
 extern const ln_opregistry_aot_field ln_opimpl_clip_cpu_aot_priv[];
 extern const ln_opregistry_aot_field ln_opimpl_concat_cpu_aot_priv[];
 extern const ln_opregistry_aot_field ln_opimpl_conv2d_cpu_aot_priv[];

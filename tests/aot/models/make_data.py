@@ -102,7 +102,14 @@ def edge():
     write_f32('edge.ref2.bin', [3.5, -0.25])
 
 
+def noinput():
+    """noinput.json: no graph input, relu of a constant [1, -2]; the run
+    function takes only the output."""
+    write_f32('noinput.ref0.bin', [1.0, 0.0])
+
+
 if __name__ == '__main__':
     ew()
     act()
     edge()
+    noinput()
