@@ -7,6 +7,7 @@
 #include <string.h>
 #include <check.h>
 #include "ln_context.h"
+#include "ln_serializer.h"
 
 #define OP(name, type, ins, outs, params) \
     "{\"name\":\"" name "\",\"optype\":\"" type "\",\"tensors_in\":[" ins \
@@ -204,6 +205,71 @@ START_TEST(test_concat_in_place)
 }
 END_TEST
 
+/* The plan of every committed test model (ONNX): tensors live at the same
+ * step never overlap in the arena unless they share a buffer on purpose
+ * (a view, an in-place result, a concat slice), and the arena is the lower
+ * bound. */
+static const char *root_of(const ln_tensor_entry *te)
+{
+    return te->owner ? te->owner : te->name;
+}
+
+START_TEST(test_plan_of_test_models)
+{
+    static const char *const models[] = {"lenet5", "ds_cnn", "mobilenet_v1_025", "resnet8",
+                                         "ad_autoencoder", NULL};
+    if (!ln_serializer_find("onnx"))
+        return;     /* built without the ONNX importer */
+    for (int m = 0; models[m]; m++) {
+        ln_context *ctx = ln_context_create();
+        char *path = ln_sprintf("models/%s/model.onnx", models[m]);
+        ln_tensor_entry *te[512];
+        int first[512], last[512], n = 0, step = 0, checked = 0;
+
+        ck_assert_msg(ln_context_init(ctx, path) == 0, "%s", ln_error_message());
+        ck_assert_msg(ln_context_compile(ctx, "cpu") == 0, "%s", ln_error_message());
+        ck_assert_msg(ctx->arena_size == ctx->lower_bound, "%s: arena %zu, lower bound %zu",
+                      models[m], ctx->arena_size, ctx->lower_bound);
+        LN_LIST_FOREACH(ln_op, op, ctx->ops) {
+            LN_LIST_FOREACH(ln_tensor_list_entry, tl, op->op_arg->tensors_in) {
+                for (int i = 0; i < n; i++)
+                    if (ln_streq(te[i]->name, tl->name))
+                        last[i] = step;
+            }
+            LN_LIST_FOREACH(ln_tensor_list_entry, tl, op->op_arg->tensors_out) {
+                ln_tensor_entry *e = ln_tensor_table_find(ctx->tensor_table, tl->name);
+                if (e && e->planned && !e->io_buffer && n < 512) {
+                    te[n] = e;
+                    first[n] = last[n] = step;
+                    n++;
+                }
+            }
+            step++;
+        }
+        ck_assert_int_gt(n, 3);
+        for (int i = 0; i < n; i++) {
+            size_t ai = te[i]->offset, bi = ai + ln_tensor_size(te[i]->tensor);
+            ck_assert_uint_le(bi, ctx->arena_size);
+            for (int j = i + 1; j < n; j++) {
+                size_t aj = te[j]->offset, bj = aj + ln_tensor_size(te[j]->tensor);
+                int live = first[i] <= last[j] && first[j] <= last[i];
+                int mem = ai < bj && aj < bi;
+                if (live && mem)
+                    ck_assert_msg(ln_streq(root_of(te[i]), root_of(te[j])),
+                                  "%s: '%s' and '%s' are live together and overlap",
+                                  models[m], te[i]->name, te[j]->name);
+                checked++;
+            }
+        }
+        ck_assert_int_gt(checked, 0);
+        ck_assert_msg(ln_context_load(ctx, NULL) == 0, "%s", ln_error_message());
+        ck_assert_int_eq(ln_context_run(ctx), 0);
+        ln_free(path);
+        ln_context_free(ctx);
+    }
+}
+END_TEST
+
 Suite *test_ln_pass_suite(void);
 Suite *test_ln_pass_suite(void)
 {
@@ -213,6 +279,7 @@ Suite *test_ln_pass_suite(void)
     tcase_add_test(tc, test_fold_survives_print_and_reload);
     tcase_add_test(tc, test_plan_invariants);
     tcase_add_test(tc, test_concat_in_place);
+    tcase_add_test(tc, test_plan_of_test_models);
     suite_add_tcase(s, tc);
     return s;
 }
