@@ -129,16 +129,46 @@ sub default_satisfies {
 
 my %COP = (LN_CMP_EQ => "==", LN_CMP_NE => "!=", LN_CMP_GT => ">", LN_CMP_GE => ">=", LN_CMP_LT => "<", LN_CMP_LE => "<=");
 
+# A tensor dimension ["<op>.<tensor>", d] (d >= 0, counted from the outermost):
+# the C conditions that it exists (the tensor is known and has more than d
+# dims) and the C expression of its size.
+sub tensor_dim_c {
+    my ($where, $pat, $v, $used) = @_;
+    fail($where, 'must be an array ["<op index>.<tensor>", <dim>]')
+        if ref $v ne 'ARRAY' || @$v != 2 || !is_str($v->[0]);
+    fail("$where\[1]", 'must be an integer >= 0 (a dimension index)') if !is_int($v->[1]) || $v->[1] < 0;
+    my ($i) = ref_parse("$where\[0]", $pat, $v->[0]);
+    my $name = tensor_name_c("$where\[0]", $pat, $v->[0]);
+    $used->{tensor_of} = 1;
+    return (["tensor_of(op$i, $name)", "tensor_of(op$i, $name)->ndim > $v->[1]"],
+            "tensor_of(op$i, $name)->dims[$v->[1]]");
+}
+
 sub cond_c {
     my ($where, $pat, $c, $used) = @_;
     fail($where, 'must be an object') if ref $c ne 'HASH';
     if (exists $c->{param}) {
         check_keys($where, $c, { param => 'str', eq => 'any', ne => 'any', gt => 'num',
-                                 ge => 'num', lt => 'num', le => 'num' });
+                                 ge => 'num', lt => 'num', le => 'num',
+                                 map { ("${_}_dim" => 'array') } keys %LnGen::CMP });
         my ($pe, $p) = param_c("$where.param", $pat, $c->{param});
         my @out;
         for my $k (sort grep { $_ ne 'param' } keys %$c) {
             my $v = $c->{$k};
+            if ($k =~ /^(\w\w)_dim$/) {
+                # a number param against a tensor dimension
+                my $op = $COP{ $LnGen::CMP{$1} };
+                fail("$where.param", "'$c->{param}' is not a number param: $k compares numbers")
+                    if $p->{type} ne 'number';
+                my ($exists, $dim) = tensor_dim_c("$where.$k", $pat, $v, $used);
+                push @out, @$exists;
+                if (exists $p->{default} && is_num($p->{default})) {
+                    push @out, "($pe ? $pe->value_double : $p->{default}) $op $dim";
+                } else {
+                    push @out, $pe, "$pe->value_double $op $dim";
+                }
+                next;
+            }
             my $cmp;
             my $def_ok = exists $p->{default} && default_satisfies($p->{default}, $k, $v);
             if (is_num($v)) {
@@ -162,10 +192,20 @@ sub cond_c {
     }
     if (exists $c->{tensor}) {
         check_keys($where, $c, { tensor => 'str', dtype => 'str', ndim => 'int|object',
-                                 consumers => 'int|object', producer => 'str' });
+                                 consumers => 'int|object', producer => 'str', dim => 'int',
+                                 map { ($_ => 'num') } keys %LnGen::CMP });
         my ($i) = ref_parse("$where.tensor", $pat, $c->{tensor});
         my $name = tensor_name_c("$where.tensor", $pat, $c->{tensor});
         my @out;
+        my @cmps = sort grep { $LnGen::CMP{$_} } keys %$c;
+        fail($where, "$cmps[0] compares a dimension: needs \"dim\"") if @cmps && !exists $c->{dim};
+        if (exists $c->{dim}) {
+            fail("$where.dim", 'needs a comparison (eq ne gt ge lt le) beside it') if !@cmps;
+            fail("$where.dim", 'must be an integer >= 0 (a dimension index)') if $c->{dim} < 0;
+            my ($exists, $dim) = tensor_dim_c("$where.dim", $pat, [ $c->{tensor}, $c->{dim} ], $used);
+            push @out, @$exists;
+            push @out, "$dim $COP{ $LnGen::CMP{$_} } $c->{$_}" for @cmps;
+        }
         if (exists $c->{dtype}) {
             my $e = dtype_enum($c->{dtype}) // fail("$where.dtype", "unknown dtype '$c->{dtype}'");
             $used->{tensor_of} = 1;
@@ -186,7 +226,7 @@ sub cond_c {
             $used->{producer_is} = 1;
             push @out, "producer_is(ctx, $name, " . c_str($c->{producer}) . ')';
         }
-        fail($where, 'needs dtype, ndim, consumers or producer') if !@out;
+        fail($where, 'needs dtype, ndim, dim, consumers or producer') if !@out;
         return @out;
     }
     fail($where, 'needs "param" or "tensor"');

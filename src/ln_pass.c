@@ -450,7 +450,8 @@ static int fold_bn_one(ln_context *ctx, ln_op *bn, ln_bool *done)
     if (!prod || sole_reader(ctx, x) != bn)
         return 0;
     is_gemm = ln_streq(prod->op_arg->optype, "gemm_cpu");
-    if (!is_gemm && !ln_streq(prod->op_arg->optype, "conv2d_cpu"))
+    if (!is_gemm && !ln_streq(prod->op_arg->optype, "conv2d_cpu") &&
+        !ln_streq(prod->op_arg->optype, "conv2d_dw_cpu"))
         return 0;
     if (!ln_streq(str_param(prod, "activation", "none"), "none"))
         return 0;
@@ -595,7 +596,8 @@ static int fold_pad_one(ln_context *ctx, ln_op *pad, ln_bool *done)
     if (ln_streq(next->op_arg->optype, "avgpool2d_cpu")) {
         if (num_param(next, "count_include_pad", 0) != 1)
             return 0;
-    } else if (!ln_streq(next->op_arg->optype, "conv2d_cpu")) {
+    } else if (!ln_streq(next->op_arg->optype, "conv2d_cpu") &&
+               !ln_streq(next->op_arg->optype, "conv2d_dw_cpu")) {
         return 0;
     }
     if (!ln_streq(str_param(next, "auto_pad", "NOTSET"), "NOTSET"))

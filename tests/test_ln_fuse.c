@@ -169,6 +169,52 @@ START_TEST(test_conv_leakyrelu_and_zero_pad)
 }
 END_TEST
 
+START_TEST(test_dwconv_pad_bn_clip)
+{
+    /* depthwise (group 4 = channels, multiplier 2): x[1,4,6,5] -> pad 1 ->
+     * conv 8x1x3x3 + bias -> batchnorm -> clip [0, 6]: conv2d_dw_cpu, with
+     * the pad, the batchnorm and the clip folded into it */
+    char *w = create("w", "[8,1,3,3]", 72, -1, 2), *bias = create("b", "[8]", 8, -1, 2);
+    char *sc = create("sc", "[8]", 8, 0.5f, 1), *bb = create("bb", "[8]", 8, -1, 2);
+    char *mu = create("mu", "[8]", 8, -0.5f, 1), *var = create("var", "[8]", 8, 0.5f, 1);
+    char *ir = ln_sprintf(
+        "{\"ops\":[{\"name\":\"x\",\"optype\":\"input\",\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"x\"}],"
+        "\"params\":[{\"arg_name\":\"dtype\",\"value\":\"float32\"},{\"arg_name\":\"dims\",\"value\":[1,4,6,5]}]},"
+        "%s,%s,%s,%s,%s,%s,"
+        "{\"name\":\"pad\",\"optype\":\"pad\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"x\"}],"
+        "\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"p\"}],\"params\":[{\"arg_name\":\"pads\",\"value\":[0,0,1,1,0,0,1,1]}]},"
+        "{\"name\":\"conv\",\"optype\":\"conv2d\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"p\"},"
+        "{\"arg_name\":\"weight\",\"name\":\"w\"},{\"arg_name\":\"bias\",\"name\":\"b\"}],"
+        "\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"c\"}],\"params\":[{\"arg_name\":\"group\",\"value\":4}]},"
+        "{\"name\":\"bn\",\"optype\":\"batchnorm\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"c\"},"
+        "{\"arg_name\":\"scale\",\"name\":\"sc\"},{\"arg_name\":\"bias\",\"name\":\"bb\"},{\"arg_name\":\"mean\",\"name\":\"mu\"},"
+        "{\"arg_name\":\"var\",\"name\":\"var\"}],\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"n\"}]},"
+        "{\"name\":\"act\",\"optype\":\"clip\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"n\"}],"
+        "\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"y\"}],"
+        "\"params\":[{\"arg_name\":\"min\",\"value\":0},{\"arg_name\":\"max\",\"value\":6}]},"
+        "{\"name\":\"out\",\"optype\":\"output\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"y\"}]}]}",
+        w, bias, sc, bb, mu, var);
+    int nopt, nref;
+    ln_context *ctx = ln_context_create();
+    ln_op *conv = NULL;
+
+    /* y is [1,8,6,5] */
+    compare(ir, "x", 120, "y", 240, &nopt, &nref);
+    ck_assert_int_eq(nref, 12);
+    ck_assert_int_eq(nopt, 5);      /* x, w', b', conv (pad, bn, clip folded), out */
+    ck_assert_int_eq(ln_context_init_str(ctx, ir, "fuse.json"), 0);
+    ck_assert_int_eq(ln_context_compile(ctx, "cpu"), 0);
+    LN_LIST_FOREACH(ln_op, op, ctx->ops)
+        if (ln_streq(op->op_arg->optype, "conv2d_dw_cpu"))
+            conv = op;
+    ck_assert_msg(conv != NULL, "the depthwise conv is not a conv2d_dw_cpu");
+    ck_assert_str_eq(ln_param_list_find(conv->op_arg->params, "activation")->value_string, "clip");
+    ln_context_free(ctx);
+    ln_free(ir);
+    ln_free(w); ln_free(bias); ln_free(sc); ln_free(bb); ln_free(mu); ln_free(var);
+}
+END_TEST
+
 Suite *test_ln_fuse_suite(void);
 Suite *test_ln_fuse_suite(void)
 {
@@ -177,6 +223,7 @@ Suite *test_ln_fuse_suite(void)
     tcase_add_test(tc, test_pad_conv_bn_relu);
     tcase_add_test(tc, test_gemm_bn_clip);
     tcase_add_test(tc, test_conv_leakyrelu_and_zero_pad);
+    tcase_add_test(tc, test_dwconv_pad_bn_clip);
     suite_add_tcase(s, tc);
     return s;
 }

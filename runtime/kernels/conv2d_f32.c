@@ -36,11 +36,6 @@ static int conv_args_ok(const ln_rt_conv2d_args *a)
            a->pad_right >= 0;
 }
 
-static int is_depthwise(const ln_rt_conv2d_args *a)
-{
-    return a->group > 1 && a->group == a->c && a->oc % a->c == 0;
-}
-
 /* 1x1, stride 1, no padding: the image itself is the B matrix */
 static int conv_is_pointwise(const ln_rt_conv2d_args *a)
 {
@@ -179,8 +174,6 @@ size_t ln_rt_conv2d_f32_scratch_size(const ln_rt_conv2d_args *a)
     int32_t oh, ow, cg;
     if (!conv_args_ok(a))
         return 0;
-    if (is_depthwise(a))
-        return dw_scratch_size(a);
     oh = ln_rt_conv_out_size(a->h, a->kh, a->stride_h, a->pad_top,
                              a->pad_bottom, a->dil_h);
     ow = ln_rt_conv_out_size(a->w, a->kw, a->stride_w, a->pad_left,
@@ -218,11 +211,125 @@ int ln_rt__conv2d_direct_ok(const ln_rt_conv2d_args *a)
            (int64_t)a->c * a->h * a->w <= 65536 &&
            ((a->stride_w == 1 &&
              a->pad_left + a->pad_right == a->kw - 1) ||
-            (a->stride_w == 2 &&
+            (a->stride_w == 2 && a->c >= 8 &&
              ln_rt_conv_out_size(a->w, a->kw, 2, a->pad_left,
                                  a->pad_right, 1) <= 8) ||
             ln_rt_conv_out_size(a->w, a->kw, a->stride_w, a->pad_left,
                                 a->pad_right, 1) >= 16);
+}
+
+/* Portable direct conv (group 1, no dilation, any stride and pads): no
+ * packing and no scratch. NOT chosen by ln_rt_conv2d_f32 yet: sending the
+ * direct shapes to it on every ISA (scratch 0) cut ResNet-8's arena from
+ * 352 to 197 KB but cost +47% Cortex-M4 instructions (65.0M vs 44.2M) and
+ * 2.5x on 1x1 convs; it needs Cortex-M tuning (vldm-friendly weight reads,
+ * more pixels per tile) first. Tested against the reference. Register tile: 4 output channels x
+ * 4 output pixels of one row (16 accumulators, 4 weights, 4 inputs: fits
+ * the M4's 32 single-precision registers); input rows outside the image are
+ * skipped per output row, and tiles whose taps all fall inside the row read
+ * without bounds checks. The output channel tail computes duplicate rows
+ * that are not stored. */
+void ln_rt__conv2d_direct_f32_c(const ln_rt_conv2d_args *a, const float *src,
+                                const float *weight, const float *bias,
+                                float *dst)
+{
+    const int32_t oh = ln_rt_conv_out_size(a->h, a->kh, a->stride_h,
+                                           a->pad_top, a->pad_bottom, 1);
+    const int32_t ow = ln_rt_conv_out_size(a->w, a->kw, a->stride_w,
+                                           a->pad_left, a->pad_right, 1);
+    const int32_t H = a->h, W = a->w, kh = a->kh, kw = a->kw;
+    const int32_t sh = a->stride_h, sw = a->stride_w, C = a->c;
+    const int32_t khw = kh * kw, kk = C * khw;
+    const size_t hw = (size_t)H * W, ohw = (size_t)oh * ow;
+    int32_t b, o0, oy, ox0, ci, ky, kx, r;
+
+    for (b = 0; b < a->n; b++) {
+        const float *img = src + (size_t)b * C * hw;
+        float *out = dst + (size_t)b * a->oc * ohw;
+        for (o0 = 0; o0 < a->oc; o0 += 4) {
+            const int mv = a->oc - o0 < 4 ? (int)(a->oc - o0) : 4;
+            const float *w0 = weight + (size_t)o0 * kk;
+            const float *w1 = weight + (size_t)(o0 + (mv > 1)) * kk;
+            const float *w2 = weight + (size_t)(o0 + (mv > 2 ? 2 : 0)) * kk;
+            const float *w3 = weight + (size_t)(o0 + (mv > 3 ? 3 : 0)) * kk;
+            for (oy = 0; oy < oh; oy++) {
+                const int32_t iy0 = oy * sh - a->pad_top;
+                const int32_t ky0 = iy0 < 0 ? -iy0 : 0;
+                const int32_t ky1 = H - iy0 < kh ? H - iy0 : kh;
+                for (ox0 = 0; ox0 < ow; ox0 += 4) {
+                    const int32_t nx = ow - ox0 < 4 ? ow - ox0 : 4;
+                    const int32_t ix0 = ox0 * sw - a->pad_left;
+                    const int inner = nx == 4 && ix0 >= 0 &&
+                                      ix0 + 3 * sw + kw - 1 < W;
+                    float c00 = 0, c01 = 0, c02 = 0, c03 = 0;
+                    float c10 = 0, c11 = 0, c12 = 0, c13 = 0;
+                    float c20 = 0, c21 = 0, c22 = 0, c23 = 0;
+                    float c30 = 0, c31 = 0, c32 = 0, c33 = 0;
+                    float *op;
+#define DC_FMA16(a0, a1, a2, a3, x0, x1, x2, x3)                              \
+    c00 += a0 * x0; c01 += a0 * x1; c02 += a0 * x2; c03 += a0 * x3;          \
+    c10 += a1 * x0; c11 += a1 * x1; c12 += a1 * x2; c13 += a1 * x3;          \
+    c20 += a2 * x0; c21 += a2 * x1; c22 += a2 * x2; c23 += a2 * x3;          \
+    c30 += a3 * x0; c31 += a3 * x1; c32 += a3 * x2; c33 += a3 * x3;
+                    for (ci = 0; ci < C; ci++) {
+                        for (ky = ky0; ky < ky1; ky++) {
+                            const float *row = img + (size_t)ci * hw +
+                                               (size_t)(iy0 + ky) * W;
+                            const int32_t t = ci * khw + ky * kw;
+                            const float *q0 = w0 + t, *q1 = w1 + t;
+                            const float *q2 = w2 + t, *q3 = w3 + t;
+                            if (inner) { /* no bounds checks */
+                                const float *p = row + ix0;
+                                for (kx = 0; kx < kw; kx++, p++) {
+                                    const float a0 = q0[kx], a1 = q1[kx];
+                                    const float a2 = q2[kx], a3 = q3[kx];
+                                    const float x0 = p[0], x1 = p[sw];
+                                    const float x2 = p[2 * sw];
+                                    const float x3 = p[3 * sw];
+                                    DC_FMA16(a0, a1, a2, a3, x0, x1, x2, x3)
+                                }
+                                continue;
+                            }
+                            for (kx = 0; kx < kw; kx++) {
+                                const float a0 = q0[kx], a1 = q1[kx];
+                                const float a2 = q2[kx], a3 = q3[kx];
+                                float xv[4], x0, x1, x2, x3;
+                                int j;
+                                for (j = 0; j < 4; j++) {
+                                    const int32_t ix = ix0 + j * sw + kx;
+                                    xv[j] = j < nx && ix >= 0 && ix < W
+                                                ? row[ix]
+                                                : 0.0f;
+                                }
+                                x0 = xv[0]; x1 = xv[1];
+                                x2 = xv[2]; x3 = xv[3];
+                                DC_FMA16(a0, a1, a2, a3, x0, x1, x2, x3)
+                            }
+                        }
+                    }
+#undef DC_FMA16
+                    {
+                        const float cv[4][4] = {{c00, c01, c02, c03},
+                                                {c10, c11, c12, c13},
+                                                {c20, c21, c22, c23},
+                                                {c30, c31, c32, c33}};
+                        int j;
+                        for (r = 0; r < mv; r++) {
+                            const float bv = bias ? bias[o0 + r] : 0.0f;
+                            op = out + (size_t)(o0 + r) * ohw +
+                                 (size_t)oy * ow + ox0;
+                            for (j = 0; j < nx; j++)
+                                op[j] = cv[r][j] + bv;
+                        }
+                    }
+                }
+                for (r = 0; r < mv; r++)
+                    ln_rt__act_f32(out + (size_t)(o0 + r) * ohw +
+                                       (size_t)oy * ow,
+                                   (size_t)ow, a->act, a->alpha, a->beta);
+            }
+        }
+    }
 }
 
 int ln_rt__conv2d_gemm_f32_isa(const ln_rt__gemm_isa *isa,
@@ -291,11 +398,8 @@ int ln_rt__conv2d_f32_isa(const ln_rt__gemm_isa *isa,
                              a->pad_right, a->dil_w);
     if (oh <= 0 || ow <= 0 || a->n == 0)
         return LN_RT_OK;
-    if (is_depthwise(a)) {
-        dw_run(isa == &ln_rt__gemm_isa_c, a, src, weight, bias, dst, ow,
-               scratch);
-        return LN_RT_OK;
-    }
+    /* depthwise shapes reach here only from hand-written IR (the
+     * compiler gives them to conv2d_dw_cpu): the GEMM path handles groups */
 #if LN_RT_HAVE_AVX512
     if (isa == &ln_rt__gemm_isa_avx512 && ln_rt__conv2d_direct_ok(a) &&
         ln_rt__conv2d_direct_f32_avx512(a, src, weight, bias, dst))

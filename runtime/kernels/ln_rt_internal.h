@@ -197,6 +197,11 @@ int ln_rt__conv2d_gemm_f32_isa(const ln_rt__gemm_isa *isa,
                                float *dst, void *scratch);
 /* shapes the direct conv kernels take (see conv2d_f32.c for the choice) */
 int ln_rt__conv2d_direct_ok(const ln_rt_conv2d_args *a);
+/* the portable direct conv (conv2d_f32.c): group 1, no dilation, any
+ * stride, pads; no scratch; not dispatched to yet (see there) */
+void ln_rt__conv2d_direct_f32_c(const ln_rt_conv2d_args *a, const float *src,
+                                const float *weight, const float *bias,
+                                float *dst);
 /* depthwise: pp is the padded-plane scratch, rows of
  * w + pad_left + pad_right + LN_RT_DW_SLACK floats */
 #define LN_RT_DW_SLACK 16

@@ -39,6 +39,11 @@ done
 for want in 'cb_conv2d_relu' 'ln_dfg_num_readers(ctx->dfg' '"conv2d_relu_cpu"'; do
     if grep -q "$want" "$tmp/a/arch/ln_combiner_cpu.c"; then ok; else ko "combiner lacks $want"; fi
 done
+# tensor-dimension conditions: {"tensor", "dim", <cmp>} and {"param", "<cmp>_dim"}
+for want in '"weight"))->ndim > 1 &&' '"weight"))->dims[1] == 1 &&' '"src"))->dims[2] <= 4096 &&' \
+            '(ln_op_param(op0->op_arg, "group") ? ln_op_param(op0->op_arg, "group")->value_double : 1) == tensor_of(op0, ln_tensor_list_find_name(op0->op_arg->tensors_in, "src"))->dims[1]'; do
+    if grep -qF "$want" "$tmp/a/arch/ln_expander_cpu.c"; then ok; else ko "expander lacks $want"; fi
+done
 for want in "'weight' dims[1]*group (%d) != 'src' dims[1] (%d)" 'ln_opck_tensor_isstatic(op_arg, "weight"' \
             'ln_opck_param_string_in(op_arg, auto_pad_pe' 'ln_opck_param_array_len(op_arg, stride_pe, LN_CMP_EQ, 2)'; do
     if grep -qF "$want" "$tmp/a/op/ln_opimpl_conv2d.c"; then ok; else ko "conv2d lacks $want"; fi

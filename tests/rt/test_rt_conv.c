@@ -114,6 +114,11 @@ START_TEST(test_conv2d_cases)
     rt_fill(b, k->oc, -1, 1, 200 + _i);
     conv_ref(k, x, wt, k->bias ? b : NULL, ref, oh, ow);
     ss = ln_rt_conv2d_f32_scratch_size(&a);
+    /* the depthwise kernel's own size (ln_rt_conv2d_f32 runs depthwise
+     * shapes through the GEMM engine: the compiler sends them to
+     * ln_rt_conv2d_depthwise_f32) */
+    if (ln_rt_conv2d_depthwise_f32_scratch_size(&a) > ss)
+        ss = ln_rt_conv2d_depthwise_f32_scratch_size(&a);
     scr = rt_scratch(ss);
 
     rt_fill(y, ny, 50, 60, 7); /* garbage must be overwritten */
@@ -175,20 +180,25 @@ START_TEST(test_conv2d_bad_args)
 }
 END_TEST
 
-/* Scratch is ISA-independent: depthwise, one zero-padded plane (row slack
- * 16); GEMM path, one partial A panel (24 rows) + one KC x NC B block
+/* Scratch is ISA-independent: depthwise kernel, one zero-padded plane (row
+ * slack 16); GEMM path, one partial A panel (24 rows) + one KC x NC B block
  * (K <= 256 rows, N rounded to 16, NC = 192) + 16 floats of alignment;
  * 1x1 stride 1 reads the image in place and needs only a 16-column B panel */
 START_TEST(test_conv2d_scratch_size)
 {
     ln_rt_conv2d_args a;
     to_args(&cases[4], &a);
-    ck_assert_uint_eq(ln_rt_conv2d_f32_scratch_size(&a),
+    ck_assert_uint_eq(ln_rt_conv2d_depthwise_f32_scratch_size(&a),
                       (size_t)(11 + 2 + 16) * (9 + 2) * sizeof(float));
-    to_args(&cases[8], &a); /* K = 360, N = 221 */
+    to_args(&cases[8], &a); /* K = 360, N = 13 x 14 (not "same": GEMM) */
+    a.w = 15;
+    a.pad_right = 0;
+    ck_assert(!ln_rt__conv2d_direct_ok(&a));
     ck_assert_uint_eq(ln_rt_conv2d_f32_scratch_size(&a),
                       (size_t)((24 + 192) * 256 + 16) * sizeof(float));
-    to_args(&cases[12], &a); /* 1x1, K = 64 */
+    to_args(&cases[12], &a); /* 1x1, K = 64, image over 256 KiB: GEMM */
+    a.h = a.w = 33;
+    ck_assert(!ln_rt__conv2d_direct_ok(&a));
     ck_assert_uint_eq(ln_rt_conv2d_f32_scratch_size(&a),
                       (size_t)((24 + 16) * 64 + 16) * sizeof(float));
 }
@@ -273,7 +283,11 @@ START_TEST(test_dwconv_sweep)
         rt_fill(wt, nw, -1, 1, 400u + (uint32_t)it);
         rt_fill(b, k.oc, -1, 1, 500u + (uint32_t)it);
         conv_ref(&k, x, wt, k.bias ? b : NULL, ref, oh, ow);
-        scr = rt_scratch(ln_rt_conv2d_f32_scratch_size(&a));
+        {
+            size_t s1 = ln_rt_conv2d_f32_scratch_size(&a),
+                   s2 = ln_rt_conv2d_depthwise_f32_scratch_size(&a);
+            scr = rt_scratch(s1 > s2 ? s1 : s2);
+        }
 
         rt_fill(y, ny, 50, 60, 9);
         ck_assert_int_eq(ln_rt_conv2d_f32(&a, x, wt, k.bias ? b : NULL, y,
@@ -406,6 +420,9 @@ START_TEST(test_conv_direct_sweep)
             taken++;
         }
 #endif
+        rt_fill(y, ny, 50, 60, 9); /* the portable direct kernel, any shape */
+        ln_rt__conv2d_direct_f32_c(&a, x, wt, k.bias ? b : NULL, y);
+        RT_CHECK(y, ref, ny, 2e-5, "conv2d (portable direct)");
         free(x); free(wt); free(b); free(y); free(ref); free(scr);
     }
 #if LN_RT_HAVE_AVX512

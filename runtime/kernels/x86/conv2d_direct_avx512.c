@@ -81,7 +81,8 @@ typedef struct {
  * 32-bit element masks of the two loads per vector). */
 static inline __attribute__((always_inline)) void
 dc_block(const dc_wblk *wb, const float *img, const ptrdiff_t *off,
-         const uint32_t (*m)[4], int ntap, int nv, int s, __m512 *acc)
+         const uint32_t (*m)[4], int ntap, int nv, int s, ptrdiff_t rs,
+         __m512 *acc)
 {
     const __m512i ev = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18,
                                          20, 22, 24, 26, 28, 30);
@@ -117,11 +118,13 @@ dc_block(const dc_wblk *wb, const float *img, const ptrdiff_t *off,
             } else {
                 __m512 l0 = _mm512_maskz_loadu_ps((__mmask16)m0, ip);
                 __m512 l1 = _mm512_maskz_loadu_ps((__mmask16)(m0 >> 16),
-                                                  ip + 16);
+                                                  ip + rs);
                 b0 = _mm512_permutex2var_ps(l0, ev, l1);
                 if (nv == 2) {
-                    __m512 l2 = _mm512_maskz_loadu_ps((__mmask16)m2, ip + 32);
-                    __m512 l3 = _mm512_maskz_loadu_ps((__mmask16)m3, ip + 48);
+                    __m512 l2 = _mm512_maskz_loadu_ps((__mmask16)m2,
+                                                      ip + 2 * rs);
+                    __m512 l3 = _mm512_maskz_loadu_ps((__mmask16)m3,
+                                                      ip + 3 * rs);
                     b1 = _mm512_permutex2var_ps(l2, ev, l3);
                 }
             }
@@ -149,25 +152,25 @@ static void dc_block_1_1(const dc_wblk *wb, const float *img,
                          const ptrdiff_t *off, const uint32_t (*m)[4],
                          int ntap, __m512 *acc)
 {
-    dc_block(wb, img, off, m, ntap, 1, 1, acc);
+    dc_block(wb, img, off, m, ntap, 1, 1, 16, acc);
 }
 static void dc_block_2_1(const dc_wblk *wb, const float *img,
                          const ptrdiff_t *off, const uint32_t (*m)[4],
                          int ntap, __m512 *acc)
 {
-    dc_block(wb, img, off, m, ntap, 2, 1, acc);
+    dc_block(wb, img, off, m, ntap, 2, 1, 16, acc);
 }
 static void dc_block_1_2(const dc_wblk *wb, const float *img,
                          const ptrdiff_t *off, const uint32_t (*m)[4],
-                         int ntap, __m512 *acc)
+                         int ntap, ptrdiff_t rs, __m512 *acc)
 {
-    dc_block(wb, img, off, m, ntap, 1, 2, acc);
+    dc_block(wb, img, off, m, ntap, 1, 2, rs, acc);
 }
 static void dc_block_2_2(const dc_wblk *wb, const float *img,
                          const ptrdiff_t *off, const uint32_t (*m)[4],
-                         int ntap, __m512 *acc)
+                         int ntap, ptrdiff_t rs, __m512 *acc)
 {
-    dc_block(wb, img, off, m, ntap, 2, 2, acc);
+    dc_block(wb, img, off, m, ntap, 2, 2, rs, acc);
 }
 
 int ln_rt__conv2d_direct_f32_avx512(const ln_rt_conv2d_args *a,
@@ -182,9 +185,14 @@ int ln_rt__conv2d_direct_f32_avx512(const ln_rt_conv2d_args *a,
     const int32_t s = a->stride_w, ntap = kh * kw;
     const int flat = s == 1 && a->stride_h == 1 && ow == W;
     const int pw = flat && ntap == 1 && oh == H;
+    /* stride 2, rows of <= 8 outputs: a 16-lane vector is two output rows
+     * (lanes 0-7 and 8-15), its two loads start on two input rows */
+    const int rp = !flat && s == 2 && ow <= 8;
+    const ptrdiff_t rs = rp ? (ptrdiff_t)a->stride_h * W : 16;
     const int32_t npix = oh * ow;
     const int32_t nblk_row = (ow + 31) / 32;
-    const int32_t nblk = flat ? (npix + 31) / 32 : oh * nblk_row;
+    const int32_t nblk = flat ? (npix + 31) / 32
+                         : rp ? (oh + 3) / 4 : oh * nblk_row;
     ptrdiff_t off[DC_MAXTAPS];
     uint32_t mk[DC_MAXTAPS][4];
     dc_wblk wb;
@@ -204,6 +212,7 @@ int ln_rt__conv2d_direct_f32_avx512(const ln_rt_conv2d_args *a,
         float *out = dst + (size_t)b * a->oc * npix;
         for (blk = 0; blk < nblk; blk++) {
             int32_t nl, p0 = 0, oy0 = 0, x0 = 0;
+            uint32_t vm = 0; /* rp: valid lanes of the block */
             if (pw) { /* 1x1, no pads, stride 1: only the tail is masked */
                 p0 = blk * 32;
                 nl = npix - p0 < 32 ? npix - p0 : 32;
@@ -231,6 +240,21 @@ int ln_rt__conv2d_direct_f32_avx512(const ln_rt_conv2d_args *a,
                         }
                     }
                     base = (ptrdiff_t)p0 - (ptrdiff_t)a->pad_top * W -
+                           a->pad_left;
+                } else if (rp) {
+                    oy0 = blk * 4;
+                    nl = 0;
+                    for (j = 0; j < 32; j++) {
+                        const int32_t oy = oy0 + j / 8, ox = j % 8;
+                        const int ok = ox < ow && oy < oh;
+                        oyl[j] = ok ? oy : -(1 << 20);
+                        oxl[j] = ox;
+                        if (ok) {
+                            vm |= 1u << j;
+                            nl = j + 1;
+                        }
+                    }
+                    base = ((ptrdiff_t)oy0 * a->stride_h - a->pad_top) * W -
                            a->pad_left;
                 } else {
                     oy0 = blk / nblk_row;
@@ -297,9 +321,37 @@ int ln_rt__conv2d_direct_f32_avx512(const ln_rt_conv2d_args *a,
                     (nl > 16 ? dc_block_2_1 : dc_block_1_1)(&wb, img, off,
                                                             mk, ntap, acc);
                 else
-                    (nl > 16 ? dc_block_2_2 : dc_block_1_2)(&wb, img, off,
-                                                            mk, ntap, acc);
-                {
+                    (nl > 16 ? dc_block_2_2 : dc_block_1_2)(
+                        &wb, img, off, mk, ntap, rs, acc);
+                if (rp) {
+                    /* the block's rows are consecutive in the output:
+                     * compress each vector's valid lanes and store them
+                     * one after the other */
+                    const __mmask16 v0m = (__mmask16)vm,
+                                    v1m = (__mmask16)(vm >> 16);
+                    const int n0 = __builtin_popcount(vm & 0xffffu),
+                              n1 = __builtin_popcount(vm >> 16);
+                    const __mmask16 s0 = (__mmask16)((1u << n0) - 1u);
+                    const __mmask16 s1 = (__mmask16)((1u << n1) - 1u);
+                    float *op = out + (size_t)o0 * npix + (size_t)oy0 * ow;
+                    for (r = 0; r < mv; r++) {
+                        __m512 v0 = acc[2 * r], v1 = acc[2 * r + 1];
+                        if (bias) {
+                            __m512 bv = _mm512_set1_ps(bias[o0 + r]);
+                            v0 = _mm512_add_ps(v0, bv);
+                            v1 = _mm512_add_ps(v1, bv);
+                        }
+                        v0 = dc_act(v0, a->act, a->alpha, a->beta);
+                        v1 = dc_act(v1, a->act, a->alpha, a->beta);
+                        _mm512_mask_storeu_ps(
+                            op, s0, _mm512_maskz_compress_ps(v0m, v0));
+                        if (n1)
+                            _mm512_mask_storeu_ps(
+                                op + n0, s1,
+                                _mm512_maskz_compress_ps(v1m, v1));
+                        op += npix;
+                    }
+                } else {
                     const __mmask16 s0 = (__mmask16)(nl >= 16 ? 0xffffu
                                                      : (1u << nl) - 1u);
                     const __mmask16 s1 = (__mmask16)(

@@ -145,6 +145,49 @@ static ln_list *cb_conv2d_relu(const ln_context *ctx, const ln_list *win_ops,
 }
 #endif
 
+#if !(defined(LN_OP_STRIP_conv2d) || defined(LN_OP_STRIP_relu))
+/* conv2d_dw_cpu then relu_cpu, the conv2d_dw_cpu output read by the relu_cpu alone: one conv2d_dw_cpu with activation relu. */
+static ln_list *cb_conv2d_dw_relu(const ln_context *ctx, const ln_list *win_ops,
+                               size_t win_size, int *match)
+{
+    const ln_op *op0, *op1;
+    ln_list *ops = NULL, *tin, *tout, *params;
+    const ln_list *l;
+    size_t i;
+
+    *match = 0;
+    if (win_size < 2)
+        return NULL;
+    op0 = win_ops->data;
+    op1 = win_ops->next->data;
+    if (!ln_streq(op0->op_arg->optype, "conv2d_dw_cpu") ||
+        !ln_streq(op1->op_arg->optype, "relu_cpu"))
+        return NULL;
+    if (!(ln_streq(ln_tensor_list_find_name(op1->op_arg->tensors_in, "src"),
+                 ln_tensor_list_find_name(op0->op_arg->tensors_out, "dst")) &&
+          (!ln_op_param(op0->op_arg, "activation") ||
+         ln_streq(ln_op_param(op0->op_arg, "activation")->value_string, "none")) &&
+          ln_dfg_num_readers(ctx->dfg,
+                           ln_tensor_list_find_name(op0->op_arg->tensors_out, "dst")) == 1))
+        return NULL;
+
+    tin = ln_tensor_list_copy(op0->op_arg->tensors_in);
+    tout = ln_tensor_list_append(NULL, "dst",
+                        ln_tensor_list_find_name(op1->op_arg->tensors_out, "dst"));
+    params = NULL;
+    params = copy_params(params, op0->op_arg->params);
+    params = ln_param_list_remove(params, "activation");
+    params = ln_param_list_append_string(params, "activation", "relu");
+    ops = ln_list_append(ops, new_op("conv2d_dw_cpu", op0->op_arg->name, tin, tout, params,
+                                       op0->op_arg->tensor_table));
+    /* the rest of the window stays as it is */
+    for (l = win_ops->next->next, i = 2; l && i < win_size; l = l->next, i++)
+        ops = ln_list_append(ops, ln_op_copy(l->data));
+    *match = 1;
+    return ops;
+}
+#endif
+
 #if !(defined(LN_OP_STRIP_clip) || defined(LN_OP_STRIP_conv2d))
 /* conv2d_cpu then clip_cpu, the conv2d_cpu output read by the clip_cpu alone: one conv2d_cpu with activation clip. */
 static ln_list *cb_conv2d_clip(const ln_context *ctx, const ln_list *win_ops,
@@ -190,6 +233,51 @@ static ln_list *cb_conv2d_clip(const ln_context *ctx, const ln_list *win_ops,
 }
 #endif
 
+#if !(defined(LN_OP_STRIP_clip) || defined(LN_OP_STRIP_conv2d))
+/* conv2d_dw_cpu then clip_cpu, the conv2d_dw_cpu output read by the clip_cpu alone: one conv2d_dw_cpu with activation clip. */
+static ln_list *cb_conv2d_dw_clip(const ln_context *ctx, const ln_list *win_ops,
+                               size_t win_size, int *match)
+{
+    const ln_op *op0, *op1;
+    ln_list *ops = NULL, *tin, *tout, *params;
+    const ln_list *l;
+    size_t i;
+
+    *match = 0;
+    if (win_size < 2)
+        return NULL;
+    op0 = win_ops->data;
+    op1 = win_ops->next->data;
+    if (!ln_streq(op0->op_arg->optype, "conv2d_dw_cpu") ||
+        !ln_streq(op1->op_arg->optype, "clip_cpu"))
+        return NULL;
+    if (!(ln_streq(ln_tensor_list_find_name(op1->op_arg->tensors_in, "src"),
+                 ln_tensor_list_find_name(op0->op_arg->tensors_out, "dst")) &&
+          (!ln_op_param(op0->op_arg, "activation") ||
+         ln_streq(ln_op_param(op0->op_arg, "activation")->value_string, "none")) &&
+          ln_dfg_num_readers(ctx->dfg,
+                           ln_tensor_list_find_name(op0->op_arg->tensors_out, "dst")) == 1))
+        return NULL;
+
+    tin = ln_tensor_list_copy(op0->op_arg->tensors_in);
+    tout = ln_tensor_list_append(NULL, "dst",
+                        ln_tensor_list_find_name(op1->op_arg->tensors_out, "dst"));
+    params = NULL;
+    params = copy_params(params, op0->op_arg->params);
+    params = ln_param_list_remove(params, "activation");
+    params = ln_param_list_append_string(params, "activation", "clip");
+    params = copy_param(params, "act_alpha", ln_op_param(op1->op_arg, "min"));
+    params = copy_param(params, "act_beta", ln_op_param(op1->op_arg, "max"));
+    ops = ln_list_append(ops, new_op("conv2d_dw_cpu", op0->op_arg->name, tin, tout, params,
+                                       op0->op_arg->tensor_table));
+    /* the rest of the window stays as it is */
+    for (l = win_ops->next->next, i = 2; l && i < win_size; l = l->next, i++)
+        ops = ln_list_append(ops, ln_op_copy(l->data));
+    *match = 1;
+    return ops;
+}
+#endif
+
 #if !(defined(LN_OP_STRIP_conv2d) || defined(LN_OP_STRIP_leakyrelu))
 /* conv2d_cpu then leakyrelu_cpu, the conv2d_cpu output read by the leakyrelu_cpu alone: one conv2d_cpu with activation leakyrelu. */
 static ln_list *cb_conv2d_leakyrelu(const ln_context *ctx, const ln_list *win_ops,
@@ -225,6 +313,50 @@ static ln_list *cb_conv2d_leakyrelu(const ln_context *ctx, const ln_list *win_op
     params = ln_param_list_append_string(params, "activation", "leakyrelu");
     params = copy_param(params, "act_alpha", ln_op_param(op1->op_arg, "alpha"));
     ops = ln_list_append(ops, new_op("conv2d_cpu", op0->op_arg->name, tin, tout, params,
+                                       op0->op_arg->tensor_table));
+    /* the rest of the window stays as it is */
+    for (l = win_ops->next->next, i = 2; l && i < win_size; l = l->next, i++)
+        ops = ln_list_append(ops, ln_op_copy(l->data));
+    *match = 1;
+    return ops;
+}
+#endif
+
+#if !(defined(LN_OP_STRIP_conv2d) || defined(LN_OP_STRIP_leakyrelu))
+/* conv2d_dw_cpu then leakyrelu_cpu, the conv2d_dw_cpu output read by the leakyrelu_cpu alone: one conv2d_dw_cpu with activation leakyrelu. */
+static ln_list *cb_conv2d_dw_leakyrelu(const ln_context *ctx, const ln_list *win_ops,
+                               size_t win_size, int *match)
+{
+    const ln_op *op0, *op1;
+    ln_list *ops = NULL, *tin, *tout, *params;
+    const ln_list *l;
+    size_t i;
+
+    *match = 0;
+    if (win_size < 2)
+        return NULL;
+    op0 = win_ops->data;
+    op1 = win_ops->next->data;
+    if (!ln_streq(op0->op_arg->optype, "conv2d_dw_cpu") ||
+        !ln_streq(op1->op_arg->optype, "leakyrelu_cpu"))
+        return NULL;
+    if (!(ln_streq(ln_tensor_list_find_name(op1->op_arg->tensors_in, "src"),
+                 ln_tensor_list_find_name(op0->op_arg->tensors_out, "dst")) &&
+          (!ln_op_param(op0->op_arg, "activation") ||
+         ln_streq(ln_op_param(op0->op_arg, "activation")->value_string, "none")) &&
+          ln_dfg_num_readers(ctx->dfg,
+                           ln_tensor_list_find_name(op0->op_arg->tensors_out, "dst")) == 1))
+        return NULL;
+
+    tin = ln_tensor_list_copy(op0->op_arg->tensors_in);
+    tout = ln_tensor_list_append(NULL, "dst",
+                        ln_tensor_list_find_name(op1->op_arg->tensors_out, "dst"));
+    params = NULL;
+    params = copy_params(params, op0->op_arg->params);
+    params = ln_param_list_remove(params, "activation");
+    params = ln_param_list_append_string(params, "activation", "leakyrelu");
+    params = copy_param(params, "act_alpha", ln_op_param(op1->op_arg, "alpha"));
+    ops = ln_list_append(ops, new_op("conv2d_dw_cpu", op0->op_arg->name, tin, tout, params,
                                        op0->op_arg->tensor_table));
     /* the rest of the window stays as it is */
     for (l = win_ops->next->next, i = 2; l && i < win_size; l = l->next, i++)
@@ -373,11 +505,20 @@ ln_combiner_func ln_combiner_funcs_cpu[] = {
 #if !(defined(LN_OP_STRIP_conv2d) || defined(LN_OP_STRIP_relu))
     cb_conv2d_relu,
 #endif
+#if !(defined(LN_OP_STRIP_conv2d) || defined(LN_OP_STRIP_relu))
+    cb_conv2d_dw_relu,
+#endif
 #if !(defined(LN_OP_STRIP_clip) || defined(LN_OP_STRIP_conv2d))
     cb_conv2d_clip,
 #endif
+#if !(defined(LN_OP_STRIP_clip) || defined(LN_OP_STRIP_conv2d))
+    cb_conv2d_dw_clip,
+#endif
 #if !(defined(LN_OP_STRIP_conv2d) || defined(LN_OP_STRIP_leakyrelu))
     cb_conv2d_leakyrelu,
+#endif
+#if !(defined(LN_OP_STRIP_conv2d) || defined(LN_OP_STRIP_leakyrelu))
+    cb_conv2d_dw_leakyrelu,
 #endif
 #if !(defined(LN_OP_STRIP_gemm) || defined(LN_OP_STRIP_relu))
     cb_gemm_relu,

@@ -88,6 +88,15 @@ static ln_op *new_op(const char *optype, const char *name, ln_list *tensors_in,
 }
 #endif
 
+#ifndef LN_OP_STRIP_conv2d
+static const ln_tensor *tensor_of(const ln_op *op, const char *name)
+{
+    ln_tensor_entry *te = name ? ln_tensor_table_find(op->op_arg->tensor_table, name) : NULL;
+
+    return te ? te->tensor : NULL;
+}
+#endif
+
 #ifndef LN_OP_STRIP_abs
 static ln_list *ep_abs(const ln_context *ctx, const ln_op *op0, int *match)
 {
@@ -219,10 +228,29 @@ static ln_list *ep_concat(const ln_context *ctx, const ln_op *op0, int *match)
 #ifndef LN_OP_STRIP_conv2d
 static ln_list *ep_conv2d(const ln_context *ctx, const ln_op *op0, int *match)
 {
+    ln_list *ops = NULL, *tin, *tout, *params;
+
     (void)ctx;
     *match = 0;
     if (!ln_streq(op0->op_arg->optype, "conv2d"))
         return NULL;
+    /* depthwise: group > 1, one input channel per group (weight dims[1] == 1, group == src channels) */
+    if (ln_op_param(op0->op_arg, "group") &&
+        ln_op_param(op0->op_arg, "group")->value_double > 1 &&
+        tensor_of(op0, ln_tensor_list_find_name(op0->op_arg->tensors_in, "weight")) &&
+        tensor_of(op0, ln_tensor_list_find_name(op0->op_arg->tensors_in, "weight"))->ndim > 1 &&
+        tensor_of(op0, ln_tensor_list_find_name(op0->op_arg->tensors_in, "weight"))->dims[1] == 1 &&
+        tensor_of(op0, ln_tensor_list_find_name(op0->op_arg->tensors_in, "src")) &&
+        tensor_of(op0, ln_tensor_list_find_name(op0->op_arg->tensors_in, "src"))->ndim > 1 &&
+        (ln_op_param(op0->op_arg, "group") ? ln_op_param(op0->op_arg, "group")->value_double : 1) == tensor_of(op0, ln_tensor_list_find_name(op0->op_arg->tensors_in, "src"))->dims[1]) {
+        tin = ln_tensor_list_copy(op0->op_arg->tensors_in);
+        tout = ln_tensor_list_copy(op0->op_arg->tensors_out);
+        params = ln_param_list_copy(op0->op_arg->params);
+        ops = ln_list_append(ops, new_op("conv2d_dw_cpu", op0->op_arg->name, tin, tout, params,
+                                           op0->op_arg->tensor_table));
+        *match = 1;
+        return ops;
+    }
     /* default: the same op as conv2d_cpu */
     *match = 1;
     return ln_list_append(NULL, new_op("conv2d_cpu", op0->op_arg->name,

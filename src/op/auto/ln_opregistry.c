@@ -35,6 +35,9 @@ ln_op *ln_opregistry_cpu[] = {
 #ifndef LN_OP_STRIP_conv2d
     &ln_opimpl_conv2d_cpu,
 #endif
+#ifndef LN_OP_STRIP_conv2d
+    &ln_opimpl_conv2d_dw_cpu,
+#endif
 #ifndef LN_OP_STRIP_conv_transpose2d
     &ln_opimpl_conv_transpose2d_cpu,
 #endif
@@ -436,6 +439,7 @@ const char *const ln_opregistry_all_optypes[] = {
     "concat_cpu",
     "conv2d",
     "conv2d_cpu",
+    "conv2d_dw_cpu",
     "conv_transpose2d",
     "conv_transpose2d_cpu",
     "create",
@@ -591,6 +595,7 @@ const char *const ln_opregistry_stripped[] = {
 #ifdef LN_OP_STRIP_conv2d
     "conv2d",
     "conv2d_cpu",
+    "conv2d_dw_cpu",
 #endif
 #ifdef LN_OP_STRIP_conv_transpose2d
     "conv_transpose2d",
@@ -1533,6 +1538,9 @@ const ln_opregistry_aot_entry ln_opregistry_aot[] = {
 #endif
 #ifndef LN_OP_STRIP_conv2d
     {"conv2d_cpu", "ln_rt_conv2d_f32(&${args}, ${src}, ${weight}, ${bias}, ${dst}, ${scratch});", ln_opimpl_conv2d_cpu_aot_priv},
+#endif
+#ifndef LN_OP_STRIP_conv2d
+    {"conv2d_dw_cpu", "ln_rt_conv2d_depthwise_f32(&${args}, ${src}, ${weight}, ${bias}, ${dst}, ${scratch});", ln_opimpl_conv2d_dw_cpu_aot_priv},
 #endif
 #ifndef LN_OP_STRIP_conv_transpose2d
     {"conv_transpose2d_cpu", "ln_rt_conv_transpose2d_f32(&${args}, ${src}, ${weight}, ${bias}, ${dst}, ${scratch});", ln_opimpl_conv_transpose2d_cpu_aot_priv},
