@@ -302,6 +302,57 @@ START_TEST(test_node_subset)
 }
 END_TEST
 
+/* The op types of a compiled stream besides input/output/create, each cut
+ * at its first '_' ("conv2d_cpu" -> "conv2d"), space-separated. */
+static void stream_ops(const ln_context *ctx, char *buf, size_t n)
+{
+    size_t len = 0;
+
+    buf[0] = '\0';
+    LN_LIST_FOREACH(ln_op, op, ctx->ops) {
+        const char *t = op->op_arg->optype;
+        size_t k = strcspn(t, "_");
+        if (!strncmp(t, "input", k) || !strncmp(t, "output", k) || !strncmp(t, "create", k))
+            continue;
+        len += (size_t)snprintf(buf + len, n - len, "%s%.*s", len ? " " : "", (int)k, t);
+        if (len >= n)
+            break;
+    }
+}
+
+/* Shape chains (tests/onnx/chains, made by tests/onnx/make_chain_models.py):
+ * evaluated at import, they leave only the ops of stream.txt, and the
+ * model matches its reference output. */
+START_TEST(test_shape_chains)
+{
+    int n;
+    char **dirs = list_dirs("onnx/chains", &n);
+    char msg[1200], got[256], want[256];
+
+    ck_assert_int_gt(n, 0);
+    for (int i = 0; i < n; i++) {
+        char *path = ln_sprintf("%s/stream.txt", dirs[i]);
+        char *text = slurp(path, NULL);
+        ln_context *ctx = ln_context_create();
+        int st = nt_run_node_test(dirs[i], msg, sizeof msg);
+
+        ck_assert_msg(st == NT_PASS, "%s %s: %s", nt_status_names[st], dirs[i], msg);
+        snprintf(want, sizeof want, "%.*s", (int)strcspn(text, "\n"), text);
+        ln_free(path);
+        ln_free(text);
+        path = ln_sprintf("%s/model.onnx", dirs[i]);
+        ck_assert_msg(ln_context_init(ctx, path) == 0, "%s", ln_error_message());
+        ck_assert_msg(ln_context_compile(ctx, "cpu") == 0, "%s", ln_error_message());
+        stream_ops(ctx, got, sizeof got);
+        ck_assert_msg(ln_streq(got, want), "%s: stream '%s', want '%s'", dirs[i], got, want);
+        ln_context_free(ctx);
+        ln_free(path);
+        ln_free(dirs[i]);
+    }
+    ln_free(dirs);
+}
+END_TEST
+
 START_TEST(test_models)
 {
     int n;
@@ -353,6 +404,7 @@ Suite *test_ln_onnx_suite(void)
     tcase_add_test(tc, test_shapes);
     tcase_add_test(tc, test_const_param);
     tcase_add_test(tc, test_node_subset);
+    tcase_add_test(tc, test_shape_chains);
     tcase_add_test(tc, test_models);
     tcase_add_test(tc, test_tool);
     suite_add_tcase(s, tc);

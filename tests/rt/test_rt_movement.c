@@ -3,7 +3,8 @@
  * gather, depth_to_space, space_to_depth, resize and casts. Data movement
  * is exact (tolerance 0) against index-arithmetic references; depth_to_space
  * and resize also against the worked examples of the ONNX operator docs
- * (values typed in here); linear resize tolerance 1e-6.
+ * (values typed in here); linear resize tolerance 1e-6. ln_rt_cast: every
+ * type pair, float16 rounding, float -> int saturation and NaN, exactly.
  */
 #include "rt_test.h"
 
@@ -475,6 +476,215 @@ START_TEST(test_cast)
 }
 END_TEST
 
+/* ln_rt_cast, every pair of the 12 element types on values each type
+ * holds exactly (0, 1, 2, 3, 7, 100 and, where signed, -1 and -5):
+ * int -> int wraps like C's unsigned conversion (-1 -> uint8 255), float
+ * -> unsigned saturates (-1.0 -> 0), anything -> bool is != 0. */
+#define NT 12
+static const double cast_vals[8] = { 0, 1, 2, 3, 7, 100, -1, -5 };
+static const uint16_t cast_f16[8] = { 0x0000, 0x3c00, 0x4000, 0x4200, 0x4700, 0x5640,
+                                      0xbc00, 0xc500 };
+
+static int t_signed(int t)
+{
+    return t <= LN_RT_INT64;    /* floats and int8..int64 */
+}
+
+static void cast_put(int t, void *p, int i, int k)
+{
+    double v = cast_vals[k];
+    switch (t) {
+    case LN_RT_FLOAT32: ((float *)p)[i] = (float)v; break;
+    case LN_RT_FLOAT64: ((double *)p)[i] = v; break;
+    case LN_RT_FLOAT16: ((uint16_t *)p)[i] = cast_f16[k]; break;
+    case LN_RT_INT8: ((int8_t *)p)[i] = (int8_t)v; break;
+    case LN_RT_INT16: ((int16_t *)p)[i] = (int16_t)v; break;
+    case LN_RT_INT32: ((int32_t *)p)[i] = (int32_t)v; break;
+    case LN_RT_INT64: ((int64_t *)p)[i] = (int64_t)v; break;
+    case LN_RT_UINT8: ((uint8_t *)p)[i] = (uint8_t)v; break;
+    case LN_RT_UINT16: ((uint16_t *)p)[i] = (uint16_t)v; break;
+    case LN_RT_UINT32: ((uint32_t *)p)[i] = (uint32_t)v; break;
+    case LN_RT_UINT64: ((uint64_t *)p)[i] = (uint64_t)v; break;
+    default: ((uint8_t *)p)[i] = v != 0; break;
+    }
+}
+
+/* the bits element i of type t holds, widened to 64 */
+static uint64_t cast_bits(int t, const void *p, int i)
+{
+    switch (t) {
+    case LN_RT_FLOAT32: { uint32_t b; memcpy(&b, (const float *)p + i, 4); return b; }
+    case LN_RT_FLOAT64: { uint64_t b; memcpy(&b, (const double *)p + i, 8); return b; }
+    case LN_RT_INT8: case LN_RT_UINT8: case LN_RT_BOOL: return ((const uint8_t *)p)[i];
+    case LN_RT_FLOAT16: case LN_RT_INT16: case LN_RT_UINT16: return ((const uint16_t *)p)[i];
+    case LN_RT_INT32: case LN_RT_UINT32: return ((const uint32_t *)p)[i];
+    default: return ((const uint64_t *)p)[i];
+    }
+}
+
+START_TEST(test_cast_all_pairs)
+{
+    int from, to, k;
+    for (from = 0; from < NT; from++)
+        for (to = 0; to < NT; to++) {
+            uint64_t x[9], y[9], want[8];
+            int n = from == LN_RT_BOOL ? 2 : t_signed(from) ? 8 : 6;
+            memset(x, 0, sizeof x);
+            for (k = 0; k < n; k++)
+                cast_put(from, x, k, k);
+            memset(y, 0xa5, sizeof y);
+            ck_assert_int_eq(ln_rt_cast((ln_rt_dtype)from, x, (ln_rt_dtype)to, y, (size_t)n), 0);
+            for (k = 0; k < n; k++) {
+                int kk = k;
+                uint64_t w[1] = { 0 };
+                if (cast_vals[k] < 0 && !t_signed(to)) {
+                    if (to == LN_RT_BOOL) {
+                        want[k] = 1;
+                        continue;
+                    }
+                    if (from <= LN_RT_FLOAT16) {
+                        kk = 0;                     /* float -> unsigned: saturates at 0 */
+                    } else {                        /* int -> unsigned: wraps */
+                        uint64_t v = (uint64_t)(int64_t)cast_vals[k];
+                        want[k] = to == LN_RT_UINT8 ? (uint8_t)v : to == LN_RT_UINT16
+                                  ? (uint16_t)v : to == LN_RT_UINT32 ? (uint32_t)v
+                                  : to == LN_RT_UINT64 ? v : 1;     /* bool: != 0 */
+                        continue;
+                    }
+                }
+                if (from == LN_RT_BOOL)
+                    kk = k;                         /* 0, 1 */
+                cast_put(to, w, 0, kk);
+                want[k] = cast_bits(to, w, 0);
+            }
+            for (k = 0; k < n; k++)
+                ck_assert_msg(cast_bits(to, y, k) == want[k],
+                              "cast %d -> %d, value %g: got %llx, want %llx", from, to,
+                              cast_vals[k], (unsigned long long)cast_bits(to, y, k),
+                              (unsigned long long)want[k]);
+            /* past n: untouched */
+            ck_assert(((unsigned char *)y)[sizeof y - 1] == 0xa5);
+        }
+    {
+        float a = 1, b = 0;
+        ck_assert_int_eq(ln_rt_cast((ln_rt_dtype)NT, &a, LN_RT_FLOAT32, &b, 1), LN_RT_ARG_ERROR);
+        ck_assert_int_eq(ln_rt_cast(LN_RT_FLOAT32, &a, (ln_rt_dtype)-1, &b, 1), LN_RT_ARG_ERROR);
+    }
+}
+END_TEST
+
+/* float16: round to nearest even, subnormals, overflow to inf, NaN; and
+ * back to float32 exactly. */
+START_TEST(test_cast_float16)
+{
+    const float f[] = {
+        1.0f + 1.0f / 2048,         /* a tie: to even, 1.0 */
+        1.0f + 3.0f / 2048,         /* a tie: to even, 1 + 2^-9 */
+        1.0f + 1.0f / 2048 + 1.0f / 65536,  /* above the tie: up */
+        65504.0f,                   /* the largest finite */
+        65519.0f,                   /* rounds down to 65504 */
+        65520.0f,                   /* rounds to inf */
+        1e10f, -1e10f,
+        5.9604644775390625e-8f,     /* 2^-24: the smallest subnormal */
+        2.98023223876953125e-8f,    /* 2^-25: a tie, to even 0 */
+        8.94069671630859375e-8f,    /* 3 * 2^-25: a tie, to even 2 * 2^-24 */
+        6.103515625e-5f,            /* 2^-14: the smallest normal */
+        -0.0f, -2.5f,
+    };
+    const uint16_t want[] = { 0x3c00, 0x3c02, 0x3c01, 0x7bff, 0x7bff, 0x7c00, 0x7c00, 0xfc00,
+                              0x0001, 0x0000, 0x0002, 0x0400, 0x8000, 0xc100 };
+    const uint16_t h[] = { 0x3c00, 0x0001, 0x03ff, 0x7bff, 0x7c00, 0xfc00, 0x8000, 0x3555 };
+    const float hf[] = { 1.0f, 5.9604644775390625e-8f, 6.0975551605224609375e-5f, 65504.0f,
+                         INFINITY, -INFINITY, -0.0f, 0.333251953125f };
+    const double d = 1.0 + 3.0 / 4096;          /* float64 above a tie: up */
+    uint16_t out[14], o1;
+    float back[8], nanf_ = NAN;
+    size_t i;
+
+    ck_assert_int_eq(ln_rt_cast(LN_RT_FLOAT32, f, LN_RT_FLOAT16, out, 14), 0);
+    for (i = 0; i < 14; i++)
+        ck_assert_msg(out[i] == want[i], "f16(%.10g) = %04x, want %04x", (double)f[i],
+                      out[i], want[i]);
+    ck_assert_int_eq(ln_rt_cast(LN_RT_FLOAT16, h, LN_RT_FLOAT32, back, 8), 0);
+    for (i = 0; i < 8; i++) {
+        ck_assert_msg(back[i] == hf[i], "f32(%04x) = %.10g, want %.10g", h[i],
+                      (double)back[i], (double)hf[i]);
+        ck_assert_int_eq(signbit(back[i]) != 0, signbit(hf[i]) != 0);
+    }
+    ck_assert_int_eq(ln_rt_cast(LN_RT_FLOAT32, &nanf_, LN_RT_FLOAT16, &o1, 1), 0);
+    ck_assert((o1 & 0x7c00) == 0x7c00 && (o1 & 0x3ff) != 0);
+    o1 = 0x7e00;
+    ck_assert_int_eq(ln_rt_cast(LN_RT_FLOAT16, &o1, LN_RT_FLOAT32, back, 1), 0);
+    ck_assert(back[0] != back[0]);
+    ck_assert_int_eq(ln_rt_cast(LN_RT_FLOAT64, &d, LN_RT_FLOAT16, &o1, 1), 0);
+    ck_assert_uint_eq(o1, 0x3c01);
+}
+END_TEST
+
+/* float -> int: truncation toward zero, saturation at the type's range,
+ * NaN -> 0; float -> bool: != 0 (NaN is true). */
+START_TEST(test_cast_saturate)
+{
+    const float f[] = { 1e10f, -1e10f, 300.7f, -3.9f, NAN, INFINITY, -INFINITY, 2.9f };
+    const double dv[] = { 1e300, -1e300, 4294967295.9, -0.9, NAN, 9.3e18 };
+    int8_t i8[8];
+    uint8_t u8[8], b[8];
+    int32_t i32[8];
+    int64_t i64[8];
+    uint32_t u32[6];
+    uint64_t u64[6];
+    int k;
+
+    ck_assert_int_eq(ln_rt_cast(LN_RT_FLOAT32, f, LN_RT_INT8, i8, 8), 0);
+    ck_assert_int_eq(ln_rt_cast(LN_RT_FLOAT32, f, LN_RT_UINT8, u8, 8), 0);
+    ck_assert_int_eq(ln_rt_cast(LN_RT_FLOAT32, f, LN_RT_INT32, i32, 8), 0);
+    ck_assert_int_eq(ln_rt_cast(LN_RT_FLOAT32, f, LN_RT_INT64, i64, 8), 0);
+    ck_assert_int_eq(ln_rt_cast(LN_RT_FLOAT32, f, LN_RT_BOOL, b, 8), 0);
+    {
+        const int8_t w8[] = { 127, -128, 127, -3, 0, 127, -128, 2 };
+        const uint8_t wu8[] = { 255, 0, 255, 0, 0, 255, 0, 2 };
+        const int32_t w32[] = { INT32_MAX, INT32_MIN, 300, -3, 0, INT32_MAX, INT32_MIN, 2 };
+        const int64_t w64[] = { 10000000000LL, -10000000000LL, 300, -3, 0, INT64_MAX,
+                                INT64_MIN, 2 };
+        for (k = 0; k < 8; k++) {
+            ck_assert_int_eq(i8[k], w8[k]);
+            ck_assert_int_eq(u8[k], wu8[k]);
+            ck_assert_int_eq(i32[k], w32[k]);
+            ck_assert_int_eq(i64[k], w64[k]);
+            ck_assert_int_eq(b[k], 1);
+        }
+    }
+    ck_assert_int_eq(ln_rt_cast(LN_RT_FLOAT64, dv, LN_RT_UINT32, u32, 6), 0);
+    ck_assert_int_eq(ln_rt_cast(LN_RT_FLOAT64, dv, LN_RT_UINT64, u64, 6), 0);
+    ck_assert_uint_eq(u32[0], UINT32_MAX);
+    ck_assert_uint_eq(u32[1], 0);
+    ck_assert_uint_eq(u32[2], UINT32_MAX);
+    ck_assert_uint_eq(u32[3], 0);
+    ck_assert_uint_eq(u32[4], 0);
+    ck_assert_uint_eq(u64[0], UINT64_MAX);
+    ck_assert_uint_eq(u64[1], 0);
+    ck_assert_uint_eq(u64[2], 4294967295u);
+    ck_assert_uint_eq(u64[4], 0);
+    ck_assert_uint_eq(u64[5], 9300000000000000000ull);
+    /* int -> int wraps; int64 -> float32 rounds */
+    {
+        const int64_t v[] = { 300, -1, INT64_MIN, (int64_t)1 << 40 };
+        int16_t i16[4];
+        float fo[4];
+        ck_assert_int_eq(ln_rt_cast(LN_RT_INT64, v, LN_RT_UINT8, u8, 4), 0);
+        ck_assert_int_eq(ln_rt_cast(LN_RT_INT64, v, LN_RT_INT16, i16, 4), 0);
+        ck_assert_int_eq(ln_rt_cast(LN_RT_INT64, v, LN_RT_FLOAT32, fo, 4), 0);
+        ck_assert_int_eq(u8[0], 44);
+        ck_assert_int_eq(u8[1], 255);
+        ck_assert_int_eq(u8[2], 0);
+        ck_assert_int_eq(i16[0], 300);
+        ck_assert_int_eq(i16[1], -1);
+        ck_assert_int_eq(i16[3], 0);
+        ck_assert(fo[2] == -9223372036854775808.0f && fo[3] == 1099511627776.0f);
+    }
+}
+END_TEST
+
 Suite *rt_movement_suite(void)
 {
     Suite *s = suite_create("rt_movement");
@@ -491,6 +701,9 @@ Suite *rt_movement_suite(void)
     tcase_add_test(tc, test_resize_linear);
     tcase_add_loop_test(tc, test_resize_random, 0, 30);
     tcase_add_test(tc, test_cast);
+    tcase_add_test(tc, test_cast_all_pairs);
+    tcase_add_test(tc, test_cast_float16);
+    tcase_add_test(tc, test_cast_saturate);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -842,6 +842,11 @@ static const char *const onnx_outputs_add_0[] = {"dst", NULL};
 static const ln_opregistry_onnx_attr onnx_attrs_add_0[] = {
     {NULL, NULL, NULL}
 };
+static const char *const onnx_inputs_add_1[] = {"src1", "src2", NULL};
+static const char *const onnx_outputs_add_1[] = {"dst", NULL};
+static const ln_opregistry_onnx_attr onnx_attrs_add_1[] = {
+    {NULL, NULL, NULL}
+};
 static const char *const onnx_inputs_argmax_0[] = {"src", NULL};
 static const char *const onnx_outputs_argmax_0[] = {"dst", NULL};
 static const ln_opregistry_onnx_attr onnx_attrs_argmax_0[] = {
@@ -1494,6 +1499,8 @@ const ln_opregistry_onnx_entry ln_opregistry_onnx[] = {
      onnx_inputs_squeeze_1, onnx_outputs_squeeze_1, onnx_attrs_squeeze_1},
     {"Sub", 7, 0, "sub",
      onnx_inputs_sub_0, onnx_outputs_sub_0, onnx_attrs_sub_0},
+    {"Sum", 6, 0, "add",
+     onnx_inputs_add_1, onnx_outputs_add_1, onnx_attrs_add_1},
     {"Tanh", 6, 0, "tanh",
      onnx_inputs_tanh_0, onnx_outputs_tanh_0, onnx_attrs_tanh_0},
     {"Tile", 6, 0, "tile",
