@@ -73,6 +73,33 @@ void ln_rt_reciprocal_f32(const float *x, float *y, size_t n);
 void ln_rt_erf_f32(const float *x, float *y, size_t n);
 /* x / (1 + |x|) */
 void ln_rt_softsign_f32(const float *x, float *y, size_t n);
+/* libm math (math_f32.c) */
+void ln_rt_sin_f32(const float *x, float *y, size_t n);
+void ln_rt_cos_f32(const float *x, float *y, size_t n);
+void ln_rt_tan_f32(const float *x, float *y, size_t n);
+void ln_rt_asin_f32(const float *x, float *y, size_t n);
+void ln_rt_acos_f32(const float *x, float *y, size_t n);
+void ln_rt_atan_f32(const float *x, float *y, size_t n);
+void ln_rt_sinh_f32(const float *x, float *y, size_t n);
+void ln_rt_cosh_f32(const float *x, float *y, size_t n);
+void ln_rt_asinh_f32(const float *x, float *y, size_t n);
+void ln_rt_acosh_f32(const float *x, float *y, size_t n);
+void ln_rt_atanh_f32(const float *x, float *y, size_t n);
+/* nearest integer, halves to even */
+void ln_rt_round_f32(const float *x, float *y, size_t n);
+/* 1, -1, or x itself for 0 and NaN */
+void ln_rt_sign_f32(const float *x, float *y, size_t n);
+/* x > alpha ? x : 0 */
+void ln_rt_thresholdedrelu_f32(const float *x, float *y, size_t n,
+                               float alpha);
+/* x > 0 ? x : alpha * (exp(x / alpha) - 1) */
+void ln_rt_celu_f32(const float *x, float *y, size_t n, float alpha);
+/* x < -lambd ? x + bias : x > lambd ? x - bias : 0 */
+void ln_rt_shrink_f32(const float *x, float *y, size_t n, float bias,
+                      float lambd);
+/* y = the mean of count same-shape float inputs x[k] (n elements each);
+ * y may equal x[0]. */
+void ln_rt_mean_f32(const void *const *x, size_t count, float *y, size_t n);
 
 /* ---------------------------------------------------------------------
  * Binary elementwise with numpy broadcasting, float32.
@@ -305,6 +332,22 @@ void ln_rt_logsoftmax_f32(int32_t outer, int32_t len, int32_t inner,
  * of the maximum unless select_last_index. */
 void ln_rt_argmax_f32(int32_t outer, int32_t len, int32_t inner,
                       int select_last_index, const float *x, int64_t *y);
+/* Argmin, as argmax with the smallest element. */
+void ln_rt_argmin_f32(int32_t outer, int32_t len, int32_t inner,
+                      int select_last_index, const float *x, int64_t *y);
+/* More reductions (reduce_f32.c), same arguments as ln_rt_reduce_sum_f32:
+ * sum |x|, sqrt(sum x^2), log(sum x), log(sum exp(x)) (overflow-safe),
+ * prod x, sum x^2. Not in-place safe. */
+void ln_rt_reduce_l1_f32(const ln_rt_reduce_args *a, const float *x, float *y);
+void ln_rt_reduce_l2_f32(const ln_rt_reduce_args *a, const float *x, float *y);
+void ln_rt_reduce_logsum_f32(const ln_rt_reduce_args *a, const float *x,
+                             float *y);
+void ln_rt_reduce_logsumexp_f32(const ln_rt_reduce_args *a, const float *x,
+                                float *y);
+void ln_rt_reduce_prod_f32(const ln_rt_reduce_args *a, const float *x,
+                           float *y);
+void ln_rt_reduce_sumsquare_f32(const ln_rt_reduce_args *a, const float *x,
+                                float *y);
 
 /* ---------------------------------------------------------------------
  * Data movement (dtype-generic by element size, with _f32 wrappers)

@@ -21,6 +21,8 @@ static double d_softplus(double v) { return log1p(exp(v)); }
 static double d_neg(double v) { return -v; }
 static double d_recip(double v) { return 1.0 / v; }
 static double d_softsign(double v) { return v / (1.0 + fabs(v)); }
+static double d_round(double v) { return nearbyint(v); }
+static double d_sign(double v) { return v > 0 ? 1 : v < 0 ? -1 : 0; }
 
 typedef struct {
     const char *name;
@@ -44,6 +46,19 @@ static const un_case ucases[] = {
     { "reciprocal", ln_rt_reciprocal_f32, d_recip, 0.1f, 10, 2e-6 },
     { "erf", ln_rt_erf_f32, erf, -4, 4, 2e-6 },
     { "softsign", ln_rt_softsign_f32, d_softsign, -50, 50, 2e-7 },
+    { "sin", ln_rt_sin_f32, sin, -7, 7, 2e-6 },
+    { "cos", ln_rt_cos_f32, cos, -7, 7, 2e-6 },
+    { "tan", ln_rt_tan_f32, tan, -1.5f, 1.5f, 2e-6 },
+    { "asin", ln_rt_asin_f32, asin, -1, 1, 2e-6 },
+    { "acos", ln_rt_acos_f32, acos, -1, 1, 2e-6 },
+    { "atan", ln_rt_atan_f32, atan, -20, 20, 2e-6 },
+    { "sinh", ln_rt_sinh_f32, sinh, -10, 10, 2e-6 },
+    { "cosh", ln_rt_cosh_f32, cosh, -10, 10, 2e-6 },
+    { "asinh", ln_rt_asinh_f32, asinh, -50, 50, 2e-6 },
+    { "acosh", ln_rt_acosh_f32, acosh, 1, 50, 2e-6 },
+    { "atanh", ln_rt_atanh_f32, atanh, -0.99f, 0.99f, 2e-6 },
+    { "round", ln_rt_round_f32, d_round, -20, 20, 0 },
+    { "sign", ln_rt_sign_f32, d_sign, -3, 3, 0 },
 };
 
 START_TEST(test_unary)
@@ -91,6 +106,45 @@ START_TEST(test_unary_params)
     for (i = 0; i < N_UN; i++)
         ref[i] = 1.0507 * (x[i] <= 0 ? 1.67326 * (exp(x[i]) - 1) : x[i]);
     RT_CHECK(y, ref, N_UN, 2e-6, "selu");
+    ln_rt_thresholdedrelu_f32(x, y, N_UN, 0.5f);
+    for (i = 0; i < N_UN; i++)
+        ref[i] = x[i] > 0.5 ? x[i] : 0;
+    RT_CHECK(y, ref, N_UN, 0, "thresholdedrelu");
+    ln_rt_celu_f32(x, y, N_UN, 1.5f);
+    for (i = 0; i < N_UN; i++)
+        ref[i] = (x[i] > 0 ? x[i] : 0) +
+                 fmin(0, 1.5 * (exp(x[i] / 1.5) - 1));
+    RT_CHECK(y, ref, N_UN, 2e-6, "celu");
+    ln_rt_shrink_f32(x, y, N_UN, 0.25f, 1.5f);
+    for (i = 0; i < N_UN; i++)
+        ref[i] = x[i] < -1.5 ? x[i] + 0.25 : x[i] > 1.5 ? x[i] - 0.25 : 0;
+    RT_CHECK(y, ref, N_UN, 1e-7, "shrink");
+    {
+        /* round: halves go to even, signs and specials kept */
+        float r[8] = { 0.5f, 1.5f, 2.5f, -0.5f, -1.5f, -2.5f, 2.4999998f,
+                       -0.0f }, yr[8];
+        const float want[8] = { 0, 2, 2, -0.0f, -2, -2, 2, -0.0f };
+        int k;
+        ln_rt_round_f32(r, yr, 8);
+        for (k = 0; k < 8; k++)
+            ck_assert(yr[k] == want[k]);
+        r[0] = INFINITY; r[1] = NAN;
+        ln_rt_round_f32(r, yr, 2);
+        ck_assert(isinf(yr[0]) && isnan(yr[1]));
+        ln_rt_sign_f32(r + 1, yr, 1);
+        ck_assert(isnan(yr[0]));
+    }
+    {
+        float m0[5] = { 1, 2, 3, 4, 5 }, m1[5] = { 5, 4, 3, 2, -5 };
+        float m2[5] = { 0, 0, 3, 0, 3 }, ym[5];
+        const void *const in[3] = { m0, m1, m2 };
+        int k;
+        ln_rt_mean_f32(in, 3, ym, 5);
+        for (k = 0; k < 5; k++)
+            ck_assert(fabs(ym[k] - (m0[k] + m1[k] + m2[k]) / 3.0) < 1e-6);
+        ln_rt_mean_f32(in, 1, m0, 5); /* in place, one input */
+        ck_assert(m0[4] == 5.0f);
+    }
     /* sigmoid saturates without NaN at the float extremes */
     x[0] = -1000.0f; x[1] = 1000.0f;
     ln_rt_sigmoid_f32(x, y, 2);

@@ -146,6 +146,114 @@ START_TEST(test_reduce)
 }
 END_TEST
 
+/* L1, L2, LogSum, LogSumExp, Prod, SumSquare against double references,
+ * every axes subset of 2x3x1x5 (a size-1 axis, odd sizes) */
+START_TEST(test_reduce_ext)
+{
+    const int32_t dims[4] = { 2, 3, 1, 5 };
+    float x[30], y[30];
+    double l1[30], ss[30], su[30], pr[30], mx[30], se[30], r[30];
+    ln_rt_reduce_args a;
+    uint32_t mask = (uint32_t)_i;
+    int i, d, ny = 1;
+    rt_fill(x, 30, 0.5f, 1.5f, 91);
+    for (i = 0; i < 30; i += 4)
+        x[i] = -x[i]; /* some negatives (LogSum's sums stay positive) */
+    x[7] = 60.0f;     /* exp(60) overflows float: LogSumExp must not */
+    memset(&a, 0, sizeof(a));
+    a.ndim = 4;
+    for (d = 0; d < 4; d++) {
+        a.dims[d] = dims[d];
+        if (!(mask & (1u << d)))
+            ny *= dims[d];
+    }
+    a.axes_mask = mask;
+    for (i = 0; i < ny; i++) {
+        l1[i] = ss[i] = su[i] = se[i] = 0;
+        pr[i] = 1;
+        mx[i] = -INFINITY;
+    }
+    for (int pass = 0; pass < 2; pass++)
+        for (i = 0; i < 30; i++) {
+            int rem = i, yi = 0, ys = 1;
+            for (d = 3; d >= 0; d--) {
+                int idx = rem % dims[d];
+                rem /= dims[d];
+                if (!(mask & (1u << d))) {
+                    yi += idx * ys;
+                    ys *= dims[d];
+                }
+            }
+            if (pass == 0) {
+                l1[yi] += fabs(x[i]);
+                ss[yi] += (double)x[i] * x[i];
+                su[yi] += x[i];
+                pr[yi] *= x[i];
+                mx[yi] = x[i] > mx[yi] ? x[i] : mx[yi];
+            } else {
+                se[yi] += exp(x[i] - mx[yi]);
+            }
+        }
+    ln_rt_reduce_l1_f32(&a, x, y);
+    RT_CHECK(y, l1, (size_t)ny, 2e-6, "reduce_l1");
+    ln_rt_reduce_sumsquare_f32(&a, x, y);
+    RT_CHECK(y, ss, (size_t)ny, 2e-6, "reduce_sumsquare");
+    for (i = 0; i < ny; i++)
+        r[i] = sqrt(ss[i]);
+    ln_rt_reduce_l2_f32(&a, x, y);
+    RT_CHECK(y, r, (size_t)ny, 2e-6, "reduce_l2");
+    ln_rt_reduce_prod_f32(&a, x, y);
+    RT_CHECK(y, pr, (size_t)ny, 2e-6, "reduce_prod");
+    for (i = 0; i < ny; i++)
+        r[i] = mx[i] + log(se[i]);
+    ln_rt_reduce_logsumexp_f32(&a, x, y);
+    RT_CHECK(y, r, (size_t)ny, 2e-6, "reduce_logsumexp");
+    for (i = 0; i < 30; i++)
+        x[i] = fabsf(x[i]) + 0.25f;
+    for (i = 0; i < ny; i++)
+        su[i] = 0;
+    for (i = 0; i < 30; i++) {
+        int rem = i, yi = 0, ys = 1;
+        for (d = 3; d >= 0; d--) {
+            int idx = rem % dims[d];
+            rem /= dims[d];
+            if (!(mask & (1u << d))) {
+                yi += idx * ys;
+                ys *= dims[d];
+            }
+        }
+        su[yi] += x[i];
+    }
+    for (i = 0; i < ny; i++)
+        r[i] = log(su[i]);
+    ln_rt_reduce_logsum_f32(&a, x, y);
+    RT_CHECK(y, r, (size_t)ny, 2e-6, "reduce_logsum");
+}
+END_TEST
+
+START_TEST(test_argmin)
+{
+    /* [2][5][3]: argmin along the middle axis, then ties */
+    float x[30], t[6] = { 1, -3, -3, 0, -3, 2 };
+    int64_t y[6];
+    int o, j, l;
+    rt_fill(x, 30, -10, 10, 17);
+    ln_rt_argmin_f32(2, 5, 3, 0, x, y);
+    for (o = 0; o < 2; o++)
+        for (j = 0; j < 3; j++) {
+            int best = 0;
+            for (l = 1; l < 5; l++)
+                if (x[(o * 5 + l) * 3 + j] < x[(o * 5 + best) * 3 + j])
+                    best = l;
+            ck_assert_int_eq(y[o * 3 + j], best);
+        }
+    ln_rt_argmin_f32(1, 6, 1, 0, t, y);
+    ck_assert_int_eq(y[0], 1);
+    ln_rt_argmin_f32(1, 6, 1, 1, t, y);
+    ck_assert_int_eq(y[0], 4);
+}
+END_TEST
+
 START_TEST(test_softmax_argmax)
 {
     /* [outer 2][len 7][inner 3] and inner 1 */
@@ -213,6 +321,8 @@ Suite *rt_norm_suite(void)
     tcase_add_loop_test(tc, test_reduce, 0, 16);
     tcase_add_loop_test(tc, test_softmax_argmax, 0, 2);
     tcase_add_test(tc, test_argmax_ties);
+    tcase_add_loop_test(tc, test_reduce_ext, 0, 16);
+    tcase_add_test(tc, test_argmin);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -10,15 +10,25 @@
 #include "ln_context.h"
 
 #if !defined(LN_OP_STRIP_abs) || \
+    !defined(LN_OP_STRIP_acos) || \
+    !defined(LN_OP_STRIP_acosh) || \
     !defined(LN_OP_STRIP_add) || \
     !defined(LN_OP_STRIP_argmax) || \
+    !defined(LN_OP_STRIP_argmin) || \
+    !defined(LN_OP_STRIP_asin) || \
+    !defined(LN_OP_STRIP_asinh) || \
+    !defined(LN_OP_STRIP_atan) || \
+    !defined(LN_OP_STRIP_atanh) || \
     !defined(LN_OP_STRIP_avgpool2d) || \
     !defined(LN_OP_STRIP_batchnorm) || \
     !defined(LN_OP_STRIP_cast) || \
+    !defined(LN_OP_STRIP_celu) || \
     !defined(LN_OP_STRIP_clip) || \
     !defined(LN_OP_STRIP_concat) || \
     !defined(LN_OP_STRIP_conv2d) || \
     !defined(LN_OP_STRIP_conv_transpose2d) || \
+    !defined(LN_OP_STRIP_cos) || \
+    !defined(LN_OP_STRIP_cosh) || \
     !defined(LN_OP_STRIP_create) || \
     !defined(LN_OP_STRIP_depth_to_space) || \
     !defined(LN_OP_STRIP_div) || \
@@ -45,6 +55,7 @@
     !defined(LN_OP_STRIP_matmul) || \
     !defined(LN_OP_STRIP_max) || \
     !defined(LN_OP_STRIP_maxpool2d) || \
+    !defined(LN_OP_STRIP_mean) || \
     !defined(LN_OP_STRIP_min) || \
     !defined(LN_OP_STRIP_mul) || \
     !defined(LN_OP_STRIP_neg) || \
@@ -54,15 +65,26 @@
     !defined(LN_OP_STRIP_prelu) || \
     !defined(LN_OP_STRIP_print) || \
     !defined(LN_OP_STRIP_reciprocal) || \
+    !defined(LN_OP_STRIP_reduce_l1) || \
+    !defined(LN_OP_STRIP_reduce_l2) || \
+    !defined(LN_OP_STRIP_reduce_logsum) || \
+    !defined(LN_OP_STRIP_reduce_logsumexp) || \
     !defined(LN_OP_STRIP_reduce_max) || \
     !defined(LN_OP_STRIP_reduce_mean) || \
     !defined(LN_OP_STRIP_reduce_min) || \
+    !defined(LN_OP_STRIP_reduce_prod) || \
     !defined(LN_OP_STRIP_reduce_sum) || \
+    !defined(LN_OP_STRIP_reduce_sumsquare) || \
     !defined(LN_OP_STRIP_relu) || \
     !defined(LN_OP_STRIP_reshape) || \
     !defined(LN_OP_STRIP_resize) || \
+    !defined(LN_OP_STRIP_round) || \
     !defined(LN_OP_STRIP_selu) || \
+    !defined(LN_OP_STRIP_shrink) || \
     !defined(LN_OP_STRIP_sigmoid) || \
+    !defined(LN_OP_STRIP_sign) || \
+    !defined(LN_OP_STRIP_sin) || \
+    !defined(LN_OP_STRIP_sinh) || \
     !defined(LN_OP_STRIP_slice) || \
     !defined(LN_OP_STRIP_softmax) || \
     !defined(LN_OP_STRIP_softplus) || \
@@ -72,7 +94,9 @@
     !defined(LN_OP_STRIP_sqrt) || \
     !defined(LN_OP_STRIP_squeeze) || \
     !defined(LN_OP_STRIP_sub) || \
+    !defined(LN_OP_STRIP_tan) || \
     !defined(LN_OP_STRIP_tanh) || \
+    !defined(LN_OP_STRIP_thresholdedrelu) || \
     !defined(LN_OP_STRIP_tile) || \
     !defined(LN_OP_STRIP_transpose) || \
     !defined(LN_OP_STRIP_unsqueeze)
@@ -113,6 +137,38 @@ static ln_list *ep_abs(const ln_context *ctx, const ln_op *op0, int *match)
 }
 #endif
 
+#ifndef LN_OP_STRIP_acos
+static ln_list *ep_acos(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "acos"))
+        return NULL;
+    /* default: the same op as acos_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("acos_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_acosh
+static ln_list *ep_acosh(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "acosh"))
+        return NULL;
+    /* default: the same op as acosh_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("acosh_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
 #ifndef LN_OP_STRIP_add
 static ln_list *ep_add(const ln_context *ctx, const ln_op *op0, int *match)
 {
@@ -139,6 +195,86 @@ static ln_list *ep_argmax(const ln_context *ctx, const ln_op *op0, int *match)
     /* default: the same op as argmax_cpu */
     *match = 1;
     return ln_list_append(NULL, new_op("argmax_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_argmin
+static ln_list *ep_argmin(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "argmin"))
+        return NULL;
+    /* default: the same op as argmin_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("argmin_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_asin
+static ln_list *ep_asin(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "asin"))
+        return NULL;
+    /* default: the same op as asin_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("asin_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_asinh
+static ln_list *ep_asinh(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "asinh"))
+        return NULL;
+    /* default: the same op as asinh_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("asinh_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_atan
+static ln_list *ep_atan(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "atan"))
+        return NULL;
+    /* default: the same op as atan_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("atan_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_atanh
+static ln_list *ep_atanh(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "atanh"))
+        return NULL;
+    /* default: the same op as atanh_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("atanh_cpu", op0->op_arg->name,
         ln_tensor_list_copy(op0->op_arg->tensors_in),
         ln_tensor_list_copy(op0->op_arg->tensors_out),
         ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
@@ -187,6 +323,22 @@ static ln_list *ep_cast(const ln_context *ctx, const ln_op *op0, int *match)
     /* default: the same op as cast_cpu */
     *match = 1;
     return ln_list_append(NULL, new_op("cast_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_celu
+static ln_list *ep_celu(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "celu"))
+        return NULL;
+    /* default: the same op as celu_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("celu_cpu", op0->op_arg->name,
         ln_tensor_list_copy(op0->op_arg->tensors_in),
         ln_tensor_list_copy(op0->op_arg->tensors_out),
         ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
@@ -270,6 +422,38 @@ static ln_list *ep_conv_transpose2d(const ln_context *ctx, const ln_op *op0, int
     /* default: the same op as conv_transpose2d_cpu */
     *match = 1;
     return ln_list_append(NULL, new_op("conv_transpose2d_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_cos
+static ln_list *ep_cos(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "cos"))
+        return NULL;
+    /* default: the same op as cos_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("cos_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_cosh
+static ln_list *ep_cosh(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "cosh"))
+        return NULL;
+    /* default: the same op as cosh_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("cosh_cpu", op0->op_arg->name,
         ln_tensor_list_copy(op0->op_arg->tensors_in),
         ln_tensor_list_copy(op0->op_arg->tensors_out),
         ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
@@ -692,6 +876,22 @@ static ln_list *ep_maxpool2d(const ln_context *ctx, const ln_op *op0, int *match
 }
 #endif
 
+#ifndef LN_OP_STRIP_mean
+static ln_list *ep_mean(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "mean"))
+        return NULL;
+    /* default: the same op as mean_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("mean_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
 #ifndef LN_OP_STRIP_min
 static ln_list *ep_min(const ln_context *ctx, const ln_op *op0, int *match)
 {
@@ -836,6 +1036,70 @@ static ln_list *ep_reciprocal(const ln_context *ctx, const ln_op *op0, int *matc
 }
 #endif
 
+#ifndef LN_OP_STRIP_reduce_l1
+static ln_list *ep_reduce_l1(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "reduce_l1"))
+        return NULL;
+    /* default: the same op as reduce_l1_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("reduce_l1_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_reduce_l2
+static ln_list *ep_reduce_l2(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "reduce_l2"))
+        return NULL;
+    /* default: the same op as reduce_l2_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("reduce_l2_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_reduce_logsum
+static ln_list *ep_reduce_logsum(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "reduce_logsum"))
+        return NULL;
+    /* default: the same op as reduce_logsum_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("reduce_logsum_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_reduce_logsumexp
+static ln_list *ep_reduce_logsumexp(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "reduce_logsumexp"))
+        return NULL;
+    /* default: the same op as reduce_logsumexp_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("reduce_logsumexp_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
 #ifndef LN_OP_STRIP_reduce_max
 static ln_list *ep_reduce_max(const ln_context *ctx, const ln_op *op0, int *match)
 {
@@ -884,6 +1148,22 @@ static ln_list *ep_reduce_min(const ln_context *ctx, const ln_op *op0, int *matc
 }
 #endif
 
+#ifndef LN_OP_STRIP_reduce_prod
+static ln_list *ep_reduce_prod(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "reduce_prod"))
+        return NULL;
+    /* default: the same op as reduce_prod_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("reduce_prod_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
 #ifndef LN_OP_STRIP_reduce_sum
 static ln_list *ep_reduce_sum(const ln_context *ctx, const ln_op *op0, int *match)
 {
@@ -894,6 +1174,22 @@ static ln_list *ep_reduce_sum(const ln_context *ctx, const ln_op *op0, int *matc
     /* default: the same op as reduce_sum_cpu */
     *match = 1;
     return ln_list_append(NULL, new_op("reduce_sum_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_reduce_sumsquare
+static ln_list *ep_reduce_sumsquare(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "reduce_sumsquare"))
+        return NULL;
+    /* default: the same op as reduce_sumsquare_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("reduce_sumsquare_cpu", op0->op_arg->name,
         ln_tensor_list_copy(op0->op_arg->tensors_in),
         ln_tensor_list_copy(op0->op_arg->tensors_out),
         ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
@@ -948,6 +1244,22 @@ static ln_list *ep_resize(const ln_context *ctx, const ln_op *op0, int *match)
 }
 #endif
 
+#ifndef LN_OP_STRIP_round
+static ln_list *ep_round(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "round"))
+        return NULL;
+    /* default: the same op as round_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("round_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
 #ifndef LN_OP_STRIP_selu
 static ln_list *ep_selu(const ln_context *ctx, const ln_op *op0, int *match)
 {
@@ -964,6 +1276,22 @@ static ln_list *ep_selu(const ln_context *ctx, const ln_op *op0, int *match)
 }
 #endif
 
+#ifndef LN_OP_STRIP_shrink
+static ln_list *ep_shrink(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "shrink"))
+        return NULL;
+    /* default: the same op as shrink_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("shrink_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
 #ifndef LN_OP_STRIP_sigmoid
 static ln_list *ep_sigmoid(const ln_context *ctx, const ln_op *op0, int *match)
 {
@@ -974,6 +1302,54 @@ static ln_list *ep_sigmoid(const ln_context *ctx, const ln_op *op0, int *match)
     /* default: the same op as sigmoid_cpu */
     *match = 1;
     return ln_list_append(NULL, new_op("sigmoid_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_sign
+static ln_list *ep_sign(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "sign"))
+        return NULL;
+    /* default: the same op as sign_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("sign_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_sin
+static ln_list *ep_sin(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "sin"))
+        return NULL;
+    /* default: the same op as sin_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("sin_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_sinh
+static ln_list *ep_sinh(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "sinh"))
+        return NULL;
+    /* default: the same op as sinh_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("sinh_cpu", op0->op_arg->name,
         ln_tensor_list_copy(op0->op_arg->tensors_in),
         ln_tensor_list_copy(op0->op_arg->tensors_out),
         ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
@@ -1124,6 +1500,22 @@ static ln_list *ep_sub(const ln_context *ctx, const ln_op *op0, int *match)
 }
 #endif
 
+#ifndef LN_OP_STRIP_tan
+static ln_list *ep_tan(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "tan"))
+        return NULL;
+    /* default: the same op as tan_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("tan_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
 #ifndef LN_OP_STRIP_tanh
 static ln_list *ep_tanh(const ln_context *ctx, const ln_op *op0, int *match)
 {
@@ -1134,6 +1526,22 @@ static ln_list *ep_tanh(const ln_context *ctx, const ln_op *op0, int *match)
     /* default: the same op as tanh_cpu */
     *match = 1;
     return ln_list_append(NULL, new_op("tanh_cpu", op0->op_arg->name,
+        ln_tensor_list_copy(op0->op_arg->tensors_in),
+        ln_tensor_list_copy(op0->op_arg->tensors_out),
+        ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
+}
+#endif
+
+#ifndef LN_OP_STRIP_thresholdedrelu
+static ln_list *ep_thresholdedrelu(const ln_context *ctx, const ln_op *op0, int *match)
+{
+    (void)ctx;
+    *match = 0;
+    if (!ln_streq(op0->op_arg->optype, "thresholdedrelu"))
+        return NULL;
+    /* default: the same op as thresholdedrelu_cpu */
+    *match = 1;
+    return ln_list_append(NULL, new_op("thresholdedrelu_cpu", op0->op_arg->name,
         ln_tensor_list_copy(op0->op_arg->tensors_in),
         ln_tensor_list_copy(op0->op_arg->tensors_out),
         ln_param_list_copy(op0->op_arg->params), op0->op_arg->tensor_table));
@@ -1192,11 +1600,32 @@ ln_expander_func ln_expander_funcs_cpu[] = {
 #ifndef LN_OP_STRIP_abs
     ep_abs,
 #endif
+#ifndef LN_OP_STRIP_acos
+    ep_acos,
+#endif
+#ifndef LN_OP_STRIP_acosh
+    ep_acosh,
+#endif
 #ifndef LN_OP_STRIP_add
     ep_add,
 #endif
 #ifndef LN_OP_STRIP_argmax
     ep_argmax,
+#endif
+#ifndef LN_OP_STRIP_argmin
+    ep_argmin,
+#endif
+#ifndef LN_OP_STRIP_asin
+    ep_asin,
+#endif
+#ifndef LN_OP_STRIP_asinh
+    ep_asinh,
+#endif
+#ifndef LN_OP_STRIP_atan
+    ep_atan,
+#endif
+#ifndef LN_OP_STRIP_atanh
+    ep_atanh,
 #endif
 #ifndef LN_OP_STRIP_avgpool2d
     ep_avgpool2d,
@@ -1206,6 +1635,9 @@ ln_expander_func ln_expander_funcs_cpu[] = {
 #endif
 #ifndef LN_OP_STRIP_cast
     ep_cast,
+#endif
+#ifndef LN_OP_STRIP_celu
+    ep_celu,
 #endif
 #ifndef LN_OP_STRIP_clip
     ep_clip,
@@ -1218,6 +1650,12 @@ ln_expander_func ln_expander_funcs_cpu[] = {
 #endif
 #ifndef LN_OP_STRIP_conv_transpose2d
     ep_conv_transpose2d,
+#endif
+#ifndef LN_OP_STRIP_cos
+    ep_cos,
+#endif
+#ifndef LN_OP_STRIP_cosh
+    ep_cosh,
 #endif
 #ifndef LN_OP_STRIP_create
     ep_create,
@@ -1297,6 +1735,9 @@ ln_expander_func ln_expander_funcs_cpu[] = {
 #ifndef LN_OP_STRIP_maxpool2d
     ep_maxpool2d,
 #endif
+#ifndef LN_OP_STRIP_mean
+    ep_mean,
+#endif
 #ifndef LN_OP_STRIP_min
     ep_min,
 #endif
@@ -1324,6 +1765,18 @@ ln_expander_func ln_expander_funcs_cpu[] = {
 #ifndef LN_OP_STRIP_reciprocal
     ep_reciprocal,
 #endif
+#ifndef LN_OP_STRIP_reduce_l1
+    ep_reduce_l1,
+#endif
+#ifndef LN_OP_STRIP_reduce_l2
+    ep_reduce_l2,
+#endif
+#ifndef LN_OP_STRIP_reduce_logsum
+    ep_reduce_logsum,
+#endif
+#ifndef LN_OP_STRIP_reduce_logsumexp
+    ep_reduce_logsumexp,
+#endif
 #ifndef LN_OP_STRIP_reduce_max
     ep_reduce_max,
 #endif
@@ -1333,8 +1786,14 @@ ln_expander_func ln_expander_funcs_cpu[] = {
 #ifndef LN_OP_STRIP_reduce_min
     ep_reduce_min,
 #endif
+#ifndef LN_OP_STRIP_reduce_prod
+    ep_reduce_prod,
+#endif
 #ifndef LN_OP_STRIP_reduce_sum
     ep_reduce_sum,
+#endif
+#ifndef LN_OP_STRIP_reduce_sumsquare
+    ep_reduce_sumsquare,
 #endif
 #ifndef LN_OP_STRIP_relu
     ep_relu,
@@ -1345,11 +1804,26 @@ ln_expander_func ln_expander_funcs_cpu[] = {
 #ifndef LN_OP_STRIP_resize
     ep_resize,
 #endif
+#ifndef LN_OP_STRIP_round
+    ep_round,
+#endif
 #ifndef LN_OP_STRIP_selu
     ep_selu,
 #endif
+#ifndef LN_OP_STRIP_shrink
+    ep_shrink,
+#endif
 #ifndef LN_OP_STRIP_sigmoid
     ep_sigmoid,
+#endif
+#ifndef LN_OP_STRIP_sign
+    ep_sign,
+#endif
+#ifndef LN_OP_STRIP_sin
+    ep_sin,
+#endif
+#ifndef LN_OP_STRIP_sinh
+    ep_sinh,
 #endif
 #ifndef LN_OP_STRIP_slice
     ep_slice,
@@ -1378,8 +1852,14 @@ ln_expander_func ln_expander_funcs_cpu[] = {
 #ifndef LN_OP_STRIP_sub
     ep_sub,
 #endif
+#ifndef LN_OP_STRIP_tan
+    ep_tan,
+#endif
 #ifndef LN_OP_STRIP_tanh
     ep_tanh,
+#endif
+#ifndef LN_OP_STRIP_thresholdedrelu
+    ep_thresholdedrelu,
 #endif
 #ifndef LN_OP_STRIP_tile
     ep_tile,

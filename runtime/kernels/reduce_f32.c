@@ -1,0 +1,138 @@
+/*
+ * reduce_f32.c -- the ONNX reductions beyond sum/mean/max/min (L1, L2,
+ * LogSum, LogSumExp, Prod, SumSquare) and argmin, float32.
+ *
+ * Each output element walks its reduced elements (the axes in axes_mask),
+ * so per-output state stays in registers: LogSumExp takes the maximum
+ * first and sums exp(x - max), which cannot overflow. An empty reduction
+ * gives the identity (0 for the sums, 1 for the product, log(0) = -inf
+ * for the logs). Accumulation is in float, as in the other reductions.
+ */
+#include <math.h>
+#include "ln_rt.h"
+
+enum { RX_L1, RX_L2, RX_LOGSUM, RX_LOGSUMEXP, RX_PROD, RX_SUMSQUARE };
+
+static void reduce_ext(const ln_rt_reduce_args *a, const float *x, float *y,
+                       int op)
+{
+    /* kept axes (outer walk) and reduced axes (inner walk), x strides */
+    int32_t kd[LN_RT_MAX_DIMS], rd[LN_RT_MAX_DIMS];
+    ptrdiff_t ks[LN_RT_MAX_DIMS], rs[LN_RT_MAX_DIMS], st = 1;
+    int32_t kc[LN_RT_MAX_DIMS] = {0}, rc[LN_RT_MAX_DIMS];
+    int nk = 0, nr = 0, d, pass;
+    size_t ny = 1, nred = 1, q, r;
+    ptrdiff_t base = 0;
+
+    for (d = a->ndim - 1; d >= 0; d--) {
+        if (a->axes_mask & (1u << d)) {
+            rd[nr] = a->dims[d];
+            rs[nr++] = st;
+            nred *= (size_t)a->dims[d];
+        } else {
+            kd[nk] = a->dims[d];
+            ks[nk++] = st;
+            ny *= (size_t)a->dims[d];
+        }
+        st *= a->dims[d];
+    }
+    /* kd/rd are innermost first */
+    for (q = 0; q < ny; q++) {
+        float m = -INFINITY, acc = op == RX_PROD ? 1.0f : 0.0f;
+        for (pass = op == RX_LOGSUMEXP ? 0 : 1; pass < 2; pass++) {
+            ptrdiff_t off = base;
+            for (d = 0; d < nr; d++)
+                rc[d] = 0;
+            for (r = 0; r < nred; r++) {
+                float v = x[off];
+                if (pass == 0) {
+                    m = v > m ? v : m;
+                } else {
+                    switch (op) {
+                    case RX_L1: acc += fabsf(v); break;
+                    case RX_L2: case RX_SUMSQUARE: acc += v * v; break;
+                    case RX_LOGSUM: acc += v; break;
+                    case RX_LOGSUMEXP: acc += expf(v - m); break;
+                    default: acc *= v; break;
+                    }
+                }
+                for (d = 0; d < nr; d++) {
+                    off += rs[d];
+                    if (++rc[d] < rd[d])
+                        break;
+                    off -= rs[d] * rd[d];
+                    rc[d] = 0;
+                }
+            }
+        }
+        switch (op) {
+        case RX_L2: acc = sqrtf(acc); break;
+        case RX_LOGSUM: acc = logf(acc); break;
+        case RX_LOGSUMEXP:
+            acc = isinf(m) ? m : m + logf(acc);
+            if (nred == 0)
+                acc = -INFINITY;
+            break;
+        default: break;
+        }
+        y[q] = acc;
+        for (d = 0; d < nk; d++) {
+            base += ks[d];
+            if (++kc[d] < kd[d])
+                break;
+            base -= ks[d] * kd[d];
+            kc[d] = 0;
+        }
+    }
+}
+
+void ln_rt_reduce_l1_f32(const ln_rt_reduce_args *a, const float *x, float *y)
+{
+    reduce_ext(a, x, y, RX_L1);
+}
+
+void ln_rt_reduce_l2_f32(const ln_rt_reduce_args *a, const float *x, float *y)
+{
+    reduce_ext(a, x, y, RX_L2);
+}
+
+void ln_rt_reduce_logsum_f32(const ln_rt_reduce_args *a, const float *x,
+                             float *y)
+{
+    reduce_ext(a, x, y, RX_LOGSUM);
+}
+
+void ln_rt_reduce_logsumexp_f32(const ln_rt_reduce_args *a, const float *x,
+                                float *y)
+{
+    reduce_ext(a, x, y, RX_LOGSUMEXP);
+}
+
+void ln_rt_reduce_prod_f32(const ln_rt_reduce_args *a, const float *x,
+                           float *y)
+{
+    reduce_ext(a, x, y, RX_PROD);
+}
+
+void ln_rt_reduce_sumsquare_f32(const ln_rt_reduce_args *a, const float *x,
+                                float *y)
+{
+    reduce_ext(a, x, y, RX_SUMSQUARE);
+}
+
+void ln_rt_argmin_f32(int32_t outer, int32_t len, int32_t inner,
+                      int select_last_index, const float *x, int64_t *y)
+{
+    int32_t o, j, i;
+    for (o = 0; o < outer; o++)
+        for (j = 0; j < inner; j++) {
+            const float *xb = x + (size_t)o * len * inner + j;
+            int32_t best = 0;
+            for (i = 1; i < len; i++) {
+                float v = xb[(size_t)i * inner], b = xb[(size_t)best * inner];
+                if (v < b || (select_last_index && v == b))
+                    best = i;
+            }
+            y[(size_t)o * inner + j] = best;
+        }
+}
