@@ -14,7 +14,11 @@
  * even lanes picked by vpermt2ps) k-masked loads straight from the
  * unpadded input: masked-off lanes -- the zero padding, lanes past the end
  * -- read as zeros and touch no memory. The masks of every tap are
- * computed once per block from the lanes' (oy, ox).
+ * computed once per block from the lanes' (oy, ox); for a row segment a
+ * tap's valid lanes are one range, found with scalar arithmetic (the
+ * per-lane compares were half of MobileNetV1's 3->8 s2 first conv).
+ * Stride 2 with rows of 9-16 outputs puts two output rows in a block (one
+ * per vector) instead of one 16-lane row (ResNet-8's 32x32 -> 16x16).
  *
  * Register tile: 8 output channels x 2 vectors = 16 accumulators (1 vector
  * for blocks of <= 16 lanes); taps outer, input channels inner, so a tap's
@@ -82,7 +86,7 @@ typedef struct {
 static inline __attribute__((always_inline)) void
 dc_block(const dc_wblk *wb, const float *img, const ptrdiff_t *off,
          const uint32_t (*m)[4], int ntap, int nv, int s, ptrdiff_t rs,
-         __m512 *acc)
+         ptrdiff_t vs, __m512 *acc)
 {
     const __m512i ev = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18,
                                          20, 22, 24, 26, 28, 30);
@@ -122,9 +126,9 @@ dc_block(const dc_wblk *wb, const float *img, const ptrdiff_t *off,
                 b0 = _mm512_permutex2var_ps(l0, ev, l1);
                 if (nv == 2) {
                     __m512 l2 = _mm512_maskz_loadu_ps((__mmask16)m2,
-                                                      ip + 2 * rs);
+                                                      ip + vs);
                     __m512 l3 = _mm512_maskz_loadu_ps((__mmask16)m3,
-                                                      ip + 3 * rs);
+                                                      ip + vs + rs);
                     b1 = _mm512_permutex2var_ps(l2, ev, l3);
                 }
             }
@@ -152,25 +156,25 @@ static void dc_block_1_1(const dc_wblk *wb, const float *img,
                          const ptrdiff_t *off, const uint32_t (*m)[4],
                          int ntap, __m512 *acc)
 {
-    dc_block(wb, img, off, m, ntap, 1, 1, 16, acc);
+    dc_block(wb, img, off, m, ntap, 1, 1, 16, 32, acc);
 }
 static void dc_block_2_1(const dc_wblk *wb, const float *img,
                          const ptrdiff_t *off, const uint32_t (*m)[4],
                          int ntap, __m512 *acc)
 {
-    dc_block(wb, img, off, m, ntap, 2, 1, 16, acc);
+    dc_block(wb, img, off, m, ntap, 2, 1, 16, 32, acc);
 }
 static void dc_block_1_2(const dc_wblk *wb, const float *img,
                          const ptrdiff_t *off, const uint32_t (*m)[4],
-                         int ntap, ptrdiff_t rs, __m512 *acc)
+                         int ntap, ptrdiff_t rs, ptrdiff_t vs, __m512 *acc)
 {
-    dc_block(wb, img, off, m, ntap, 1, 2, rs, acc);
+    dc_block(wb, img, off, m, ntap, 1, 2, rs, vs, acc);
 }
 static void dc_block_2_2(const dc_wblk *wb, const float *img,
                          const ptrdiff_t *off, const uint32_t (*m)[4],
-                         int ntap, ptrdiff_t rs, __m512 *acc)
+                         int ntap, ptrdiff_t rs, ptrdiff_t vs, __m512 *acc)
 {
-    dc_block(wb, img, off, m, ntap, 2, 2, rs, acc);
+    dc_block(wb, img, off, m, ntap, 2, 2, rs, vs, acc);
 }
 
 int ln_rt__conv2d_direct_f32_avx512(const ln_rt_conv2d_args *a,
@@ -188,11 +192,17 @@ int ln_rt__conv2d_direct_f32_avx512(const ln_rt_conv2d_args *a,
     /* stride 2, rows of <= 8 outputs: a 16-lane vector is two output rows
      * (lanes 0-7 and 8-15), its two loads start on two input rows */
     const int rp = !flat && s == 2 && ow <= 8;
+    /* stride 2, rows of 9-16 outputs: a 32-lane block is two output rows
+     * (one per vector), not one row's 16 lanes in a 1-vector block */
+    const int r2 = !flat && s == 2 && ow > 8 && ow <= 16;
     const ptrdiff_t rs = rp ? (ptrdiff_t)a->stride_h * W : 16;
+    const ptrdiff_t vs = rp ? 2 * rs : r2 ? (ptrdiff_t)a->stride_h * W : 32;
+    const int rpk = rp || r2; /* block of whole rows, compress-stored */
     const int32_t npix = oh * ow;
     const int32_t nblk_row = (ow + 31) / 32;
     const int32_t nblk = flat ? (npix + 31) / 32
-                         : rp ? (oh + 3) / 4 : oh * nblk_row;
+                         : rp ? (oh + 3) / 4 : r2 ? (oh + 1) / 2
+                         : oh * nblk_row;
     ptrdiff_t off[DC_MAXTAPS];
     uint32_t mk[DC_MAXTAPS][4];
     dc_wblk wb;
@@ -221,6 +231,54 @@ int ln_rt__conv2d_direct_f32_avx512(const ln_rt_conv2d_args *a,
                 mk[0][1] = nl >= 32 ? 0xffffu
                            : nl <= 16 ? 0u : (1u << (nl - 16)) - 1u;
                 mk[0][2] = mk[0][3] = 0;
+            } else if (!flat && !rpk) {
+                /* one row segment: a tap's lanes are all out (input row
+                 * outside the image) or the lane range [jlo, jhi) whose
+                 * input column is inside -- scalar, no per-lane compares */
+                oy0 = blk / nblk_row;
+                x0 = blk % nblk_row * 32;
+                nl = ow - x0 < 32 ? ow - x0 : 32;
+                {
+                    const ptrdiff_t base =
+                        ((ptrdiff_t)oy0 * a->stride_h - a->pad_top) * W +
+                        (ptrdiff_t)x0 * s - a->pad_left;
+                    int32_t ky = 0, kx = 0;
+                    for (t = 0; t < ntap; t++) {
+                        /* s is 1 or 2: ceil(n / s) without a division */
+                        const int32_t iy = oy0 * a->stride_h + ky - a->pad_top;
+                        const int32_t ix0 = x0 * s + kx - a->pad_left;
+                        int32_t jlo = ix0 >= 0 ? 0 : (-ix0 + s - 1) >> (s - 1);
+                        int32_t jhi = W - ix0 <= 0 ? 0
+                                      : (W - ix0 + s - 1) >> (s - 1);
+                        uint64_t lm = 0;
+                        if (jhi > nl)
+                            jhi = nl;
+                        if (iy >= 0 && iy < H && jlo < jhi) {
+                            /* lanes (s 1) or elements 2j (s 2) */
+                            const int32_t lo = jlo * s, hi = jhi * s;
+                            lm = (hi >= 64 ? ~(uint64_t)0
+                                           : ((uint64_t)1 << hi) - 1u) &
+                                 ~(((uint64_t)1 << lo) - 1u);
+                            if (s == 2)
+                                lm &= 0x5555555555555555ull;
+                        }
+                        off[t] = base + (ptrdiff_t)ky * W + kx;
+                        if (s == 1) {
+                            mk[t][0] = (uint32_t)(lm & 0xffffu);
+                            mk[t][1] = (uint32_t)(lm >> 16) & 0xffffu;
+                            mk[t][2] = mk[t][3] = 0;
+                        } else {
+                            mk[t][0] = (uint32_t)lm;
+                            mk[t][1] = 0;
+                            mk[t][2] = (uint32_t)(lm >> 32) & 0xffffu;
+                            mk[t][3] = (uint32_t)(lm >> 48);
+                        }
+                        if (++kx == kw) {
+                            kx = 0;
+                            ky++;
+                        }
+                    }
+                }
             } else {
                 /* lanes: (oy[j], ox[j]); invalid lanes get oy = -1 << 20 */
                 int32_t oyl[32], oxl[32], j;
@@ -241,11 +299,12 @@ int ln_rt__conv2d_direct_f32_avx512(const ln_rt_conv2d_args *a,
                     }
                     base = (ptrdiff_t)p0 - (ptrdiff_t)a->pad_top * W -
                            a->pad_left;
-                } else if (rp) {
-                    oy0 = blk * 4;
+                } else if (rpk) {
+                    const int32_t lpr = rp ? 8 : 16; /* lanes per row */
+                    oy0 = blk * (32 / lpr);
                     nl = 0;
                     for (j = 0; j < 32; j++) {
-                        const int32_t oy = oy0 + j / 8, ox = j % 8;
+                        const int32_t oy = oy0 + j / lpr, ox = j % lpr;
                         const int ok = ox < ow && oy < oh;
                         oyl[j] = ok ? oy : -(1 << 20);
                         oxl[j] = ox;
@@ -322,8 +381,8 @@ int ln_rt__conv2d_direct_f32_avx512(const ln_rt_conv2d_args *a,
                                                             mk, ntap, acc);
                 else
                     (nl > 16 ? dc_block_2_2 : dc_block_1_2)(
-                        &wb, img, off, mk, ntap, rs, acc);
-                if (rp) {
+                        &wb, img, off, mk, ntap, rs, vs, acc);
+                if (rpk) {
                     /* the block's rows are consecutive in the output:
                      * compress each vector's valid lanes and store them
                      * one after the other */
