@@ -575,6 +575,27 @@ static ln_bool is_plain_arg(const char *arg)
     return *arg && arg[0] != '@';
 }
 
+/* Whether the arg of optype is variadic (<arg>_0, <arg>_1, ...) even when one
+ * ONNX input (output) maps to it.  The ONNX table does not say, but
+ * opgen.pl allows "${<arg>.count}" in an aot template only for a variadic
+ * tensor, and every variadic op's cpu kernel takes that count: look for it
+ * in the template of <optype>_cpu. */
+static ln_bool is_variadic_arg(const char *optype, const char *arg)
+{
+    char *arch_optype = ln_sprintf("%s_cpu", optype);
+    char *ph = ln_sprintf("${%s.count}", arg);
+    ln_bool found = LN_FALSE;
+
+    for (const ln_opregistry_aot_entry *a = ln_opregistry_aot; a->optype; a++)
+        if (ln_streq(a->optype, arch_optype)) {
+            found = a->call && strstr(a->call, ph) != NULL;
+            break;
+        }
+    ln_free(ph);
+    ln_free(arch_optype);
+    return found;
+}
+
 static ln_bool is_default_domain(const char *d)
 {
     return !d || !*d || ln_streq(d, "ai.onnx");
@@ -1682,9 +1703,15 @@ static void import_node(imp *im, const Onnx__NodeProto *node, int index)
     op = json_op(name, e->optype);
     n_in = count_names(e->inputs);
     n_out = count_names(e->outputs);
-    var_in = n_in > 0 && (int)node->n_input > n_in && is_plain_arg(e->inputs[n_in - 1]);
+    /* more ONNX inputs than args, or exactly as many with a variadic last
+     * arg: src_0, src_1, ... (a single Mean or Concat input is src_0) */
+    var_in = n_in > 0 && is_plain_arg(e->inputs[n_in - 1]) &&
+             ((int)node->n_input > n_in ||
+              ((int)node->n_input == n_in && is_variadic_arg(e->optype, e->inputs[n_in - 1])));
     /* Dropout's mask is not a variadic dst: dropout_mask() makes it */
-    var_out = n_out > 0 && (int)node->n_output > n_out && is_plain_arg(e->outputs[n_out - 1])
+    var_out = n_out > 0 && is_plain_arg(e->outputs[n_out - 1]) &&
+              ((int)node->n_output > n_out ||
+               ((int)node->n_output == n_out && is_variadic_arg(e->optype, e->outputs[n_out - 1])))
               && !ln_streq(op_type, "Dropout");
     for (size_t i = 0; i < node->n_input; i++) {
         const char *in = node->input[i], *arg;

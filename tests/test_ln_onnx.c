@@ -239,6 +239,24 @@ START_TEST(test_const_param)
 }
 END_TEST
 
+/* A single ONNX input of a variadic arg is <arg>_0, as with several
+ * (test_mean_one_input: Mean of one input is mean's src_0). */
+START_TEST(test_variadic_one)
+{
+    cJSON *ir = NULL, *tin;
+    ln_hash *consts = NULL;
+
+    ck_assert_msg(import("conformance/node/test_mean_one_input/model.onnx", NULL, &ir,
+                         &consts) == 0, "%s", ln_error_message());
+    ck_assert_str_eq(op_str(op_at(ir, 1), "optype"), "mean");
+    tin = cJSON_GetObjectItemCaseSensitive(op_at(ir, 1), "tensors_in");
+    ck_assert_int_eq(cJSON_GetArraySize(tin), 1);
+    ck_assert_str_eq(op_str(cJSON_GetArrayItem(tin, 0), "arg_name"), "src_0");
+    cJSON_Delete(ir);
+    ln_hash_free(consts);
+}
+END_TEST
+
 /* Known failures of the node tests: "name reason" lines. */
 static ln_bool known_failure(const char *name)
 {
@@ -403,6 +421,7 @@ Suite *test_ln_onnx_suite(void)
     tcase_add_test(tc, test_all_at_once);
     tcase_add_test(tc, test_shapes);
     tcase_add_test(tc, test_const_param);
+    tcase_add_test(tc, test_variadic_one);
     tcase_add_test(tc, test_node_subset);
     tcase_add_test(tc, test_shape_chains);
     tcase_add_test(tc, test_models);
