@@ -23,7 +23,7 @@ CHECK_LIBS := $(shell $(PKG_CONFIG) --libs check 2>/dev/null || echo -lcheck)
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 OPT ?= -O2 -g
 SAN :=
-CFLAGS_ALL = -std=c99 -D_POSIX_C_SOURCE=200809L $(WARN) $(OPT) $(SAN) $(LN_OP_STRIP_CFLAGS) -fPIC -MMD -MP \
+CFLAGS_ALL = -std=c99 -D_POSIX_C_SOURCE=200809L -DLN_VERSION='"$(VERSION)"' $(WARN) $(OPT) $(SAN) $(LN_OP_STRIP_CFLAGS) -fPIC -MMD -MP \
              -Isrc -Isrc/op -Iruntime/include $(CJSON_CFLAGS) $(CFLAGS)
 LDLIBS_ALL = $(EXTRA_LDLIBS) $(CJSON_LIBS) -lm $(LDLIBS)
 

@@ -21,7 +21,7 @@
 #include <string.h>
 #include "ln_aot.h"
 #include "ln_aot_buf.h"
-#include "auto/ln_rt_args_print.h"
+#include "auto/ln_aot_args.h"
 #include "op/auto/ln_opregistry.h"
 
 #define LINE_BYTES 96   /* weight bytes per line of string literal (at most) */
@@ -324,11 +324,11 @@ static int priv_value(emitter *e, const ln_op *op, const ln_opregistry_aot_field
     if (!arg->priv)
         return ln_error(LN_EINVAL, "%s (%s): no private data (pre_run did not run?)",
                         arg->name, arg->optype);
-    if (ln_rt_args_size(f->ctype) && !ln_rt_args_is_struct(f->ctype))
-        return ln_rt_args_print(out, f->ctype, p);      /* an enum constant */
+    if (ln_aot_args_size(f->ctype) && !ln_aot_args_is_struct(f->ctype))
+        return ln_aot_args_print(out, f->ctype, p);      /* an enum constant */
     if (scalar_literal(out, f->ctype, p))
         return 0;
-    if (!ln_rt_args_is_struct(f->ctype))
+    if (!ln_aot_args_is_struct(f->ctype))
         return ln_error(LN_EUNSUPPORTED, "%s (%s): no emission rule for private field '%s' "
                         "of type '%s'", arg->name, arg->optype, f->name, f->ctype);
     /* a struct: a static const object, named once per op and field */
@@ -341,7 +341,7 @@ static int priv_value(emitter *e, const ln_op *op, const ln_opregistry_aot_field
         ln_free(pre);
         ln_hash_insert(e->privsyms, key, (void *)sym);
         ln_aot_buf_printf(&e->statics, "static const %s %s = ", f->ctype, sym);
-        ln_rt_args_print(&e->statics, f->ctype, p);
+        ln_aot_args_print(&e->statics, f->ctype, p);
         ln_aot_buf_puts(&e->statics, ";\n");
     }
     ln_aot_buf_puts(out, sym);
@@ -597,7 +597,7 @@ static int emit_op(emitter *e, const ln_op *op)
         char *k = ln_strdup(fn);
         ln_hash_insert(e->kernels, k, k);
     }
-    if (ln_rt_args_returns_status(fn)) {
+    if (ln_aot_args_returns_status(fn)) {
         ln_aot_buf_puts(&e->body, "    if (");
         ln_aot_buf_write(&e->body, call.data, call.len);
         ln_aot_buf_printf(&e->body, " != LN_RT_OK)\n        return %s_ERR_KERNEL;\n", e->up);

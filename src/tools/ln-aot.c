@@ -23,7 +23,10 @@
 #include "ln_serializer.h"
 #include "aot/ln_aot.h"
 
-#define LN_AOT_VERSION "0.1.0"
+#ifndef LN_VERSION
+#define LN_VERSION "unknown"   /* the Makefile passes its VERSION */
+#endif
+#define LN_AOT_VERSION LN_VERSION
 #define MAX_SHAPES 32
 
 static void usage(FILE *fp)
