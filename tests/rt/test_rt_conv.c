@@ -432,6 +432,58 @@ START_TEST(test_conv_direct_sweep)
 }
 END_TEST
 
+/* ---- direct conv, flat stride-1 tiles ----------------------------------
+ * "Same" stride-1 maps are cut into 48-lane blocks (3 vectors x 8 output
+ * channels) or, for maps of 49-64 pixels, one 64-lane block (4 vectors x
+ * 6 output channels): lane tails of 1-3 vectors, 6- and 8-row output
+ * channel tails, 1x1 / 3x3 / 5x5, the ResNet-8 shapes. */
+START_TEST(test_conv_direct_flat_tiles)
+{
+    static const int32_t sh[][4] = { /* c, h, w, oc, with k below */
+        { 16, 32, 32, 16 }, { 32, 16, 16, 32 }, { 64, 8, 8, 64 },
+        { 5, 8, 8, 13 },    { 3, 7, 9, 7 },     { 4, 7, 7, 11 },
+        { 6, 5, 10, 17 },   { 2, 11, 9, 9 },    { 3, 6, 8, 20 },
+        { 7, 4, 12, 5 },    { 3, 2, 17, 6 },    { 1, 1, 1, 3 },
+    };
+    static const int32_t ks[] = { 3, 3, 3, 3, 3, 5, 1, 3, 1, 5, 3, 3 };
+    const int i = _i;
+    conv_case k;
+    ln_rt_conv2d_args a;
+    size_t nx, nw, ny;
+    float *x, *wt, *b, *y;
+    double *ref;
+    memset(&k, 0, sizeof(k));
+    k.n = 1 + i % 2;
+    k.c = sh[i][0]; k.h = sh[i][1]; k.w = sh[i][2]; k.oc = sh[i][3];
+    k.kh = k.kw = ks[i];
+    k.sh = k.sw = k.dh = k.dw = k.g = 1;
+    k.pt = k.pl = k.kh / 2;
+    k.pb = k.pr = k.kh - 1 - k.kh / 2;
+    k.act = (ln_rt_act)(i % 5);
+    k.bias = i % 3 != 2;
+    to_args(&k, &a);
+    nx = (size_t)k.n * k.c * k.h * k.w;
+    nw = (size_t)k.oc * k.c * k.kh * k.kw;
+    ny = (size_t)k.n * k.oc * k.h * k.w;
+    x = rt_alloc(nx); wt = rt_alloc(nw); b = rt_alloc(k.oc);
+    y = rt_alloc(ny); ref = rt_allocd(ny);
+    rt_fill(x, nx, -1, 1, 900u + (uint32_t)i);
+    rt_fill(wt, nw, -1, 1, 910u + (uint32_t)i);
+    rt_fill(b, k.oc, -1, 1, 920u + (uint32_t)i);
+    conv_ref(&k, x, wt, k.bias ? b : NULL, ref, k.h, k.w);
+#if LN_RT_HAVE_AVX512
+    rt_fill(y, ny, 50, 60, 9);
+    ck_assert(ln_rt__conv2d_direct_f32_avx512(&a, x, wt, k.bias ? b : NULL,
+                                              y));
+    RT_CHECK(y, ref, ny, 2e-5, "conv2d (AVX-512 direct, flat tiles)");
+#endif
+    rt_fill(y, ny, 50, 60, 9);
+    ln_rt__conv2d_direct_f32_c(&a, x, wt, k.bias ? b : NULL, y);
+    RT_CHECK(y, ref, ny, 2e-5, "conv2d (portable direct, flat tiles)");
+    free(x); free(wt); free(b); free(y); free(ref);
+}
+END_TEST
+
 /* ---- conv_transpose2d ------------------------------------------------- */
 typedef struct {
     int32_t n, c, h, w, oc, kh, kw, sh, sw, pt, pl, pb, pr, dh, dw, g, oph,
@@ -523,6 +575,7 @@ Suite *rt_conv_suite(void)
                         (int)(sizeof(cases) / sizeof(cases[0])));
     tcase_add_loop_test(tc, test_dwconv_sweep, 0, 8);
     tcase_add_loop_test(tc, test_conv_direct_sweep, 0, 8);
+    tcase_add_loop_test(tc, test_conv_direct_flat_tiles, 0, 12);
     tcase_add_test(tc, test_conv2d_bad_args);
     tcase_add_test(tc, test_conv2d_scratch_size);
     tcase_add_loop_test(tc, test_conv_transpose2d, 0,

@@ -6,9 +6,10 @@
  *
  * Output pixels are cut into blocks of up to 32 lanes (two zmm vectors).
  * When the output rows are as wide as the input rows (stride 1, "same"
- * padding: pad_left + pad_right == kw - 1) a block is 32 consecutive pixels
- * of the flattened oh*ow map, crossing rows (an 8x8 map is two full
- * blocks); otherwise a block is a segment of one output row. Either way
+ * padding: pad_left + pad_right == kw - 1) a block is 48 consecutive pixels
+ * (three vectors) of the flattened oh*ow map, crossing rows, or 64 (four
+ * vectors: an 8x8 map is one block) for maps of 49-64 pixels; otherwise a
+ * block is a segment of one output row. Either way
  * lane j of tap (ky, kx) reads the input at one base offset + s*j + ky*W +
  * kx, so each (tap, input channel) is one (stride 1) or two (stride 2,
  * even lanes picked by vpermt2ps) k-masked loads straight from the
@@ -20,14 +21,17 @@
  * Stride 2 with rows of 9-16 outputs puts two output rows in a block (one
  * per vector) instead of one 16-lane row (ResNet-8's 32x32 -> 16x16).
  *
- * Register tile: 8 output channels x 2 vectors = 16 accumulators (1 vector
- * for blocks of <= 16 lanes); taps outer, input channels inner, so a tap's
- * masks stay in k-registers while the inner loop runs over channels; the
- * 8 weights of a step are broadcast from the weight tensor in place
- * ([oc][c][kh][kw], rows c*kh*kw apart). The output channel tail (oc % 8)
- * computes duplicate rows that are not stored. The weights of one 8-row
- * block (8 x c*kh*kw floats, 18 KiB at c = 64, 3x3) stay in L1 across the
- * pixel blocks.
+ * Register tile: 8 output channels x up to 3 vectors = 24 accumulators,
+ * or 6 x 4 vectors (fewer vectors for blocks' lane tails); each loaded
+ * input vector feeds 6-8 FMAs, each broadcast weight 2-4. Taps outer,
+ * input channels inner, so a tap's masks stay in k-registers while the
+ * inner loop runs over channels; the weights of a step are broadcast from
+ * the weight tensor in place ([oc][c][kh][kw], rows c*kh*kw apart),
+ * addressed as one pointer + loop-invariant row offsets: stepping eight
+ * row pointers per input channel made the 8x2 loop issue-bound (~38 uops
+ * per 16 FMAs). The output channel tail (oc % 8 or % 6) computes duplicate
+ * rows that are not stored. The weights of one 8-row block (8 x c*kh*kw
+ * floats, 18 KiB at c = 64, 3x3) stay in L1 across the pixel blocks.
  *
  * Returns 0 without touching dst for what it cannot do (groups, dilation,
  * strides other than 1 or 2 on both axes, more than 64 taps); when it is
@@ -79,103 +83,111 @@ typedef struct {
     size_t hw;              /* input plane size */
 } dc_wblk;
 
-/* One block: NV vectors (1 or 2) of lanes, stride S (1 or 2). off[t] is
- * the input offset of lane 0 for tap t (may be outside the plane: the
- * masks keep every load in bounds), m[t][v] the lane masks (for S = 2,
- * 32-bit element masks of the two loads per vector). */
+/* One block: NV vectors (1-4; 3-4 at stride 1 only) of lanes times NR
+ * (<= 8) output channels, stride S (1 or 2). off[t] is the input offset of
+ * lane 0 for tap t (may be outside the plane: the masks keep every load in
+ * bounds), m[t][v] the lane masks (for S = 2, 32-bit element masks of the
+ * two loads per vector, m[t][0] and m[t][2..3]). acc[4 * r + v] gets
+ * output channel r, vector v. */
+#define DC_ACC_ROW(r)                                                         \
+    __m512 c##r##0 = _mm512_setzero_ps(), c##r##1 = _mm512_setzero_ps(),     \
+           c##r##2 = _mm512_setzero_ps(), c##r##3 = _mm512_setzero_ps();
 static inline __attribute__((always_inline)) void
 dc_block(const dc_wblk *wb, const float *img, const ptrdiff_t *off,
-         const uint32_t (*m)[4], int ntap, int nv, int s, ptrdiff_t rs,
-         ptrdiff_t vs, __m512 *acc)
+         const uint32_t (*m)[4], int ntap, int nv, int nr, int s,
+         ptrdiff_t rs, ptrdiff_t vs, __m512 *acc)
 {
     const __m512i ev = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18,
                                          20, 22, 24, 26, 28, 30);
-    __m512 c00 = _mm512_setzero_ps(), c01 = _mm512_setzero_ps();
-    __m512 c10 = _mm512_setzero_ps(), c11 = _mm512_setzero_ps();
-    __m512 c20 = _mm512_setzero_ps(), c21 = _mm512_setzero_ps();
-    __m512 c30 = _mm512_setzero_ps(), c31 = _mm512_setzero_ps();
-    __m512 c40 = _mm512_setzero_ps(), c41 = _mm512_setzero_ps();
-    __m512 c50 = _mm512_setzero_ps(), c51 = _mm512_setzero_ps();
-    __m512 c60 = _mm512_setzero_ps(), c61 = _mm512_setzero_ps();
-    __m512 c70 = _mm512_setzero_ps(), c71 = _mm512_setzero_ps();
+    DC_ACC_ROW(0) DC_ACC_ROW(1) DC_ACC_ROW(2) DC_ACC_ROW(3)
+    DC_ACC_ROW(4) DC_ACC_ROW(5) DC_ACC_ROW(6) DC_ACC_ROW(7)
     const ptrdiff_t khw = wb->khw;
     const size_t hw = wb->hw;
+    /* rows 1-7 as offsets from row 0: one weight pointer to step per
+     * input channel, not eight (the loop is issue-bound, not FMA-bound) */
+    const ptrdiff_t d1 = wb->w[1] - wb->w[0], d2 = wb->w[2] - wb->w[0],
+                    d3 = wb->w[3] - wb->w[0], d4 = wb->w[4] - wb->w[0],
+                    d5 = wb->w[5] - wb->w[0], d6 = wb->w[6] - wb->w[0],
+                    d7 = wb->w[7] - wb->w[0];
+    const ptrdiff_t d0 = 0;
     int t;
     int32_t ic;
 
     for (t = 0; t < ntap; t++) {
-        const uint32_t m0 = m[t][0], m1 = m[t][1], m2 = m[t][2],
-                       m3 = m[t][3];
+        const __mmask16 m0 = (__mmask16)m[t][0], m1 = (__mmask16)m[t][1],
+                        m2 = (__mmask16)m[t][2], m3 = (__mmask16)m[t][3];
+        const __mmask16 m0h = (__mmask16)(m[t][0] >> 16);
         const float *ip = img + off[t];
-        const float *w0 = wb->w[0] + t, *w1 = wb->w[1] + t,
-                    *w2 = wb->w[2] + t, *w3 = wb->w[3] + t,
-                    *w4 = wb->w[4] + t, *w5 = wb->w[5] + t,
-                    *w6 = wb->w[6] + t, *w7 = wb->w[7] + t;
-        if (!(m0 | m1 | m2 | m3))
+        const float *wp = wb->w[0] + t;
+        if (!(m[t][0] | m[t][1] | m[t][2] | m[t][3]))
             continue; /* the whole tap is padding (top / bottom rows) */
         for (ic = 0; ic < wb->c; ic++) {
-            __m512 b0, b1 = _mm512_setzero_ps(), a;
+            __m512 b0, b1 = _mm512_setzero_ps(), b2 = _mm512_setzero_ps(),
+                       b3 = _mm512_setzero_ps(), a;
             if (s == 1) {
-                b0 = _mm512_maskz_loadu_ps((__mmask16)m0, ip);
-                if (nv == 2)
-                    b1 = _mm512_maskz_loadu_ps((__mmask16)m1, ip + 16);
+                b0 = _mm512_maskz_loadu_ps(m0, ip);
+                if (nv >= 2)
+                    b1 = _mm512_maskz_loadu_ps(m1, ip + 16);
+                if (nv >= 3)
+                    b2 = _mm512_maskz_loadu_ps(m2, ip + 32);
+                if (nv >= 4)
+                    b3 = _mm512_maskz_loadu_ps(m3, ip + 48);
             } else {
-                __m512 l0 = _mm512_maskz_loadu_ps((__mmask16)m0, ip);
-                __m512 l1 = _mm512_maskz_loadu_ps((__mmask16)(m0 >> 16),
-                                                  ip + rs);
+                __m512 l0 = _mm512_maskz_loadu_ps(m0, ip);
+                __m512 l1 = _mm512_maskz_loadu_ps(m0h, ip + rs);
                 b0 = _mm512_permutex2var_ps(l0, ev, l1);
                 if (nv == 2) {
-                    __m512 l2 = _mm512_maskz_loadu_ps((__mmask16)m2,
-                                                      ip + vs);
-                    __m512 l3 = _mm512_maskz_loadu_ps((__mmask16)m3,
-                                                      ip + vs + rs);
+                    __m512 l2 = _mm512_maskz_loadu_ps(m2, ip + vs);
+                    __m512 l3 = _mm512_maskz_loadu_ps(m3, ip + vs + rs);
                     b1 = _mm512_permutex2var_ps(l2, ev, l3);
                 }
             }
 #define DC_ROW(r)                                                             \
-    a = _mm512_set1_ps(*w##r);                                                \
-    c##r##0 = _mm512_fmadd_ps(a, b0, c##r##0);                                \
-    if (nv == 2)                                                              \
-        c##r##1 = _mm512_fmadd_ps(a, b1, c##r##1);
+    if (nr > r) {                                                             \
+        a = _mm512_set1_ps(wp[d##r]);                                            \
+        c##r##0 = _mm512_fmadd_ps(a, b0, c##r##0);                            \
+        if (nv >= 2)                                                          \
+            c##r##1 = _mm512_fmadd_ps(a, b1, c##r##1);                        \
+        if (nv >= 3)                                                          \
+            c##r##2 = _mm512_fmadd_ps(a, b2, c##r##2);                        \
+        if (nv >= 4)                                                          \
+            c##r##3 = _mm512_fmadd_ps(a, b3, c##r##3);                        \
+    }
             DC_ROW(0) DC_ROW(1) DC_ROW(2) DC_ROW(3)
             DC_ROW(4) DC_ROW(5) DC_ROW(6) DC_ROW(7)
 #undef DC_ROW
             ip += hw;
-            w0 += khw; w1 += khw; w2 += khw; w3 += khw;
-            w4 += khw; w5 += khw; w6 += khw; w7 += khw;
+            wp += khw;
         }
     }
-    acc[0] = c00; acc[1] = c01; acc[2] = c10; acc[3] = c11;
-    acc[4] = c20; acc[5] = c21; acc[6] = c30; acc[7] = c31;
-    acc[8] = c40; acc[9] = c41; acc[10] = c50; acc[11] = c51;
-    acc[12] = c60; acc[13] = c61; acc[14] = c70; acc[15] = c71;
+#define DC_OUT_ROW(r)                                                         \
+    acc[4 * r] = c##r##0; acc[4 * r + 1] = c##r##1;                           \
+    acc[4 * r + 2] = c##r##2; acc[4 * r + 3] = c##r##3;
+    DC_OUT_ROW(0) DC_OUT_ROW(1) DC_OUT_ROW(2) DC_OUT_ROW(3)
+    DC_OUT_ROW(4) DC_OUT_ROW(5) DC_OUT_ROW(6) DC_OUT_ROW(7)
+#undef DC_OUT_ROW
 }
+#undef DC_ACC_ROW
 
-/* the four instances the dispatcher picks from */
-static void dc_block_1_1(const dc_wblk *wb, const float *img,
-                         const ptrdiff_t *off, const uint32_t (*m)[4],
-                         int ntap, __m512 *acc)
-{
-    dc_block(wb, img, off, m, ntap, 1, 1, 16, 32, acc);
-}
-static void dc_block_2_1(const dc_wblk *wb, const float *img,
-                         const ptrdiff_t *off, const uint32_t (*m)[4],
-                         int ntap, __m512 *acc)
-{
-    dc_block(wb, img, off, m, ntap, 2, 1, 16, 32, acc);
-}
-static void dc_block_1_2(const dc_wblk *wb, const float *img,
-                         const ptrdiff_t *off, const uint32_t (*m)[4],
-                         int ntap, ptrdiff_t rs, ptrdiff_t vs, __m512 *acc)
-{
-    dc_block(wb, img, off, m, ntap, 1, 2, rs, vs, acc);
-}
-static void dc_block_2_2(const dc_wblk *wb, const float *img,
-                         const ptrdiff_t *off, const uint32_t (*m)[4],
-                         int ntap, ptrdiff_t rs, ptrdiff_t vs, __m512 *acc)
-{
-    dc_block(wb, img, off, m, ntap, 2, 2, rs, vs, acc);
-}
+/* the instances the dispatcher picks from: stride 1 with 1-4 vectors
+ * (NR = 8, or 6 at 4 vectors: 24 accumulators), stride 2 with 1-2 */
+typedef void (*dc_block_fn)(const dc_wblk *, const float *,
+                            const ptrdiff_t *, const uint32_t (*)[4], int,
+                            ptrdiff_t, ptrdiff_t, __m512 *);
+#define DC_INST(name, nv, nr, s)                                              \
+    static void name(const dc_wblk *wb, const float *img,                     \
+                     const ptrdiff_t *off, const uint32_t (*m)[4], int ntap,  \
+                     ptrdiff_t rs, ptrdiff_t vs, __m512 *acc)                 \
+    {                                                                         \
+        dc_block(wb, img, off, m, ntap, nv, nr, s, rs, vs, acc);              \
+    }
+DC_INST(dc_block_1_1, 1, 8, 1)
+DC_INST(dc_block_2_1, 2, 8, 1)
+DC_INST(dc_block_3_1, 3, 8, 1)
+DC_INST(dc_block_4_1, 4, 6, 1)
+DC_INST(dc_block_1_2, 1, 8, 2)
+DC_INST(dc_block_2_2, 2, 8, 2)
+#undef DC_INST
 
 int ln_rt__conv2d_direct_f32_avx512(const ln_rt_conv2d_args *a,
                                     const float *src, const float *weight,
@@ -200,13 +212,15 @@ int ln_rt__conv2d_direct_f32_avx512(const ln_rt_conv2d_args *a,
     const int rpk = rp || r2; /* block of whole rows, compress-stored */
     const int32_t npix = oh * ow;
     const int32_t nblk_row = (ow + 31) / 32;
-    const int32_t nblk = flat ? (npix + 31) / 32
+    /* lanes of a flat block (stride 1, rows as wide as the input) */
+    const int32_t lb = !flat ? 32 : npix > 48 && npix <= 64 ? 64 : 48;
+    const int32_t nblk = flat ? (npix + lb - 1) / lb
                          : rp ? (oh + 3) / 4 : r2 ? (oh + 1) / 2
                          : oh * nblk_row;
     ptrdiff_t off[DC_MAXTAPS];
     uint32_t mk[DC_MAXTAPS][4];
     dc_wblk wb;
-    int32_t b, o0, blk, r, t;
+    int32_t b, o0, blk, r, t, j;
 
     /* what the kernel can do; conv2d_f32.c decides when it should */
     if (a->group != 1 || a->dil_h != 1 || a->dil_w != 1 ||
@@ -224,13 +238,14 @@ int ln_rt__conv2d_direct_f32_avx512(const ln_rt_conv2d_args *a,
             int32_t nl, p0 = 0, oy0 = 0, x0 = 0;
             uint32_t vm = 0; /* rp: valid lanes of the block */
             if (pw) { /* 1x1, no pads, stride 1: only the tail is masked */
-                p0 = blk * 32;
-                nl = npix - p0 < 32 ? npix - p0 : 32;
+                p0 = blk * lb;
+                nl = npix - p0 < lb ? npix - p0 : lb;
                 off[0] = p0;
-                mk[0][0] = nl >= 16 ? 0xffffu : (1u << nl) - 1u;
-                mk[0][1] = nl >= 32 ? 0xffffu
-                           : nl <= 16 ? 0u : (1u << (nl - 16)) - 1u;
-                mk[0][2] = mk[0][3] = 0;
+                for (j = 0; j < 4; j++) {
+                    const int32_t rem = nl - 16 * j;
+                    mk[0][j] = rem >= 16 ? 0xffffu
+                               : rem <= 0 ? 0u : (1u << rem) - 1u;
+                }
             } else if (!flat && !rpk) {
                 /* one row segment: a tap's lanes are all out (input row
                  * outside the image) or the lane range [jlo, jhi) whose
@@ -281,15 +296,15 @@ int ln_rt__conv2d_direct_f32_avx512(const ln_rt_conv2d_args *a,
                 }
             } else {
                 /* lanes: (oy[j], ox[j]); invalid lanes get oy = -1 << 20 */
-                int32_t oyl[32], oxl[32], j;
+                int32_t oyl[64], oxl[64];
                 ptrdiff_t base;
                 __m512i voy0, voy1, vox0, vox1;
                 if (flat) {
-                    p0 = blk * 32;
-                    nl = npix - p0 < 32 ? npix - p0 : 32;
+                    p0 = blk * lb;
+                    nl = npix - p0 < lb ? npix - p0 : lb;
                     oy0 = p0 / ow;
                     x0 = p0 % ow;
-                    for (j = 0; j < 32; j++) { /* no division per lane */
+                    for (j = 0; j < 64; j++) { /* no division per lane */
                         oyl[j] = j < nl ? oy0 : -(1 << 20);
                         oxl[j] = x0;
                         if (++x0 == ow) {
@@ -362,6 +377,22 @@ int ln_rt__conv2d_direct_f32_avx512(const ln_rt_conv2d_args *a,
                         mk[t][0] = l0;
                         mk[t][1] = l1;
                         mk[t][2] = mk[t][3] = 0;
+                        if (lb > 32) { /* flat blocks of 48 / 64 lanes */
+                            const __m512i oy2 = _mm512_loadu_si512(oyl + 32),
+                                          oy3 = _mm512_loadu_si512(oyl + 48),
+                                          ox2 = _mm512_loadu_si512(oxl + 32),
+                                          ox3 = _mm512_loadu_si512(oxl + 48);
+                            mk[t][2] = (uint32_t)(
+                                _mm512_cmpge_epi32_mask(oy2, ylo) &
+                                _mm512_cmplt_epi32_mask(oy2, yhi) &
+                                _mm512_cmpge_epi32_mask(ox2, xlo) &
+                                _mm512_cmplt_epi32_mask(ox2, xhi));
+                            mk[t][3] = (uint32_t)(
+                                _mm512_cmpge_epi32_mask(oy3, ylo) &
+                                _mm512_cmplt_epi32_mask(oy3, yhi) &
+                                _mm512_cmpge_epi32_mask(ox3, xlo) &
+                                _mm512_cmplt_epi32_mask(ox3, xhi));
+                        }
                     } else {
                         uint32_t e0 = dc_spread(l0), e1 = dc_spread(l1);
                         mk[t][0] = e0;       /* elements 0..31 */
@@ -371,17 +402,21 @@ int ln_rt__conv2d_direct_f32_avx512(const ln_rt_conv2d_args *a,
                     }
                 }
             }
-            for (o0 = 0; o0 < a->oc; o0 += 8) {
-                const int mv = a->oc - o0 < 8 ? (int)(a->oc - o0) : 8;
-                __m512 acc[16];
+            {
+                /* stride 1: as many vectors as the block has lanes (4
+                 * vectors take 6 output channels: 24 accumulators) */
+                const int nvb = (nl + 15) / 16;
+                const int nrb = s == 1 && nvb == 4 ? 6 : 8;
+                const dc_block_fn fn =
+                    s == 1 ? (nvb == 1 ? dc_block_1_1 : nvb == 2 ? dc_block_2_1
+                              : nvb == 3 ? dc_block_3_1 : dc_block_4_1)
+                           : (nl > 16 ? dc_block_2_2 : dc_block_1_2);
+            for (o0 = 0; o0 < a->oc; o0 += nrb) {
+                const int mv = a->oc - o0 < nrb ? (int)(a->oc - o0) : nrb;
+                __m512 acc[32];
                 for (r = 0; r < 8; r++)
                     wb.w[r] = weight + (size_t)(o0 + (r < mv ? r : 0)) * wb.kk;
-                if (s == 1)
-                    (nl > 16 ? dc_block_2_1 : dc_block_1_1)(&wb, img, off,
-                                                            mk, ntap, acc);
-                else
-                    (nl > 16 ? dc_block_2_2 : dc_block_1_2)(
-                        &wb, img, off, mk, ntap, rs, vs, acc);
+                fn(&wb, img, off, mk, ntap, rs, vs, acc);
                 if (rpk) {
                     /* the block's rows are consecutive in the output:
                      * compress each vector's valid lanes and store them
@@ -394,7 +429,7 @@ int ln_rt__conv2d_direct_f32_avx512(const ln_rt_conv2d_args *a,
                     const __mmask16 s1 = (__mmask16)((1u << n1) - 1u);
                     float *op = out + (size_t)o0 * npix + (size_t)oy0 * ow;
                     for (r = 0; r < mv; r++) {
-                        __m512 v0 = acc[2 * r], v1 = acc[2 * r + 1];
+                        __m512 v0 = acc[4 * r], v1 = acc[4 * r + 1];
                         if (bias) {
                             __m512 bv = _mm512_set1_ps(bias[o0 + r]);
                             v0 = _mm512_add_ps(v0, bv);
@@ -411,29 +446,27 @@ int ln_rt__conv2d_direct_f32_avx512(const ln_rt_conv2d_args *a,
                         op += npix;
                     }
                 } else {
-                    const __mmask16 s0 = (__mmask16)(nl >= 16 ? 0xffffu
-                                                     : (1u << nl) - 1u);
-                    const __mmask16 s1 = (__mmask16)(
-                        nl >= 32 ? 0xffffu
-                        : nl <= 16 ? 0u : (1u << (nl - 16)) - 1u);
                     float *op = out + (size_t)o0 * npix +
                                 (flat ? (size_t)p0
                                       : (size_t)oy0 * ow + (size_t)x0);
                     for (r = 0; r < mv; r++) {
-                        __m512 v0 = acc[2 * r], v1 = acc[2 * r + 1];
-                        if (bias) {
-                            __m512 bv = _mm512_set1_ps(bias[o0 + r]);
-                            v0 = _mm512_add_ps(v0, bv);
-                            v1 = _mm512_add_ps(v1, bv);
+                        int v;
+                        for (v = 0; v < nvb; v++) {
+                            const int rem = nl - 16 * v;
+                            __m512 x = acc[4 * r + v];
+                            if (bias)
+                                x = _mm512_add_ps(
+                                    x, _mm512_set1_ps(bias[o0 + r]));
+                            x = dc_act(x, a->act, a->alpha, a->beta);
+                            _mm512_mask_storeu_ps(
+                                op + 16 * v,
+                                (__mmask16)(rem >= 16 ? 0xffffu
+                                            : (1u << rem) - 1u), x);
                         }
-                        v0 = dc_act(v0, a->act, a->alpha, a->beta);
-                        v1 = dc_act(v1, a->act, a->alpha, a->beta);
-                        _mm512_mask_storeu_ps(op, s0, v0);
-                        if (s1)
-                            _mm512_mask_storeu_ps(op + 16, s1, v1);
                         op += npix;
                     }
                 }
+            }
             }
         }
     }
