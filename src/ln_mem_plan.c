@@ -30,6 +30,7 @@
  * stops there because the optimal interval-packing problem is NP-hard in
  * general and the remaining gap on real CNNs is what the report shows.
  */
+#include <limits.h>
 #include <string.h>
 #include <stdlib.h>
 #include "ln_mem_plan.h"
@@ -209,7 +210,7 @@ static tinfo *find_info(ln_hash *h, const char *name)
  * concat kernel finds the data already in place.
  */
 static void concat_absorb(const ln_context *ctx, const ln_op *op, tinfo *out,
-                          ln_hash *info, ln_mem_buf *bufs, char *dead,
+                          ln_hash *info, ln_mem_buf *bufs, char *dead, int *blast,
                           ln_list *inputs, ln_list *outputs)
 {
     ln_param_entry *pa = ln_op_param(op->op_arg, "axis");
@@ -255,10 +256,24 @@ static void concat_absorb(const ln_context *ctx, const ln_op *op, tinfo *out,
             }
             if (bufs[b].first < bufs[out->buf].first)
                 bufs[out->buf].first = bufs[b].first;
+            if (blast[b] > blast[out->buf])
+                blast[out->buf] = blast[b];
             dead[b] = 1;
         }
         off += bytes;
     }
+}
+
+/* Does op read a tensor of buffer b other than in (an in-place write over
+ * b would change it under the kernel's feet)? */
+static ln_bool reads_buffer_twice(const ln_op *op, const char *in, int b, ln_hash *info)
+{
+    LN_LIST_FOREACH(ln_tensor_list_entry, tl, op->op_arg->tensors_in) {
+        tinfo *x = ln_streq(tl->name, in) ? NULL : find_info(info, tl->name);
+        if (x && x->buf == b)
+            return LN_TRUE;
+    }
+    return LN_FALSE;
 }
 
 int ln_mem_plan(ln_context *ctx)
@@ -274,6 +289,9 @@ int ln_mem_plan(ln_context *ctx)
     int *nio;
     char *dead = NULL;      /* buffers a concat output absorbed */
     int dcap = 0;
+    /* per buffer: the last step (1-based) that reads any tensor in it,
+     * INT_MAX when it holds a graph input or output (never overwritten) */
+    int *blast = ln_alloc(sizeof(int) * (size_t)cap);
 
     /* last reader of every tensor name */
     ln_hash *lastuse = ln_hash_create(ln_str_hash, ln_str_cmp, NULL, NULL);
@@ -289,6 +307,7 @@ int ln_mem_plan(ln_context *ctx)
         LN_LIST_FOREACH(ln_tensor_list_entry, tl, op->op_arg->tensors_out) {
             ln_tensor_entry *te = ln_tensor_table_find(ctx->tensor_table, tl->name);
             tinfo *ti;
+            int tlast;
             if (!te || find_info(info, tl->name))
                 continue;
             ti = ln_alloc(sizeof *ti);
@@ -298,6 +317,9 @@ int ln_mem_plan(ln_context *ctx)
             ln_hash_insert(info, te->name, ti);
             if (te->isstatic)
                 continue;
+            tlast = ln_list_find_custom(outputs, te->name, ln_str_cmp) ||
+                    ln_list_find_custom(inputs, te->name, ln_str_cmp)
+                        ? INT_MAX : (int)(intptr_t)ln_hash_find(lastuse, te->name);
             /* alias with an input? */
             if (op->mem_kind != LN_MEMPLAN_OWN && op->mem_in &&
                 (!op->mem_out || ln_streq(op->mem_out, tl->arg_name))) {
@@ -308,9 +330,8 @@ int ln_mem_plan(ln_context *ctx)
                     ti->rel = src->rel + (op->calc_offset ? op->calc_offset(op->op_arg, te) : 0);
                 } else if (src && src->buf >= 0 && op->mem_kind == LN_MEMPLAN_INPLACE &&
                            !ctx->plan_noreuse &&
-                           (intptr_t)ln_hash_find(lastuse, in) == step + 1 &&
-                           !ln_list_find_custom(inputs, (void *)in, ln_str_cmp) &&
-                           !ln_list_find_custom(outputs, (void *)in, ln_str_cmp) &&
+                           blast[src->buf] == step + 1 &&   /* all of it dies here? */
+                           !reads_buffer_twice(op, in, src->buf, info) &&
                            ln_tensor_size(src->te->tensor) == ln_tensor_size(te->tensor) &&
                            src->rel == 0 &&
                            bufs[src->buf].size == ln_align_up(ln_tensor_size(te->tensor), LN_MEM_ALIGN)) {
@@ -318,6 +339,8 @@ int ln_mem_plan(ln_context *ctx)
                     ti->rel = 0;
                 }
                 if (ti->buf >= 0) {
+                    if (tlast > blast[ti->buf])
+                        blast[ti->buf] = tlast;
                     ln_tensor_entry_set_owner(te, bufs[ti->buf].name);
                     continue;
                 }
@@ -325,7 +348,9 @@ int ln_mem_plan(ln_context *ctx)
             if (nbufs == cap) {
                 cap *= 2;
                 bufs = ln_realloc(bufs, sizeof(ln_mem_buf) * (size_t)cap);
+                blast = ln_realloc(blast, sizeof(int) * (size_t)cap);
             }
+            blast[nbufs] = tlast;
             bufs[nbufs].name = te->name;
             bufs[nbufs].size = ln_align_up(ln_tensor_size(te->tensor), LN_MEM_ALIGN);
             if (bufs[nbufs].size == 0)
@@ -342,7 +367,7 @@ int ln_mem_plan(ln_context *ctx)
                     memset(dead + dcap, 0, (size_t)(cap - dcap));
                     dcap = cap;
                 }
-                concat_absorb(ctx, op, ti, info, bufs, dead, inputs, outputs);
+                concat_absorb(ctx, op, ti, info, bufs, dead, blast, inputs, outputs);
             }
         }
         step++;
@@ -461,11 +486,195 @@ int ln_mem_plan(ln_context *ctx)
     ln_free(io_of);
     ln_free(nio);
     ln_free(dead);
+    ln_free(blast);
     ctx->planned = LN_TRUE;
     ln_hash_free(lastuse);
     ln_hash_free(info);
     ln_list_free(outputs);
     ln_list_free(inputs);
     ln_free(bufs);
-    return 0;
+    return ln_mem_plan_check(ctx);
+}
+
+/* ---- the plan's invariant --------------------------------------------- */
+
+typedef struct chk_tensor {
+    ln_tensor_entry *te;
+    const char *space;    /* caller buffer (io_buffer), NULL for the arena */
+    size_t lo, hi;        /* bytes [lo, hi) in that space */
+    int first, last;      /* step written; last step read (nops: graph output) */
+    int root;             /* the tensor whose bytes a view shows (self if none) */
+    size_t rootoff;       /* offset of lo inside root's bytes */
+} chk_tensor;
+
+static ln_bool same_space(const chk_tensor *a, const chk_tensor *b)
+{
+    return ln_streq(a->space ? a->space : "", b->space ? b->space : "");
+}
+
+static ln_bool op_views(const ln_op *op, const char *arg_name)
+{
+    return op->mem_kind == LN_MEMPLAN_VIEW && op->mem_in &&
+           (!op->mem_out || ln_streq(op->mem_out, arg_name));
+}
+
+/* May op (at step s, writing out) overwrite t's bytes although t is live?
+ * Only the planner's two deliberate overlaps: an in-place op over the input
+ * that dies here, and a concat writing a slice that already holds an input
+ * placed there (the kernel skips it, so every tensor showing those bytes
+ * keeps its value). */
+static ln_bool chk_allowed(const ln_op *op, int s, const chk_tensor *out,
+                           const char *out_arg, const chk_tensor *t,
+                           const chk_tensor *all, ln_hash *index)
+{
+    if (op->mem_kind == LN_MEMPLAN_INPLACE && op->mem_in &&
+        (!op->mem_out || ln_streq(op->mem_out, out_arg))) {
+        const char *in = ln_tensor_list_find_name(op->op_arg->tensors_in, op->mem_in);
+        return in && ln_streq(in, t->te->name) && t->last == s &&
+               t->lo == out->lo && t->hi == out->hi;
+    }
+    if (op->mem_kind == LN_MEMPLAN_CONCAT && op->mem_in) {
+        ln_param_entry *pa = ln_op_param(op->op_arg, "axis");
+        const ln_tensor *ot = out->te->tensor;
+        size_t prefix = strlen(op->mem_in), off = 0;
+        int axis = pa && pa->type == LN_PARAM_NUMBER ? pa->value_int : 0;
+        if (axis < 0)
+            axis += ot->ndim;
+        for (int d = 0; d < axis; d++)
+            if (ot->dims[d] != 1)
+                return LN_FALSE;    /* slices are not contiguous */
+        LN_LIST_FOREACH(ln_tensor_list_entry, tl, op->op_arg->tensors_in) {
+            const chk_tensor *src;
+            intptr_t k;
+            if (strncmp(tl->arg_name, op->mem_in, prefix) != 0 ||
+                (tl->arg_name[prefix] != '\0' && tl->arg_name[prefix] != '_'))
+                continue;
+            k = (intptr_t)ln_hash_find(index, tl->name);
+            src = k > 0 ? &all[k - 1] : NULL;
+            if (src) {
+                if (same_space(src, out) && src->lo == out->lo + off &&
+                    t->lo >= src->lo && t->hi <= src->hi &&
+                    (t == src || (t->root == src->root &&
+                                  t->lo - src->lo == t->rootoff - src->rootoff)))
+                    return LN_TRUE;
+                off += src->hi - src->lo;
+            } else {
+                ln_tensor_entry *te = ln_tensor_table_find(op->op_arg->tensor_table, tl->name);
+                if (!te)
+                    return LN_FALSE;
+                off += ln_tensor_size(te->tensor);
+            }
+        }
+    }
+    (void)s;
+    return LN_FALSE;
+}
+
+/*
+ * The plan's invariant: when an op writes a tensor, no other tensor whose
+ * bytes it overlaps is still to be read (written before this op and read by
+ * it or later), except the two overlaps the planner makes on purpose
+ * (chk_allowed).  Views write nothing.  Every tensor is checked over its
+ * full live range, views, in-place results and concat-absorbed inputs
+ * included, in the arena and in the caller's buffers alike.  Two outputs of
+ * one op never overlap.  Returns 0 or LN_EINTERNAL naming the op and the
+ * two tensors.
+ */
+int ln_mem_plan_check(const ln_context *ctx)
+{
+    int nops = ln_list_length(ctx->ops), n = 0, cap = 64, step = 0, ret = 0;
+    chk_tensor *all = ln_alloc(sizeof(chk_tensor) * (size_t)cap);
+    ln_hash *index = ln_hash_create(ln_str_hash, ln_str_cmp, NULL, NULL);
+    ln_list *outputs = ln_context_outputs(ctx);
+
+    /* every planned tensor, its bytes, birth and view root */
+    LN_LIST_FOREACH(ln_op, op, ctx->ops) {
+        LN_LIST_FOREACH(ln_tensor_list_entry, tl, op->op_arg->tensors_out) {
+            ln_tensor_entry *te = ln_tensor_table_find(ctx->tensor_table, tl->name);
+            chk_tensor *c;
+            if (!te || te->isstatic || !te->planned || ln_hash_find(index, te->name))
+                continue;
+            if (n == cap) {
+                cap *= 2;
+                all = ln_realloc(all, sizeof(chk_tensor) * (size_t)cap);
+            }
+            c = &all[n];
+            c->te = te;
+            c->space = te->io_buffer;
+            c->lo = te->offset;
+            c->hi = te->offset + ln_tensor_size(te->tensor);
+            c->first = c->last = step;
+            c->root = n;
+            c->rootoff = 0;
+            if (op_views(op, tl->arg_name)) {
+                const char *in = ln_tensor_list_find_name(op->op_arg->tensors_in, op->mem_in);
+                intptr_t k = in ? (intptr_t)ln_hash_find(index, in) : 0;
+                if (k > 0 && same_space(&all[k - 1], c) && c->lo >= all[k - 1].lo) {
+                    c->root = all[k - 1].root;
+                    c->rootoff = all[k - 1].rootoff + (c->lo - all[k - 1].lo);
+                }
+            }
+            ln_hash_insert(index, te->name, (void *)(intptr_t)(n + 1));
+            n++;
+        }
+        step++;
+    }
+    step = 0;
+    LN_LIST_FOREACH(ln_op, op, ctx->ops) {
+        LN_LIST_FOREACH(ln_tensor_list_entry, tl, op->op_arg->tensors_in) {
+            intptr_t k = (intptr_t)ln_hash_find(index, tl->name);
+            if (k > 0 && all[k - 1].last < step)
+                all[k - 1].last = step;
+        }
+        step++;
+    }
+    LN_LIST_FOREACH(char, name, outputs) {
+        intptr_t k = (intptr_t)ln_hash_find(index, name);
+        if (k > 0)
+            all[k - 1].last = nops;
+    }
+
+    /* every write against every tensor live across it */
+    step = 0;
+    LN_LIST_FOREACH(ln_op, op, ctx->ops) {
+        LN_LIST_FOREACH(ln_tensor_list_entry, tl, op->op_arg->tensors_out) {
+            intptr_t k = (intptr_t)ln_hash_find(index, tl->name);
+            const chk_tensor *u;
+            if (k <= 0 || op_views(op, tl->arg_name))
+                continue;
+            u = &all[k - 1];
+            if (u->first != step || u->lo == u->hi)
+                continue;
+            for (int i = 0; i < n && !ret; i++) {
+                const chk_tensor *t = &all[i];
+                ln_bool live = t->first < step && step <= t->last;
+                ln_bool sibling = t->first == step && t != u;
+                if (t == u || (!live && !sibling) || t->lo == t->hi ||
+                    !same_space(t, u) ||
+                    t->hi <= u->lo || u->hi <= t->lo)
+                    continue;
+                if (sibling) {
+                    /* another output of this op: only a view of one may overlap */
+                    ln_tensor_list_entry *o = ln_tensor_list_find_by_name(op->op_arg->tensors_out,
+                                                                          t->te->name);
+                    if (o && op_views(op, o->arg_name))
+                        continue;
+                } else if (chk_allowed(op, step, u, tl->arg_name, t, all, index)) {
+                    continue;
+                }
+                ret = ln_error(LN_EINTERNAL,
+                               "memory plan: %s (%s) writes '%s' at [%zu, %zu) over '%s' "
+                               "at [%zu, %zu), still read by step %d",
+                               op->op_arg->name, op->op_arg->optype, u->te->name, u->lo, u->hi,
+                               t->te->name, t->lo, t->hi, t->last);
+            }
+        }
+        if (ret)
+            break;
+        step++;
+    }
+    ln_list_free(outputs);
+    ln_hash_free(index);
+    ln_free(all);
+    return ret;
 }

@@ -74,6 +74,7 @@ const char *ln_error_name(int code)
     case LN_ENOTFOUND: return "not found";
     case LN_EOP: return "op check failed";
     case LN_EUNSUPPORTED: return "unsupported";
+    case LN_EINTERNAL: return "internal error";
     default: return "unknown error";
     }
 }

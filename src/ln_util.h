@@ -37,7 +37,8 @@ enum {
     LN_EIO = -4,         /* file cannot be opened, read or written */
     LN_ENOTFOUND = -5,   /* a named op, tensor, param or arch does not exist */
     LN_EOP = -6,         /* an op's check failed in pre_run */
-    LN_EUNSUPPORTED = -7 /* unknown optype, stripped op, unsupported feature */
+    LN_EUNSUPPORTED = -7, /* unknown optype, stripped op, unsupported feature */
+    LN_EINTERNAL = -8    /* a compiler invariant failed (a LightNet bug) */
 };
 
 typedef int (*ln_cmp_func)(const void *a, const void *b);

@@ -3,6 +3,8 @@
  * hand-built lifetimes.
  */
 #include <check.h>
+#include <math.h>
+#include <string.h>
 #include "ln_mem_plan.h"
 
 /* No two buffers live at one step may overlap in memory. */
@@ -87,6 +89,73 @@ START_TEST(test_random_lifetimes_never_overlap)
 }
 END_TEST
 
+
+/*
+ * DenseNet's pattern (issue 12): a one-input concat absorbs its input's
+ * whole buffer, the op after it may run in place over the concat output
+ * (which dies there) -- but the absorbed input lives on in those bytes and a
+ * later concat still reads it.  The in-place op must not take the buffer.
+ */
+#define OP(n, t, ins, outs, params) \
+    "{\"name\":\"" n "\",\"optype\":\"" t "\",\"tensors_in\":[" ins "],\"tensors_out\":[" \
+    outs "],\"params\":[" params "]}"
+#define T(a, n) "{\"arg_name\":\"" a "\",\"name\":\"" n "\"}"
+static const char *dense_json =
+    "{\"ops\":["
+    OP("x", "input", "", T("dst", "x"),
+       "{\"arg_name\":\"dtype\",\"value\":\"float32\"},{\"arg_name\":\"dims\",\"value\":[1,2,2,2]}") ","
+    OP("p", "relu", T("src", "x"), T("dst", "p"), "") ","
+    OP("c1", "concat", T("src_0", "p"), T("dst", "c1"), "{\"arg_name\":\"axis\",\"value\":1}") ","
+    OP("s", "sigmoid", T("src", "c1"), T("dst", "s"), "") ","
+    OP("c2", "concat", T("src_0", "p") "," T("src_1", "s"), T("dst", "c2"),
+       "{\"arg_name\":\"axis\",\"value\":1}") ","
+    OP("y", "output", T("src", "c2"), "", "")
+    "]}";
+
+START_TEST(test_inplace_over_absorbed_input)
+{
+    float x[8] = {1, -2, 3, -4, 0.5f, -0.5f, 2, -1}, y[16];
+    for (int opt = 0; opt < 2; opt++) {
+        ln_context *ctx = ln_context_create();
+        ctx->no_opt = opt;
+        ck_assert_int_eq(ln_context_init_str(ctx, dense_json, "dense"), 0);
+        ck_assert_msg(ln_context_compile(ctx, "cpu") == 0, "%s", ln_error_message());
+        ck_assert_int_eq(ln_context_load(ctx, NULL), 0);
+        ck_assert_int_eq(ln_context_set_data(ctx, "x", x, sizeof x), 0);
+        ck_assert_int_eq(ln_context_run(ctx), 0);
+        ck_assert_int_eq(ln_context_get_data(ctx, "c2", y, sizeof y), 0);
+        for (int i = 0; i < 8; i++) {
+            float p = x[i] > 0 ? x[i] : 0;
+            ck_assert_float_eq_tol(y[i], p, 1e-6);
+            ck_assert_float_eq_tol(y[8 + i], 1 / (1 + expf(-p)), 1e-6);
+        }
+        ln_context_unload(ctx);
+        ln_context_cleanup(ctx);
+        ln_context_free(ctx);
+    }
+}
+END_TEST
+
+/* The invariant check itself fails on a plan that overlaps live tensors. */
+START_TEST(test_check_catches_overlap)
+{
+    ln_context *ctx = ln_context_create();
+    ln_tensor_entry *p, *s;
+    ck_assert_int_eq(ln_context_init_str(ctx, dense_json, "dense"), 0);
+    ck_assert_int_eq(ln_context_compile(ctx, "cpu"), 0);
+    ck_assert_int_eq(ln_mem_plan_check(ctx), 0);
+    p = ln_tensor_table_find(ctx->tensor_table, "p");
+    s = ln_tensor_table_find(ctx->tensor_table, "s");
+    ck_assert_ptr_nonnull(p);
+    ck_assert_ptr_nonnull(s);
+    s->offset = p->offset;          /* sigmoid over p, which c2 still reads */
+    ck_assert_int_eq(ln_mem_plan_check(ctx), LN_EINTERNAL);
+    ck_assert_ptr_nonnull(strstr(ln_error_message(), "over 'p'"));
+    ln_context_cleanup(ctx);
+    ln_context_free(ctx);
+}
+END_TEST
+
 START_TEST(test_empty)
 {
     ck_assert_uint_eq(ln_mem_plan_place(NULL, 0, 16), 0);
@@ -104,6 +173,8 @@ Suite *test_ln_mem_plan_suite(void)
     tcase_add_test(tc, test_disjoint_share_memory);
     tcase_add_test(tc, test_random_lifetimes_never_overlap);
     tcase_add_test(tc, test_empty);
+    tcase_add_test(tc, test_inplace_over_absorbed_input);
+    tcase_add_test(tc, test_check_catches_overlap);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -198,6 +198,15 @@ class ADAutoencoder(nn.Module):
         return self.net(x)
 
 
+def tiny_densenet():
+    """torchvision's DenseNet with small growth and two blocks: every feature map
+    feeds every later concat of its block (the pattern that broke the planner's
+    in-place placement on DenseNet-121, issue 12)."""
+    import torchvision
+    return torchvision.models.DenseNet(growth_rate=8, block_config=(3, 3),
+                                       num_init_features=16, bn_size=2, num_classes=10)
+
+
 def tv_mobilenet_v2():
     import torchvision
     return torchvision.models.mobilenet_v2(weights=None)
@@ -220,6 +229,8 @@ MODELS = {
                 "MLPerf Tiny IC ResNet-8"),
     "ad_autoencoder": (ADAutoencoder, [1, 640], 1005,
                        "MLPerf Tiny AD FC autoencoder"),
+    "densenet_tiny": (tiny_densenet, [1, 3, 32, 32], 1006,
+                      "torchvision DenseNet, growth 8, blocks (3, 3): dense concats"),
 }
 BENCH_MODELS = {
     "mobilenet_v2": (tv_mobilenet_v2, [1, 3, 224, 224], 2001,
@@ -380,6 +391,8 @@ def run_onnx_numpy(model, feeds):
                  * sc.reshape(shp) + bi.reshape(shp))
         elif op == "Identity":
             y = i[0]
+        elif op == "Concat":
+            y = np.concatenate(i, axis=a["axis"])
         elif op == "Constant":
             y = numpy_helper.to_array(a["value"])
             y = y.astype(np.float64) if y.dtype.kind == "f" else y
