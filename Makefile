@@ -98,6 +98,7 @@ $(BUILD)/tests/test_lightnet: $(TEST_OBJS) $(BUILD)/liblightnet.a $(RT_LIB)
 test-unit: $(BUILD)/tests/test_lightnet $(TOOL_BINS)
 	cd tests && LN_BIN=../$(BUILD)/bin ../$(BUILD)/tests/test_lightnet
 	LN_BIN=$(BUILD)/bin sh tests/cli/run.sh
+	LN_BIN=$(BUILD)/bin sh tests/cli/sizes.sh
 
 test-rt:
 	$(MAKE) -C runtime test

@@ -52,12 +52,7 @@ static ln_bool optype_is(const ln_op *op, const char *base)
 
 static int pre_run_op(ln_op *op)
 {
-    int ret;
-    if ((ret = ln_op_check(op)))
-        return ret;
-    if (op->pre_run && (ret = op->pre_run(op->op_arg)))
-        return ret;
-    return 0;
+    return ln_op_pre_run(op);
 }
 
 static void post_run_op(ln_op *op)
@@ -74,38 +69,97 @@ static char *resolve_relative(const char *base, const char *file)
     return ln_sprintf("%.*s/%s", (int)(slash - base), base, file);
 }
 
+/* A JSON number that is a byte count or offset: finite, whole, >= 0, and
+ * exactly representable (2^53) -- anything else is not a size. */
+static ln_bool json_size(const cJSON *x, size_t *out)
+{
+    double d;
+    if (!cJSON_IsNumber(x))
+        return LN_FALSE;
+    d = x->valuedouble;
+    if (!(d >= 0 && d <= 9007199254740992.0) || d != (double)(uint64_t)d ||
+        (uint64_t)d > SIZE_MAX)
+        return LN_FALSE;
+    *out = (size_t)d;
+    return LN_TRUE;
+}
+
+/* After a plan is read: every tensor the ops make has a place, a tensor in
+ * a caller's buffer lies inside it, and the plan keeps the planner's
+ * invariant (a plan file could say anything). */
+static int check_applied_plan(ln_context *ctx)
+{
+    ln_hash_iter it;
+    void *k, *v;
+    int ret;
+
+    ln_hash_iter_init(&it, ctx->tensor_table);
+    while (ln_hash_iter_next(&it, &k, &v)) {
+        ln_tensor_entry *te = v, *io;
+        size_t end;
+        if (te->isstatic) {
+            if (te->planned)
+                return ln_error(LN_EPARSE, "%s: memory_plan: '%s' is a constant, not an "
+                                "arena tensor", ctx->source, te->name);
+            continue;
+        }
+        if (!te->planned)
+            return ln_error(LN_EPARSE, "%s: memory_plan: tensor '%s' has no offset",
+                            ctx->source, te->name);
+        if (!te->io_buffer)
+            continue;
+        io = ln_tensor_table_find(ctx->tensor_table, te->io_buffer);
+        if (!io->planned || !io->io_buffer || !ln_streq(io->io_buffer, io->name) ||
+            io->offset != 0 || !ln_size_add(te->offset, ln_tensor_size(te->tensor), &end) ||
+            end > ln_tensor_size(io->tensor))
+            return ln_error(LN_EPARSE, "%s: memory_plan: tensor '%s' does not lie inside "
+                            "the caller's buffer '%s'", ctx->source, te->name, io->name);
+    }
+    if ((ret = ln_mem_plan_check(ctx))) {
+        ln_error_prefix("%s: memory_plan is not valid: ", ctx->source);
+        return LN_EPARSE;
+    }
+    return 0;
+}
+
 /* A planned IR carries "memory_plan": apply it to the tensor entries. */
 static int apply_plan(ln_context *ctx, const cJSON *plan)
 {
     const cJSON *tensors = cJSON_GetObjectItemCaseSensitive(plan, "tensors");
-    const cJSON *arena = cJSON_GetObjectItemCaseSensitive(plan, "arena_size");
-    const cJSON *lb = cJSON_GetObjectItemCaseSensitive(plan, "lower_bound");
-    const cJSON *t;
+    const cJSON *t, *x;
 
-    if (!cJSON_IsNumber(arena) || !cJSON_IsArray(tensors))
-        return ln_error(LN_EPARSE, "%s: 'memory_plan' needs 'arena_size' and 'tensors'",
-                        ctx->source);
-    ctx->arena_size = (size_t)arena->valuedouble;
-    ctx->lower_bound = cJSON_IsNumber(lb) ? (size_t)lb->valuedouble : 0;
+    if (!json_size(cJSON_GetObjectItemCaseSensitive(plan, "arena_size"), &ctx->arena_size) ||
+        !cJSON_IsArray(tensors))
+        return ln_error(LN_EPARSE, "%s: 'memory_plan' needs 'arena_size' (a byte count) "
+                        "and 'tensors'", ctx->source);
+    ctx->lower_bound = ctx->io_size = ctx->lower_bound_noalias = ctx->noreuse_size = 0;
     ctx->io_in_arena = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(plan, "io_in_arena"));
-    {
-        const cJSON *x;
-        if (cJSON_IsNumber(x = cJSON_GetObjectItemCaseSensitive(plan, "io_size")))
-            ctx->io_size = (size_t)x->valuedouble;
-        if (cJSON_IsNumber(x = cJSON_GetObjectItemCaseSensitive(plan, "lower_bound_noalias")))
-            ctx->lower_bound_noalias = (size_t)x->valuedouble;
-        if (cJSON_IsNumber(x = cJSON_GetObjectItemCaseSensitive(plan, "noreuse_size")))
-            ctx->noreuse_size = (size_t)x->valuedouble;
-    }
+    /* figures for reports only */
+    if ((x = cJSON_GetObjectItemCaseSensitive(plan, "lower_bound")) &&
+        !json_size(x, &ctx->lower_bound))
+        return ln_error(LN_EPARSE, "%s: memory_plan: 'lower_bound' is not a byte count",
+                        ctx->source);
+    if ((x = cJSON_GetObjectItemCaseSensitive(plan, "io_size")) && !json_size(x, &ctx->io_size))
+        return ln_error(LN_EPARSE, "%s: memory_plan: 'io_size' is not a byte count",
+                        ctx->source);
+    if ((x = cJSON_GetObjectItemCaseSensitive(plan, "lower_bound_noalias")) &&
+        !json_size(x, &ctx->lower_bound_noalias))
+        return ln_error(LN_EPARSE, "%s: memory_plan: 'lower_bound_noalias' is not a byte "
+                        "count", ctx->source);
+    if ((x = cJSON_GetObjectItemCaseSensitive(plan, "noreuse_size")) &&
+        !json_size(x, &ctx->noreuse_size))
+        return ln_error(LN_EPARSE, "%s: memory_plan: 'noreuse_size' is not a byte count",
+                        ctx->source);
     cJSON_ArrayForEach(t, tensors) {
         const cJSON *name = cJSON_GetObjectItemCaseSensitive(t, "name");
-        const cJSON *off = cJSON_GetObjectItemCaseSensitive(t, "offset");
         const cJSON *owner = cJSON_GetObjectItemCaseSensitive(t, "owner");
         const cJSON *iob = cJSON_GetObjectItemCaseSensitive(t, "io_buffer");
         ln_tensor_entry *te;
-        if (!cJSON_IsString(name) || !cJSON_IsNumber(off))
-            return ln_error(LN_EPARSE, "%s: memory_plan: each tensor needs 'name' and 'offset'",
-                            ctx->source);
+        size_t off, end;
+        if (!cJSON_IsString(name) ||
+            !json_size(cJSON_GetObjectItemCaseSensitive(t, "offset"), &off))
+            return ln_error(LN_EPARSE, "%s: memory_plan: each tensor needs 'name' and "
+                            "'offset' (a byte count)", ctx->source);
         te = ln_tensor_table_find(ctx->tensor_table, name->valuestring);
         if (!te)
             return ln_error(LN_EPARSE, "%s: memory_plan: tensor '%s' is not in the model",
@@ -114,18 +168,18 @@ static int apply_plan(ln_context *ctx, const cJSON *plan)
                                                                    iob->valuestring)))
             return ln_error(LN_EPARSE, "%s: memory_plan: tensor '%s' has a bad 'io_buffer'",
                             ctx->source, name->valuestring);
-        if (off->valuedouble < 0 ||
-            (!iob && (size_t)off->valuedouble + ln_tensor_size(te->tensor) > ctx->arena_size))
+        if (!ln_size_add(off, ln_tensor_size(te->tensor), &end) ||
+            (!iob && end > ctx->arena_size))
             return ln_error(LN_EPARSE, "%s: memory_plan: tensor '%s' lies outside the arena",
                             ctx->source, name->valuestring);
         ln_tensor_entry_set_io_buffer(te, iob ? iob->valuestring : NULL);
-        te->offset = (size_t)off->valuedouble;
+        te->offset = off;
         te->planned = LN_TRUE;
         te->mtype = LN_MEM_CPU;
         ln_tensor_entry_set_owner(te, cJSON_IsString(owner) ? owner->valuestring : NULL);
     }
     ctx->planned = LN_TRUE;
-    return 0;
+    return check_applied_plan(ctx);
 }
 
 /* Init from an IR tree (taken: freed here) and optional constants (taken). */
@@ -162,6 +216,7 @@ static int init_tree(ln_context *ctx, cJSON *root, const char *source, ln_hash *
     LN_LIST_FOREACH(ln_op, op, ctx->ops) {
         if ((ret = pre_run_op(op))) {
             ln_list *done = NULL;
+            ln_error_prefix("%s: ", ctx->source);
             for (ln_list *l = ctx->ops; l && l->data != op; l = l->next)
                 done = ln_list_prepend(done, l->data);
             LN_LIST_FOREACH(ln_op, d, done) {
@@ -557,6 +612,9 @@ static int materialize(ln_context *ctx, ln_tensor_entry *te)
     if (te->tensor->data)
         return 0;
     te->tensor->data = ln_mem_type_info(LN_MEM_CPU)->alloc_func(n ? n : 1);
+    if (!te->tensor->data)
+        return ln_error(LN_ENOMEM, "%s: no memory for the %zu bytes of constant '%s'",
+                        ctx->source, n, te->name);
     te->tensor->owns_data = LN_TRUE;
     if (from_file(ctx, te)) {
         if (!(src = ln_context_const_get(ctx, te->name)))
@@ -612,7 +670,7 @@ int ln_context_materialize_consts(ln_context *ctx)
 
 /* Tensors planned into a graph input's or output's caller buffer: the
  * interpreter plays the caller and gives each such buffer its own memory. */
-static void set_io_data(ln_context *ctx)
+static int set_io_data(ln_context *ctx)
 {
     ln_hash_iter it;
     void *k, *v;
@@ -626,6 +684,9 @@ static void set_io_data(ln_context *ctx)
             if (pass == 0 && ln_streq(te->io_buffer, te->name)) {
                 size_t n = ln_tensor_size(te->tensor);
                 te->tensor->data = ln_mem_type_info(LN_MEM_CPU)->alloc_func(n ? n : 1);
+                if (!te->tensor->data)
+                    return ln_error(LN_ENOMEM, "%s: no memory for the %zu bytes of '%s'",
+                                    ctx->source, n, te->name);
                 te->tensor->owns_data = LN_TRUE;
             } else if (pass == 1 && !ln_streq(te->io_buffer, te->name)) {
                 io = ln_tensor_table_find(ctx->tensor_table, te->io_buffer);
@@ -634,6 +695,7 @@ static void set_io_data(ln_context *ctx)
             }
         }
     }
+    return 0;
 }
 
 int ln_context_load(ln_context *ctx, const char *datafile)
@@ -648,11 +710,11 @@ int ln_context_load(ln_context *ctx, const char *datafile)
         return ret;
     ctx->arena = ln_mem_type_info(LN_MEM_CPU)->alloc_func(ctx->arena_size ? ctx->arena_size : 1);
     if (!ctx->arena)
-        return ln_error(LN_ENOMEM, "cannot allocate the %zu-byte arena", ctx->arena_size);
+        return ln_error(LN_ENOMEM, "%s: no memory for the %zu-byte arena", ctx->source,
+                        ctx->arena_size);
     ln_tensor_table_set_data(ctx->tensor_table, ctx->arena);
     ctx->loaded = LN_TRUE;
-    set_io_data(ctx);
-    if ((ret = ln_context_materialize_consts(ctx)))
+    if ((ret = set_io_data(ctx)) || (ret = ln_context_materialize_consts(ctx)))
         goto fail;
     LN_LIST_FOREACH(ln_op, op, ctx->ops) {
         ln_tensor_entry *out;

@@ -3,7 +3,8 @@
  *
  * The CPU memory type allocates zeroed blocks aligned to 64 bytes (a cache
  * line, and enough for any SIMD load the kernels do); LN_MEM_NONE has no
- * functions at all.  Allocation aborts on exhaustion, as ln_alloc() does.
+ * functions at all.  Allocation returns NULL on exhaustion (callers say
+ * LN_ENOMEM), and honours ln_alloc_set_limit().
  *
  * The virtual pool never touches memory: it hands out offsets.  It keeps
  * two singly linked lists, both sorted by offset: the free ranges and the
@@ -31,11 +32,11 @@ static void *cpu_alloc(size_t n)
 
     if (n == 0)
         n = 1;                  /* posix_memalign(0) may return NULL */
+    if (!ln_alloc_allowed(n))
+        return NULL;
     err = posix_memalign(&p, CPU_ALIGN, n);
-    if (err != 0 || !p) {
-        fprintf(stderr, "lightnet: out of memory allocating %zu bytes\n", n);
-        abort();
-    }
+    if (err != 0 || !p)
+        return NULL;            /* the caller says LN_ENOMEM */
     memset(p, 0, n);
     return p;
 }

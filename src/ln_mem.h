@@ -26,7 +26,7 @@ typedef enum {
 
 typedef struct ln_mem_info {
     const char *name;
-    void *(*alloc_func)(size_t n);        /* zeroed, aligned to align */
+    void *(*alloc_func)(size_t n);        /* zeroed, aligned to align; NULL when out of memory */
     void (*free_func)(void *p);
     void *(*memset_func)(void *s, int c, size_t n);
     void *(*copy_func)(void *dst, const void *src, size_t n);

@@ -1965,7 +1965,7 @@ static void pre_run_ir(imp *im, const cJSON *root, ln_bool report)
         LN_LIST_FOREACH(ln_tensor_list_entry, tle, op->op_arg->tensors_in) {
             skip = skip || set_has(failed, tle->name);
         }
-        if (!skip && !ln_op_check(op) && (!op->pre_run || !op->pre_run(op->op_arg))) {
+        if (!skip && !ln_op_pre_run(op)) {
             done = ln_list_prepend(done, op);
             LN_LIST_FOREACH(ln_tensor_list_entry, tle, op->op_arg->tensors_out) {
                 ln_tensor_entry *te = ln_tensor_table_find(table, tle->name);

@@ -432,3 +432,26 @@ int ln_opck_param_string_in(const ln_op_arg *arg, const ln_param_entry *pe,
     return ln_opck(arg, LN_FALSE, "param '%s' should be one of %s, got '%s'",
                    pe->arg_name, buf, pe->value_string ? pe->value_string : "(null)");
 }
+
+/* pre_run, then what every op's outputs must be whatever the op: no
+ * negative dim, an element count the kernels can index (the description's
+ * checks cannot forget it).  On failure nothing of the op stays in the
+ * tensor table. */
+int ln_op_pre_run(ln_op *op)
+{
+    int ret;
+    if ((ret = ln_op_check(op)))
+        return ret;
+    if (op->pre_run && (ret = op->pre_run(op->op_arg)))
+        return ret;
+    LN_LIST_FOREACH(ln_tensor_list_entry, tl, op->op_arg->tensors_out) {
+        ln_tensor_entry *te = ln_tensor_table_find(op->op_arg->tensor_table, tl->name);
+        if (te && (ret = ln_tensor_check_size(te->tensor, te->name))) {
+            ln_error_prefix("%s (%s): ", op->op_arg->name, op->op_arg->optype);
+            if (op->post_run)
+                op->post_run(op->op_arg);
+            return ret;
+        }
+    }
+    return 0;
+}

@@ -72,6 +72,9 @@ ln_op *ln_op_copy(const ln_op *op);
 void ln_op_free(ln_op *op);
 /* Shallow check of an op's own fields (names present, unique arg names). */
 int ln_op_check(const ln_op *op);
+/* ln_op_check, the op's pre_run, and the size limits of its outputs
+ * (ln_tensor_check_size); 0 or the error, with nothing left behind. */
+int ln_op_pre_run(ln_op *op);
 
 /* Shorthands used by op implementations. */
 ln_tensor_entry *ln_op_tensor_in(const ln_op_arg *arg, const char *arg_name);

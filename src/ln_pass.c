@@ -143,10 +143,17 @@ static int fold_one(ln_context *ctx, ln_op *op, ln_list **new_ops)
         ln_tensor_entry *te = ln_tensor_table_find(ctx->tensor_table, tl->name);
         size_t n = ln_tensor_size(te->tensor);
         te->tensor->data = ln_mem_type_info(LN_MEM_CPU)->alloc_func(n ? n : 1);
+        if (!te->tensor->data) {
+            ret = ln_error(LN_ENOMEM, "%s (%s): no memory for the %zu bytes of '%s'",
+                           op->op_arg->name, op->op_arg->optype, n, te->name);
+            break;
+        }
         te->tensor->owns_data = LN_TRUE;
         outs = ln_list_append(outs, te);
     }
-    if (op->run) {
+    if (ret) {
+        ;                       /* no memory for an output */
+    } else if (op->run) {
         ret = op->run(op->op_arg);
     } else {
         /* a view: the bytes of its input at the view's offset */

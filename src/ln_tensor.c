@@ -66,16 +66,17 @@ ln_dtype ln_dtype_from_name(const char *name)
 
 /* ---- tensors ---- */
 
+/* SIZE_MAX when a dim is negative or the product overflows: such a tensor
+ * never passes ln_tensor_check_size. */
 size_t ln_compute_length(int ndim, const int *dims)
 {
     size_t len = 1;
     int i;
 
     assert(ndim >= 0 && ndim <= LN_MAXDIM);
-    for (i = 0; i < ndim; i++) {
-        assert(dims[i] >= 0);
-        len *= (size_t)dims[i];
-    }
+    for (i = 0; i < ndim; i++)
+        if (dims[i] < 0 || !ln_size_mul(len, (size_t)dims[i], &len))
+            return SIZE_MAX;
     return len;
 }
 
@@ -108,6 +109,8 @@ ln_tensor *ln_tensor_create_alloc(ln_dtype dtype, int ndim, const int *dims)
     ln_tensor *t = ln_tensor_create(dtype, ndim, dims, NULL);
 
     t->data = ln_mem_type_info(LN_MEM_CPU)->alloc_func(ln_tensor_size(t));
+    if (!t->data)
+        ln_out_of_memory(ln_tensor_size(t));
     t->owns_data = LN_TRUE;
     return t;
 }
@@ -143,8 +146,28 @@ ln_tensor *ln_tensor_copy(const ln_tensor *t)
 
 size_t ln_tensor_size(const ln_tensor *t)
 {
+    size_t n;
+
     assert(t);
-    return t->len * ln_dtype_size(t->dtype);
+    return ln_size_mul(t->len, ln_dtype_size(t->dtype), &n) ? n : SIZE_MAX;
+}
+
+int ln_tensor_check_size(const ln_tensor *t, const char *name)
+{
+    char buf[LN_MAXDIM * 24];
+
+    for (int i = 0; i < t->ndim; i++)
+        if (t->dims[i] < 0)
+            return ln_error(LN_EINVAL, "tensor '%s' has a negative dimension: %s", name,
+                            ln_dims_str(buf, sizeof buf, t->ndim, t->dims));
+    if (t->len == SIZE_MAX)
+        return ln_error(LN_EINVAL, "tensor '%s' %s: its element count overflows size_t",
+                        name, ln_dims_str(buf, sizeof buf, t->ndim, t->dims));
+    if (t->len > LN_MAX_ELEMS)
+        return ln_error(LN_EINVAL, "tensor '%s' %s has %zu elements; at most %d fit "
+                        "(kernels index in 32 bits)", name,
+                        ln_dims_str(buf, sizeof buf, t->ndim, t->dims), t->len, LN_MAX_ELEMS);
+    return 0;
 }
 
 ln_bool ln_tensor_same_shape(const ln_tensor *a, const ln_tensor *b)

@@ -67,7 +67,13 @@ void ln_tensor_free(ln_tensor *t);
 /* Shape, dtype, layout and quantization copied; data deep-copied when
  * the source has data. */
 ln_tensor *ln_tensor_copy(const ln_tensor *t);
-size_t ln_tensor_size(const ln_tensor *t);        /* bytes */
+size_t ln_tensor_size(const ln_tensor *t);        /* bytes (SIZE_MAX: overflow) */
+/* Largest element count of one tensor: the kernels index with int32. */
+#define LN_MAX_ELEMS 2147483647
+/* 0, or LN_EINVAL naming the tensor when a dim is negative or it has more
+ * than LN_MAX_ELEMS elements (so its byte size fits any 64-bit size_t and
+ * every index a kernel computes fits int32). */
+int ln_tensor_check_size(const ln_tensor *t, const char *name);
 size_t ln_compute_length(int ndim, const int *dims);
 ln_bool ln_tensor_same_shape(const ln_tensor *a, const ln_tensor *b);
 int ln_tensor_set_quant(ln_tensor *t, int count, int axis,

@@ -79,29 +79,93 @@ const char *ln_error_name(int code)
     }
 }
 
-static void ln_util_oom(size_t size)
+static ln_oom_handler oom_handler;
+static size_t alloc_limit;
+
+ln_oom_handler ln_set_oom_handler(ln_oom_handler handler)
 {
+    ln_oom_handler old = oom_handler;
+    oom_handler = handler;
+    return old;
+}
+
+void ln_alloc_set_limit(size_t max)
+{
+    alloc_limit = max;
+}
+
+ln_bool ln_alloc_allowed(size_t size)
+{
+    return alloc_limit == 0 || size <= alloc_limit;
+}
+
+static const char *tool_name;
+
+static void tool_oom(size_t size)
+{
+    fprintf(stderr, "%s: out of memory (allocating %zu bytes)\n", tool_name, size);
+    exit(EXIT_FAILURE);
+}
+
+void ln_tool_alloc_setup(const char *prog)
+{
+    const char *lim = getenv("LN_ALLOC_LIMIT");
+    tool_name = prog;
+    ln_set_oom_handler(tool_oom);
+    if (lim && *lim) {
+        char *end;
+        unsigned long long v = strtoull(lim, &end, 10);
+        if (*end == '\0')
+            ln_alloc_set_limit((size_t)v);
+    }
+}
+
+void ln_out_of_memory(size_t size)
+{
+    if (oom_handler)
+        oom_handler(size);
     fprintf(stderr, "lightnet: out of memory (allocating %zu bytes)\n", size);
     abort();
+}
+
+void *ln_alloc_try(size_t size)
+{
+    return ln_alloc_allowed(size) ? calloc(1, size ? size : 1) : NULL;
 }
 
 /* Zeroed, like calloc.  A zero size still gives a unique pointer. */
 void *ln_alloc(size_t size)
 {
-    void *p = calloc(1, size ? size : 1);
+    void *p = ln_alloc_try(size);
 
     if (!p)
-        ln_util_oom(size);
+        ln_out_of_memory(size);
     return p;
 }
 
 void *ln_realloc(void *p, size_t size)
 {
-    void *q = realloc(p, size ? size : 1);
+    void *q = ln_alloc_allowed(size) ? realloc(p, size ? size : 1) : NULL;
 
     if (!q)
-        ln_util_oom(size);
+        ln_out_of_memory(size);
     return q;
+}
+
+ln_bool ln_size_add(size_t a, size_t b, size_t *r)
+{
+    if (a > SIZE_MAX - b)
+        return LN_FALSE;
+    *r = a + b;
+    return LN_TRUE;
+}
+
+ln_bool ln_size_mul(size_t a, size_t b, size_t *r)
+{
+    if (b != 0 && a > SIZE_MAX / b)
+        return LN_FALSE;
+    *r = a * b;
+    return LN_TRUE;
 }
 
 void ln_free(void *p)

@@ -64,10 +64,40 @@ int ln_error_code(void);
 void ln_error_clear(void);
 const char *ln_error_name(int code);
 
-/* Allocation that aborts on exhaustion (the compiler side only; the runtime
- * never allocates).  ln_free(NULL) is fine. */
+/* Allocation that does not return on exhaustion (the compiler side only;
+ * the runtime never allocates): the out-of-memory handler runs, by default
+ * it prints and abort()s; the tools set one that exits with status 1.  Used
+ * for bookkeeping whose size the model does not choose.  Memory a model's
+ * sizes decide (arena, tensor data, weights) comes from ln_alloc_try, and
+ * its failure is an LN_ENOMEM error.  ln_free(NULL) is fine. */
 void *ln_alloc(size_t size);
 void *ln_realloc(void *p, size_t size);
+/* Zeroed like ln_alloc; NULL when the memory is not there. */
+void *ln_alloc_try(size_t size);
+typedef void (*ln_oom_handler)(size_t size);
+/* The handler ln_alloc calls when it fails (NULL: print and abort); it
+ * must not return.  Returns the previous one. */
+ln_oom_handler ln_set_oom_handler(ln_oom_handler handler);
+/* Run the handler (never returns): for callers of other allocators. */
+void ln_out_of_memory(size_t size)
+#ifdef __GNUC__
+    __attribute__((noreturn))
+#endif
+    ;
+/* Simulated exhaustion, for tests: every allocation of more than max bytes
+ * fails (0: no limit).  The tools read it from LN_ALLOC_LIMIT. */
+void ln_alloc_set_limit(size_t max);
+ln_bool ln_alloc_allowed(size_t size);
+/* For a command-line tool's main(): ln_alloc failure prints "PROG: out of
+ * memory ..." and exits with status 1 (exit handlers remove partial
+ * output), and LN_ALLOC_LIMIT=BYTES in the environment sets the simulated
+ * limit above. */
+void ln_tool_alloc_setup(const char *prog);
+
+/* Overflow-checked size arithmetic: LN_TRUE and *r set, or LN_FALSE when
+ * the result does not fit in a size_t. */
+ln_bool ln_size_add(size_t a, size_t b, size_t *r);
+ln_bool ln_size_mul(size_t a, size_t b, size_t *r);
 void ln_free(void *p);
 char *ln_strdup(const char *s);
 char *ln_sprintf(const char *fmt, ...)

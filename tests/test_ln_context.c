@@ -284,6 +284,152 @@ START_TEST(test_uncompiled_run_fails)
 }
 END_TEST
 
+
+/* ---- sizes and memory (issue 12) ----------------------------------------- */
+
+#define INPUT_IR(dims) \
+    "{\"ops\":[" OP("in", "input", "", T("dst", "x"), P("dtype", "\"float32\"") "," \
+                    P("dims", dims)) "," \
+    OP("relu1", "relu", T("src", "x"), T("dst", "y"), "") "," \
+    OP("out", "output", T("src", "y"), "", "") "]}"
+
+static void expect_size_error(const char *ir, const char *msg)
+{
+    ck_assert_int_eq(ln_context_init_str(ctx, ir, "sizes.json"), LN_EINVAL);
+    ck_assert_msg(strstr(ln_error_message(), msg), "'%s' lacks '%s'", ln_error_message(), msg);
+    ck_assert_ptr_nonnull(strstr(ln_error_message(), "sizes.json: in (input): tensor 'x'"));
+    ck_assert_ptr_null(ctx->ops);
+}
+
+START_TEST(test_sizes_refused)
+{
+    /* 3.3e12 elements: fits a 64-bit size_t, not the kernels' int32 indexing */
+    expect_size_error(INPUT_IR("[1,3,1048576,1048576]"), "has 3298534883328 elements");
+    /* 2^31 elements exactly: one too many */
+    expect_size_error(INPUT_IR("[2,1024,1024,1024]"), "at most 2147483647");
+    /* the element count itself overflows size_t (2^93) */
+    expect_size_error(INPUT_IR("[2147483647,2147483647,2147483647,2147483647]"),
+                      "overflows size_t");
+}
+END_TEST
+
+START_TEST(test_size_limit_accepts_largest)
+{
+    /* 2^31 - 1 elements is still a model (nothing is allocated here) */
+    ln_context *c = ln_context_create();
+    ck_assert_int_eq(ln_context_init_str(c, INPUT_IR("[2147483647]"), "sizes.json"), 0);
+    ln_context_free(c);
+}
+END_TEST
+
+/* Allocation failure is an error code, not an abort: simulated with the
+ * allocation limit, for the arena, the caller buffers and the constants. */
+START_TEST(test_alloc_failure_enomem)
+{
+    for (int io = 0; io < 2; io++) {
+        ln_context *c = ln_context_create();
+        ck_assert_int_eq(ln_context_init_str(c, INPUT_IR("[64,1024]"), "sizes.json"), 0);
+        c->io_in_arena = io;
+        ck_assert_int_eq(ln_context_compile(c, "cpu"), 0);
+        ln_alloc_set_limit(100000);        /* the tensors are 256 KB */
+        ck_assert_int_eq(ln_context_load(c, NULL), LN_ENOMEM);
+        ck_assert_msg(strstr(ln_error_message(), "no memory"), "%s", ln_error_message());
+        ck_assert(!c->loaded);
+        ln_alloc_set_limit(0);
+        ck_assert_int_eq(ln_context_load(c, NULL), 0);
+        ck_assert_int_eq(ln_context_run(c), 0);
+        ln_context_free(c);
+    }
+    {
+        /* a 120 KB constant, of which one element is the output */
+        size_t cap = 30000 * 2 + 1024, n = 0;
+        char *ir = ln_alloc(cap);
+        ln_context *c = ln_context_create();
+        n += (size_t)sprintf(ir + n, "{\"ops\":[" OP("c", "create", "", T("dst", "c"),
+                             P("dtype", "\"float32\"") "," P("dims", "[30000]") ",") "");
+        n -= strlen("]}");      /* reopen the params: add the data */
+        n += (size_t)sprintf(ir + n, "{\"arg_name\":\"data\",\"value\":[");
+        for (int i = 0; i < 30000; i++)
+            n += (size_t)sprintf(ir + n, "%s1", i ? "," : "");
+        sprintf(ir + n, "]}]}," OP("s", "slice", T("src", "c"), T("dst", "y"),
+                                   P("axis", "0") "," P("start", "0") "," P("len", "1"))
+                "," OP("out", "output", T("src", "y"), "", "") "]}");
+        ck_assert_msg(ln_context_init_str(c, ir, "sizes.json") == 0, "%s", ln_error_message());
+        c->no_opt = LN_TRUE;
+        ck_assert_int_eq(ln_context_compile(c, "cpu"), 0);
+        ln_alloc_set_limit(100000);
+        ck_assert_int_eq(ln_context_load(c, NULL), LN_ENOMEM);
+        ck_assert_msg(strstr(ln_error_message(), "constant 'c'"), "%s", ln_error_message());
+        ln_alloc_set_limit(0);
+        ck_assert_int_eq(ln_context_load(c, NULL), 0);
+        ln_context_free(c);
+        ln_free(ir);
+    }
+}
+END_TEST
+
+/* A planned IR read from a file is checked like any input. */
+START_TEST(test_bad_plans_refused)
+{
+    static const char *bad[][2] = {
+        {"\"arena_size\": -1", "arena_size"},
+        {"\"arena_size\": 1e300", "arena_size"},
+        {"\"arena_size\": 0.5", "arena_size"},
+    };
+    ln_context *c = ln_context_create();
+    char *planned, *p;
+
+    ck_assert_int_eq(ln_context_init_str(c, net_ir, "net.json"), 0);
+    ck_assert_int_eq(ln_context_compile(c, "cpu"), 0);
+    planned = ln_context_print_str(c);
+    ln_context_free(c);
+    p = strstr(planned, "\"arena_size\"");
+    ck_assert_ptr_nonnull(p);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        /* replace the arena size field's value */
+        char *end = strpbrk(p, ",}\n");
+        char *ir = ln_sprintf("%.*s%s%s", (int)(p - planned), planned, bad[i][0], end);
+        c = ln_context_create();
+        ck_assert_int_eq(ln_context_init_str(c, ir, "planned.json"), LN_EPARSE);
+        ck_assert_msg(strstr(ln_error_message(), bad[i][1]), "%s", ln_error_message());
+        ln_context_free(c);
+        ln_free(ir);
+    }
+    ln_free(planned);
+    {
+        /* three branches live together, all moved to offset 0 */
+        static const char *fork_ir =
+            "{\"ops\":["
+            OP("in", "input", "", T("dst", "x"), P("dtype", "\"float32\"") "," P("dims", "[2,3]"))
+            "," OP("r1", "relu", T("src", "x"), T("dst", "a"), "") ","
+            OP("s1", "sigmoid", T("src", "x"), T("dst", "b"), "") ","
+            OP("t1", "tanh", T("src", "x"), T("dst", "c"), "") ","
+            OP("add1", "add", T("src1", "a") "," T("src2", "b"), T("dst", "d"), "") ","
+            OP("add2", "add", T("src1", "d") "," T("src2", "c"), T("dst", "y"), "") ","
+            OP("out", "output", T("src", "y"), "", "") "]}";
+        char *ir, *q;
+        c = ln_context_create();
+        ck_assert_int_eq(ln_context_init_str(c, fork_ir, "fork.json"), 0);
+        ck_assert_int_eq(ln_context_compile(c, "cpu"), 0);
+        ir = q = ln_context_print_str(c);
+        ln_context_free(c);
+        while ((q = strstr(q, "\"offset\":"))) {
+            q += strlen("\"offset\":");
+            while (*q == ' ' || *q == '\t')
+                q++;
+            while (*q >= '0' && *q <= '9')
+                *q++ = '0';
+        }
+        c = ln_context_create();
+        ck_assert_int_eq(ln_context_init_str(c, ir, "planned.json"), LN_EPARSE);
+        ck_assert_msg(strstr(ln_error_message(), "planned.json: memory_plan is not valid"), "%s",
+                      ln_error_message());
+        ln_context_free(c);
+        ln_free(ir);
+    }
+}
+END_TEST
+
 Suite *test_ln_context_suite(void);
 Suite *test_ln_context_suite(void)
 {
@@ -298,6 +444,10 @@ Suite *test_ln_context_suite(void)
     tcase_add_test(tc, test_rewrites);
     tcase_add_test(tc, test_data_access_errors);
     tcase_add_test(tc, test_uncompiled_run_fails);
+    tcase_add_test(tc, test_sizes_refused);
+    tcase_add_test(tc, test_size_limit_accepts_largest);
+    tcase_add_test(tc, test_alloc_failure_enomem);
+    tcase_add_test(tc, test_bad_plans_refused);
     suite_add_tcase(s, tc);
     return s;
 }

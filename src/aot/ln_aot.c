@@ -58,6 +58,7 @@ typedef struct emitter {
     ln_aot_buf decls;       /* the run function's local pointers */
     ln_aot_buf body;        /* its statements */
     size_t blob_size;
+    size_t max_size;        /* largest size or end offset the code uses */
     ln_bool uses_arena, needs_copy;
     int ncalls, ncopies;
 } emitter;
@@ -1041,6 +1042,10 @@ static int write_source(emitter *e, FILE *fp)
                       e->o->weights_file ? " (external blob)" : "", e->ncalls, e->ncopies);
     ln_aot_buf_puts(&b, "#include <math.h>\n#include <stddef.h>\n#include <stdint.h>\n"
                     "#include \"ln_rt.h\"\n");
+    /* the sizes below are size_t: refuse a target whose size_t is smaller */
+    ln_aot_buf_printf(&b, "\n#if SIZE_MAX < %zuu\n#error \"%s needs sizes up to %zu bytes, "
+                      "more than this target's size_t holds\"\n#endif\n",
+                      e->max_size, e->name, e->max_size);
     if (e->o->header_include) {
         ln_aot_buf_puts(&b, "#include ");
         c_string(&b, e->o->header_include);
@@ -1112,6 +1117,52 @@ static char *kernel_list(const ln_hash *kernels)
     return s;
 }
 
+/* Every size and offset the emitted code holds in a size_t must fit the
+ * target's: the arena, each tensor's end in the arena or its caller buffer,
+ * each constant and the weights in all.  Sets e->max_size. */
+static int check_sizes(emitter *e)
+{
+    int bits = e->o->addr_bits ? e->o->addr_bits : 32;
+    size_t limit = bits >= (int)(sizeof(size_t) * 8) ? SIZE_MAX
+                                                      : ((size_t)1 << bits) - 1;
+    const char *what = NULL, *tname = "";
+    size_t need = 0;
+    ln_hash_iter it;
+    void *k, *v;
+
+    if (bits < 16 || bits > 64)
+        return ln_error(LN_EINVAL, "target address width %d bits: it must be 16 to 64", bits);
+    e->max_size = e->ctx->arena_size > e->blob_size ? e->ctx->arena_size : e->blob_size;
+    if (e->ctx->arena_size > limit) {
+        what = "the arena";
+        need = e->ctx->arena_size;
+    } else if (e->blob_size > limit) {
+        what = "the constants";
+        need = e->blob_size;
+    }
+    ln_hash_iter_init(&it, e->ctx->tensor_table);
+    while (!what && ln_hash_iter_next(&it, &k, &v)) {
+        ln_tensor_entry *te = v;
+        size_t end = ln_tensor_size(te->tensor);
+        if (!te->isstatic && te->planned && !ln_size_add(te->offset, end, &end))
+            end = SIZE_MAX;
+        if (end > e->max_size)
+            e->max_size = end;
+        if (end > limit) {
+            what = te->isstatic ? "constant" : "tensor";
+            tname = te->name;
+            need = end;
+        }
+    }
+    if (what)
+        return ln_error(LN_EINVAL, "%s: %s%s%s%s needs %zu bytes; a target with a %d-bit "
+                        "size_t addresses at most %zu%s", e->ctx->source, what,
+                        *tname ? " '" : "", tname, *tname ? "'" : "", need, bits, limit,
+                        bits < 64 ? " (for a 64-bit target, say so: ln-aot --addr-bits 64)"
+                                  : "");
+    return 0;
+}
+
 int ln_aot_emit(ln_context *ctx, const ln_aot_opts *opts, FILE *c, FILE *h,
                 FILE *blob, ln_aot_stats *stats)
 {
@@ -1139,6 +1190,8 @@ int ln_aot_emit(ln_context *ctx, const ln_aot_opts *opts, FILE *c, FILE *h,
     ln_aot_buf_init(&e.body, NULL);
 
     ret = build(&e);
+    if (!ret)
+        ret = check_sizes(&e);
     if (!ret && h)
         ret = write_header(&e, h);
     if (!ret && opts->weights_file && blob)

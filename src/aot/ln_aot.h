@@ -35,6 +35,11 @@ typedef struct ln_aot_opts {
     /* Lines (without comment markers) for the files' opening comment:
      * tool version, command line, model hash.  May be NULL. */
     const char *banner;
+    /* Width of the target's size_t in bits: 0 means 32 (a microcontroller).
+     * A model whose arena, tensors or constants need larger sizes or
+     * offsets is refused; the source also carries an #error for a target
+     * whose SIZE_MAX is smaller than its largest size. */
+    int addr_bits;
 } ln_aot_opts;
 
 /* What the emission found, for reports. */

@@ -125,6 +125,7 @@ int main(int argc, char **argv)
     ln_serializer_opts opts;
     ln_context *ctx;
 
+    ln_tool_alloc_setup("lightnet");
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (ln_streq(a, "-h") || ln_streq(a, "--help")) {

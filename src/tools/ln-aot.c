@@ -46,6 +46,8 @@ static void usage(FILE *fp)
           "                     the header gives accessors) instead of caller buffers\n"
           "  -f DATAFILE        weights file for the IR (default: the IR's \"data\")\n"
           "  --shape NAME=DIMS  fix a symbolic input shape of an ONNX model (1x3x32x32)\n"
+          "  --addr-bits N      the target's size_t width (default 32, a microcontroller);\n"
+          "                     a model whose sizes do not fit is refused\n"
           "  --report           print the memory report on stderr\n"
           "  -h, --help         this help;  --version  the version\n", fp);
 }
@@ -209,7 +211,8 @@ int main(int argc, char **argv)
     const char *target = "cpu", *name = NULL, *out = NULL, *hdr = NULL, *weights = NULL;
     const char *model = NULL, *datafile = NULL;
     const char *shapes[MAX_SHAPES + 1];
-    int nshapes = 0, static_arena = 0, io_in_arena = 0, want_report = 0;
+    int nshapes = 0, static_arena = 0, io_in_arena = 0, want_report = 0, addr_bits = 32;
+    char junk;
     char *gen_name = NULL, *gen_hdr = NULL, *text = NULL, *banner = NULL, *cmdline, *inc = NULL;
     int status = EXIT_FAILURE;
     size_t len = 0, cl = 0;
@@ -220,6 +223,7 @@ int main(int argc, char **argv)
     FILE *cfp = NULL, *hfp = NULL, *bfp = NULL;
     clock_t t0 = clock();
 
+    ln_tool_alloc_setup("ln-aot");
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (ln_streq(a, "-h") || ln_streq(a, "--help")) {
@@ -236,7 +240,7 @@ int main(int argc, char **argv)
             want_report = 1;
         } else if (ln_streq(a, "-t") || ln_streq(a, "-n") || ln_streq(a, "-o") ||
                    ln_streq(a, "-f") || ln_streq(a, "--header") || ln_streq(a, "--weights") ||
-                   ln_streq(a, "--shape")) {
+                   ln_streq(a, "--shape") || ln_streq(a, "--addr-bits")) {
             const char *v;
             if (i + 1 >= argc)
                 return fail_msg("option %s needs an argument", a);
@@ -253,7 +257,11 @@ int main(int argc, char **argv)
                 hdr = v;
             else if (ln_streq(a, "--weights"))
                 weights = ln_streq(v, "embed") ? NULL : v;
-            else if (nshapes == MAX_SHAPES)
+            else if (ln_streq(a, "--addr-bits")) {
+                if (sscanf(v, "%d%c", &addr_bits, &junk) != 1 || addr_bits < 16 ||
+                    addr_bits > 64)
+                    return fail_msg("--addr-bits '%s': give a width from 16 to 64", v);
+            } else if (nshapes == MAX_SHAPES)
                 return fail_msg("too many --shape options (at most %s)", "32");
             else
                 shapes[nshapes++] = v;
@@ -333,6 +341,7 @@ int main(int argc, char **argv)
     ao.header_include = inc;
     ao.weights_file = weights;
     ao.static_arena = static_arena;
+    ao.addr_bits = addr_bits;
     ao.banner = banner;
     if (out) {
         if (!(cfp = open_out(out)))

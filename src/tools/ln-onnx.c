@@ -140,6 +140,7 @@ int main(int argc, char **argv)
     cJSON *ir = NULL;
     ln_hash *consts = NULL;
 
+    ln_tool_alloc_setup("ln-onnx");
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (ln_streq(a, "-h") || ln_streq(a, "--help")) {
