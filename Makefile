@@ -99,6 +99,7 @@ test-unit: $(BUILD)/tests/test_lightnet $(TOOL_BINS)
 	cd tests && LN_BIN=../$(BUILD)/bin ../$(BUILD)/tests/test_lightnet
 	LN_BIN=$(BUILD)/bin sh tests/cli/run.sh
 	LN_BIN=$(BUILD)/bin sh tests/cli/sizes.sh
+	LN_BIN=$(BUILD)/bin sh tests/fuzz/cli.sh
 
 test-rt:
 	$(MAKE) -C runtime test
@@ -122,7 +123,8 @@ test-gen:
 # Everything: Check suites + CLI + ONNX tool tests, generator tests, kernel
 # tests, ln-aot end to end (gcc, clang, arm-none-eabi-gcc), all of it again
 # under ASan+UBSan, the kernel tests and every test model as Cortex-M4
-# firmware under qemu, and generated files in sync.
+# firmware under qemu, the fuzz regressions and 10 s of each libFuzzer
+# harness, and generated files in sync.
 test: all
 	$(MAKE) test-unit
 	$(MAKE) test-gen
@@ -131,6 +133,7 @@ test: all
 	$(MAKE) test-asan
 	$(MAKE) test-m4
 	$(MAKE) test-m4-models
+	$(MAKE) fuzz-quick
 	$(MAKE) check-gen
 
 # Every generator gen/<x>gen.pl, in name order (opgen before optgen).

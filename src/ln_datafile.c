@@ -466,11 +466,9 @@ static int wts_number(wts_lexer *lx, int base, unsigned long max,
     return LN_OK;
 }
 
-int ln_datafile_read_wts(const char *path, ln_hash **dict)
+/* Parses text (tlen bytes and a NUL, owned: freed here) named path. */
+static int wts_parse(char *text, size_t tlen, const char *path, ln_hash **dict)
 {
-    char *text;
-    unsigned char *raw;
-    size_t tlen;
     wts_lexer lx;
     unsigned long count, type, len, v, k, i;
     char name[1024];
@@ -478,12 +476,6 @@ int ln_datafile_read_wts(const char *path, ln_hash **dict)
     ln_tensor *t;
     int dims[1], r, ret;
 
-    assert(path && dict);
-    *dict = NULL;
-    if ((ret = read_binary(path, &raw, &tlen)) < 0)
-        return ret;
-    text = ln_realloc(raw, tlen + 1);
-    text[tlen] = '\0';
     if (strlen(text) != tlen) {
         ln_free(text);
         return ln_error(LN_EPARSE, "%s: not a .wts text file (NUL byte)",
@@ -556,6 +548,35 @@ fail:
     ln_free(text);
     ln_hash_free(d);
     return ret;
+}
+
+int ln_datafile_read_wts(const char *path, ln_hash **dict)
+{
+    unsigned char *raw;
+    char *text;
+    size_t tlen;
+    int ret;
+
+    assert(path && dict);
+    *dict = NULL;
+    if ((ret = read_binary(path, &raw, &tlen)) < 0)
+        return ret;
+    text = ln_realloc(raw, tlen + 1);
+    text[tlen] = '\0';
+    return wts_parse(text, tlen, path, dict);
+}
+
+int ln_datafile_read_wts_mem(const void *buf, size_t len, const char *name_for_errors,
+                             ln_hash **dict)
+{
+    char *text = ln_alloc(len + 1);
+
+    assert((buf || !len) && name_for_errors && dict);
+    *dict = NULL;
+    if (len)
+        memcpy(text, buf, len);
+    text[len] = '\0';
+    return wts_parse(text, len, name_for_errors, dict);
 }
 
 int ln_datafile_read(const char *path, ln_hash **dict)

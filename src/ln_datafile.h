@@ -28,6 +28,8 @@ int ln_datafile_read_params(const char *path, ln_hash **dict);
 int ln_datafile_read_params_mem(const void *buf, size_t len,
                                 const char *name_for_errors, ln_hash **dict);
 int ln_datafile_read_wts(const char *path, ln_hash **dict);
+int ln_datafile_read_wts_mem(const void *buf, size_t len, const char *name_for_errors,
+                             ln_hash **dict);
 /* Write tensors (names[i], tensors[i]) in .params format.  Written to a
  * temporary file and renamed, so a failure leaves no partial file. */
 int ln_datafile_write_params(const char *path, int n, const char *const *names,

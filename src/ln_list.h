@@ -57,10 +57,12 @@ ln_list *ln_list_copy_deep(ln_list *list, ln_copy_func copy);
 
 /* Iterate: `LN_LIST_FOREACH(ln_op, op, ops) { ... }`.  `break` and
  * `continue` behave as in a plain loop (the inner one-shot loop records
- * whether the body finished, and the outer loop stops when it did not). */
+ * whether the body finished, and the outer loop stops when it did not,
+ * without reading the node again: the body may have freed it). */
 #define LN_LIST_FOREACH(type, var, list)                                    \
     for (ln_list *var##_node_ = (list), *var##_brk_ = NULL;                 \
-         var##_node_ && !var##_brk_; var##_node_ = var##_node_->next)       \
+         var##_node_;                                                        \
+         var##_node_ = var##_brk_ ? NULL : var##_node_->next)                \
         for (type *var = (var##_brk_ = var##_node_, (type *)var##_node_->data); \
              var##_brk_; var##_brk_ = NULL)
 

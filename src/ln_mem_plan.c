@@ -534,9 +534,13 @@ static ln_bool chk_allowed(const ln_op *op, int s, const chk_tensor *out,
                t->lo == out->lo && t->hi == out->hi;
     }
     if (op->mem_kind == LN_MEMPLAN_CONCAT && op->mem_in) {
+        /* the kernel writes the output's bytes except the slices that
+         * already hold their input: t may overlap only those */
         ln_param_entry *pa = ln_op_param(op->op_arg, "axis");
         const ln_tensor *ot = out->te->tensor;
         size_t prefix = strlen(op->mem_in), off = 0;
+        size_t cur = t->lo > out->lo ? t->lo : out->lo;
+        size_t end = t->hi < out->hi ? t->hi : out->hi;
         int axis = pa && pa->type == LN_PARAM_NUMBER ? pa->value_int : 0;
         if (axis < 0)
             axis += ot->ndim;
@@ -546,25 +550,27 @@ static ln_bool chk_allowed(const ln_op *op, int s, const chk_tensor *out,
         LN_LIST_FOREACH(ln_tensor_list_entry, tl, op->op_arg->tensors_in) {
             const chk_tensor *src;
             intptr_t k;
+            size_t size;
             if (strncmp(tl->arg_name, op->mem_in, prefix) != 0 ||
                 (tl->arg_name[prefix] != '\0' && tl->arg_name[prefix] != '_'))
                 continue;
             k = (intptr_t)ln_hash_find(index, tl->name);
             src = k > 0 ? &all[k - 1] : NULL;
             if (src) {
+                size = src->hi - src->lo;
+                /* slices come in order: an in-place one covering cur moves it on */
                 if (same_space(src, out) && src->lo == out->lo + off &&
-                    t->lo >= src->lo && t->hi <= src->hi &&
-                    (t == src || (t->root == src->root &&
-                                  t->lo - src->lo == t->rootoff - src->rootoff)))
-                    return LN_TRUE;
-                off += src->hi - src->lo;
+                    src->lo <= cur && cur < src->hi)
+                    cur = src->hi;
             } else {
                 ln_tensor_entry *te = ln_tensor_table_find(op->op_arg->tensor_table, tl->name);
                 if (!te)
                     return LN_FALSE;
-                off += ln_tensor_size(te->tensor);
+                size = ln_tensor_size(te->tensor);
             }
+            off += size;
         }
+        return cur >= end;
     }
     (void)s;
     return LN_FALSE;

@@ -264,15 +264,36 @@ static int tensor_from_proto(const Onnx__TensorProto *tp, const char *what, ln_t
     if (tp->segment)
         return ln_error(LN_EUNSUPPORTED, "%s is a segment of a tensor, which LightNet does not "
                         "support", what);
-    t = ln_tensor_create_alloc(dtype, (int)tp->n_dims, dims);
-    len = t->len;
+    /* the element count the dims claim is checked against the values the
+     * file holds before anything is allocated: a few bytes claiming
+     * gigabytes are refused at once */
+    len = 1;
+    for (size_t i = 0; i < tp->n_dims; i++)
+        if (!dims[i])
+            len = 0;
+    for (size_t i = 0; len && i < tp->n_dims; i++)
+        if (!ln_size_mul(len, (size_t)dims[i], &len) || len > LN_MAX_ELEMS)
+            return ln_error(LN_EPARSE, "%s: its dims make more than %d elements", what,
+                            LN_MAX_ELEMS);
     esize = ln_dtype_size(dtype);
     if (tp->has_raw_data) {
-        if (tp->raw_data.len != len * esize) {
-            ln_tensor_free(t);
+        if (tp->raw_data.len != len * esize)
             return ln_error(LN_EPARSE, "%s: raw_data has %zu bytes, its %zu %s elements need %zu",
                             what, tp->raw_data.len, len, ln_dtype_name(dtype), len * esize);
+    } else {
+        switch (dtype) {
+        case LN_DTYPE_FLOAT32: n = tp->n_float_data; break;
+        case LN_DTYPE_FLOAT64: n = tp->n_double_data; break;
+        case LN_DTYPE_INT64: n = tp->n_int64_data; break;
+        case LN_DTYPE_UINT32:
+        case LN_DTYPE_UINT64: n = tp->n_uint64_data; break;
+        default: n = tp->n_int32_data; break;
         }
+        if (n != len)
+            return ln_error(LN_EPARSE, "%s has %zu values, its dims make %zu", what, n, len);
+    }
+    t = ln_tensor_create_alloc(dtype, (int)tp->n_dims, dims);
+    if (tp->has_raw_data) {
         if (len)
             memcpy(t->data, tp->raw_data.data, len * esize);
         if (host_big_endian() && esize > 1) {
@@ -289,35 +310,26 @@ static int tensor_from_proto(const Onnx__TensorProto *tp, const char *what, ln_t
     }
     switch (dtype) {
     case LN_DTYPE_FLOAT32:
-        n = tp->n_float_data;
-        if (n == len && len)
+        if (len)
             memcpy(t->data, tp->float_data, len * sizeof(float));
         break;
     case LN_DTYPE_FLOAT64:
-        n = tp->n_double_data;
-        if (n == len && len)
+        if (len)
             memcpy(t->data, tp->double_data, len * sizeof(double));
         break;
     case LN_DTYPE_INT64:
-        n = tp->n_int64_data;
-        if (n == len && len)
+        if (len)
             memcpy(t->data, tp->int64_data, len * sizeof(int64_t));
         break;
     case LN_DTYPE_UINT32:
     case LN_DTYPE_UINT64:
-        n = tp->n_uint64_data;
-        for (size_t i = 0; n == len && i < len; i++)
+        for (size_t i = 0; i < len; i++)
             put_int(t, i, (int64_t)tp->uint64_data[i]);
         break;
     default:
-        n = tp->n_int32_data;
-        for (size_t i = 0; n == len && i < len; i++)
+        for (size_t i = 0; i < len; i++)
             put_int(t, i, tp->int32_data[i]);
         break;
-    }
-    if (n != len) {
-        ln_tensor_free(t);
-        return ln_error(LN_EPARSE, "%s has %zu values, its dims make %zu", what, n, len);
     }
     *out = t;
     return 0;
@@ -935,8 +947,9 @@ static int ev_reshape(ev *e)
             }
             dims[i] = x->dims[i];
         } else if (s[i] < 0 || s[i] > INT32_MAX) {
+            long long bad = (long long)s[i];
             ln_free(s);
-            return ln_error(LN_EINVAL, "bad dim %lld", (long long)s[i]);
+            return ln_error(LN_EINVAL, "bad dim %lld", bad);
         } else {
             dims[i] = (int)s[i];
         }
@@ -2096,6 +2109,41 @@ static ln_bool onnx_probe(const void *buf, size_t len)
     return ok;
 }
 
+/* Fields the importer hashes or prints must be there: a fuzzed or hand-made
+ * model may leave any optional string out (protobuf-c leaves it NULL). */
+static int check_names(const Onnx__GraphProto *g, const char *source)
+{
+    for (size_t i = 0; i < g->n_input; i++)
+        if (!g->input[i]->name || !*g->input[i]->name)
+            return ln_error(LN_EPARSE, "%s: graph input %zu has no name", source, i);
+    for (size_t i = 0; i < g->n_output; i++)
+        if (!g->output[i]->name || !*g->output[i]->name)
+            return ln_error(LN_EPARSE, "%s: graph output %zu has no name", source, i);
+    for (size_t i = 0; i < g->n_value_info; i++)
+        if (!g->value_info[i]->name)
+            return ln_error(LN_EPARSE, "%s: value_info %zu has no name", source, i);
+    for (size_t i = 0; i < g->n_node; i++) {
+        const Onnx__NodeProto *n = g->node[i];
+        const char *nn = n->name && *n->name ? n->name : "";
+        if (!n->op_type || !*n->op_type)
+            return ln_error(LN_EPARSE, "%s: node %zu%s%s%s has no op_type", source, i,
+                            *nn ? " ('" : "", nn, *nn ? "')" : "");
+        for (size_t j = 0; j < n->n_input; j++)
+            if (!n->input[j])
+                return ln_error(LN_EPARSE, "%s: node %zu (%s): input %zu has no name",
+                                source, i, n->op_type, j);
+        for (size_t j = 0; j < n->n_output; j++)
+            if (!n->output[j])
+                return ln_error(LN_EPARSE, "%s: node %zu (%s): output %zu has no name",
+                                source, i, n->op_type, j);
+        for (size_t j = 0; j < n->n_attribute; j++)
+            if (!n->attribute[j]->name || !*n->attribute[j]->name)
+                return ln_error(LN_EPARSE, "%s: node %zu (%s): attribute %zu has no name",
+                                source, i, n->op_type, j);
+    }
+    return 0;
+}
+
 static int onnx_load(const void *buf, size_t len, const char *source,
                      const ln_serializer_opts *opts, cJSON **ir, ln_hash **consts)
 {
@@ -2114,6 +2162,10 @@ static int onnx_load(const void *buf, size_t len, const char *source,
     if (!model->graph) {
         onnx__model_proto__free_unpacked(model, NULL);
         return ln_error(LN_EPARSE, "%s: ONNX model without a graph", source);
+    }
+    if ((ret = check_names(model->graph, source))) {
+        onnx__model_proto__free_unpacked(model, NULL);
+        return ret;
     }
     memset(&im, 0, sizeof im);
     im.source = source;

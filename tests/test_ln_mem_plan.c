@@ -156,6 +156,44 @@ START_TEST(test_check_catches_overlap)
 }
 END_TEST
 
+/* One tensor (s) in two concats: placed in c's slice, c placed in c2's
+ * slice, and s copied again into c2's first slice.  c2's kernel writes
+ * over neither (both slices hold their input), so the plan is valid and
+ * the invariant check must accept it (it refused it once). */
+static const char *nested_concat_json =
+    "{\"ops\":["
+    OP("x", "input", "", T("dst", "x"),
+       "{\"arg_name\":\"dtype\",\"value\":\"float32\"},{\"arg_name\":\"dims\",\"value\":[1,1,2,2]}") ","
+    OP("s", "sigmoid", T("src", "x"), T("dst", "s"), "") ","
+    OP("c", "concat", T("src_0", "x") "," T("src_1", "s"), T("dst", "c"),
+       "{\"arg_name\":\"axis\",\"value\":1}") ","
+    OP("c2", "concat", T("src_0", "s") "," T("src_1", "c"), T("dst", "c2"),
+       "{\"arg_name\":\"axis\",\"value\":1}") ","
+    OP("y", "output", T("src", "c2"), "", "")
+    "]}";
+
+START_TEST(test_nested_concat_slices)
+{
+    float x[4] = {1, -2, 0.5f, 3}, y[12];
+    ln_context *ctx = ln_context_create();
+    ck_assert_int_eq(ln_context_init_str(ctx, nested_concat_json, "nested"), 0);
+    ck_assert_msg(ln_context_compile(ctx, "cpu") == 0, "%s", ln_error_message());
+    ck_assert_int_eq(ln_context_load(ctx, NULL), 0);
+    ck_assert_int_eq(ln_context_set_data(ctx, "x", x, sizeof x), 0);
+    ck_assert_int_eq(ln_context_run(ctx), 0);
+    ck_assert_int_eq(ln_context_get_data(ctx, "c2", y, sizeof y), 0);
+    for (int i = 0; i < 4; i++) {
+        float s = 1 / (1 + expf(-x[i]));
+        ck_assert_float_eq_tol(y[i], s, 1e-6);
+        ck_assert_float_eq_tol(y[4 + i], x[i], 1e-6);
+        ck_assert_float_eq_tol(y[8 + i], s, 1e-6);
+    }
+    ln_context_unload(ctx);
+    ln_context_cleanup(ctx);
+    ln_context_free(ctx);
+}
+END_TEST
+
 START_TEST(test_empty)
 {
     ck_assert_uint_eq(ln_mem_plan_place(NULL, 0, 16), 0);
@@ -175,6 +213,7 @@ Suite *test_ln_mem_plan_suite(void)
     tcase_add_test(tc, test_empty);
     tcase_add_test(tc, test_inplace_over_absorbed_input);
     tcase_add_test(tc, test_check_catches_overlap);
+    tcase_add_test(tc, test_nested_concat_slices);
     suite_add_tcase(s, tc);
     return s;
 }

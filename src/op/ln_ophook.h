@@ -35,6 +35,8 @@ void ln_ophook_slice_args(const ln_op_arg *op_arg, ln_rt_slice_args *args);
 
 /* create_cpu: n values (as double) converted into dst's dtype. */
 void ln_ophook_create_fill(ln_tensor *dst, const double *data, int n);
+/* create: every inline value fits dtype (checked before create_fill runs). */
+int ln_ophook_create_data_ok(const ln_op_arg *op_arg, ln_dtype dtype);
 
 /* prelu: dst shape = src's, after checking slope broadcasts onto src. */
 int ln_ophook_prelu_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
@@ -60,6 +62,10 @@ size_t ln_ophook_dims_prod(const int *dims, int from, int to);
 /* [top, left, bottom, right] from 'pads' and ONNX 'auto_pad'. */
 void ln_ophook_window_pads(const ln_op_arg *op_arg, const int *in, const int *k,
                            const int *stride, const int *dil, int *pads);
+/* Refuses a padded extent or dilated window of the two spatial axes beyond
+ * int32 (the kernels index in int). */
+int ln_ophook_window_check(const ln_op_arg *op_arg, const int *in, const int *k,
+                           const int *dil, const int *pads);
 /* 'activation', 'act_alpha', 'act_beta' as the runtime's fused activation. */
 ln_rt_act ln_ophook_act(const ln_op_arg *op_arg, float *alpha, float *beta);
 

@@ -4,12 +4,13 @@
  * and the runtime's argument structs.  2-D only (NCHW); a 1-D or 3-D ONNX
  * Conv is rejected by the ndim checks of the descriptions.
  */
+#include <stdint.h>
 #include <string.h>
 #include "ln_ophook.h"
 
 /* Window geometry shared by both ops: kernel from weight dims 2, 3. */
-static void geometry(const ln_op_arg *op_arg, const ln_tensor *src, const ln_tensor *w,
-                     int *k, int *stride, int *dil, int *pads)
+static int geometry(const ln_op_arg *op_arg, const ln_tensor *src, const ln_tensor *w,
+                    int *k, int *stride, int *dil, int *pads)
 {
     int in[2];
 
@@ -22,6 +23,7 @@ static void geometry(const ln_op_arg *op_arg, const ln_tensor *src, const ln_ten
     in[0] = src->dims[2];
     in[1] = src->dims[3];
     ln_ophook_window_pads(op_arg, in, k, stride, dil, pads);
+    return ln_ophook_window_check(op_arg, in, k, dil, pads);
 }
 
 static int check_kernel_shape(const ln_op_arg *op_arg, const ln_tensor *w)
@@ -42,7 +44,7 @@ int ln_ophook_conv2d_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims)
     int k[2], stride[2], dil[2], pads[4], oh, ow;
 
     LN_OPCK(check_kernel_shape(op_arg, w));
-    geometry(op_arg, src, w, k, stride, dil, pads);
+    LN_OPCK(geometry(op_arg, src, w, k, stride, dil, pads));
     oh = ln_rt_conv_out_size(src->dims[2], k[0], stride[0], pads[0], pads[2], dil[0]);
     ow = ln_rt_conv_out_size(src->dims[3], k[1], stride[1], pads[1], pads[3], dil[1]);
     LN_OPCK(ln_opck(op_arg, oh >= 1 && ow >= 1,
@@ -64,7 +66,7 @@ void ln_ophook_conv2d_args(const ln_op_arg *op_arg, ln_rt_conv2d_args *a)
     const ln_tensor *w = ln_op_tensor_in(op_arg, "weight")->tensor;
     int k[2], stride[2], dil[2], pads[4];
 
-    geometry(op_arg, src, w, k, stride, dil, pads);
+    (void)geometry(op_arg, src, w, k, stride, dil, pads);
     a->n = src->dims[0];
     a->c = src->dims[1];
     a->h = src->dims[2];
@@ -91,8 +93,8 @@ void ln_ophook_conv2d_args(const ln_op_arg *op_arg, ln_rt_conv2d_args *a)
  * end for SAME_UPPER and at the beginning otherwise); with SAME_* auto_pad
  * the output is in * stride.
  */
-static void transpose_geometry(const ln_op_arg *op_arg, int *k, int *stride, int *dil,
-                               int *pads, int *out)
+static int transpose_geometry(const ln_op_arg *op_arg, int *k, int *stride, int *dil,
+                              int *pads, int *out)
 {
     const ln_tensor *src = ln_op_tensor_in(op_arg, "src")->tensor;
     const ln_tensor *w = ln_op_tensor_in(op_arg, "weight")->tensor;
@@ -108,12 +110,23 @@ static void transpose_geometry(const ln_op_arg *op_arg, int *k, int *stride, int
     pads[0] = pads[1] = pads[2] = pads[3] = 0;
     has_shape = ln_ophook_param_ints(op_arg, "output_shape", oshape, 2) == 2;
     if (!has_shape && (!strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER"))) {
-        oshape[0] = src->dims[2] * stride[0];
-        oshape[1] = src->dims[3] * stride[1];
+        for (int i = 0; i < 2; i++) {
+            int64_t o = (int64_t)src->dims[2 + i] * stride[i];
+            LN_OPCK(ln_opck(op_arg, o <= INT32_MAX, "output axis %d would exceed %d",
+                            i, INT32_MAX));
+            oshape[i] = (int)o;
+        }
         has_shape = 1;
     }
     for (int i = 0; i < 2; i++) {
-        int full = stride[i] * (src->dims[2 + i] - 1) + opad[i] + dil[i] * (k[i] - 1) + 1;
+        int64_t full64 = (int64_t)stride[i] * (src->dims[2 + i] - 1) + opad[i]
+                         + (int64_t)dil[i] * (k[i] - 1) + 1;
+        int full;
+
+        LN_OPCK(ln_opck(op_arg, full64 <= INT32_MAX,
+                        "spatial axis %d: the full transposed output (%lld) exceeds %d", i,
+                        (long long)full64, INT32_MAX));
+        full = (int)full64;
 
         if (has_shape) {
             int total = full - oshape[i];
@@ -129,6 +142,7 @@ static void transpose_geometry(const ln_op_arg *op_arg, int *k, int *stride, int
         }
         out[i] = full - pads[i] - pads[i + 2];
     }
+    return 0;
 }
 
 int ln_ophook_conv_transpose2d_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims)
@@ -138,7 +152,9 @@ int ln_ophook_conv_transpose2d_dst_shape(const ln_op_arg *op_arg, int *ndim, int
     int k[2], stride[2], dil[2], pads[4], out[2];
 
     LN_OPCK(check_kernel_shape(op_arg, w));
-    transpose_geometry(op_arg, k, stride, dil, pads, out);
+    LN_OPCK(transpose_geometry(op_arg, k, stride, dil, pads, out));
+    LN_OPCK(ln_opck(op_arg, (int64_t)w->dims[1] * ln_ophook_param_int(op_arg, "group", 1)
+                            <= INT32_MAX, "'weight' dims[1] * 'group' exceeds %d", INT32_MAX));
     LN_OPCK(ln_opck(op_arg, pads[0] >= 0 && pads[1] >= 0 && pads[2] >= 0 && pads[3] >= 0,
                     "'output_shape' asks for more than the transposed convolution makes "
                     "(pads would be [%d, %d, %d, %d])", pads[0], pads[1], pads[2], pads[3]));
@@ -159,7 +175,7 @@ void ln_ophook_conv_transpose2d_args(const ln_op_arg *op_arg,
     const ln_tensor *dst = ln_op_tensor_out(op_arg, "dst")->tensor;
     int k[2], stride[2], dil[2], pads[4], out[2];
 
-    transpose_geometry(op_arg, k, stride, dil, pads, out);
+    (void)transpose_geometry(op_arg, k, stride, dil, pads, out);
     a->n = src->dims[0];
     a->c = src->dims[1];
     a->h = src->dims[2];

@@ -4,6 +4,8 @@
  * tensor's dtype.  The context has allocated dst->data already.
  */
 #include <assert.h>
+#include <math.h>
+#include <stdint.h>
 #include "ln_ophook.h"
 
 void ln_ophook_create_fill(ln_tensor *dst, const double *data, int n)
@@ -28,4 +30,34 @@ void ln_ophook_create_fill(ln_tensor *dst, const double *data, int n)
             assert(!"create: dtype without a conversion");   /* float16 */
         }
     }
+}
+
+/* Whether every inline value converts to dtype without undefined behavior
+ * (an integer dtype takes only finite values inside its range) and dtype
+ * has a conversion at all (float16 inline data has none). */
+int ln_ophook_create_data_ok(const ln_op_arg *op_arg, ln_dtype dtype)
+{
+    const ln_param_entry *pe = ln_op_param(op_arg, "data");
+    double lo, hi;
+
+    if (!pe || pe->type != LN_PARAM_ARRAY_NUMBER || !pe->array_len)
+        return 1;
+    switch (dtype) {
+    case LN_DTYPE_FLOAT32: case LN_DTYPE_FLOAT64: case LN_DTYPE_BOOL: return 1;
+    case LN_DTYPE_INT8:   lo = INT8_MIN;  hi = INT8_MAX; break;
+    case LN_DTYPE_INT16:  lo = INT16_MIN; hi = INT16_MAX; break;
+    case LN_DTYPE_INT32:  lo = INT32_MIN; hi = INT32_MAX; break;
+    case LN_DTYPE_INT64:  lo = -9223372036854775808.0; hi = 9223372036854774784.0; break;
+    case LN_DTYPE_UINT8:  lo = 0; hi = UINT8_MAX; break;
+    case LN_DTYPE_UINT16: lo = 0; hi = UINT16_MAX; break;
+    case LN_DTYPE_UINT32: lo = 0; hi = UINT32_MAX; break;
+    case LN_DTYPE_UINT64: lo = 0; hi = 18446744073709549568.0; break;
+    default: return 0;
+    }
+    for (int i = 0; i < pe->array_len; i++) {
+        double v = pe->value_array_double[i];
+        if (!(v >= lo && v <= hi))      /* NaN too */
+            return 0;
+    }
+    return 1;
 }

@@ -5,6 +5,7 @@
  * products of dims, and the padding of a 2-D window (conv, pool) under
  * ONNX's auto_pad.
  */
+#include <stdint.h>
 #include <string.h>
 #include "ln_ophook.h"
 
@@ -94,16 +95,35 @@ void ln_ophook_window_pads(const ln_op_arg *op_arg, const int *in, const int *k,
     if (!strcmp(ap, "VALID"))
         return;
     for (int i = 0; i < 2; i++) {
-        int out = (in[i] + stride[i] - 1) / stride[i];
-        int total = (out - 1) * stride[i] + (k[i] - 1) * dil[i] + 1 - in[i];
-        int small;
+        /* in 64 bits; a total beyond int32 is saturated and then refused by
+         * ln_ophook_window_check */
+        int64_t out = ((int64_t)in[i] + stride[i] - 1) / stride[i];
+        int64_t total = (out - 1) * stride[i] + ((int64_t)k[i] - 1) * dil[i] + 1 - in[i];
+        int64_t small;
 
         if (total < 0)
             total = 0;
+        if (total > INT32_MAX)
+            total = INT32_MAX;
         small = total / 2;
-        pads[i] = !strcmp(ap, "SAME_LOWER") ? total - small : small;
-        pads[i + 2] = total - pads[i];
+        pads[i] = (int)(!strcmp(ap, "SAME_LOWER") ? total - small : small);
+        pads[i + 2] = (int)(total - pads[i]);
     }
+}
+
+int ln_ophook_window_check(const ln_op_arg *op_arg, const int *in, const int *k,
+                           const int *dil, const int *pads)
+{
+    for (int i = 0; i < 2; i++) {
+        int64_t padded = (int64_t)in[i] + pads[i] + pads[i + 2];
+        int64_t window = (int64_t)dil[i] * (k[i] - 1) + 1;
+
+        LN_OPCK(ln_opck(op_arg, padded <= INT32_MAX && window <= INT32_MAX,
+                        "spatial axis %d: input %d padded by %d and %d, window %d dilated by "
+                        "%d exceed %d", i, in[i], pads[i], pads[i + 2], k[i], dil[i],
+                        INT32_MAX));
+    }
+    return 0;
 }
 
 /* Fused activation params (activation, act_alpha, act_beta) of conv2d,

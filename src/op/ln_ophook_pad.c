@@ -2,6 +2,7 @@
  * ln_ophook_pad.c -- pad (ONNX Pad: 'pads' is [begin_0.., end_0..], one
  * pair per axis, negative crops; mode constant / reflect / edge).
  */
+#include <stdint.h>
 #include <string.h>
 #include "ln_ophook.h"
 
@@ -26,8 +27,10 @@ static int pad_args(const ln_op_arg *op_arg, ln_rt_pad_args *a)
     for (int i = 0; i < n; i++) {
         int d = src->dims[i], b = a->pads_begin[i], e = a->pads_end[i];
 
-        LN_OPCK(ln_opck(op_arg, d + b + e >= 0,
+        LN_OPCK(ln_opck(op_arg, (int64_t)d + b + e >= 0,
                         "'pads' crop axis %d (%d) below 0 (%d + %d)", i, d, b, e));
+        LN_OPCK(ln_opck(op_arg, (int64_t)d + b + e <= INT32_MAX,
+                        "'pads' grow axis %d (%d) beyond %d (%d + %d)", i, d, INT32_MAX, b, e));
         if (a->mode == LN_RT_PAD_REFLECT)
             LN_OPCK(ln_opck(op_arg, b < d && e < d,
                             "mode 'reflect' needs pads smaller than the axis: axis %d is %d, "

@@ -4,23 +4,25 @@
  * window must start inside the input or its leading padding (ONNX Runtime
  * and PyTorch drop a window that would start in the trailing padding).
  */
+#include <stdint.h>
 #include "ln_ophook.h"
 
 static int pool_out(int in, int k, int stride, int pb, int pe, int dil, int ceil_mode)
 {
-    int span = in + pb + pe - dil * (k - 1) - 1;
-    int out;
+    /* 64 bits: the operands passed ln_ophook_window_check, sums may not */
+    int64_t span = (int64_t)in + pb + pe - (int64_t)dil * (k - 1) - 1;
+    int64_t out;
 
     if (span < 0)
         return 0;
     out = (ceil_mode ? (span + stride - 1) / stride : span / stride) + 1;
-    if (ceil_mode && (out - 1) * stride >= in + pb)
+    if (ceil_mode && (out - 1) * stride >= (int64_t)in + pb)
         out--;
-    return out;
+    return (int)out;
 }
 
-static void geometry(const ln_op_arg *op_arg, const ln_tensor *src, int *k, int *stride,
-                     int *dil, int *pads, int *out)
+static int geometry(const ln_op_arg *op_arg, const ln_tensor *src, int *k, int *stride,
+                    int *dil, int *pads, int *out)
 {
     int in[2] = {src->dims[2], src->dims[3]};
     int ceil_mode = ln_ophook_param_int(op_arg, "ceil_mode", 0);
@@ -31,8 +33,10 @@ static void geometry(const ln_op_arg *op_arg, const ln_tensor *src, int *k, int 
     ln_ophook_param_ints(op_arg, "stride", stride, 2);
     ln_ophook_param_ints(op_arg, "dilation", dil, 2);
     ln_ophook_window_pads(op_arg, in, k, stride, dil, pads);
+    LN_OPCK(ln_ophook_window_check(op_arg, in, k, dil, pads));
     for (int i = 0; i < 2; i++)
         out[i] = pool_out(in[i], k[i], stride[i], pads[i], pads[i + 2], dil[i], ceil_mode);
+    return 0;
 }
 
 int ln_ophook_pool2d_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims)
@@ -40,7 +44,7 @@ int ln_ophook_pool2d_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims)
     const ln_tensor *src = ln_op_tensor_in(op_arg, "src")->tensor;
     int k[2], stride[2], dil[2], pads[4], out[2];
 
-    geometry(op_arg, src, k, stride, dil, pads, out);
+    LN_OPCK(geometry(op_arg, src, k, stride, dil, pads, out));
     LN_OPCK(ln_opck(op_arg, pads[0] < k[0] && pads[2] < k[0] && pads[1] < k[1] && pads[3] < k[1],
                     "'pads' [%d, %d, %d, %d] must be smaller than 'kernel_shape' [%d, %d]",
                     pads[0], pads[1], pads[2], pads[3], k[0], k[1]));
@@ -60,7 +64,7 @@ void ln_ophook_pool2d_args(const ln_op_arg *op_arg, ln_rt_pool2d_args *a)
     const ln_tensor *src = ln_op_tensor_in(op_arg, "src")->tensor;
     int k[2], stride[2], dil[2], pads[4], out[2];
 
-    geometry(op_arg, src, k, stride, dil, pads, out);
+    (void)geometry(op_arg, src, k, stride, dil, pads, out);
     a->n = src->dims[0];
     a->c = src->dims[1];
     a->h = src->dims[2];

@@ -112,8 +112,8 @@ static int conv2d_cpu_pre_run(ln_op_arg *op_arg)
     }
     LN_OPCK(ln_opck_param_type_if(op_arg, "act_alpha", LN_PARAM_NUMBER, &act_alpha_pe));
     LN_OPCK(ln_opck_param_type_if(op_arg, "act_beta", LN_PARAM_NUMBER, &act_beta_pe));
-    LN_OPCK(ln_opck(op_arg, weight->dims[1] * group == src->dims[1],
-                    "'weight' dims[1]*group (%d) != 'src' dims[1] (%d)", weight->dims[1] * group, src->dims[1]));
+    LN_OPCK(ln_opck(op_arg, (long long)weight->dims[1] * group == src->dims[1],
+                    "'weight' dims[1]*group (%lld) != 'src' dims[1] (%d)", (long long)weight->dims[1] * group, src->dims[1]));
     LN_OPCK(ln_opck(op_arg, weight->dims[0] % group == 0,
                     "'weight' dims[0] (%d) is not a multiple of 'group' (%d)", weight->dims[0], group));
     LN_OPCK(ln_opck(op_arg, !bias || bias->dims[0] == weight->dims[0],

@@ -129,8 +129,8 @@ static int conv_transpose2d_cpu_pre_run(ln_op_arg *op_arg)
                     "'weight' dims[0] (%d) != 'src' dims[1] (%d)", weight->dims[0], src->dims[1]));
     LN_OPCK(ln_opck(op_arg, src->dims[1] % group == 0,
                     "'src' dims[1] (%d) is not a multiple of 'group' (%d)", src->dims[1], group));
-    LN_OPCK(ln_opck(op_arg, !bias || bias->dims[0] == weight->dims[1] * group,
-                    "'bias' has %d elements, the output has %d channels", bias ? bias->dims[0] : 0, weight->dims[1] * group));
+    LN_OPCK(ln_opck(op_arg, !bias || bias->dims[0] == (long long)weight->dims[1] * group,
+                    "'bias' has %d elements, the output has %lld channels", bias ? bias->dims[0] : 0, (long long)weight->dims[1] * group));
     LN_OPCK(ln_opck(op_arg, output_shape_len == 0 || output_shape_len == 2,
                     "'output_shape' has %d entries, not 2 (H, W)", output_shape_len));
     has_scratch = ln_tensor_list_find_name(op_arg->tensors_out, "scratch") != NULL;

@@ -7,6 +7,7 @@
  * removes them again.
  */
 #include "ln_op.h"
+#include "ln_ophook.h"
 #include "ln_opregistry.h"
 
 #ifndef LN_OP_STRIP_create
@@ -40,6 +41,8 @@ static int create_pre_run(ln_op_arg *op_arg)
     from_file = from_file_pe ? from_file_pe->value_bool : LN_FALSE;
     LN_OPCK(ln_opck(op_arg, from_file || (size_t)data_len == ln_compute_length(dims_len, dims),
                     "'data' has %d elements, 'dims' make %d", data_len, (int)ln_compute_length(dims_len, dims)));
+    LN_OPCK(ln_opck(op_arg, from_file || ln_ophook_create_data_ok(op_arg, dtype),
+                    "'data' has a value outside dtype '%s' (float16 takes no inline data)", ln_dtype_name(dtype)));
     LN_OPCK(ln_opck_tensors_out_len(op_arg, LN_CMP_EQ, 1));
     LN_OPCK(ln_opck_tensor_out_new(op_arg, "dst", &dst_name));
 

@@ -38,8 +38,10 @@ static int depth_to_space_pre_run(ln_op_arg *op_arg)
     if (mode_pe) {
         LN_OPCK(ln_opck_param_string_in(op_arg, mode_pe, mode_choices, &mode_index));
     }
-    LN_OPCK(ln_opck(op_arg, src->dims[1] % (blocksize * blocksize) == 0,
-                    "'src' dims[1] (%d) is not a multiple of 'blocksize'^2 (%d)", src->dims[1], blocksize * blocksize));
+    LN_OPCK(ln_opck(op_arg, blocksize <= 46340 && src->dims[1] % (blocksize * blocksize) == 0,
+                    "'src' dims[1] (%d) is not a multiple of 'blocksize'^2 (%lld)", src->dims[1], (long long)blocksize * blocksize));
+    LN_OPCK(ln_opck(op_arg, (long long)src->dims[2] * blocksize <= INT32_MAX && (long long)src->dims[3] * blocksize <= INT32_MAX,
+                    "'src' dims[2..3] (%d, %d) times 'blocksize' (%d) exceed INT32_MAX", src->dims[2], src->dims[3], blocksize));
     LN_OPCK(ln_opck_tensors_out_len(op_arg, LN_CMP_EQ, 1));
     LN_OPCK(ln_opck_tensor_out_new(op_arg, "dst", &dst_name));
     dst_dims[0] = src->dims[0];

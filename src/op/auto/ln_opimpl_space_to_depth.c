@@ -31,6 +31,8 @@ static int space_to_depth_pre_run(ln_op_arg *op_arg)
     blocksize = blocksize_pe->value_int;
     LN_OPCK(ln_opck(op_arg, src->dims[2] % blocksize == 0 && src->dims[3] % blocksize == 0,
                     "'src' dims[2..3] (%d, %d) are not multiples of 'blocksize' (%d)", src->dims[2], src->dims[3], blocksize));
+    LN_OPCK(ln_opck(op_arg, blocksize <= 46340 && (long long)src->dims[1] * blocksize * blocksize <= INT32_MAX,
+                    "'src' dims[1] (%d) times 'blocksize'^2 (%d^2) exceeds INT32_MAX", src->dims[1], blocksize));
     LN_OPCK(ln_opck_tensors_out_len(op_arg, LN_CMP_EQ, 1));
     LN_OPCK(ln_opck_tensor_out_new(op_arg, "dst", &dst_name));
     dst_dims[0] = src->dims[0];
