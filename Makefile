@@ -99,6 +99,7 @@ test-unit: $(BUILD)/tests/test_lightnet $(TOOL_BINS)
 	cd tests && LN_BIN=../$(BUILD)/bin ../$(BUILD)/tests/test_lightnet
 	LN_BIN=$(BUILD)/bin sh tests/cli/run.sh
 	LN_BIN=$(BUILD)/bin sh tests/cli/sizes.sh
+	LN_BIN=$(BUILD)/bin sh tests/cli/outpaths.sh
 	LN_BIN=$(BUILD)/bin sh tests/fuzz/cli.sh
 
 test-rt:

@@ -47,6 +47,9 @@ test-m4-models: $(BUILD)/bin/ln-aot $(BUILD)/bin/ln-onnx $(BUILD)/bin/lightnet
 	echo "== gemm-free model (LeNet-5 without its classifier): no gemm code linked"; \
 	if $(MAKE) --no-print-directory -s m4-gc-check; then pass="$$pass lenet5_conv(gc)"; \
 	else echo "lenet5_conv: FAIL"; fail="$$fail lenet5_conv(gc)"; fi; \
+	echo "== a different model under MODEL_DIR is rebuilt, never answered by a stale build"; \
+	if sh tests/m4-models/stale.sh; then pass="$$pass stale-build"; \
+	else fail="$$fail stale-build"; fi; \
 	echo "test-m4-models: PASS:$${pass:- none}"; \
 	echo "test-m4-models: SKIP:$${skip:- none}"; \
 	echo "test-m4-models: FAIL:$${fail:- none}"; \

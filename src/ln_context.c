@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <cjson/cJSON.h>
 #include "ln_context.h"
+#include "ln_outfile.h"
 #include "ln_json.h"
 #include "ln_datafile.h"
 #include "ln_mem_plan.h"
@@ -443,29 +444,6 @@ char *ln_context_print_str(const ln_context *ctx)
     return print_str(ctx, ctx->data_file);
 }
 
-/* Write text to path through a temporary file, so a failure leaves nothing. */
-static int write_whole(const char *path, const char *text)
-{
-    char *tmp = ln_sprintf("%s.tmp.%ld", path, (long)getpid());
-    FILE *fp = fopen(tmp, "w");
-    int ok;
-
-    if (!fp) {
-        ln_error(LN_EIO, "cannot write '%s': %s", path, strerror(errno));
-        ln_free(tmp);
-        return LN_EIO;
-    }
-    ok = fputs(text, fp) >= 0;
-    ok = (fclose(fp) == 0) && ok;
-    if (!ok || rename(tmp, path) != 0) {
-        ln_error(LN_EIO, "cannot write '%s': %s", path, strerror(errno));
-        remove(tmp);
-        ln_free(tmp);
-        return LN_EIO;
-    }
-    ln_free(tmp);
-    return 0;
-}
 
 /* The constants the ops read from file, written to path. */
 static int write_consts(ln_context *ctx, const char *path)
@@ -516,6 +494,9 @@ int ln_context_print(const ln_context *cctx, const char *outfile)
         ln_free(s);
         return 0;
     }
+    if (ctx->consts_dirty && !ln_outfile_is_regular(outfile))
+        return ln_error(LN_EINVAL, "%s: compiling changed the weights and '%s' is not a "
+                        "regular file to write them beside", ctx->source, outfile);
     if (ctx->consts_dirty) {
         size_t n = strlen(outfile);
         const char *base;
@@ -533,7 +514,7 @@ int ln_context_print(const ln_context *cctx, const char *outfile)
         free(abs);
     }
     s = print_str(ctx, data);
-    ret = write_whole(outfile, s);
+    ret = ln_outfile_write(outfile, s, strlen(s));
     ln_free(s);
     if (ret && params)
         remove(params);

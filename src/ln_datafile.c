@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "ln_datafile.h"
+#include "ln_outfile.h"
 
 #define PARAMS_MAGIC UINT64_C(0xF7E58D4F05049CB7)
 #define TENSOR_MAGIC UINT64_C(0xDD5E40F096B4A13F)
@@ -653,9 +654,9 @@ static int put_tensor(FILE *fp, const ln_tensor *t)
 int ln_datafile_write_params(const char *path, int n, const char *const *names,
                              const ln_tensor *const *tensors)
 {
-    char *tmp;
+    ln_outfile *o;
     FILE *fp;
-    int fd, i, j, bad;
+    int i, j, bad;
 
     assert(path && n >= 0 && (n == 0 || (names && tensors)));
     for (i = 0; i < n; i++) {
@@ -673,19 +674,10 @@ int ln_datafile_write_params(const char *path, int n, const char *const *names,
                                 names[i]);
     }
 
-    tmp = ln_sprintf("%s.tmpXXXXXX", path);
-    if ((fd = mkstemp(tmp)) < 0) {
-        int ret = ln_error(LN_EIO, "%s: cannot create a temporary file: %s",
-                           path, strerror(errno));
-        ln_free(tmp);
-        return ret;
-    }
-    fchmod(fd, 0644);           /* mkstemp makes it 0600 */
+    if (!(o = ln_outfile_open(path)))
+        return ln_error_code();
+    fp = ln_outfile_fp(o);
     errno = 0;
-    if (!(fp = fdopen(fd, "wb"))) {
-        close(fd);
-        goto fail;
-    }
     bad = put_u64(fp, PARAMS_MAGIC) || put_u64(fp, 0) ||
           put_u64(fp, (uint64_t)n);
     for (i = 0; i < n && !bad; i++) {
@@ -696,22 +688,13 @@ int ln_datafile_write_params(const char *path, int n, const char *const *names,
     bad = bad || put_u64(fp, (uint64_t)n);
     for (i = 0; i < n && !bad; i++)
         bad = put_tensor(fp, tensors[i]);
-    bad = fflush(fp) != 0 || bad;
-    bad = fclose(fp) != 0 || bad;
-    if (bad || rename(tmp, path) != 0)
-        goto fail;
-    ln_free(tmp);
-    return LN_OK;
-
-fail:
-    {
+    if (bad) {
         int ret = ln_error(LN_EIO, "%s: write failed%s%s", path,
                            errno ? ": " : "", errno ? strerror(errno) : "");
-
-        remove(tmp);
-        ln_free(tmp);
+        ln_outfile_abort(o);
         return ret;
     }
+    return ln_outfile_commit(o);
 }
 
 static int cmp_names(const void *a, const void *b)

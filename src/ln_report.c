@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "ln_report.h"
+#include "ln_outfile.h"
 
 typedef struct life {
     ln_tensor_entry *te;
@@ -285,25 +286,16 @@ int ln_report_profile(FILE *fp, const ln_context *ctx, int runs)
 int ln_report_to_file(const char *path, const ln_context *ctx,
                       int (*fn)(FILE *, const ln_context *))
 {
-    char *tmp;
-    FILE *fp;
+    ln_outfile *o;
     int ret;
 
     if (ln_streq(path, "-"))
         return fn(stdout, ctx);
-    tmp = ln_sprintf("%s.tmp.%ld", path, (long)getpid());
-    if (!(fp = fopen(tmp, "w"))) {
-        ret = ln_error(LN_EIO, "cannot write '%s': %s", path, strerror(errno));
-        ln_free(tmp);
+    if (!(o = ln_outfile_open(path)))
+        return ln_error_code();
+    if ((ret = fn(ln_outfile_fp(o), ctx))) {
+        ln_outfile_abort(o);
         return ret;
     }
-    ret = fn(fp, ctx);
-    if (fclose(fp) != 0 && !ret)
-        ret = ln_error(LN_EIO, "cannot write '%s': %s", path, strerror(errno));
-    if (!ret && rename(tmp, path) != 0)
-        ret = ln_error(LN_EIO, "cannot write '%s': %s", path, strerror(errno));
-    if (ret)
-        remove(tmp);
-    ln_free(tmp);
-    return ret;
+    return ln_outfile_commit(o);
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <errno.h>
 #include "ln_context.h"
+#include "ln_outfile.h"
 #include "ln_report.h"
 #include "ln_serializer.h"
 
@@ -88,11 +89,10 @@ static int load_input(ln_context *ctx, const char *arg)
 
 static int save_output(const ln_context *ctx, const char *arg)
 {
-    char name[256], *tmp;
+    char name[256];
     const char *file;
     size_t n;
     void *buf;
-    FILE *fp;
     int ret;
 
     if ((ret = split_pair(arg, "--save", name, sizeof name, &file)))
@@ -104,13 +104,7 @@ static int save_output(const ln_context *ctx, const char *arg)
         ln_free(buf);
         return ret;
     }
-    tmp = ln_sprintf("%s.tmp", file);
-    if (!(fp = fopen(tmp, "wb")) || fwrite(buf, 1, n, fp) != n || fclose(fp) != 0 ||
-        rename(tmp, file) != 0) {
-        ret = ln_error(LN_EIO, "cannot write '%s': %s", file, strerror(errno));
-        remove(tmp);
-    }
-    ln_free(tmp);
+    ret = ln_outfile_write(file, buf, n);
     ln_free(buf);
     return ret;
 }

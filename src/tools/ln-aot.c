@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "ln_context.h"
+#include "ln_outfile.h"
 #include "ln_mem_plan.h"
 #include "ln_serializer.h"
 #include "aot/ln_aot.h"
@@ -52,68 +53,45 @@ static void usage(FILE *fp)
           "  -h, --help         this help;  --version  the version\n", fp);
 }
 
-/* Output files, written to a temporary beside the target and renamed at
- * the end, or removed on failure. */
-typedef struct outfile {
-    const char *path;
-    char *tmp;
-    FILE *fp;
-} outfile;
-
-static outfile outs[3];
+/* Output files (ln_outfile: a regular file is written to a temporary and
+ * renamed at the end, or removed on failure; a device is written in place). */
+static ln_outfile *outs[3];
 static int nouts;
 
 static void remove_temps(void)
 {
     for (int i = 0; i < nouts; i++) {
-        if (outs[i].fp)
-            fclose(outs[i].fp);
-        outs[i].fp = NULL;
-        if (outs[i].tmp) {
-            unlink(outs[i].tmp);
-            free(outs[i].tmp);
-            outs[i].tmp = NULL;
-        }
+        ln_outfile_abort(outs[i]);
+        outs[i] = NULL;
     }
+    nouts = 0;
 }
 
 static FILE *open_out(const char *path)
 {
-    outfile *o = &outs[nouts++];
-    int fd;
-    mode_t mask;
+    ln_outfile *o = ln_outfile_open(path);
 
-    o->path = path;
-    o->tmp = ln_sprintf("%s.tmpXXXXXX", path);
-    if ((fd = mkstemp(o->tmp)) < 0 || !(o->fp = fdopen(fd, "wb"))) {
-        ln_error(LN_EIO, "cannot write '%s': %s", path, strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        ln_free(o->tmp);
-        o->tmp = NULL;
+    if (!o)
         return NULL;
-    }
-    mask = umask(0);
-    umask(mask);
-    fchmod(fd, 0666 & ~mask);
-    return o->fp;
+    outs[nouts++] = o;
+    return ln_outfile_fp(o);
 }
 
 static int commit_outs(void)
 {
     for (int i = 0; i < nouts; i++) {
-        if (fclose(outs[i].fp) != 0) {
-            outs[i].fp = NULL;
-            return ln_error(LN_EIO, "cannot write '%s': %s", outs[i].path, strerror(errno));
+        ln_outfile *o = outs[i];
+        outs[i] = NULL;
+        if (ln_outfile_commit(o)) {
+            for (int j = i + 1; j < nouts; j++) {
+                ln_outfile_abort(outs[j]);
+                outs[j] = NULL;
+            }
+            nouts = 0;
+            return ln_error_code();
         }
-        outs[i].fp = NULL;
     }
-    for (int i = 0; i < nouts; i++) {
-        if (rename(outs[i].tmp, outs[i].path) != 0)
-            return ln_error(LN_EIO, "cannot rename to '%s': %s", outs[i].path, strerror(errno));
-        ln_free(outs[i].tmp);
-        outs[i].tmp = NULL;
-    }
+    nouts = 0;
     return 0;
 }
 
@@ -283,8 +261,8 @@ int main(int argc, char **argv)
         gen_name = name_from_path(out ? out : ln_streq(model, "-") ? "model" : model);
         name = gen_name ? gen_name : "model";
     }
-    if (!hdr && out)
-        hdr = gen_hdr = header_for(out);
+    if (!hdr && out && ln_outfile_is_regular(out))
+        hdr = gen_hdr = header_for(out);    /* never beside a device or FIFO */
     if (hdr)   /* beside the source, or found through -I */
         inc = ln_strdup(base_name(hdr));
 

@@ -20,6 +20,7 @@
 #include <cjson/cJSON.h>
 #include "ln_onnx.h"
 #include "ln_datafile.h"
+#include "ln_outfile.h"
 #include "ln_arch.h"
 #include "op/auto/ln_opregistry.h"
 
@@ -81,25 +82,15 @@ static char *data_ref(const char *json, const char *params)
 
 static int write_text(const char *path, const char *text)
 {
-    char *tmp = ln_sprintf("%s.tmp%ld", path, (long)getpid());
-    FILE *fp = fopen(tmp, "w");
-    int ok;
+    ln_outfile *o = ln_outfile_open(path);
 
-    if (!fp) {
-        ln_error(LN_EIO, "cannot write '%s': %s", path, strerror(errno));
-        ln_free(tmp);
-        return LN_EIO;
+    if (!o)
+        return ln_error_code();
+    if (fputs(text, ln_outfile_fp(o)) < 0 || fputc('\n', ln_outfile_fp(o)) == EOF) {
+        ln_outfile_abort(o);
+        return ln_error(LN_EIO, "cannot write '%s': %s", path, strerror(errno));
     }
-    ok = fputs(text, fp) >= 0 && fputc('\n', fp) != EOF;
-    ok = (fclose(fp) == 0) && ok;
-    if (!ok || rename(tmp, path) != 0) {
-        ln_error(LN_EIO, "cannot write '%s': %s", path, strerror(errno));
-        remove(tmp);
-        ln_free(tmp);
-        return LN_EIO;
-    }
-    ln_free(tmp);
-    return 0;
+    return ln_outfile_commit(o);
 }
 
 static void list_ops(void)
@@ -191,6 +182,11 @@ int main(int argc, char **argv)
     opts.shapes = shapes;
     json_path = out ? ln_strdup(out) : swap_ext(model, ".onnx", ".json");
     params_path = data ? ln_strdup(data) : swap_ext(json_path, ".json", ".params");
+    if (!data && !ln_outfile_is_regular(json_path)) {
+        ln_error(LN_EINVAL, "'%s' is not a regular file, so the weights cannot go beside it: "
+                 "give --data FILE", json_path);
+        goto out;
+    }
     if (ln_streq(json_path, model) || ln_streq(params_path, model) ||
         ln_streq(json_path, params_path)) {
         ln_error(LN_EINVAL, "the model, the IR and the weights need three different files");
