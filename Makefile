@@ -124,8 +124,9 @@ test-gen:
 # Everything: Check suites + CLI + ONNX tool tests, generator tests, kernel
 # tests, ln-aot end to end (gcc, clang, arm-none-eabi-gcc), all of it again
 # under ASan+UBSan, the kernel tests and every test model as Cortex-M4
-# firmware under qemu, the fuzz regressions and 10 s of each libFuzzer
-# harness, and generated files in sync.
+# firmware under qemu, 300 random graphs through the differential tester,
+# the fuzz regressions and 10 s of each libFuzzer harness, and generated
+# files in sync.
 test: all
 	$(MAKE) test-unit
 	$(MAKE) test-gen
@@ -134,6 +135,7 @@ test: all
 	$(MAKE) test-asan
 	$(MAKE) test-m4
 	$(MAKE) test-m4-models
+	$(MAKE) difftest-quick
 	$(MAKE) fuzz-quick
 	$(MAKE) check-gen
 

@@ -209,6 +209,24 @@ static tinfo *find_info(ln_hash *h, const char *name)
  * in-place results) joins the output's at the slice's offset, and the
  * concat kernel finds the data already in place.
  */
+/* Does every tensor of buffer b lie within its first `bytes` bytes?  (The
+ * buffer's size is rounded up to LN_MEM_ALIGN, so it alone cannot tell a
+ * buffer holding just one small input from one that already absorbed a
+ * whole concat output, of which that input is the first slice.) */
+static ln_bool buffer_within(ln_hash *info, int b, size_t bytes)
+{
+    ln_hash_iter it;
+    void *k, *v;
+
+    ln_hash_iter_init(&it, info);
+    while (ln_hash_iter_next(&it, &k, &v)) {
+        const tinfo *x = v;
+        if (x->buf == b && x->rel + ln_tensor_size(x->te->tensor) > bytes)
+            return LN_FALSE;
+    }
+    return LN_TRUE;
+}
+
 static void concat_absorb(const ln_context *ctx, const ln_op *op, tinfo *out,
                           ln_hash *info, ln_mem_buf *bufs, char *dead, int *blast,
                           ln_list *inputs, ln_list *outputs)
@@ -244,7 +262,8 @@ static void concat_absorb(const ln_context *ctx, const ln_op *op, tinfo *out,
         if (b >= 0 && b != out->buf && !dead[b] && in->rel == 0 &&
             bufs[b].size == ln_align_up(bytes, LN_MEM_ALIGN) &&
             !ln_list_find_custom(inputs, in->te->name, ln_str_cmp) &&
-            !ln_list_find_custom(outputs, in->te->name, ln_str_cmp)) {
+            !ln_list_find_custom(outputs, in->te->name, ln_str_cmp) &&
+            buffer_within(info, b, bytes)) {
             ln_hash_iter_init(&it, info);
             while (ln_hash_iter_next(&it, &k, &v)) {
                 tinfo *x = v;

@@ -194,6 +194,43 @@ START_TEST(test_nested_concat_slices)
 }
 END_TEST
 
+/* A tensor read twice by each of two concats (difftest seed 1976): the
+ * first concat absorbs it and its sibling; the second must not then take
+ * the first's whole buffer for its first slice because the buffer's size,
+ * rounded up to the alignment, equals the small input's. */
+static const char *twice_concat_json =
+    "{\"ops\":["
+    OP("x", "input", "", T("dst", "x"),
+       "{\"arg_name\":\"dtype\",\"value\":\"float32\"},{\"arg_name\":\"dims\",\"value\":[1,1,1,1]}") ","
+    OP("a", "relu", T("src", "x"), T("dst", "a"), "") ","
+    OP("s", "sigmoid", T("src", "a"), T("dst", "s"), "") ","
+    OP("c1", "concat", T("src_0", "s") "," T("src_1", "a") "," T("src_2", "s"), T("dst", "c1"),
+       "{\"arg_name\":\"axis\",\"value\":1}") ","
+    OP("c2", "concat", T("src_0", "s") "," T("src_1", "s") "," T("src_2", "a"), T("dst", "c2"),
+       "{\"arg_name\":\"axis\",\"value\":1}") ","
+    OP("sum", "add", T("src1", "c2") "," T("src2", "c1"), T("dst", "y"), "") ","
+    OP("o", "output", T("src", "y"), "", "")
+    "]}";
+
+START_TEST(test_concat_reads_twice)
+{
+    float x = 0.75f, y[3], sg = 1 / (1 + expf(-0.75f));
+    ln_context *ctx = ln_context_create();
+    ck_assert_int_eq(ln_context_init_str(ctx, twice_concat_json, "twice"), 0);
+    ck_assert_msg(ln_context_compile(ctx, "cpu") == 0, "%s", ln_error_message());
+    ck_assert_int_eq(ln_context_load(ctx, NULL), 0);
+    ck_assert_int_eq(ln_context_set_data(ctx, "x", &x, sizeof x), 0);
+    ck_assert_int_eq(ln_context_run(ctx), 0);
+    ck_assert_int_eq(ln_context_get_data(ctx, "y", y, sizeof y), 0);
+    ck_assert_float_eq_tol(y[0], 2 * sg, 1e-6);
+    ck_assert_float_eq_tol(y[1], sg + 0.75f, 1e-6);
+    ck_assert_float_eq_tol(y[2], 0.75f + sg, 1e-6);
+    ln_context_unload(ctx);
+    ln_context_cleanup(ctx);
+    ln_context_free(ctx);
+}
+END_TEST
+
 START_TEST(test_empty)
 {
     ck_assert_uint_eq(ln_mem_plan_place(NULL, 0, 16), 0);
@@ -214,6 +251,7 @@ Suite *test_ln_mem_plan_suite(void)
     tcase_add_test(tc, test_inplace_over_absorbed_input);
     tcase_add_test(tc, test_check_catches_overlap);
     tcase_add_test(tc, test_nested_concat_slices);
+    tcase_add_test(tc, test_concat_reads_twice);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -2,7 +2,7 @@
 # Install the Debian packages LightNet needs, when missing.  Runs apt-get
 # update once, and only if something is missing.  Safe to run again.
 set -e
-PKGS="gcc clang libclang-rt-14-dev make pkg-config perl m4 python3 libcjson-dev check git
+PKGS="gcc clang libclang-rt-14-dev make pkg-config perl m4 python3 python3-numpy python3-onnx libcjson-dev check git
       protobuf-c-compiler libprotobuf-c-dev libonnx-dev
       gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm"
 missing=""
