@@ -109,7 +109,8 @@ test-rt:
 # in its own build tree.
 test-asan:
 	CK_FORK=no $(MAKE) BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
-	    SAN="-fsanitize=address,undefined -fno-sanitize-recover=all" test-unit test-aot
+	    SAN="-fsanitize=address,undefined -fno-sanitize-recover=all" test-unit test-aot \
+	    difftest-quick
 	$(MAKE) -C runtime test-asan
 
 # The Cortex-M4 kernel tests under qemu-system-arm (mps2-an386).
