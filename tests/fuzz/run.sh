@@ -36,9 +36,13 @@ for h in "$@"; do
         fi ;;
     fuzz)
         mkdir -p "$B/corpus/$h"
+        dirs="$B/corpus/$h"
+        for d in tests/fuzz/corpus/$h tests/fuzz/regress/$h; do
+            [ -d "$d" ] && dirs="$dirs $d"
+        done
         # shellcheck disable=SC2086
         if "$bin" $common $dictopt -max_total_time="${FUZZ_SECONDS:-60}" \
-                "$B/corpus/$h" tests/fuzz/corpus/$h tests/fuzz/regress/$h >"$log" 2>&1; then
+                $dirs >"$log" 2>&1; then
             execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$')
             echo "fuzz $h: ${FUZZ_SECONDS:-60} s, ${execs:-?} executions, no finding"
         else
