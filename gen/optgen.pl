@@ -1,7 +1,9 @@
 #!/usr/bin/perl
 # optgen.pl -- optimizer descriptions (gen/opt_descs/<arch>.json) to C.
 #
-# Writes src/arch/auto/ln_expander_<arch>.c (`ln_expander_funcs_<arch>[]`)
+# Writes src/arch/auto/ln_expander_<arch>.c (`ln_expander_funcs_<arch>[]`
+# for the ops with rules, `ln_expand_defaults_<arch>[]` with one row per op
+# that only takes the default X -> X_<arch>)
 # and src/arch/auto/ln_combiner_<arch>.c (`ln_combiner_funcs_<arch>[]`),
 # both NULL-terminated arrays of the ln_arch.h function types.  Rules are
 # checked against the operator descriptions (gen/op_descs): every optype,
@@ -404,10 +406,15 @@ for my $f (@files) {
     my @abstract = sort grep { $op{$_}{arch} eq 'none' } keys %op;
     my %helpers_ep;
     my (@uses_ep, @uses_cb);
-    my (@ep_funcs, @ep_table);
+    my (@ep_funcs, @ep_table, @ep_defaults);
     for my $o (@abstract) {
         my $default = $desc->{expand_default} && $op{"${o}_$arch"} ? "${o}_$arch" : undef;
         next if !$rules{$o} && !$default;
+        if (!$rules{$o}) {
+            # only the default X -> X_<arch>: a row, expanded by ln_pass_expander
+            push @ep_defaults, "    {\"$o\", \"$default\"},\n";
+            next;
+        }
         my %used;
         my $body = '';
         my @pat = ($o);
@@ -540,7 +547,7 @@ for my $f (@files) {
     my %defs = (GEN_DESC => $path, GEN_ARCH => $arch, GEN_DOC => $doc);
     $out_files{"ln_expander_$arch.c"} = m4_expand("$opt{templates}/expander.c.m4", {
         %defs, GEN_HELPERS => $helpers->(\@uses_ep), GEN_FUNCS => join("\n", @ep_funcs),
-        GEN_TABLE => join('', @ep_table) });
+        GEN_TABLE => join('', @ep_table), GEN_DEFAULTS => join('', @ep_defaults) });
     $out_files{"ln_combiner_$arch.c"} = m4_expand("$opt{templates}/combiner.c.m4", {
         %defs, GEN_HELPERS => $helpers->(\@uses_cb), GEN_FUNCS => join("\n", @cb_funcs),
         GEN_TABLE => join('', @cb_table) });

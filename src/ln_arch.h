@@ -26,6 +26,13 @@ typedef ln_list *(*ln_expander_func)(const struct ln_context *ctx,
 typedef ln_list *(*ln_combiner_func)(const struct ln_context *ctx,
                                      const ln_list *win_ops, size_t win_size,
                                      int *match);
+/* The default expansion of an op without rules of its own: the same
+ * tensors and params under the arch's optype.  Tables are sorted by optype
+ * and end with {NULL, NULL}. */
+typedef struct ln_expand_default {
+    const char *optype;
+    const char *arch_optype;
+} ln_expand_default;
 typedef int (*ln_subgraph_func)(struct ln_context *ctx);
 typedef int (*ln_schedule_func)(struct ln_context *ctx);
 typedef int (*ln_optimize_func)(struct ln_context *ctx);
@@ -37,6 +44,7 @@ typedef struct ln_arch {
     void *priv;
     ln_op **reg_ops;                /* NULL-terminated prototypes */
     ln_expander_func *ep_funcs;     /* NULL-terminated, may be NULL */
+    const ln_expand_default *ep_defaults;   /* may be NULL */
     ln_combiner_func *cb_funcs;     /* NULL-terminated, may be NULL */
     ln_subgraph_func *sg_funcs;     /* NULL-terminated, may be NULL */
     ln_schedule_func *sd_funcs;     /* NULL-terminated, may be NULL */

@@ -6,23 +6,51 @@
  * ln_context_replace_ops, which keeps the tensor table and the data-flow
  * graph right (post_run of the old ops, pre_run of the new).
  */
+#include <stdlib.h>
 #include <string.h>
 #include <math.h>
 #include "ln_pass.h"
 
-int ln_pass_expander(ln_context *ctx, ln_expander_func *funcs)
+static int cmp_default(const void *key, const void *row)
+{
+    return strcmp(key, ((const ln_expand_default *)row)->optype);
+}
+
+/* The default expansion of op, or NULL when its optype has no row (or its
+ * arch op is not in this build). */
+static ln_list *expand_default(const ln_op *op, const ln_expand_default *defaults)
+{
+    const ln_expand_default *row;
+    const ln_op *proto;
+    size_t n = 0;
+
+    if (!defaults)
+        return NULL;
+    while (defaults[n].optype)
+        n++;
+    row = bsearch(op->op_arg->optype, defaults, n, sizeof *defaults, cmp_default);
+    if (!row || !(proto = ln_arch_op_proto(row->arch_optype)))
+        return NULL;
+    return ln_list_append(NULL, ln_op_create_from_proto(proto, op->op_arg->name,
+        ln_tensor_list_copy(op->op_arg->tensors_in),
+        ln_tensor_list_copy(op->op_arg->tensors_out),
+        ln_param_list_copy(op->op_arg->params), op->op_arg->tensor_table));
+}
+
+int ln_pass_expander(ln_context *ctx, ln_expander_func *funcs,
+                     const ln_expand_default *defaults)
 {
     ln_list *l = ctx->ops;
 
-    if (!funcs)
-        return 0;
     while (l) {
         ln_op *op = l->data;
         ln_list *new_ops = NULL;
         int match = 0, n, ret;
 
-        for (int i = 0; funcs[i] && !match; i++)
+        for (int i = 0; funcs && funcs[i] && !match; i++)
             new_ops = funcs[i](ctx, op, &match);
+        if (!match && (new_ops = expand_default(op, defaults)))
+            match = 1;
         if (!match) {
             l = l->next;
             continue;

@@ -9,7 +9,10 @@
 LN_CPPSTART
 
 /* Each op is offered to the expanders in order; the first match replaces it. */
-int ln_pass_expander(ln_context *ctx, ln_expander_func *funcs);
+/* Each op goes to the first rule function that matches, else to its row
+ * of defaults (either may be NULL). */
+int ln_pass_expander(ln_context *ctx, ln_expander_func *funcs,
+                     const ln_expand_default *defaults);
 /* Windows of win_size adjacent ops are offered to the combiners; a match
  * replaces the window, and the new ops are looked at again. */
 int ln_pass_combiner(ln_context *ctx, size_t win_size, ln_combiner_func *funcs);

@@ -2,7 +2,9 @@
 /*
  * ln_expander_[[<>]]GEN_ARCH.c -- expanders of arch GEN_ARCH: each function takes
  * one abstract op and, by the first of its rules that matches, returns the
- * GEN_ARCH ops that replace it.  GEN_DOC
+ * GEN_ARCH ops that replace it; an op without rules of its own is a row
+ * of the defaults table (X -> its GEN_ARCH op, same tensors and params),
+ * which ln_pass_expander applies.  GEN_DOC
  */
 #include <assert.h>
 #include <stdio.h>
@@ -14,4 +16,10 @@ GEN_FUNCS
 ln_expander_func ln_expander_funcs_[[<>]]GEN_ARCH[] = {
 GEN_TABLE[[<>]]m4_dnl
     NULL
+};
+
+/* Sorted by optype (ln_pass_expander searches it). */
+const ln_expand_default ln_expand_defaults_[[<>]]GEN_ARCH[] = {
+GEN_DEFAULTS[[<>]]m4_dnl
+    {NULL, NULL}
 };

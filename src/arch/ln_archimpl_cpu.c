@@ -19,13 +19,14 @@
 #include "op/auto/ln_opregistry.h"
 
 extern ln_expander_func ln_expander_funcs_cpu[];
+extern const ln_expand_default ln_expand_defaults_cpu[];
 extern ln_combiner_func ln_combiner_funcs_cpu[];
 
 static int optimize_cpu(ln_context *ctx)
 {
     int ret;
 
-    if ((ret = ln_pass_expander(ctx, ln_expander_funcs_cpu)))
+    if ((ret = ln_pass_expander(ctx, ln_expander_funcs_cpu, ln_expand_defaults_cpu)))
         return ret;
     if (!ctx->no_opt) {
         if ((ret = ln_pass_fold_constants(ctx)))
@@ -47,6 +48,10 @@ static int optimize_cpu(ln_context *ctx)
 }
 
 ln_arch ln_archimpl_cpu = {
-    "cpu", NULL, NULL, NULL, ln_opregistry_cpu, ln_expander_funcs_cpu,
-    ln_combiner_funcs_cpu, NULL, NULL, optimize_cpu,
+    .arch_name = "cpu",
+    .reg_ops = ln_opregistry_cpu,
+    .ep_funcs = ln_expander_funcs_cpu,
+    .ep_defaults = ln_expand_defaults_cpu,
+    .cb_funcs = ln_combiner_funcs_cpu,
+    .optimize = optimize_cpu,
 };

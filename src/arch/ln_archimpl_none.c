@@ -7,5 +7,6 @@
 #include "op/auto/ln_opregistry.h"
 
 ln_arch ln_archimpl_none = {
-    "none", NULL, NULL, NULL, ln_opregistry_none, NULL, NULL, NULL, NULL, NULL,
+    .arch_name = "none",
+    .reg_ops = ln_opregistry_none,
 };
