@@ -966,23 +966,14 @@ my @roots = sort grep { $by{$_}{optype} eq $by{$_}{_root} } map { $_->{optype} }
 my %archs;
 push @{ $archs{ $_->{arch} } }, $_ for @descs;
 $archs{$_} //= [] for qw(none cpu);
-my $reg = '';
-for my $arch (sort keys %archs) {
-    $reg .= "ln_op *ln_opregistry_$arch\[] = {\n";
-    for my $d (@{ $archs{$arch} }) {
-        $reg .= "#ifndef LN_OP_STRIP_$d->{_root}\n    &ln_opimpl_$d->{optype},\n#endif\n";
-    }
-    $reg .= "    NULL\n};\n\n";
+# one row per described op; LN_OPREG_PROTO is NULL when the build was
+# stripped of the op (ln_opregistry.h), so no row needs an #ifdef
+my $reg = "const ln_opregistry_row ln_opregistry[] = {\n";
+for my $d (sort { $a->{optype} cmp $b->{optype} } @descs) {
+    $reg .= "    {" . c_str($d->{optype}) . ', ' . c_str($d->{arch})
+        . ", LN_OPREG_PROTO($d->{_root}, $d->{optype})},\n";
 }
-$reg .= "const char *const ln_opregistry_all_optypes[] = {\n";
-$reg .= join('', map { '    ' . c_str($_->{optype}) . ",\n" } @descs) . "    NULL\n};\n\n";
-$reg .= "const char *const ln_opregistry_stripped[] = {\n";
-for my $r (@roots) {
-    $reg .= "#ifdef LN_OP_STRIP_$r\n";
-    $reg .= join('', map { '    ' . c_str($_->{optype}) . ",\n" } grep { $_->{_root} eq $r } @descs);
-    $reg .= "#endif\n";
-}
-$reg .= "    NULL\n};\n";
+$reg .= "    {NULL, NULL, NULL}\n};\n";
 
 my $onnx = '';
 my @onnx_rows;
@@ -1017,8 +1008,9 @@ $onnx .= "    {NULL, 0, 0, NULL, NULL, NULL, NULL}\n};\n";
 
 my $aot = "const ln_opregistry_aot_entry ln_opregistry_aot[] = {\n";
 for my $d (grep { defined $_->{aot} } @descs) {
-    $aot .= "#ifndef LN_OP_STRIP_$d->{_root}\n    {" . c_str($d->{optype}) . ', ' . c_str($d->{aot}) . ', '
-        . ($d->{_aot_priv} ? "ln_opimpl_$d->{optype}_aot_priv" : 'NULL') . "},\n#endif\n";
+    $aot .= "    {" . c_str($d->{optype}) . ', ' . c_str($d->{aot}) . ', '
+        . ($d->{_aot_priv} ? "LN_OPREG_IF_KEPT($d->{_root}, ln_opimpl_$d->{optype}_aot_priv)" : 'NULL')
+        . "},\n";
 }
 $aot .= "    {NULL, NULL, NULL}\n};\n";
 my $aot_externs = join('', map { "extern const ln_opregistry_aot_field ln_opimpl_$_->{optype}_aot_priv[];\n" }

@@ -2,9 +2,12 @@
  * ln_arch.c -- the global tables of architectures and op prototypes.
  *
  * The list of archs is the one hand-kept list in the core (adding an
- * architecture is rare and deliberate); each arch's ops and optimizers come
+ * architecture is rare and deliberate); the ops come from the generated
+ * registry (one row per op, its arch in the row), each arch's optimizers
  * from generated arrays.  The tables are built on first use.
  */
+#include <stdlib.h>
+#include <string.h>
 #include "ln_arch.h"
 #include "op/auto/ln_opregistry.h"
 
@@ -31,11 +34,10 @@ int ln_arch_init(void)
                 return ret;
         }
         ln_hash_insert(arch_table, (void *)a->arch_name, a);
-        for (int j = 0; a->reg_ops && a->reg_ops[j]; j++) {
-            ln_op *op = a->reg_ops[j];
-            ln_hash_insert(proto_table, op->op_arg->optype, op);
-        }
     }
+    for (const ln_opregistry_row *r = ln_opregistry; r->optype; r++)
+        if (r->proto)
+            ln_hash_insert(proto_table, (void *)r->optype, r->proto);
     return 0;
 }
 
@@ -63,12 +65,20 @@ const ln_op *ln_arch_op_proto(const char *optype)
     return ln_hash_find(proto_table, optype);
 }
 
+static int cmp_row(const void *key, const void *row)
+{
+    return strcmp(key, ((const ln_opregistry_row *)row)->optype);
+}
+
 ln_bool ln_arch_op_stripped(const char *optype)
 {
-    for (int i = 0; ln_opregistry_stripped[i]; i++)
-        if (ln_streq(ln_opregistry_stripped[i], optype))
-            return LN_TRUE;
-    return LN_FALSE;
+    size_t n = 0;
+    const ln_opregistry_row *r;
+
+    while (ln_opregistry[n].optype)
+        n++;
+    r = bsearch(optype, ln_opregistry, n, sizeof *ln_opregistry, cmp_row);
+    return r && !r->proto;
 }
 
 const char *const *ln_arch_names(void)

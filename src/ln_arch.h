@@ -42,7 +42,6 @@ typedef struct ln_arch {
     int (*init_func)(void **priv);      /* may be NULL */
     void (*cleanup_func)(void **priv);  /* may be NULL */
     void *priv;
-    ln_op **reg_ops;                /* NULL-terminated prototypes */
     ln_expander_func *ep_funcs;     /* NULL-terminated, may be NULL */
     const ln_expand_default *ep_defaults;   /* may be NULL */
     ln_combiner_func *cb_funcs;     /* NULL-terminated, may be NULL */

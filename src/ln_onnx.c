@@ -556,10 +556,7 @@ static const ln_opregistry_onnx_entry *find_entry(const char *op_type, int opset
 
 static ln_bool optype_stripped(const char *optype)
 {
-    for (int i = 0; ln_opregistry_stripped[i]; i++)
-        if (ln_streq(ln_opregistry_stripped[i], optype))
-            return LN_TRUE;
-    return LN_FALSE;
+    return ln_arch_op_stripped(optype);
 }
 
 ln_bool ln_onnx_op_supported(const char *op_type, int opset, const char **optype)

@@ -2,8 +2,8 @@
 /*
  * ln_opregistry.c -- the op tables (descriptions: GEN_DESC_FILES).
  * An op stripped from the build (-DLN_OP_STRIP_<optype>, from LN_OPS in
- * ln_ops.mk) leaves the tables, its arch variants with it, and is listed
- * in ln_opregistry_stripped so a model that needs it is told so.
+ * ln_ops.mk) keeps its row with a NULL prototype, its arch variants with
+ * it, so a model that needs it is told so (ln_arch_op_stripped).
  */
 #include "ln_opregistry.h"
 

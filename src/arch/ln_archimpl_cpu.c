@@ -49,7 +49,6 @@ static int optimize_cpu(ln_context *ctx)
 
 ln_arch ln_archimpl_cpu = {
     .arch_name = "cpu",
-    .reg_ops = ln_opregistry_cpu,
     .ep_funcs = ln_expander_funcs_cpu,
     .ep_defaults = ln_expand_defaults_cpu,
     .cb_funcs = ln_combiner_funcs_cpu,

@@ -8,5 +8,4 @@
 
 ln_arch ln_archimpl_none = {
     .arch_name = "none",
-    .reg_ops = ln_opregistry_none,
 };

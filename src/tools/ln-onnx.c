@@ -98,9 +98,7 @@ static void list_ops(void)
     printf("# ONNX op_type\topsets\tLightNet optype\n");
     printf("Constant\t1-\tcreate\n");          /* the importer's own */
     for (const ln_opregistry_onnx_entry *e = ln_opregistry_onnx; e->op_type; e++) {
-        ln_bool stripped = LN_FALSE;
-        for (int i = 0; ln_opregistry_stripped[i]; i++)
-            stripped = stripped || ln_streq(ln_opregistry_stripped[i], e->optype);
+        ln_bool stripped = ln_arch_op_stripped(e->optype);
         if (e->until)
             printf("%s\t%d-%d\t%s%s\n", e->op_type, e->since, e->until, e->optype,
                    stripped ? " (stripped)" : "");

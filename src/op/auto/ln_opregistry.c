@@ -2,1122 +2,196 @@
 /*
  * ln_opregistry.c -- the op tables (descriptions: abs.json acos.json acosh.json add.json argmin.json asin.json asinh.json atan.json atanh.json cast.json celu.json clip.json concat.json conv2d.json cos.json cosh.json create.json div.json dropout.json elu.json erf.json exp.json gemm.json hardsigmoid.json hardswish.json identity.json input.json leakyrelu.json log.json max.json mean.json min.json mul.json neg.json norm.json output.json pad.json pool.json pow.json prelu.json print.json reciprocal.json reduce.json reduce_ext.json relu.json reshape.json resize.json round.json selu.json shrink.json sigmoid.json sign.json sin.json sinh.json slice.json softmax.json softplus.json softsign.json sqrt.json sub.json tan.json tanh.json thresholdedrelu.json tile.json transpose.json).
  * An op stripped from the build (-DLN_OP_STRIP_<optype>, from LN_OPS in
- * ln_ops.mk) leaves the tables, its arch variants with it, and is listed
- * in ln_opregistry_stripped so a model that needs it is told so.
+ * ln_ops.mk) keeps its row with a NULL prototype, its arch variants with
+ * it, so a model that needs it is told so (ln_arch_op_stripped).
  */
 #include "ln_opregistry.h"
 
-ln_op *ln_opregistry_cpu[] = {
-#ifndef LN_OP_STRIP_abs
-    &ln_opimpl_abs_cpu,
-#endif
-#ifndef LN_OP_STRIP_acos
-    &ln_opimpl_acos_cpu,
-#endif
-#ifndef LN_OP_STRIP_acosh
-    &ln_opimpl_acosh_cpu,
-#endif
-#ifndef LN_OP_STRIP_add
-    &ln_opimpl_add_cpu,
-#endif
-#ifndef LN_OP_STRIP_argmax
-    &ln_opimpl_argmax_cpu,
-#endif
-#ifndef LN_OP_STRIP_argmin
-    &ln_opimpl_argmin_cpu,
-#endif
-#ifndef LN_OP_STRIP_asin
-    &ln_opimpl_asin_cpu,
-#endif
-#ifndef LN_OP_STRIP_asinh
-    &ln_opimpl_asinh_cpu,
-#endif
-#ifndef LN_OP_STRIP_atan
-    &ln_opimpl_atan_cpu,
-#endif
-#ifndef LN_OP_STRIP_atanh
-    &ln_opimpl_atanh_cpu,
-#endif
-#ifndef LN_OP_STRIP_avgpool2d
-    &ln_opimpl_avgpool2d_cpu,
-#endif
-#ifndef LN_OP_STRIP_batchnorm
-    &ln_opimpl_batchnorm_cpu,
-#endif
-#ifndef LN_OP_STRIP_cast
-    &ln_opimpl_cast_cpu,
-#endif
-#ifndef LN_OP_STRIP_celu
-    &ln_opimpl_celu_cpu,
-#endif
-#ifndef LN_OP_STRIP_clip
-    &ln_opimpl_clip_cpu,
-#endif
-#ifndef LN_OP_STRIP_concat
-    &ln_opimpl_concat_cpu,
-#endif
-#ifndef LN_OP_STRIP_conv2d
-    &ln_opimpl_conv2d_cpu,
-#endif
-#ifndef LN_OP_STRIP_conv2d
-    &ln_opimpl_conv2d_dw_cpu,
-#endif
-#ifndef LN_OP_STRIP_conv_transpose2d
-    &ln_opimpl_conv_transpose2d_cpu,
-#endif
-#ifndef LN_OP_STRIP_cos
-    &ln_opimpl_cos_cpu,
-#endif
-#ifndef LN_OP_STRIP_cosh
-    &ln_opimpl_cosh_cpu,
-#endif
-#ifndef LN_OP_STRIP_create
-    &ln_opimpl_create_cpu,
-#endif
-#ifndef LN_OP_STRIP_depth_to_space
-    &ln_opimpl_depth_to_space_cpu,
-#endif
-#ifndef LN_OP_STRIP_div
-    &ln_opimpl_div_cpu,
-#endif
-#ifndef LN_OP_STRIP_dropout
-    &ln_opimpl_dropout_cpu,
-#endif
-#ifndef LN_OP_STRIP_elu
-    &ln_opimpl_elu_cpu,
-#endif
-#ifndef LN_OP_STRIP_erf
-    &ln_opimpl_erf_cpu,
-#endif
-#ifndef LN_OP_STRIP_exp
-    &ln_opimpl_exp_cpu,
-#endif
-#ifndef LN_OP_STRIP_expand
-    &ln_opimpl_expand_cpu,
-#endif
-#ifndef LN_OP_STRIP_flatten
-    &ln_opimpl_flatten_cpu,
-#endif
-#ifndef LN_OP_STRIP_gather
-    &ln_opimpl_gather_cpu,
-#endif
-#ifndef LN_OP_STRIP_gemm
-    &ln_opimpl_gemm_cpu,
-#endif
-#ifndef LN_OP_STRIP_globalavgpool
-    &ln_opimpl_globalavgpool_cpu,
-#endif
-#ifndef LN_OP_STRIP_globalmaxpool
-    &ln_opimpl_globalmaxpool_cpu,
-#endif
-#ifndef LN_OP_STRIP_hardsigmoid
-    &ln_opimpl_hardsigmoid_cpu,
-#endif
-#ifndef LN_OP_STRIP_hardswish
-    &ln_opimpl_hardswish_cpu,
-#endif
-#ifndef LN_OP_STRIP_identity
-    &ln_opimpl_identity_cpu,
-#endif
-#ifndef LN_OP_STRIP_input
-    &ln_opimpl_input_cpu,
-#endif
-#ifndef LN_OP_STRIP_instancenorm
-    &ln_opimpl_instancenorm_cpu,
-#endif
-#ifndef LN_OP_STRIP_layernorm
-    &ln_opimpl_layernorm_cpu,
-#endif
-#ifndef LN_OP_STRIP_leakyrelu
-    &ln_opimpl_leakyrelu_cpu,
-#endif
-#ifndef LN_OP_STRIP_log
-    &ln_opimpl_log_cpu,
-#endif
-#ifndef LN_OP_STRIP_logsoftmax
-    &ln_opimpl_logsoftmax_cpu,
-#endif
-#ifndef LN_OP_STRIP_lrn
-    &ln_opimpl_lrn_cpu,
-#endif
-#ifndef LN_OP_STRIP_matmul
-    &ln_opimpl_matmul_cpu,
-#endif
-#ifndef LN_OP_STRIP_max
-    &ln_opimpl_max_cpu,
-#endif
-#ifndef LN_OP_STRIP_maxpool2d
-    &ln_opimpl_maxpool2d_cpu,
-#endif
-#ifndef LN_OP_STRIP_mean
-    &ln_opimpl_mean_cpu,
-#endif
-#ifndef LN_OP_STRIP_min
-    &ln_opimpl_min_cpu,
-#endif
-#ifndef LN_OP_STRIP_mul
-    &ln_opimpl_mul_cpu,
-#endif
-#ifndef LN_OP_STRIP_neg
-    &ln_opimpl_neg_cpu,
-#endif
-#ifndef LN_OP_STRIP_output
-    &ln_opimpl_output_cpu,
-#endif
-#ifndef LN_OP_STRIP_pad
-    &ln_opimpl_pad_cpu,
-#endif
-#ifndef LN_OP_STRIP_pow
-    &ln_opimpl_pow_cpu,
-#endif
-#ifndef LN_OP_STRIP_prelu
-    &ln_opimpl_prelu_cpu,
-#endif
-#ifndef LN_OP_STRIP_print
-    &ln_opimpl_print_cpu,
-#endif
-#ifndef LN_OP_STRIP_reciprocal
-    &ln_opimpl_reciprocal_cpu,
-#endif
-#ifndef LN_OP_STRIP_reduce_l1
-    &ln_opimpl_reduce_l1_cpu,
-#endif
-#ifndef LN_OP_STRIP_reduce_l2
-    &ln_opimpl_reduce_l2_cpu,
-#endif
-#ifndef LN_OP_STRIP_reduce_logsum
-    &ln_opimpl_reduce_logsum_cpu,
-#endif
-#ifndef LN_OP_STRIP_reduce_logsumexp
-    &ln_opimpl_reduce_logsumexp_cpu,
-#endif
-#ifndef LN_OP_STRIP_reduce_max
-    &ln_opimpl_reduce_max_cpu,
-#endif
-#ifndef LN_OP_STRIP_reduce_mean
-    &ln_opimpl_reduce_mean_cpu,
-#endif
-#ifndef LN_OP_STRIP_reduce_min
-    &ln_opimpl_reduce_min_cpu,
-#endif
-#ifndef LN_OP_STRIP_reduce_prod
-    &ln_opimpl_reduce_prod_cpu,
-#endif
-#ifndef LN_OP_STRIP_reduce_sum
-    &ln_opimpl_reduce_sum_cpu,
-#endif
-#ifndef LN_OP_STRIP_reduce_sumsquare
-    &ln_opimpl_reduce_sumsquare_cpu,
-#endif
-#ifndef LN_OP_STRIP_relu
-    &ln_opimpl_relu_cpu,
-#endif
-#ifndef LN_OP_STRIP_reshape
-    &ln_opimpl_reshape_cpu,
-#endif
-#ifndef LN_OP_STRIP_resize
-    &ln_opimpl_resize_cpu,
-#endif
-#ifndef LN_OP_STRIP_round
-    &ln_opimpl_round_cpu,
-#endif
-#ifndef LN_OP_STRIP_selu
-    &ln_opimpl_selu_cpu,
-#endif
-#ifndef LN_OP_STRIP_shrink
-    &ln_opimpl_shrink_cpu,
-#endif
-#ifndef LN_OP_STRIP_sigmoid
-    &ln_opimpl_sigmoid_cpu,
-#endif
-#ifndef LN_OP_STRIP_sign
-    &ln_opimpl_sign_cpu,
-#endif
-#ifndef LN_OP_STRIP_sin
-    &ln_opimpl_sin_cpu,
-#endif
-#ifndef LN_OP_STRIP_sinh
-    &ln_opimpl_sinh_cpu,
-#endif
-#ifndef LN_OP_STRIP_slice
-    &ln_opimpl_slice_cpu,
-#endif
-#ifndef LN_OP_STRIP_softmax
-    &ln_opimpl_softmax_cpu,
-#endif
-#ifndef LN_OP_STRIP_softplus
-    &ln_opimpl_softplus_cpu,
-#endif
-#ifndef LN_OP_STRIP_softsign
-    &ln_opimpl_softsign_cpu,
-#endif
-#ifndef LN_OP_STRIP_space_to_depth
-    &ln_opimpl_space_to_depth_cpu,
-#endif
-#ifndef LN_OP_STRIP_split
-    &ln_opimpl_split_cpu,
-#endif
-#ifndef LN_OP_STRIP_sqrt
-    &ln_opimpl_sqrt_cpu,
-#endif
-#ifndef LN_OP_STRIP_squeeze
-    &ln_opimpl_squeeze_cpu,
-#endif
-#ifndef LN_OP_STRIP_sub
-    &ln_opimpl_sub_cpu,
-#endif
-#ifndef LN_OP_STRIP_tan
-    &ln_opimpl_tan_cpu,
-#endif
-#ifndef LN_OP_STRIP_tanh
-    &ln_opimpl_tanh_cpu,
-#endif
-#ifndef LN_OP_STRIP_thresholdedrelu
-    &ln_opimpl_thresholdedrelu_cpu,
-#endif
-#ifndef LN_OP_STRIP_tile
-    &ln_opimpl_tile_cpu,
-#endif
-#ifndef LN_OP_STRIP_transpose
-    &ln_opimpl_transpose_cpu,
-#endif
-#ifndef LN_OP_STRIP_unsqueeze
-    &ln_opimpl_unsqueeze_cpu,
-#endif
-    NULL
-};
-
-ln_op *ln_opregistry_none[] = {
-#ifndef LN_OP_STRIP_abs
-    &ln_opimpl_abs,
-#endif
-#ifndef LN_OP_STRIP_acos
-    &ln_opimpl_acos,
-#endif
-#ifndef LN_OP_STRIP_acosh
-    &ln_opimpl_acosh,
-#endif
-#ifndef LN_OP_STRIP_add
-    &ln_opimpl_add,
-#endif
-#ifndef LN_OP_STRIP_argmax
-    &ln_opimpl_argmax,
-#endif
-#ifndef LN_OP_STRIP_argmin
-    &ln_opimpl_argmin,
-#endif
-#ifndef LN_OP_STRIP_asin
-    &ln_opimpl_asin,
-#endif
-#ifndef LN_OP_STRIP_asinh
-    &ln_opimpl_asinh,
-#endif
-#ifndef LN_OP_STRIP_atan
-    &ln_opimpl_atan,
-#endif
-#ifndef LN_OP_STRIP_atanh
-    &ln_opimpl_atanh,
-#endif
-#ifndef LN_OP_STRIP_avgpool2d
-    &ln_opimpl_avgpool2d,
-#endif
-#ifndef LN_OP_STRIP_batchnorm
-    &ln_opimpl_batchnorm,
-#endif
-#ifndef LN_OP_STRIP_cast
-    &ln_opimpl_cast,
-#endif
-#ifndef LN_OP_STRIP_celu
-    &ln_opimpl_celu,
-#endif
-#ifndef LN_OP_STRIP_clip
-    &ln_opimpl_clip,
-#endif
-#ifndef LN_OP_STRIP_concat
-    &ln_opimpl_concat,
-#endif
-#ifndef LN_OP_STRIP_conv2d
-    &ln_opimpl_conv2d,
-#endif
-#ifndef LN_OP_STRIP_conv_transpose2d
-    &ln_opimpl_conv_transpose2d,
-#endif
-#ifndef LN_OP_STRIP_cos
-    &ln_opimpl_cos,
-#endif
-#ifndef LN_OP_STRIP_cosh
-    &ln_opimpl_cosh,
-#endif
-#ifndef LN_OP_STRIP_create
-    &ln_opimpl_create,
-#endif
-#ifndef LN_OP_STRIP_depth_to_space
-    &ln_opimpl_depth_to_space,
-#endif
-#ifndef LN_OP_STRIP_div
-    &ln_opimpl_div,
-#endif
-#ifndef LN_OP_STRIP_dropout
-    &ln_opimpl_dropout,
-#endif
-#ifndef LN_OP_STRIP_elu
-    &ln_opimpl_elu,
-#endif
-#ifndef LN_OP_STRIP_erf
-    &ln_opimpl_erf,
-#endif
-#ifndef LN_OP_STRIP_exp
-    &ln_opimpl_exp,
-#endif
-#ifndef LN_OP_STRIP_expand
-    &ln_opimpl_expand,
-#endif
-#ifndef LN_OP_STRIP_flatten
-    &ln_opimpl_flatten,
-#endif
-#ifndef LN_OP_STRIP_gather
-    &ln_opimpl_gather,
-#endif
-#ifndef LN_OP_STRIP_gemm
-    &ln_opimpl_gemm,
-#endif
-#ifndef LN_OP_STRIP_globalavgpool
-    &ln_opimpl_globalavgpool,
-#endif
-#ifndef LN_OP_STRIP_globalmaxpool
-    &ln_opimpl_globalmaxpool,
-#endif
-#ifndef LN_OP_STRIP_hardsigmoid
-    &ln_opimpl_hardsigmoid,
-#endif
-#ifndef LN_OP_STRIP_hardswish
-    &ln_opimpl_hardswish,
-#endif
-#ifndef LN_OP_STRIP_identity
-    &ln_opimpl_identity,
-#endif
-#ifndef LN_OP_STRIP_input
-    &ln_opimpl_input,
-#endif
-#ifndef LN_OP_STRIP_instancenorm
-    &ln_opimpl_instancenorm,
-#endif
-#ifndef LN_OP_STRIP_layernorm
-    &ln_opimpl_layernorm,
-#endif
-#ifndef LN_OP_STRIP_leakyrelu
-    &ln_opimpl_leakyrelu,
-#endif
-#ifndef LN_OP_STRIP_log
-    &ln_opimpl_log,
-#endif
-#ifndef LN_OP_STRIP_logsoftmax
-    &ln_opimpl_logsoftmax,
-#endif
-#ifndef LN_OP_STRIP_lrn
-    &ln_opimpl_lrn,
-#endif
-#ifndef LN_OP_STRIP_matmul
-    &ln_opimpl_matmul,
-#endif
-#ifndef LN_OP_STRIP_max
-    &ln_opimpl_max,
-#endif
-#ifndef LN_OP_STRIP_maxpool2d
-    &ln_opimpl_maxpool2d,
-#endif
-#ifndef LN_OP_STRIP_mean
-    &ln_opimpl_mean,
-#endif
-#ifndef LN_OP_STRIP_min
-    &ln_opimpl_min,
-#endif
-#ifndef LN_OP_STRIP_mul
-    &ln_opimpl_mul,
-#endif
-#ifndef LN_OP_STRIP_neg
-    &ln_opimpl_neg,
-#endif
-#ifndef LN_OP_STRIP_output
-    &ln_opimpl_output,
-#endif
-#ifndef LN_OP_STRIP_pad
-    &ln_opimpl_pad,
-#endif
-#ifndef LN_OP_STRIP_pow
-    &ln_opimpl_pow,
-#endif
-#ifndef LN_OP_STRIP_prelu
-    &ln_opimpl_prelu,
-#endif
-#ifndef LN_OP_STRIP_print
-    &ln_opimpl_print,
-#endif
-#ifndef LN_OP_STRIP_reciprocal
-    &ln_opimpl_reciprocal,
-#endif
-#ifndef LN_OP_STRIP_reduce_l1
-    &ln_opimpl_reduce_l1,
-#endif
-#ifndef LN_OP_STRIP_reduce_l2
-    &ln_opimpl_reduce_l2,
-#endif
-#ifndef LN_OP_STRIP_reduce_logsum
-    &ln_opimpl_reduce_logsum,
-#endif
-#ifndef LN_OP_STRIP_reduce_logsumexp
-    &ln_opimpl_reduce_logsumexp,
-#endif
-#ifndef LN_OP_STRIP_reduce_max
-    &ln_opimpl_reduce_max,
-#endif
-#ifndef LN_OP_STRIP_reduce_mean
-    &ln_opimpl_reduce_mean,
-#endif
-#ifndef LN_OP_STRIP_reduce_min
-    &ln_opimpl_reduce_min,
-#endif
-#ifndef LN_OP_STRIP_reduce_prod
-    &ln_opimpl_reduce_prod,
-#endif
-#ifndef LN_OP_STRIP_reduce_sum
-    &ln_opimpl_reduce_sum,
-#endif
-#ifndef LN_OP_STRIP_reduce_sumsquare
-    &ln_opimpl_reduce_sumsquare,
-#endif
-#ifndef LN_OP_STRIP_relu
-    &ln_opimpl_relu,
-#endif
-#ifndef LN_OP_STRIP_reshape
-    &ln_opimpl_reshape,
-#endif
-#ifndef LN_OP_STRIP_resize
-    &ln_opimpl_resize,
-#endif
-#ifndef LN_OP_STRIP_round
-    &ln_opimpl_round,
-#endif
-#ifndef LN_OP_STRIP_selu
-    &ln_opimpl_selu,
-#endif
-#ifndef LN_OP_STRIP_shrink
-    &ln_opimpl_shrink,
-#endif
-#ifndef LN_OP_STRIP_sigmoid
-    &ln_opimpl_sigmoid,
-#endif
-#ifndef LN_OP_STRIP_sign
-    &ln_opimpl_sign,
-#endif
-#ifndef LN_OP_STRIP_sin
-    &ln_opimpl_sin,
-#endif
-#ifndef LN_OP_STRIP_sinh
-    &ln_opimpl_sinh,
-#endif
-#ifndef LN_OP_STRIP_slice
-    &ln_opimpl_slice,
-#endif
-#ifndef LN_OP_STRIP_softmax
-    &ln_opimpl_softmax,
-#endif
-#ifndef LN_OP_STRIP_softplus
-    &ln_opimpl_softplus,
-#endif
-#ifndef LN_OP_STRIP_softsign
-    &ln_opimpl_softsign,
-#endif
-#ifndef LN_OP_STRIP_space_to_depth
-    &ln_opimpl_space_to_depth,
-#endif
-#ifndef LN_OP_STRIP_split
-    &ln_opimpl_split,
-#endif
-#ifndef LN_OP_STRIP_sqrt
-    &ln_opimpl_sqrt,
-#endif
-#ifndef LN_OP_STRIP_squeeze
-    &ln_opimpl_squeeze,
-#endif
-#ifndef LN_OP_STRIP_sub
-    &ln_opimpl_sub,
-#endif
-#ifndef LN_OP_STRIP_tan
-    &ln_opimpl_tan,
-#endif
-#ifndef LN_OP_STRIP_tanh
-    &ln_opimpl_tanh,
-#endif
-#ifndef LN_OP_STRIP_thresholdedrelu
-    &ln_opimpl_thresholdedrelu,
-#endif
-#ifndef LN_OP_STRIP_tile
-    &ln_opimpl_tile,
-#endif
-#ifndef LN_OP_STRIP_transpose
-    &ln_opimpl_transpose,
-#endif
-#ifndef LN_OP_STRIP_unsqueeze
-    &ln_opimpl_unsqueeze,
-#endif
-    NULL
-};
-
-const char *const ln_opregistry_all_optypes[] = {
-    "abs",
-    "abs_cpu",
-    "acos",
-    "acos_cpu",
-    "acosh",
-    "acosh_cpu",
-    "add",
-    "add_cpu",
-    "argmax",
-    "argmax_cpu",
-    "argmin",
-    "argmin_cpu",
-    "asin",
-    "asin_cpu",
-    "asinh",
-    "asinh_cpu",
-    "atan",
-    "atan_cpu",
-    "atanh",
-    "atanh_cpu",
-    "avgpool2d",
-    "avgpool2d_cpu",
-    "batchnorm",
-    "batchnorm_cpu",
-    "cast",
-    "cast_cpu",
-    "celu",
-    "celu_cpu",
-    "clip",
-    "clip_cpu",
-    "concat",
-    "concat_cpu",
-    "conv2d",
-    "conv2d_cpu",
-    "conv2d_dw_cpu",
-    "conv_transpose2d",
-    "conv_transpose2d_cpu",
-    "cos",
-    "cos_cpu",
-    "cosh",
-    "cosh_cpu",
-    "create",
-    "create_cpu",
-    "depth_to_space",
-    "depth_to_space_cpu",
-    "div",
-    "div_cpu",
-    "dropout",
-    "dropout_cpu",
-    "elu",
-    "elu_cpu",
-    "erf",
-    "erf_cpu",
-    "exp",
-    "exp_cpu",
-    "expand",
-    "expand_cpu",
-    "flatten",
-    "flatten_cpu",
-    "gather",
-    "gather_cpu",
-    "gemm",
-    "gemm_cpu",
-    "globalavgpool",
-    "globalavgpool_cpu",
-    "globalmaxpool",
-    "globalmaxpool_cpu",
-    "hardsigmoid",
-    "hardsigmoid_cpu",
-    "hardswish",
-    "hardswish_cpu",
-    "identity",
-    "identity_cpu",
-    "input",
-    "input_cpu",
-    "instancenorm",
-    "instancenorm_cpu",
-    "layernorm",
-    "layernorm_cpu",
-    "leakyrelu",
-    "leakyrelu_cpu",
-    "log",
-    "log_cpu",
-    "logsoftmax",
-    "logsoftmax_cpu",
-    "lrn",
-    "lrn_cpu",
-    "matmul",
-    "matmul_cpu",
-    "max",
-    "max_cpu",
-    "maxpool2d",
-    "maxpool2d_cpu",
-    "mean",
-    "mean_cpu",
-    "min",
-    "min_cpu",
-    "mul",
-    "mul_cpu",
-    "neg",
-    "neg_cpu",
-    "output",
-    "output_cpu",
-    "pad",
-    "pad_cpu",
-    "pow",
-    "pow_cpu",
-    "prelu",
-    "prelu_cpu",
-    "print",
-    "print_cpu",
-    "reciprocal",
-    "reciprocal_cpu",
-    "reduce_l1",
-    "reduce_l1_cpu",
-    "reduce_l2",
-    "reduce_l2_cpu",
-    "reduce_logsum",
-    "reduce_logsum_cpu",
-    "reduce_logsumexp",
-    "reduce_logsumexp_cpu",
-    "reduce_max",
-    "reduce_max_cpu",
-    "reduce_mean",
-    "reduce_mean_cpu",
-    "reduce_min",
-    "reduce_min_cpu",
-    "reduce_prod",
-    "reduce_prod_cpu",
-    "reduce_sum",
-    "reduce_sum_cpu",
-    "reduce_sumsquare",
-    "reduce_sumsquare_cpu",
-    "relu",
-    "relu_cpu",
-    "reshape",
-    "reshape_cpu",
-    "resize",
-    "resize_cpu",
-    "round",
-    "round_cpu",
-    "selu",
-    "selu_cpu",
-    "shrink",
-    "shrink_cpu",
-    "sigmoid",
-    "sigmoid_cpu",
-    "sign",
-    "sign_cpu",
-    "sin",
-    "sin_cpu",
-    "sinh",
-    "sinh_cpu",
-    "slice",
-    "slice_cpu",
-    "softmax",
-    "softmax_cpu",
-    "softplus",
-    "softplus_cpu",
-    "softsign",
-    "softsign_cpu",
-    "space_to_depth",
-    "space_to_depth_cpu",
-    "split",
-    "split_cpu",
-    "sqrt",
-    "sqrt_cpu",
-    "squeeze",
-    "squeeze_cpu",
-    "sub",
-    "sub_cpu",
-    "tan",
-    "tan_cpu",
-    "tanh",
-    "tanh_cpu",
-    "thresholdedrelu",
-    "thresholdedrelu_cpu",
-    "tile",
-    "tile_cpu",
-    "transpose",
-    "transpose_cpu",
-    "unsqueeze",
-    "unsqueeze_cpu",
-    NULL
-};
-
-const char *const ln_opregistry_stripped[] = {
-#ifdef LN_OP_STRIP_abs
-    "abs",
-    "abs_cpu",
-#endif
-#ifdef LN_OP_STRIP_acos
-    "acos",
-    "acos_cpu",
-#endif
-#ifdef LN_OP_STRIP_acosh
-    "acosh",
-    "acosh_cpu",
-#endif
-#ifdef LN_OP_STRIP_add
-    "add",
-    "add_cpu",
-#endif
-#ifdef LN_OP_STRIP_argmax
-    "argmax",
-    "argmax_cpu",
-#endif
-#ifdef LN_OP_STRIP_argmin
-    "argmin",
-    "argmin_cpu",
-#endif
-#ifdef LN_OP_STRIP_asin
-    "asin",
-    "asin_cpu",
-#endif
-#ifdef LN_OP_STRIP_asinh
-    "asinh",
-    "asinh_cpu",
-#endif
-#ifdef LN_OP_STRIP_atan
-    "atan",
-    "atan_cpu",
-#endif
-#ifdef LN_OP_STRIP_atanh
-    "atanh",
-    "atanh_cpu",
-#endif
-#ifdef LN_OP_STRIP_avgpool2d
-    "avgpool2d",
-    "avgpool2d_cpu",
-#endif
-#ifdef LN_OP_STRIP_batchnorm
-    "batchnorm",
-    "batchnorm_cpu",
-#endif
-#ifdef LN_OP_STRIP_cast
-    "cast",
-    "cast_cpu",
-#endif
-#ifdef LN_OP_STRIP_celu
-    "celu",
-    "celu_cpu",
-#endif
-#ifdef LN_OP_STRIP_clip
-    "clip",
-    "clip_cpu",
-#endif
-#ifdef LN_OP_STRIP_concat
-    "concat",
-    "concat_cpu",
-#endif
-#ifdef LN_OP_STRIP_conv2d
-    "conv2d",
-    "conv2d_cpu",
-    "conv2d_dw_cpu",
-#endif
-#ifdef LN_OP_STRIP_conv_transpose2d
-    "conv_transpose2d",
-    "conv_transpose2d_cpu",
-#endif
-#ifdef LN_OP_STRIP_cos
-    "cos",
-    "cos_cpu",
-#endif
-#ifdef LN_OP_STRIP_cosh
-    "cosh",
-    "cosh_cpu",
-#endif
-#ifdef LN_OP_STRIP_create
-    "create",
-    "create_cpu",
-#endif
-#ifdef LN_OP_STRIP_depth_to_space
-    "depth_to_space",
-    "depth_to_space_cpu",
-#endif
-#ifdef LN_OP_STRIP_div
-    "div",
-    "div_cpu",
-#endif
-#ifdef LN_OP_STRIP_dropout
-    "dropout",
-    "dropout_cpu",
-#endif
-#ifdef LN_OP_STRIP_elu
-    "elu",
-    "elu_cpu",
-#endif
-#ifdef LN_OP_STRIP_erf
-    "erf",
-    "erf_cpu",
-#endif
-#ifdef LN_OP_STRIP_exp
-    "exp",
-    "exp_cpu",
-#endif
-#ifdef LN_OP_STRIP_expand
-    "expand",
-    "expand_cpu",
-#endif
-#ifdef LN_OP_STRIP_flatten
-    "flatten",
-    "flatten_cpu",
-#endif
-#ifdef LN_OP_STRIP_gather
-    "gather",
-    "gather_cpu",
-#endif
-#ifdef LN_OP_STRIP_gemm
-    "gemm",
-    "gemm_cpu",
-#endif
-#ifdef LN_OP_STRIP_globalavgpool
-    "globalavgpool",
-    "globalavgpool_cpu",
-#endif
-#ifdef LN_OP_STRIP_globalmaxpool
-    "globalmaxpool",
-    "globalmaxpool_cpu",
-#endif
-#ifdef LN_OP_STRIP_hardsigmoid
-    "hardsigmoid",
-    "hardsigmoid_cpu",
-#endif
-#ifdef LN_OP_STRIP_hardswish
-    "hardswish",
-    "hardswish_cpu",
-#endif
-#ifdef LN_OP_STRIP_identity
-    "identity",
-    "identity_cpu",
-#endif
-#ifdef LN_OP_STRIP_input
-    "input",
-    "input_cpu",
-#endif
-#ifdef LN_OP_STRIP_instancenorm
-    "instancenorm",
-    "instancenorm_cpu",
-#endif
-#ifdef LN_OP_STRIP_layernorm
-    "layernorm",
-    "layernorm_cpu",
-#endif
-#ifdef LN_OP_STRIP_leakyrelu
-    "leakyrelu",
-    "leakyrelu_cpu",
-#endif
-#ifdef LN_OP_STRIP_log
-    "log",
-    "log_cpu",
-#endif
-#ifdef LN_OP_STRIP_logsoftmax
-    "logsoftmax",
-    "logsoftmax_cpu",
-#endif
-#ifdef LN_OP_STRIP_lrn
-    "lrn",
-    "lrn_cpu",
-#endif
-#ifdef LN_OP_STRIP_matmul
-    "matmul",
-    "matmul_cpu",
-#endif
-#ifdef LN_OP_STRIP_max
-    "max",
-    "max_cpu",
-#endif
-#ifdef LN_OP_STRIP_maxpool2d
-    "maxpool2d",
-    "maxpool2d_cpu",
-#endif
-#ifdef LN_OP_STRIP_mean
-    "mean",
-    "mean_cpu",
-#endif
-#ifdef LN_OP_STRIP_min
-    "min",
-    "min_cpu",
-#endif
-#ifdef LN_OP_STRIP_mul
-    "mul",
-    "mul_cpu",
-#endif
-#ifdef LN_OP_STRIP_neg
-    "neg",
-    "neg_cpu",
-#endif
-#ifdef LN_OP_STRIP_output
-    "output",
-    "output_cpu",
-#endif
-#ifdef LN_OP_STRIP_pad
-    "pad",
-    "pad_cpu",
-#endif
-#ifdef LN_OP_STRIP_pow
-    "pow",
-    "pow_cpu",
-#endif
-#ifdef LN_OP_STRIP_prelu
-    "prelu",
-    "prelu_cpu",
-#endif
-#ifdef LN_OP_STRIP_print
-    "print",
-    "print_cpu",
-#endif
-#ifdef LN_OP_STRIP_reciprocal
-    "reciprocal",
-    "reciprocal_cpu",
-#endif
-#ifdef LN_OP_STRIP_reduce_l1
-    "reduce_l1",
-    "reduce_l1_cpu",
-#endif
-#ifdef LN_OP_STRIP_reduce_l2
-    "reduce_l2",
-    "reduce_l2_cpu",
-#endif
-#ifdef LN_OP_STRIP_reduce_logsum
-    "reduce_logsum",
-    "reduce_logsum_cpu",
-#endif
-#ifdef LN_OP_STRIP_reduce_logsumexp
-    "reduce_logsumexp",
-    "reduce_logsumexp_cpu",
-#endif
-#ifdef LN_OP_STRIP_reduce_max
-    "reduce_max",
-    "reduce_max_cpu",
-#endif
-#ifdef LN_OP_STRIP_reduce_mean
-    "reduce_mean",
-    "reduce_mean_cpu",
-#endif
-#ifdef LN_OP_STRIP_reduce_min
-    "reduce_min",
-    "reduce_min_cpu",
-#endif
-#ifdef LN_OP_STRIP_reduce_prod
-    "reduce_prod",
-    "reduce_prod_cpu",
-#endif
-#ifdef LN_OP_STRIP_reduce_sum
-    "reduce_sum",
-    "reduce_sum_cpu",
-#endif
-#ifdef LN_OP_STRIP_reduce_sumsquare
-    "reduce_sumsquare",
-    "reduce_sumsquare_cpu",
-#endif
-#ifdef LN_OP_STRIP_relu
-    "relu",
-    "relu_cpu",
-#endif
-#ifdef LN_OP_STRIP_reshape
-    "reshape",
-    "reshape_cpu",
-#endif
-#ifdef LN_OP_STRIP_resize
-    "resize",
-    "resize_cpu",
-#endif
-#ifdef LN_OP_STRIP_round
-    "round",
-    "round_cpu",
-#endif
-#ifdef LN_OP_STRIP_selu
-    "selu",
-    "selu_cpu",
-#endif
-#ifdef LN_OP_STRIP_shrink
-    "shrink",
-    "shrink_cpu",
-#endif
-#ifdef LN_OP_STRIP_sigmoid
-    "sigmoid",
-    "sigmoid_cpu",
-#endif
-#ifdef LN_OP_STRIP_sign
-    "sign",
-    "sign_cpu",
-#endif
-#ifdef LN_OP_STRIP_sin
-    "sin",
-    "sin_cpu",
-#endif
-#ifdef LN_OP_STRIP_sinh
-    "sinh",
-    "sinh_cpu",
-#endif
-#ifdef LN_OP_STRIP_slice
-    "slice",
-    "slice_cpu",
-#endif
-#ifdef LN_OP_STRIP_softmax
-    "softmax",
-    "softmax_cpu",
-#endif
-#ifdef LN_OP_STRIP_softplus
-    "softplus",
-    "softplus_cpu",
-#endif
-#ifdef LN_OP_STRIP_softsign
-    "softsign",
-    "softsign_cpu",
-#endif
-#ifdef LN_OP_STRIP_space_to_depth
-    "space_to_depth",
-    "space_to_depth_cpu",
-#endif
-#ifdef LN_OP_STRIP_split
-    "split",
-    "split_cpu",
-#endif
-#ifdef LN_OP_STRIP_sqrt
-    "sqrt",
-    "sqrt_cpu",
-#endif
-#ifdef LN_OP_STRIP_squeeze
-    "squeeze",
-    "squeeze_cpu",
-#endif
-#ifdef LN_OP_STRIP_sub
-    "sub",
-    "sub_cpu",
-#endif
-#ifdef LN_OP_STRIP_tan
-    "tan",
-    "tan_cpu",
-#endif
-#ifdef LN_OP_STRIP_tanh
-    "tanh",
-    "tanh_cpu",
-#endif
-#ifdef LN_OP_STRIP_thresholdedrelu
-    "thresholdedrelu",
-    "thresholdedrelu_cpu",
-#endif
-#ifdef LN_OP_STRIP_tile
-    "tile",
-    "tile_cpu",
-#endif
-#ifdef LN_OP_STRIP_transpose
-    "transpose",
-    "transpose_cpu",
-#endif
-#ifdef LN_OP_STRIP_unsqueeze
-    "unsqueeze",
-    "unsqueeze_cpu",
-#endif
-    NULL
+const ln_opregistry_row ln_opregistry[] = {
+    {"abs", "none", LN_OPREG_PROTO(abs, abs)},
+    {"abs_cpu", "cpu", LN_OPREG_PROTO(abs, abs_cpu)},
+    {"acos", "none", LN_OPREG_PROTO(acos, acos)},
+    {"acos_cpu", "cpu", LN_OPREG_PROTO(acos, acos_cpu)},
+    {"acosh", "none", LN_OPREG_PROTO(acosh, acosh)},
+    {"acosh_cpu", "cpu", LN_OPREG_PROTO(acosh, acosh_cpu)},
+    {"add", "none", LN_OPREG_PROTO(add, add)},
+    {"add_cpu", "cpu", LN_OPREG_PROTO(add, add_cpu)},
+    {"argmax", "none", LN_OPREG_PROTO(argmax, argmax)},
+    {"argmax_cpu", "cpu", LN_OPREG_PROTO(argmax, argmax_cpu)},
+    {"argmin", "none", LN_OPREG_PROTO(argmin, argmin)},
+    {"argmin_cpu", "cpu", LN_OPREG_PROTO(argmin, argmin_cpu)},
+    {"asin", "none", LN_OPREG_PROTO(asin, asin)},
+    {"asin_cpu", "cpu", LN_OPREG_PROTO(asin, asin_cpu)},
+    {"asinh", "none", LN_OPREG_PROTO(asinh, asinh)},
+    {"asinh_cpu", "cpu", LN_OPREG_PROTO(asinh, asinh_cpu)},
+    {"atan", "none", LN_OPREG_PROTO(atan, atan)},
+    {"atan_cpu", "cpu", LN_OPREG_PROTO(atan, atan_cpu)},
+    {"atanh", "none", LN_OPREG_PROTO(atanh, atanh)},
+    {"atanh_cpu", "cpu", LN_OPREG_PROTO(atanh, atanh_cpu)},
+    {"avgpool2d", "none", LN_OPREG_PROTO(avgpool2d, avgpool2d)},
+    {"avgpool2d_cpu", "cpu", LN_OPREG_PROTO(avgpool2d, avgpool2d_cpu)},
+    {"batchnorm", "none", LN_OPREG_PROTO(batchnorm, batchnorm)},
+    {"batchnorm_cpu", "cpu", LN_OPREG_PROTO(batchnorm, batchnorm_cpu)},
+    {"cast", "none", LN_OPREG_PROTO(cast, cast)},
+    {"cast_cpu", "cpu", LN_OPREG_PROTO(cast, cast_cpu)},
+    {"celu", "none", LN_OPREG_PROTO(celu, celu)},
+    {"celu_cpu", "cpu", LN_OPREG_PROTO(celu, celu_cpu)},
+    {"clip", "none", LN_OPREG_PROTO(clip, clip)},
+    {"clip_cpu", "cpu", LN_OPREG_PROTO(clip, clip_cpu)},
+    {"concat", "none", LN_OPREG_PROTO(concat, concat)},
+    {"concat_cpu", "cpu", LN_OPREG_PROTO(concat, concat_cpu)},
+    {"conv2d", "none", LN_OPREG_PROTO(conv2d, conv2d)},
+    {"conv2d_cpu", "cpu", LN_OPREG_PROTO(conv2d, conv2d_cpu)},
+    {"conv2d_dw_cpu", "cpu", LN_OPREG_PROTO(conv2d, conv2d_dw_cpu)},
+    {"conv_transpose2d", "none", LN_OPREG_PROTO(conv_transpose2d, conv_transpose2d)},
+    {"conv_transpose2d_cpu", "cpu", LN_OPREG_PROTO(conv_transpose2d, conv_transpose2d_cpu)},
+    {"cos", "none", LN_OPREG_PROTO(cos, cos)},
+    {"cos_cpu", "cpu", LN_OPREG_PROTO(cos, cos_cpu)},
+    {"cosh", "none", LN_OPREG_PROTO(cosh, cosh)},
+    {"cosh_cpu", "cpu", LN_OPREG_PROTO(cosh, cosh_cpu)},
+    {"create", "none", LN_OPREG_PROTO(create, create)},
+    {"create_cpu", "cpu", LN_OPREG_PROTO(create, create_cpu)},
+    {"depth_to_space", "none", LN_OPREG_PROTO(depth_to_space, depth_to_space)},
+    {"depth_to_space_cpu", "cpu", LN_OPREG_PROTO(depth_to_space, depth_to_space_cpu)},
+    {"div", "none", LN_OPREG_PROTO(div, div)},
+    {"div_cpu", "cpu", LN_OPREG_PROTO(div, div_cpu)},
+    {"dropout", "none", LN_OPREG_PROTO(dropout, dropout)},
+    {"dropout_cpu", "cpu", LN_OPREG_PROTO(dropout, dropout_cpu)},
+    {"elu", "none", LN_OPREG_PROTO(elu, elu)},
+    {"elu_cpu", "cpu", LN_OPREG_PROTO(elu, elu_cpu)},
+    {"erf", "none", LN_OPREG_PROTO(erf, erf)},
+    {"erf_cpu", "cpu", LN_OPREG_PROTO(erf, erf_cpu)},
+    {"exp", "none", LN_OPREG_PROTO(exp, exp)},
+    {"exp_cpu", "cpu", LN_OPREG_PROTO(exp, exp_cpu)},
+    {"expand", "none", LN_OPREG_PROTO(expand, expand)},
+    {"expand_cpu", "cpu", LN_OPREG_PROTO(expand, expand_cpu)},
+    {"flatten", "none", LN_OPREG_PROTO(flatten, flatten)},
+    {"flatten_cpu", "cpu", LN_OPREG_PROTO(flatten, flatten_cpu)},
+    {"gather", "none", LN_OPREG_PROTO(gather, gather)},
+    {"gather_cpu", "cpu", LN_OPREG_PROTO(gather, gather_cpu)},
+    {"gemm", "none", LN_OPREG_PROTO(gemm, gemm)},
+    {"gemm_cpu", "cpu", LN_OPREG_PROTO(gemm, gemm_cpu)},
+    {"globalavgpool", "none", LN_OPREG_PROTO(globalavgpool, globalavgpool)},
+    {"globalavgpool_cpu", "cpu", LN_OPREG_PROTO(globalavgpool, globalavgpool_cpu)},
+    {"globalmaxpool", "none", LN_OPREG_PROTO(globalmaxpool, globalmaxpool)},
+    {"globalmaxpool_cpu", "cpu", LN_OPREG_PROTO(globalmaxpool, globalmaxpool_cpu)},
+    {"hardsigmoid", "none", LN_OPREG_PROTO(hardsigmoid, hardsigmoid)},
+    {"hardsigmoid_cpu", "cpu", LN_OPREG_PROTO(hardsigmoid, hardsigmoid_cpu)},
+    {"hardswish", "none", LN_OPREG_PROTO(hardswish, hardswish)},
+    {"hardswish_cpu", "cpu", LN_OPREG_PROTO(hardswish, hardswish_cpu)},
+    {"identity", "none", LN_OPREG_PROTO(identity, identity)},
+    {"identity_cpu", "cpu", LN_OPREG_PROTO(identity, identity_cpu)},
+    {"input", "none", LN_OPREG_PROTO(input, input)},
+    {"input_cpu", "cpu", LN_OPREG_PROTO(input, input_cpu)},
+    {"instancenorm", "none", LN_OPREG_PROTO(instancenorm, instancenorm)},
+    {"instancenorm_cpu", "cpu", LN_OPREG_PROTO(instancenorm, instancenorm_cpu)},
+    {"layernorm", "none", LN_OPREG_PROTO(layernorm, layernorm)},
+    {"layernorm_cpu", "cpu", LN_OPREG_PROTO(layernorm, layernorm_cpu)},
+    {"leakyrelu", "none", LN_OPREG_PROTO(leakyrelu, leakyrelu)},
+    {"leakyrelu_cpu", "cpu", LN_OPREG_PROTO(leakyrelu, leakyrelu_cpu)},
+    {"log", "none", LN_OPREG_PROTO(log, log)},
+    {"log_cpu", "cpu", LN_OPREG_PROTO(log, log_cpu)},
+    {"logsoftmax", "none", LN_OPREG_PROTO(logsoftmax, logsoftmax)},
+    {"logsoftmax_cpu", "cpu", LN_OPREG_PROTO(logsoftmax, logsoftmax_cpu)},
+    {"lrn", "none", LN_OPREG_PROTO(lrn, lrn)},
+    {"lrn_cpu", "cpu", LN_OPREG_PROTO(lrn, lrn_cpu)},
+    {"matmul", "none", LN_OPREG_PROTO(matmul, matmul)},
+    {"matmul_cpu", "cpu", LN_OPREG_PROTO(matmul, matmul_cpu)},
+    {"max", "none", LN_OPREG_PROTO(max, max)},
+    {"max_cpu", "cpu", LN_OPREG_PROTO(max, max_cpu)},
+    {"maxpool2d", "none", LN_OPREG_PROTO(maxpool2d, maxpool2d)},
+    {"maxpool2d_cpu", "cpu", LN_OPREG_PROTO(maxpool2d, maxpool2d_cpu)},
+    {"mean", "none", LN_OPREG_PROTO(mean, mean)},
+    {"mean_cpu", "cpu", LN_OPREG_PROTO(mean, mean_cpu)},
+    {"min", "none", LN_OPREG_PROTO(min, min)},
+    {"min_cpu", "cpu", LN_OPREG_PROTO(min, min_cpu)},
+    {"mul", "none", LN_OPREG_PROTO(mul, mul)},
+    {"mul_cpu", "cpu", LN_OPREG_PROTO(mul, mul_cpu)},
+    {"neg", "none", LN_OPREG_PROTO(neg, neg)},
+    {"neg_cpu", "cpu", LN_OPREG_PROTO(neg, neg_cpu)},
+    {"output", "none", LN_OPREG_PROTO(output, output)},
+    {"output_cpu", "cpu", LN_OPREG_PROTO(output, output_cpu)},
+    {"pad", "none", LN_OPREG_PROTO(pad, pad)},
+    {"pad_cpu", "cpu", LN_OPREG_PROTO(pad, pad_cpu)},
+    {"pow", "none", LN_OPREG_PROTO(pow, pow)},
+    {"pow_cpu", "cpu", LN_OPREG_PROTO(pow, pow_cpu)},
+    {"prelu", "none", LN_OPREG_PROTO(prelu, prelu)},
+    {"prelu_cpu", "cpu", LN_OPREG_PROTO(prelu, prelu_cpu)},
+    {"print", "none", LN_OPREG_PROTO(print, print)},
+    {"print_cpu", "cpu", LN_OPREG_PROTO(print, print_cpu)},
+    {"reciprocal", "none", LN_OPREG_PROTO(reciprocal, reciprocal)},
+    {"reciprocal_cpu", "cpu", LN_OPREG_PROTO(reciprocal, reciprocal_cpu)},
+    {"reduce_l1", "none", LN_OPREG_PROTO(reduce_l1, reduce_l1)},
+    {"reduce_l1_cpu", "cpu", LN_OPREG_PROTO(reduce_l1, reduce_l1_cpu)},
+    {"reduce_l2", "none", LN_OPREG_PROTO(reduce_l2, reduce_l2)},
+    {"reduce_l2_cpu", "cpu", LN_OPREG_PROTO(reduce_l2, reduce_l2_cpu)},
+    {"reduce_logsum", "none", LN_OPREG_PROTO(reduce_logsum, reduce_logsum)},
+    {"reduce_logsum_cpu", "cpu", LN_OPREG_PROTO(reduce_logsum, reduce_logsum_cpu)},
+    {"reduce_logsumexp", "none", LN_OPREG_PROTO(reduce_logsumexp, reduce_logsumexp)},
+    {"reduce_logsumexp_cpu", "cpu", LN_OPREG_PROTO(reduce_logsumexp, reduce_logsumexp_cpu)},
+    {"reduce_max", "none", LN_OPREG_PROTO(reduce_max, reduce_max)},
+    {"reduce_max_cpu", "cpu", LN_OPREG_PROTO(reduce_max, reduce_max_cpu)},
+    {"reduce_mean", "none", LN_OPREG_PROTO(reduce_mean, reduce_mean)},
+    {"reduce_mean_cpu", "cpu", LN_OPREG_PROTO(reduce_mean, reduce_mean_cpu)},
+    {"reduce_min", "none", LN_OPREG_PROTO(reduce_min, reduce_min)},
+    {"reduce_min_cpu", "cpu", LN_OPREG_PROTO(reduce_min, reduce_min_cpu)},
+    {"reduce_prod", "none", LN_OPREG_PROTO(reduce_prod, reduce_prod)},
+    {"reduce_prod_cpu", "cpu", LN_OPREG_PROTO(reduce_prod, reduce_prod_cpu)},
+    {"reduce_sum", "none", LN_OPREG_PROTO(reduce_sum, reduce_sum)},
+    {"reduce_sum_cpu", "cpu", LN_OPREG_PROTO(reduce_sum, reduce_sum_cpu)},
+    {"reduce_sumsquare", "none", LN_OPREG_PROTO(reduce_sumsquare, reduce_sumsquare)},
+    {"reduce_sumsquare_cpu", "cpu", LN_OPREG_PROTO(reduce_sumsquare, reduce_sumsquare_cpu)},
+    {"relu", "none", LN_OPREG_PROTO(relu, relu)},
+    {"relu_cpu", "cpu", LN_OPREG_PROTO(relu, relu_cpu)},
+    {"reshape", "none", LN_OPREG_PROTO(reshape, reshape)},
+    {"reshape_cpu", "cpu", LN_OPREG_PROTO(reshape, reshape_cpu)},
+    {"resize", "none", LN_OPREG_PROTO(resize, resize)},
+    {"resize_cpu", "cpu", LN_OPREG_PROTO(resize, resize_cpu)},
+    {"round", "none", LN_OPREG_PROTO(round, round)},
+    {"round_cpu", "cpu", LN_OPREG_PROTO(round, round_cpu)},
+    {"selu", "none", LN_OPREG_PROTO(selu, selu)},
+    {"selu_cpu", "cpu", LN_OPREG_PROTO(selu, selu_cpu)},
+    {"shrink", "none", LN_OPREG_PROTO(shrink, shrink)},
+    {"shrink_cpu", "cpu", LN_OPREG_PROTO(shrink, shrink_cpu)},
+    {"sigmoid", "none", LN_OPREG_PROTO(sigmoid, sigmoid)},
+    {"sigmoid_cpu", "cpu", LN_OPREG_PROTO(sigmoid, sigmoid_cpu)},
+    {"sign", "none", LN_OPREG_PROTO(sign, sign)},
+    {"sign_cpu", "cpu", LN_OPREG_PROTO(sign, sign_cpu)},
+    {"sin", "none", LN_OPREG_PROTO(sin, sin)},
+    {"sin_cpu", "cpu", LN_OPREG_PROTO(sin, sin_cpu)},
+    {"sinh", "none", LN_OPREG_PROTO(sinh, sinh)},
+    {"sinh_cpu", "cpu", LN_OPREG_PROTO(sinh, sinh_cpu)},
+    {"slice", "none", LN_OPREG_PROTO(slice, slice)},
+    {"slice_cpu", "cpu", LN_OPREG_PROTO(slice, slice_cpu)},
+    {"softmax", "none", LN_OPREG_PROTO(softmax, softmax)},
+    {"softmax_cpu", "cpu", LN_OPREG_PROTO(softmax, softmax_cpu)},
+    {"softplus", "none", LN_OPREG_PROTO(softplus, softplus)},
+    {"softplus_cpu", "cpu", LN_OPREG_PROTO(softplus, softplus_cpu)},
+    {"softsign", "none", LN_OPREG_PROTO(softsign, softsign)},
+    {"softsign_cpu", "cpu", LN_OPREG_PROTO(softsign, softsign_cpu)},
+    {"space_to_depth", "none", LN_OPREG_PROTO(space_to_depth, space_to_depth)},
+    {"space_to_depth_cpu", "cpu", LN_OPREG_PROTO(space_to_depth, space_to_depth_cpu)},
+    {"split", "none", LN_OPREG_PROTO(split, split)},
+    {"split_cpu", "cpu", LN_OPREG_PROTO(split, split_cpu)},
+    {"sqrt", "none", LN_OPREG_PROTO(sqrt, sqrt)},
+    {"sqrt_cpu", "cpu", LN_OPREG_PROTO(sqrt, sqrt_cpu)},
+    {"squeeze", "none", LN_OPREG_PROTO(squeeze, squeeze)},
+    {"squeeze_cpu", "cpu", LN_OPREG_PROTO(squeeze, squeeze_cpu)},
+    {"sub", "none", LN_OPREG_PROTO(sub, sub)},
+    {"sub_cpu", "cpu", LN_OPREG_PROTO(sub, sub_cpu)},
+    {"tan", "none", LN_OPREG_PROTO(tan, tan)},
+    {"tan_cpu", "cpu", LN_OPREG_PROTO(tan, tan_cpu)},
+    {"tanh", "none", LN_OPREG_PROTO(tanh, tanh)},
+    {"tanh_cpu", "cpu", LN_OPREG_PROTO(tanh, tanh_cpu)},
+    {"thresholdedrelu", "none", LN_OPREG_PROTO(thresholdedrelu, thresholdedrelu)},
+    {"thresholdedrelu_cpu", "cpu", LN_OPREG_PROTO(thresholdedrelu, thresholdedrelu_cpu)},
+    {"tile", "none", LN_OPREG_PROTO(tile, tile)},
+    {"tile_cpu", "cpu", LN_OPREG_PROTO(tile, tile_cpu)},
+    {"transpose", "none", LN_OPREG_PROTO(transpose, transpose)},
+    {"transpose_cpu", "cpu", LN_OPREG_PROTO(transpose, transpose_cpu)},
+    {"unsqueeze", "none", LN_OPREG_PROTO(unsqueeze, unsqueeze)},
+    {"unsqueeze_cpu", "cpu", LN_OPREG_PROTO(unsqueeze, unsqueeze_cpu)},
+    {NULL, NULL, NULL}
 };
 
 static const char *const onnx_inputs_abs_0[] = {"src", NULL};
@@ -1994,251 +1068,87 @@ const ln_opregistry_onnx_entry ln_opregistry_onnx[] = {
 };
 
 const ln_opregistry_aot_entry ln_opregistry_aot[] = {
-#ifndef LN_OP_STRIP_abs
     {"abs_cpu", "ln_rt_abs_f32(${src}, ${dst}, ${src.len});", NULL},
-#endif
-#ifndef LN_OP_STRIP_acos
     {"acos_cpu", "ln_rt_acos_f32(${src}, ${dst}, ${src.len});", NULL},
-#endif
-#ifndef LN_OP_STRIP_acosh
     {"acosh_cpu", "ln_rt_acosh_f32(${src}, ${dst}, ${src.len});", NULL},
-#endif
-#ifndef LN_OP_STRIP_add
-    {"add_cpu", "ln_rt_add_f32(&${bcast}, ${src1}, ${src2}, ${dst});", ln_opimpl_add_cpu_aot_priv},
-#endif
-#ifndef LN_OP_STRIP_argmax
-    {"argmax_cpu", "ln_rt_argmax_f32(${outer}, ${len}, ${inner}, ${select_last_index}, ${src}, ${dst});", ln_opimpl_argmax_cpu_aot_priv},
-#endif
-#ifndef LN_OP_STRIP_argmin
-    {"argmin_cpu", "ln_rt_argmin_f32(${outer}, ${len}, ${inner}, ${select_last_index}, ${src}, ${dst});", ln_opimpl_argmin_cpu_aot_priv},
-#endif
-#ifndef LN_OP_STRIP_asin
+    {"add_cpu", "ln_rt_add_f32(&${bcast}, ${src1}, ${src2}, ${dst});", LN_OPREG_IF_KEPT(add, ln_opimpl_add_cpu_aot_priv)},
+    {"argmax_cpu", "ln_rt_argmax_f32(${outer}, ${len}, ${inner}, ${select_last_index}, ${src}, ${dst});", LN_OPREG_IF_KEPT(argmax, ln_opimpl_argmax_cpu_aot_priv)},
+    {"argmin_cpu", "ln_rt_argmin_f32(${outer}, ${len}, ${inner}, ${select_last_index}, ${src}, ${dst});", LN_OPREG_IF_KEPT(argmin, ln_opimpl_argmin_cpu_aot_priv)},
     {"asin_cpu", "ln_rt_asin_f32(${src}, ${dst}, ${src.len});", NULL},
-#endif
-#ifndef LN_OP_STRIP_asinh
     {"asinh_cpu", "ln_rt_asinh_f32(${src}, ${dst}, ${src.len});", NULL},
-#endif
-#ifndef LN_OP_STRIP_atan
     {"atan_cpu", "ln_rt_atan_f32(${src}, ${dst}, ${src.len});", NULL},
-#endif
-#ifndef LN_OP_STRIP_atanh
     {"atanh_cpu", "ln_rt_atanh_f32(${src}, ${dst}, ${src.len});", NULL},
-#endif
-#ifndef LN_OP_STRIP_avgpool2d
-    {"avgpool2d_cpu", "ln_rt_avgpool2d_f32(&${args}, ${src}, ${dst});", ln_opimpl_avgpool2d_cpu_aot_priv},
-#endif
-#ifndef LN_OP_STRIP_batchnorm
-    {"batchnorm_cpu", "ln_rt_batchnorm_f32(${src.dims[0]}, ${src.dims[1]}, ${src.len} / (${src.dims[0]} * ${src.dims[1]}), ${epsilon}, ${src}, ${scale}, ${bias}, ${mean}, ${var}, ${dst});", ln_opimpl_batchnorm_cpu_aot_priv},
-#endif
-#ifndef LN_OP_STRIP_cast
-    {"cast_cpu", "ln_rt_cast(${rt_from}, ${src}, ${rt_to}, ${dst}, ${src.len});", ln_opimpl_cast_cpu_aot_priv},
-#endif
-#ifndef LN_OP_STRIP_celu
-    {"celu_cpu", "ln_rt_celu_f32(${src}, ${dst}, ${src.len}, ${alpha});", ln_opimpl_celu_cpu_aot_priv},
-#endif
-#ifndef LN_OP_STRIP_clip
-    {"clip_cpu", "ln_rt_clip_f32(${src}, ${dst}, ${src.len}, ${min}, ${max});", ln_opimpl_clip_cpu_aot_priv},
-#endif
-#ifndef LN_OP_STRIP_concat
-    {"concat_cpu", "ln_rt_concat(${src.count}, ${src}, ${args}.axis_dims, ${args}.outer, ${args}.inner, ${src.elem_size}, ${dst});", ln_opimpl_concat_cpu_aot_priv},
-#endif
-#ifndef LN_OP_STRIP_conv2d
-    {"conv2d_cpu", "ln_rt_conv2d_f32(&${args}, ${src}, ${weight}, ${bias}, ${dst}, ${scratch});", ln_opimpl_conv2d_cpu_aot_priv},
-#endif
-#ifndef LN_OP_STRIP_conv2d
-    {"conv2d_dw_cpu", "ln_rt_conv2d_depthwise_f32(&${args}, ${src}, ${weight}, ${bias}, ${dst}, ${scratch});", ln_opimpl_conv2d_dw_cpu_aot_priv},
-#endif
-#ifndef LN_OP_STRIP_conv_transpose2d
-    {"conv_transpose2d_cpu", "ln_rt_conv_transpose2d_f32(&${args}, ${src}, ${weight}, ${bias}, ${dst}, ${scratch});", ln_opimpl_conv_transpose2d_cpu_aot_priv},
-#endif
-#ifndef LN_OP_STRIP_cos
+    {"avgpool2d_cpu", "ln_rt_avgpool2d_f32(&${args}, ${src}, ${dst});", LN_OPREG_IF_KEPT(avgpool2d, ln_opimpl_avgpool2d_cpu_aot_priv)},
+    {"batchnorm_cpu", "ln_rt_batchnorm_f32(${src.dims[0]}, ${src.dims[1]}, ${src.len} / (${src.dims[0]} * ${src.dims[1]}), ${epsilon}, ${src}, ${scale}, ${bias}, ${mean}, ${var}, ${dst});", LN_OPREG_IF_KEPT(batchnorm, ln_opimpl_batchnorm_cpu_aot_priv)},
+    {"cast_cpu", "ln_rt_cast(${rt_from}, ${src}, ${rt_to}, ${dst}, ${src.len});", LN_OPREG_IF_KEPT(cast, ln_opimpl_cast_cpu_aot_priv)},
+    {"celu_cpu", "ln_rt_celu_f32(${src}, ${dst}, ${src.len}, ${alpha});", LN_OPREG_IF_KEPT(celu, ln_opimpl_celu_cpu_aot_priv)},
+    {"clip_cpu", "ln_rt_clip_f32(${src}, ${dst}, ${src.len}, ${min}, ${max});", LN_OPREG_IF_KEPT(clip, ln_opimpl_clip_cpu_aot_priv)},
+    {"concat_cpu", "ln_rt_concat(${src.count}, ${src}, ${args}.axis_dims, ${args}.outer, ${args}.inner, ${src.elem_size}, ${dst});", LN_OPREG_IF_KEPT(concat, ln_opimpl_concat_cpu_aot_priv)},
+    {"conv2d_cpu", "ln_rt_conv2d_f32(&${args}, ${src}, ${weight}, ${bias}, ${dst}, ${scratch});", LN_OPREG_IF_KEPT(conv2d, ln_opimpl_conv2d_cpu_aot_priv)},
+    {"conv2d_dw_cpu", "ln_rt_conv2d_depthwise_f32(&${args}, ${src}, ${weight}, ${bias}, ${dst}, ${scratch});", LN_OPREG_IF_KEPT(conv2d, ln_opimpl_conv2d_dw_cpu_aot_priv)},
+    {"conv_transpose2d_cpu", "ln_rt_conv_transpose2d_f32(&${args}, ${src}, ${weight}, ${bias}, ${dst}, ${scratch});", LN_OPREG_IF_KEPT(conv_transpose2d, ln_opimpl_conv_transpose2d_cpu_aot_priv)},
     {"cos_cpu", "ln_rt_cos_f32(${src}, ${dst}, ${src.len});", NULL},
-#endif
-#ifndef LN_OP_STRIP_cosh
     {"cosh_cpu", "ln_rt_cosh_f32(${src}, ${dst}, ${src.len});", NULL},
-#endif
-#ifndef LN_OP_STRIP_depth_to_space
-    {"depth_to_space_cpu", "ln_rt_depth_to_space_f32(${src.dims[0]}, ${src.dims[1]}, ${src.dims[2]}, ${src.dims[3]}, ${blocksize}, ${mode_index}, ${src}, ${dst});", ln_opimpl_depth_to_space_cpu_aot_priv},
-#endif
-#ifndef LN_OP_STRIP_div
-    {"div_cpu", "ln_rt_div_f32(&${bcast}, ${src1}, ${src2}, ${dst});", ln_opimpl_div_cpu_aot_priv},
-#endif
-#ifndef LN_OP_STRIP_elu
-    {"elu_cpu", "ln_rt_elu_f32(${src}, ${dst}, ${src.len}, ${alpha});", ln_opimpl_elu_cpu_aot_priv},
-#endif
-#ifndef LN_OP_STRIP_erf
+    {"depth_to_space_cpu", "ln_rt_depth_to_space_f32(${src.dims[0]}, ${src.dims[1]}, ${src.dims[2]}, ${src.dims[3]}, ${blocksize}, ${mode_index}, ${src}, ${dst});", LN_OPREG_IF_KEPT(depth_to_space, ln_opimpl_depth_to_space_cpu_aot_priv)},
+    {"div_cpu", "ln_rt_div_f32(&${bcast}, ${src1}, ${src2}, ${dst});", LN_OPREG_IF_KEPT(div, ln_opimpl_div_cpu_aot_priv)},
+    {"elu_cpu", "ln_rt_elu_f32(${src}, ${dst}, ${src.len}, ${alpha});", LN_OPREG_IF_KEPT(elu, ln_opimpl_elu_cpu_aot_priv)},
     {"erf_cpu", "ln_rt_erf_f32(${src}, ${dst}, ${src.len});", NULL},
-#endif
-#ifndef LN_OP_STRIP_exp
     {"exp_cpu", "ln_rt_exp_f32(${src}, ${dst}, ${src.len});", NULL},
-#endif
-#ifndef LN_OP_STRIP_expand
-    {"expand_cpu", "ln_rt_tile(&${args}, ${src.elem_size}, ${src}, ${dst});", ln_opimpl_expand_cpu_aot_priv},
-#endif
-#ifndef LN_OP_STRIP_gather
-    {"gather_cpu", "ln_rt_gather(${outer}, ${len}, ${inner}, ${indices}, ${indices.len}, ${src.elem_size}, ${src}, ${dst});", ln_opimpl_gather_cpu_aot_priv},
-#endif
-#ifndef LN_OP_STRIP_gemm
-    {"gemm_cpu", "ln_rt_gemm_f32(&${args}, ${src}, ${weight}, ${bias}, ${dst}, ${scratch});", ln_opimpl_gemm_cpu_aot_priv},
-#endif
-#ifndef LN_OP_STRIP_globalavgpool
+    {"expand_cpu", "ln_rt_tile(&${args}, ${src.elem_size}, ${src}, ${dst});", LN_OPREG_IF_KEPT(expand, ln_opimpl_expand_cpu_aot_priv)},
+    {"gather_cpu", "ln_rt_gather(${outer}, ${len}, ${inner}, ${indices}, ${indices.len}, ${src.elem_size}, ${src}, ${dst});", LN_OPREG_IF_KEPT(gather, ln_opimpl_gather_cpu_aot_priv)},
+    {"gemm_cpu", "ln_rt_gemm_f32(&${args}, ${src}, ${weight}, ${bias}, ${dst}, ${scratch});", LN_OPREG_IF_KEPT(gemm, ln_opimpl_gemm_cpu_aot_priv)},
     {"globalavgpool_cpu", "ln_rt_global_avgpool_f32(${src.dims[0]} * ${src.dims[1]}, ${src.len} / (${src.dims[0]} * ${src.dims[1]}), ${src}, ${dst});", NULL},
-#endif
-#ifndef LN_OP_STRIP_globalmaxpool
     {"globalmaxpool_cpu", "ln_rt_global_maxpool_f32(${src.dims[0]} * ${src.dims[1]}, ${src.len} / (${src.dims[0]} * ${src.dims[1]}), ${src}, ${dst});", NULL},
-#endif
-#ifndef LN_OP_STRIP_hardsigmoid
-    {"hardsigmoid_cpu", "ln_rt_hardsigmoid_f32(${src}, ${dst}, ${src.len}, ${alpha}, ${beta});", ln_opimpl_hardsigmoid_cpu_aot_priv},
-#endif
-#ifndef LN_OP_STRIP_hardswish
+    {"hardsigmoid_cpu", "ln_rt_hardsigmoid_f32(${src}, ${dst}, ${src.len}, ${alpha}, ${beta});", LN_OPREG_IF_KEPT(hardsigmoid, ln_opimpl_hardsigmoid_cpu_aot_priv)},
     {"hardswish_cpu", "ln_rt_hardswish_f32(${src}, ${dst}, ${src.len});", NULL},
-#endif
-#ifndef LN_OP_STRIP_instancenorm
-    {"instancenorm_cpu", "ln_rt_instancenorm_f32(${src.dims[0]}, ${src.dims[1]}, ${src.len} / (${src.dims[0]} * ${src.dims[1]}), ${epsilon}, ${src}, ${scale}, ${bias}, ${dst});", ln_opimpl_instancenorm_cpu_aot_priv},
-#endif
-#ifndef LN_OP_STRIP_layernorm
-    {"layernorm_cpu", "ln_rt_layernorm_stats_f32(${outer}, ${inner}, ${epsilon}, ${src}, ${scale}, ${bias}, ${dst}, ${mean}, ${inv_std_dev});", ln_opimpl_layernorm_cpu_aot_priv},
-#endif
-#ifndef LN_OP_STRIP_leakyrelu
-    {"leakyrelu_cpu", "ln_rt_leakyrelu_f32(${src}, ${dst}, ${src.len}, ${alpha});", ln_opimpl_leakyrelu_cpu_aot_priv},
-#endif
-#ifndef LN_OP_STRIP_log
+    {"instancenorm_cpu", "ln_rt_instancenorm_f32(${src.dims[0]}, ${src.dims[1]}, ${src.len} / (${src.dims[0]} * ${src.dims[1]}), ${epsilon}, ${src}, ${scale}, ${bias}, ${dst});", LN_OPREG_IF_KEPT(instancenorm, ln_opimpl_instancenorm_cpu_aot_priv)},
+    {"layernorm_cpu", "ln_rt_layernorm_stats_f32(${outer}, ${inner}, ${epsilon}, ${src}, ${scale}, ${bias}, ${dst}, ${mean}, ${inv_std_dev});", LN_OPREG_IF_KEPT(layernorm, ln_opimpl_layernorm_cpu_aot_priv)},
+    {"leakyrelu_cpu", "ln_rt_leakyrelu_f32(${src}, ${dst}, ${src.len}, ${alpha});", LN_OPREG_IF_KEPT(leakyrelu, ln_opimpl_leakyrelu_cpu_aot_priv)},
     {"log_cpu", "ln_rt_log_f32(${src}, ${dst}, ${src.len});", NULL},
-#endif
-#ifndef LN_OP_STRIP_logsoftmax
-    {"logsoftmax_cpu", "ln_rt_logsoftmax_f32(${outer}, ${len}, ${inner}, ${src}, ${dst});", ln_opimpl_logsoftmax_cpu_aot_priv},
-#endif
-#ifndef LN_OP_STRIP_lrn
-    {"lrn_cpu", "ln_rt_lrn_f32(${src.dims[0]}, ${src.dims[1]}, ${src.len} / (${src.dims[0]} * ${src.dims[1]}), ${size}, ${alpha}, ${beta}, ${bias}, ${src}, ${dst});", ln_opimpl_lrn_cpu_aot_priv},
-#endif
-#ifndef LN_OP_STRIP_matmul
-    {"matmul_cpu", "ln_rt_matmul_f32(&${args}, ${src1}, ${src2}, ${dst}, ${scratch});", ln_opimpl_matmul_cpu_aot_priv},
-#endif
-#ifndef LN_OP_STRIP_max
-    {"max_cpu", "ln_rt_max_f32(&${bcast}, ${src1}, ${src2}, ${dst});", ln_opimpl_max_cpu_aot_priv},
-#endif
-#ifndef LN_OP_STRIP_maxpool2d
-    {"maxpool2d_cpu", "ln_rt_maxpool2d_f32(&${args}, ${src}, ${dst});", ln_opimpl_maxpool2d_cpu_aot_priv},
-#endif
-#ifndef LN_OP_STRIP_mean
+    {"logsoftmax_cpu", "ln_rt_logsoftmax_f32(${outer}, ${len}, ${inner}, ${src}, ${dst});", LN_OPREG_IF_KEPT(logsoftmax, ln_opimpl_logsoftmax_cpu_aot_priv)},
+    {"lrn_cpu", "ln_rt_lrn_f32(${src.dims[0]}, ${src.dims[1]}, ${src.len} / (${src.dims[0]} * ${src.dims[1]}), ${size}, ${alpha}, ${beta}, ${bias}, ${src}, ${dst});", LN_OPREG_IF_KEPT(lrn, ln_opimpl_lrn_cpu_aot_priv)},
+    {"matmul_cpu", "ln_rt_matmul_f32(&${args}, ${src1}, ${src2}, ${dst}, ${scratch});", LN_OPREG_IF_KEPT(matmul, ln_opimpl_matmul_cpu_aot_priv)},
+    {"max_cpu", "ln_rt_max_f32(&${bcast}, ${src1}, ${src2}, ${dst});", LN_OPREG_IF_KEPT(max, ln_opimpl_max_cpu_aot_priv)},
+    {"maxpool2d_cpu", "ln_rt_maxpool2d_f32(&${args}, ${src}, ${dst});", LN_OPREG_IF_KEPT(maxpool2d, ln_opimpl_maxpool2d_cpu_aot_priv)},
     {"mean_cpu", "ln_rt_mean_f32(${src}, ${src.count}, ${dst}, ${dst.len});", NULL},
-#endif
-#ifndef LN_OP_STRIP_min
-    {"min_cpu", "ln_rt_min_f32(&${bcast}, ${src1}, ${src2}, ${dst});", ln_opimpl_min_cpu_aot_priv},
-#endif
-#ifndef LN_OP_STRIP_mul
-    {"mul_cpu", "ln_rt_mul_f32(&${bcast}, ${src1}, ${src2}, ${dst});", ln_opimpl_mul_cpu_aot_priv},
-#endif
-#ifndef LN_OP_STRIP_neg
+    {"min_cpu", "ln_rt_min_f32(&${bcast}, ${src1}, ${src2}, ${dst});", LN_OPREG_IF_KEPT(min, ln_opimpl_min_cpu_aot_priv)},
+    {"mul_cpu", "ln_rt_mul_f32(&${bcast}, ${src1}, ${src2}, ${dst});", LN_OPREG_IF_KEPT(mul, ln_opimpl_mul_cpu_aot_priv)},
     {"neg_cpu", "ln_rt_neg_f32(${src}, ${dst}, ${src.len});", NULL},
-#endif
-#ifndef LN_OP_STRIP_pad
-    {"pad_cpu", "ln_rt_pad_f32(&${args}, ${src}, ${dst});", ln_opimpl_pad_cpu_aot_priv},
-#endif
-#ifndef LN_OP_STRIP_pow
-    {"pow_cpu", "ln_rt_pow_f32(&${bcast}, ${src1}, ${src2}, ${dst});", ln_opimpl_pow_cpu_aot_priv},
-#endif
-#ifndef LN_OP_STRIP_prelu
-    {"prelu_cpu", "ln_rt_prelu_f32(&${bcast}, ${src}, ${slope}, ${dst});", ln_opimpl_prelu_cpu_aot_priv},
-#endif
-#ifndef LN_OP_STRIP_reciprocal
+    {"pad_cpu", "ln_rt_pad_f32(&${args}, ${src}, ${dst});", LN_OPREG_IF_KEPT(pad, ln_opimpl_pad_cpu_aot_priv)},
+    {"pow_cpu", "ln_rt_pow_f32(&${bcast}, ${src1}, ${src2}, ${dst});", LN_OPREG_IF_KEPT(pow, ln_opimpl_pow_cpu_aot_priv)},
+    {"prelu_cpu", "ln_rt_prelu_f32(&${bcast}, ${src}, ${slope}, ${dst});", LN_OPREG_IF_KEPT(prelu, ln_opimpl_prelu_cpu_aot_priv)},
     {"reciprocal_cpu", "ln_rt_reciprocal_f32(${src}, ${dst}, ${src.len});", NULL},
-#endif
-#ifndef LN_OP_STRIP_reduce_l1
-    {"reduce_l1_cpu", "ln_rt_reduce_l1_f32(&${args}, ${src}, ${dst});", ln_opimpl_reduce_l1_cpu_aot_priv},
-#endif
-#ifndef LN_OP_STRIP_reduce_l2
-    {"reduce_l2_cpu", "ln_rt_reduce_l2_f32(&${args}, ${src}, ${dst});", ln_opimpl_reduce_l2_cpu_aot_priv},
-#endif
-#ifndef LN_OP_STRIP_reduce_logsum
-    {"reduce_logsum_cpu", "ln_rt_reduce_logsum_f32(&${args}, ${src}, ${dst});", ln_opimpl_reduce_logsum_cpu_aot_priv},
-#endif
-#ifndef LN_OP_STRIP_reduce_logsumexp
-    {"reduce_logsumexp_cpu", "ln_rt_reduce_logsumexp_f32(&${args}, ${src}, ${dst});", ln_opimpl_reduce_logsumexp_cpu_aot_priv},
-#endif
-#ifndef LN_OP_STRIP_reduce_max
-    {"reduce_max_cpu", "ln_rt_reduce_max_f32(&${args}, ${src}, ${dst});", ln_opimpl_reduce_max_cpu_aot_priv},
-#endif
-#ifndef LN_OP_STRIP_reduce_mean
-    {"reduce_mean_cpu", "ln_rt_reduce_mean_f32(&${args}, ${src}, ${dst});", ln_opimpl_reduce_mean_cpu_aot_priv},
-#endif
-#ifndef LN_OP_STRIP_reduce_min
-    {"reduce_min_cpu", "ln_rt_reduce_min_f32(&${args}, ${src}, ${dst});", ln_opimpl_reduce_min_cpu_aot_priv},
-#endif
-#ifndef LN_OP_STRIP_reduce_prod
-    {"reduce_prod_cpu", "ln_rt_reduce_prod_f32(&${args}, ${src}, ${dst});", ln_opimpl_reduce_prod_cpu_aot_priv},
-#endif
-#ifndef LN_OP_STRIP_reduce_sum
-    {"reduce_sum_cpu", "ln_rt_reduce_sum_f32(&${args}, ${src}, ${dst});", ln_opimpl_reduce_sum_cpu_aot_priv},
-#endif
-#ifndef LN_OP_STRIP_reduce_sumsquare
-    {"reduce_sumsquare_cpu", "ln_rt_reduce_sumsquare_f32(&${args}, ${src}, ${dst});", ln_opimpl_reduce_sumsquare_cpu_aot_priv},
-#endif
-#ifndef LN_OP_STRIP_relu
+    {"reduce_l1_cpu", "ln_rt_reduce_l1_f32(&${args}, ${src}, ${dst});", LN_OPREG_IF_KEPT(reduce_l1, ln_opimpl_reduce_l1_cpu_aot_priv)},
+    {"reduce_l2_cpu", "ln_rt_reduce_l2_f32(&${args}, ${src}, ${dst});", LN_OPREG_IF_KEPT(reduce_l2, ln_opimpl_reduce_l2_cpu_aot_priv)},
+    {"reduce_logsum_cpu", "ln_rt_reduce_logsum_f32(&${args}, ${src}, ${dst});", LN_OPREG_IF_KEPT(reduce_logsum, ln_opimpl_reduce_logsum_cpu_aot_priv)},
+    {"reduce_logsumexp_cpu", "ln_rt_reduce_logsumexp_f32(&${args}, ${src}, ${dst});", LN_OPREG_IF_KEPT(reduce_logsumexp, ln_opimpl_reduce_logsumexp_cpu_aot_priv)},
+    {"reduce_max_cpu", "ln_rt_reduce_max_f32(&${args}, ${src}, ${dst});", LN_OPREG_IF_KEPT(reduce_max, ln_opimpl_reduce_max_cpu_aot_priv)},
+    {"reduce_mean_cpu", "ln_rt_reduce_mean_f32(&${args}, ${src}, ${dst});", LN_OPREG_IF_KEPT(reduce_mean, ln_opimpl_reduce_mean_cpu_aot_priv)},
+    {"reduce_min_cpu", "ln_rt_reduce_min_f32(&${args}, ${src}, ${dst});", LN_OPREG_IF_KEPT(reduce_min, ln_opimpl_reduce_min_cpu_aot_priv)},
+    {"reduce_prod_cpu", "ln_rt_reduce_prod_f32(&${args}, ${src}, ${dst});", LN_OPREG_IF_KEPT(reduce_prod, ln_opimpl_reduce_prod_cpu_aot_priv)},
+    {"reduce_sum_cpu", "ln_rt_reduce_sum_f32(&${args}, ${src}, ${dst});", LN_OPREG_IF_KEPT(reduce_sum, ln_opimpl_reduce_sum_cpu_aot_priv)},
+    {"reduce_sumsquare_cpu", "ln_rt_reduce_sumsquare_f32(&${args}, ${src}, ${dst});", LN_OPREG_IF_KEPT(reduce_sumsquare, ln_opimpl_reduce_sumsquare_cpu_aot_priv)},
     {"relu_cpu", "ln_rt_relu_f32(${src}, ${dst}, ${src.len});", NULL},
-#endif
-#ifndef LN_OP_STRIP_resize
-    {"resize_cpu", "ln_rt_resize_f32(&${args}, ${src}, ${dst});", ln_opimpl_resize_cpu_aot_priv},
-#endif
-#ifndef LN_OP_STRIP_round
+    {"resize_cpu", "ln_rt_resize_f32(&${args}, ${src}, ${dst});", LN_OPREG_IF_KEPT(resize, ln_opimpl_resize_cpu_aot_priv)},
     {"round_cpu", "ln_rt_round_f32(${src}, ${dst}, ${src.len});", NULL},
-#endif
-#ifndef LN_OP_STRIP_selu
-    {"selu_cpu", "ln_rt_selu_f32(${src}, ${dst}, ${src.len}, ${alpha}, ${gamma});", ln_opimpl_selu_cpu_aot_priv},
-#endif
-#ifndef LN_OP_STRIP_shrink
-    {"shrink_cpu", "ln_rt_shrink_f32(${src}, ${dst}, ${src.len}, ${bias}, ${lambd});", ln_opimpl_shrink_cpu_aot_priv},
-#endif
-#ifndef LN_OP_STRIP_sigmoid
+    {"selu_cpu", "ln_rt_selu_f32(${src}, ${dst}, ${src.len}, ${alpha}, ${gamma});", LN_OPREG_IF_KEPT(selu, ln_opimpl_selu_cpu_aot_priv)},
+    {"shrink_cpu", "ln_rt_shrink_f32(${src}, ${dst}, ${src.len}, ${bias}, ${lambd});", LN_OPREG_IF_KEPT(shrink, ln_opimpl_shrink_cpu_aot_priv)},
     {"sigmoid_cpu", "ln_rt_sigmoid_f32(${src}, ${dst}, ${src.len});", NULL},
-#endif
-#ifndef LN_OP_STRIP_sign
     {"sign_cpu", "ln_rt_sign_f32(${src}, ${dst}, ${src.len});", NULL},
-#endif
-#ifndef LN_OP_STRIP_sin
     {"sin_cpu", "ln_rt_sin_f32(${src}, ${dst}, ${src.len});", NULL},
-#endif
-#ifndef LN_OP_STRIP_sinh
     {"sinh_cpu", "ln_rt_sinh_f32(${src}, ${dst}, ${src.len});", NULL},
-#endif
-#ifndef LN_OP_STRIP_slice
-    {"slice_cpu", "ln_rt_slice(&${args}, ${src.elem_size}, ${src}, ${dst});", ln_opimpl_slice_cpu_aot_priv},
-#endif
-#ifndef LN_OP_STRIP_softmax
-    {"softmax_cpu", "ln_rt_softmax_f32(${outer}, ${len}, ${inner}, ${src}, ${dst});", ln_opimpl_softmax_cpu_aot_priv},
-#endif
-#ifndef LN_OP_STRIP_softplus
+    {"slice_cpu", "ln_rt_slice(&${args}, ${src.elem_size}, ${src}, ${dst});", LN_OPREG_IF_KEPT(slice, ln_opimpl_slice_cpu_aot_priv)},
+    {"softmax_cpu", "ln_rt_softmax_f32(${outer}, ${len}, ${inner}, ${src}, ${dst});", LN_OPREG_IF_KEPT(softmax, ln_opimpl_softmax_cpu_aot_priv)},
     {"softplus_cpu", "ln_rt_softplus_f32(${src}, ${dst}, ${src.len});", NULL},
-#endif
-#ifndef LN_OP_STRIP_softsign
     {"softsign_cpu", "ln_rt_softsign_f32(${src}, ${dst}, ${src.len});", NULL},
-#endif
-#ifndef LN_OP_STRIP_space_to_depth
-    {"space_to_depth_cpu", "ln_rt_space_to_depth_f32(${src.dims[0]}, ${src.dims[1]}, ${src.dims[2]}, ${src.dims[3]}, ${blocksize}, ${src}, ${dst});", ln_opimpl_space_to_depth_cpu_aot_priv},
-#endif
-#ifndef LN_OP_STRIP_split
-    {"split_cpu", "ln_rt_split(${src}, ${dst.count}, ${dst}, ${args}.axis_dims, ${args}.outer, ${args}.inner, ${src.elem_size});", ln_opimpl_split_cpu_aot_priv},
-#endif
-#ifndef LN_OP_STRIP_sqrt
+    {"space_to_depth_cpu", "ln_rt_space_to_depth_f32(${src.dims[0]}, ${src.dims[1]}, ${src.dims[2]}, ${src.dims[3]}, ${blocksize}, ${src}, ${dst});", LN_OPREG_IF_KEPT(space_to_depth, ln_opimpl_space_to_depth_cpu_aot_priv)},
+    {"split_cpu", "ln_rt_split(${src}, ${dst.count}, ${dst}, ${args}.axis_dims, ${args}.outer, ${args}.inner, ${src.elem_size});", LN_OPREG_IF_KEPT(split, ln_opimpl_split_cpu_aot_priv)},
     {"sqrt_cpu", "ln_rt_sqrt_f32(${src}, ${dst}, ${src.len});", NULL},
-#endif
-#ifndef LN_OP_STRIP_sub
-    {"sub_cpu", "ln_rt_sub_f32(&${bcast}, ${src1}, ${src2}, ${dst});", ln_opimpl_sub_cpu_aot_priv},
-#endif
-#ifndef LN_OP_STRIP_tan
+    {"sub_cpu", "ln_rt_sub_f32(&${bcast}, ${src1}, ${src2}, ${dst});", LN_OPREG_IF_KEPT(sub, ln_opimpl_sub_cpu_aot_priv)},
     {"tan_cpu", "ln_rt_tan_f32(${src}, ${dst}, ${src.len});", NULL},
-#endif
-#ifndef LN_OP_STRIP_tanh
     {"tanh_cpu", "ln_rt_tanh_f32(${src}, ${dst}, ${src.len});", NULL},
-#endif
-#ifndef LN_OP_STRIP_thresholdedrelu
-    {"thresholdedrelu_cpu", "ln_rt_thresholdedrelu_f32(${src}, ${dst}, ${src.len}, ${alpha});", ln_opimpl_thresholdedrelu_cpu_aot_priv},
-#endif
-#ifndef LN_OP_STRIP_tile
-    {"tile_cpu", "ln_rt_tile(&${args}, ${src.elem_size}, ${src}, ${dst});", ln_opimpl_tile_cpu_aot_priv},
-#endif
-#ifndef LN_OP_STRIP_transpose
-    {"transpose_cpu", "ln_rt_transpose(&${args}, ${src.elem_size}, ${src}, ${dst});", ln_opimpl_transpose_cpu_aot_priv},
-#endif
+    {"thresholdedrelu_cpu", "ln_rt_thresholdedrelu_f32(${src}, ${dst}, ${src.len}, ${alpha});", LN_OPREG_IF_KEPT(thresholdedrelu, ln_opimpl_thresholdedrelu_cpu_aot_priv)},
+    {"tile_cpu", "ln_rt_tile(&${args}, ${src.elem_size}, ${src}, ${dst});", LN_OPREG_IF_KEPT(tile, ln_opimpl_tile_cpu_aot_priv)},
+    {"transpose_cpu", "ln_rt_transpose(&${args}, ${src.elem_size}, ${src}, ${dst});", LN_OPREG_IF_KEPT(transpose, ln_opimpl_transpose_cpu_aot_priv)},
     {NULL, NULL, NULL}
 };

@@ -194,13 +194,34 @@ extern ln_op ln_opimpl_transpose_cpu;
 extern ln_op ln_opimpl_unsqueeze;
 extern ln_op ln_opimpl_unsqueeze_cpu;
 
-/* NULL-terminated prototypes per arch ("none": abstract ops). */
-extern ln_op *ln_opregistry_none[];
-extern ln_op *ln_opregistry_cpu[];
-/* Every described optype, stripped ones included; NULL-terminated. */
-extern const char *const ln_opregistry_all_optypes[];
-/* The optypes this build was stripped of; NULL-terminated. */
-extern const char *const ln_opregistry_stripped[];
+/*
+ * Whether the build was stripped of an op, as 0 or 1 in the preprocessor:
+ * LN_OP_STRIP_<root> is either undefined or defined as 1 (-D, from
+ * ln_ops.mk).  LN_OPREG_IF_KEPT(root, x) is x, or NULL when stripped; no
+ * table row needs an #ifdef.
+ */
+#define LN_OPREG_PLACEHOLDER_1 0,
+#define LN_OPREG_SECOND(a, b, ...) b
+#define LN_OPREG_ISSET(x) LN_OPREG_ISSET_(x)
+#define LN_OPREG_ISSET_(v) LN_OPREG_ISSET__(LN_OPREG_PLACEHOLDER_##v)
+#define LN_OPREG_ISSET__(junk) LN_OPREG_SECOND(junk 1, 0, ~)
+#define LN_OPREG_PICK_1(kept, stripped) stripped
+#define LN_OPREG_PICK_0(kept, stripped) kept
+#define LN_OPREG_PICK(c, kept, stripped) LN_OPREG_PICK_(c, kept, stripped)
+#define LN_OPREG_PICK_(c, kept, stripped) LN_OPREG_PICK_##c(kept, stripped)
+#define LN_OPREG_IF_KEPT(root, x) LN_OPREG_PICK(LN_OPREG_ISSET(LN_OP_STRIP_##root), x, NULL)
+#define LN_OPREG_PROTO(root, optype) LN_OPREG_IF_KEPT(root, &ln_opimpl_##optype)
+
+/* Every described op, sorted by optype, ended by optype == NULL: its arch
+ * ("none": abstract) and its prototype, NULL when this build was stripped
+ * of it (ln_arch_op_stripped). */
+typedef struct ln_opregistry_row {
+    const char *optype;
+    const char *arch;
+    ln_op *proto;
+} ln_opregistry_row;
+
+extern const ln_opregistry_row ln_opregistry[];
 
 /* ONNX attribute -> LightNet param; def is the default as JSON text, NULL
  * when the attribute is required.  attr "" is no attribute: the param is
