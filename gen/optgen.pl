@@ -81,6 +81,18 @@ static ln_list *copy_param(ln_list *params, const char *arg_name, const ln_param
     return ln_param_list_append_entry(params, copy);
 }
 EOF
+    copy_param_or => <<'EOF',
+/* copy_param, or arg_name = dflt (the source param's default) when the
+ * source op does not have the param. */
+static ln_list *copy_param_or(ln_list *params, const char *arg_name, const ln_param_entry *pe,
+                              double dflt)
+{
+    if (pe)
+        return copy_param(params, arg_name, pe);
+    params = ln_param_list_remove(params, arg_name);
+    return ln_param_list_append_number(params, arg_name, dflt);
+}
+EOF
     copy_params => <<'EOF',
 static ln_list *copy_params(ln_list *params, ln_list *from)
 {
@@ -90,7 +102,7 @@ static ln_list *copy_params(ln_list *params, ln_list *from)
 }
 EOF
 );
-my @HELPER_ORDER = qw(new_op tensor_of producer_is copy_param copy_params);
+my @HELPER_ORDER = qw(new_op tensor_of producer_is copy_param copy_param_or copy_params);
 
 # A rule's context: the pattern optypes (index -> optype) and where it is.
 sub ref_parse {
@@ -115,6 +127,32 @@ sub param_c {
     my ($i, $arg) = ref_parse($where, $pat, $ref);
     fail($where, "$pat->[$i] has no param '$arg'") if !$op{ $pat->[$i] }{_par}{$arg};
     return ("ln_op_param(op$i->op_arg, \"$arg\")", $op{ $pat->[$i] }{_par}{$arg});
+}
+
+# The C lines that set param a to the literal v (a later entry replaces an
+# earlier one: remove, then append); arr names a static array for an array v.
+sub param_value_c {
+    my ($where, $a, $v, $arr) = @_;
+    my @l = ("params = ln_param_list_remove(params, \"$a\");");
+    if (is_bool($v)) {
+        push @l, "params = ln_param_list_append_bool(params, \"$a\", " . ($v ? 'LN_TRUE' : 'LN_FALSE') . ');';
+    } elsif (is_num($v)) {
+        push @l, "params = ln_param_list_append_number(params, \"$a\", $v);";
+    } elsif (is_str($v)) {
+        push @l, "params = ln_param_list_append_string(params, \"$a\", " . c_str($v) . ');';
+    } elsif (ref $v eq 'ARRAY' && @$v && !grep { !is_num($_) } @$v) {
+        push @l, "{\n    static const double ${arr}[] = {" . join(', ', @$v) . "};\n"
+            . "    params = ln_param_list_append_array_number(params, \"$a\", " . scalar(@$v) . ", $arr);\n}";
+    } elsif (ref $v eq 'ARRAY' && @$v && !grep { !is_str($_) } @$v) {
+        push @l, "{\n    static const char *const ${arr}[] = {" . join(', ', map { c_str($_) } @$v) . "};\n"
+            . "    params = ln_param_list_append_array_string(params, \"$a\", " . scalar(@$v) . ", $arr);\n}";
+    } elsif (ref $v eq 'ARRAY' && @$v && !grep { !is_bool($_) } @$v) {
+        push @l, "{\n    static const ln_bool ${arr}[] = {" . join(', ', map { $_ ? 'LN_TRUE' : 'LN_FALSE' } @$v) . "};\n"
+            . "    params = ln_param_list_append_array_bool(params, \"$a\", " . scalar(@$v) . ", $arr);\n}";
+    } else {
+        fail($where, 'must be a number, a string, a bool or a non-empty array of numbers, strings or bools');
+    }
+    return join("\n", @l);
 }
 
 sub default_satisfies {
@@ -309,27 +347,25 @@ sub replace_c {
                     if (exists $e->{param}) == (exists $e->{value});
                 my $a = $e->{arg_name};
                 if (exists $e->{param}) {
-                    my ($pe) = param_c("$ew.param", $pat, $e->{param});
+                    my ($pe, $pd) = param_c("$ew.param", $pat, $e->{param});
                     $used->{copy_param} = 1;
-                    push @lines, "params = copy_param(params, \"$a\", $pe);";
+                    if (!exists $pd->{default}) {
+                        push @lines, "params = copy_param(params, \"$a\", $pe);";
+                        next;
+                    }
+                    # an absent source param stands for its own default, not
+                    # for the default of the param it is copied into
+                    if (is_num($pd->{default})) {
+                        $used->{copy_param_or} = 1;
+                        push @lines, "params = copy_param_or(params, \"$a\", $pe, $pd->{default});";
+                        next;
+                    }
+                    push @lines, "if ($pe)\n    params = copy_param(params, \"$a\", $pe);\nelse {\n"
+                        . join("\n", map { "    $_" } split /\n/, param_value_c("$ew.param", $a, $pd->{default}, "default_${k}_$j"))
+                        . "\n}";
                     next;
                 }
-                my $v = $e->{value};
-                # a later entry replaces an earlier one: copy, then override
-                push @lines, "params = ln_param_list_remove(params, \"$a\");";
-                if (is_bool($v)) {
-                    push @lines, "params = ln_param_list_append_bool(params, \"$a\", " . ($v ? 'LN_TRUE' : 'LN_FALSE') . ');';
-                } elsif (is_num($v)) {
-                    push @lines, "params = ln_param_list_append_number(params, \"$a\", $v);";
-                } elsif (is_str($v)) {
-                    push @lines, "params = ln_param_list_append_string(params, \"$a\", " . c_str($v) . ');';
-                } elsif (ref $v eq 'ARRAY' && @$v && !grep { !is_num($_) } @$v) {
-                    my $arr = "value_${k}_$j";
-                    push @lines, "{\n    static const double ${arr}[] = {" . join(', ', @$v) . "};\n"
-                        . "    params = ln_param_list_append_array_number(params, \"$a\", " . scalar(@$v) . ", $arr);\n}";
-                } else {
-                    fail("$ew.value", 'must be a number, a string, a bool or a non-empty array of numbers');
-                }
+                push @lines, param_value_c("$ew.value", $a, $e->{value}, "value_${k}_$j");
             }
         }
         my $name;

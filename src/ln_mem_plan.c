@@ -203,8 +203,8 @@ static tinfo *find_info(ln_hash *h, const char *name)
 
 /*
  * A concat along an axis with nothing but 1s before it writes its inputs
- * one after another: each input that fills its whole buffer, is not a graph
- * input or output, and was produced into the arena can be produced straight
+ * one after another: each input that fills its whole buffer, shares it with
+ * no graph input or output, and was produced into the arena can be produced straight
  * into its slice of the output.  Its buffer (with every tensor in it: views,
  * in-place results) joins the output's at the slice's offset, and the
  * concat kernel finds the data already in place.
@@ -212,8 +212,12 @@ static tinfo *find_info(ln_hash *h, const char *name)
 /* Does every tensor of buffer b lie within its first `bytes` bytes?  (The
  * buffer's size is rounded up to LN_MEM_ALIGN, so it alone cannot tell a
  * buffer holding just one small input from one that already absorbed a
- * whole concat output, of which that input is the first slice.) */
-static ln_bool buffer_within(ln_hash *info, int b, size_t bytes)
+ * whole concat output, of which that input is the first slice.)  And is
+ * none of them a graph input or output, or a view of one (the caller's
+ * buffer cannot be a slice of the concat: an input is const, an output
+ * would be moved into the arena)? */
+static ln_bool buffer_within(ln_hash *info, int b, size_t bytes, ln_list *inputs,
+                             ln_list *outputs)
 {
     ln_hash_iter it;
     void *k, *v;
@@ -221,7 +225,11 @@ static ln_bool buffer_within(ln_hash *info, int b, size_t bytes)
     ln_hash_iter_init(&it, info);
     while (ln_hash_iter_next(&it, &k, &v)) {
         const tinfo *x = v;
-        if (x->buf == b && x->rel + ln_tensor_size(x->te->tensor) > bytes)
+        if (x->buf != b)
+            continue;
+        if (x->rel + ln_tensor_size(x->te->tensor) > bytes ||
+            ln_list_find_custom(inputs, x->te->name, ln_str_cmp) ||
+            ln_list_find_custom(outputs, x->te->name, ln_str_cmp))
             return LN_FALSE;
     }
     return LN_TRUE;
@@ -261,9 +269,7 @@ static void concat_absorb(const ln_context *ctx, const ln_op *op, tinfo *out,
         b = in->buf;
         if (b >= 0 && b != out->buf && !dead[b] && in->rel == 0 &&
             bufs[b].size == ln_align_up(bytes, LN_MEM_ALIGN) &&
-            !ln_list_find_custom(inputs, in->te->name, ln_str_cmp) &&
-            !ln_list_find_custom(outputs, in->te->name, ln_str_cmp) &&
-            buffer_within(info, b, bytes)) {
+            buffer_within(info, b, bytes, inputs, outputs)) {
             ln_hash_iter_init(&it, info);
             while (ln_hash_iter_next(&it, &k, &v)) {
                 tinfo *x = v;

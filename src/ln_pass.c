@@ -135,22 +135,27 @@ static ln_op *const_op(ln_context *ctx, const char *arch, const char *tname,
                                    ctx->tensor_table);
 }
 
-static ln_bool foldable(const ln_context *ctx, const ln_op *op)
+/* Can op run now, on constants?  A graph output stays computed by the
+ * stream, not a constant, unless views_only: a view has no kernel, so a
+ * view of a constant has to become one (the caller's output is then
+ * copied at the edge). */
+static ln_bool foldable(const ln_context *ctx, const ln_op *op, ln_bool views_only)
 {
     if (is_base(op, "create") || is_base(op, "input") || is_base(op, "output") ||
         is_base(op, "print") || !op->op_arg->tensors_in || !op->op_arg->tensors_out)
         return LN_FALSE;
     if (!op->run && op->mem_kind != LN_MEMPLAN_VIEW)
         return LN_FALSE;
+    if (views_only && (op->run || op->mem_kind != LN_MEMPLAN_VIEW))
+        return LN_FALSE;
     LN_LIST_FOREACH(ln_tensor_list_entry, tl, op->op_arg->tensors_in) {
         ln_tensor_entry *te = ln_tensor_table_find(ctx->tensor_table, tl->name);
         if (!te || !te->isstatic)
             return LN_FALSE;
     }
-    /* a graph output stays computed by the stream, not a constant */
     LN_LIST_FOREACH(ln_tensor_list_entry, tl, op->op_arg->tensors_out) {
         ln_tensor_entry *te = ln_tensor_table_find(ctx->tensor_table, tl->name);
-        if (!te || te->is_io)
+        if (!te || (te->is_io && !views_only))
             return LN_FALSE;
     }
     return LN_TRUE;
@@ -211,7 +216,7 @@ static int fold_one(ln_context *ctx, ln_op *op, ln_list **new_ops)
     return ret;
 }
 
-int ln_pass_fold_constants(ln_context *ctx)
+static int fold_all_constants(ln_context *ctx, ln_bool views_only)
 {
     ln_list *l = ctx->ops;
     int ret;
@@ -221,7 +226,7 @@ int ln_pass_fold_constants(ln_context *ctx)
         ln_list *new_ops = NULL;
         int n;
 
-        if (!foldable(ctx, op)) {
+        if (!foldable(ctx, op, views_only)) {
             l = l->next;
             continue;
         }
@@ -236,6 +241,16 @@ int ln_pass_fold_constants(ln_context *ctx)
             l = l->next;
     }
     return 0;
+}
+
+int ln_pass_fold_constants(ln_context *ctx)
+{
+    return fold_all_constants(ctx, LN_FALSE);
+}
+
+int ln_pass_fold_const_views(ln_context *ctx)
+{
+    return fold_all_constants(ctx, LN_TRUE);
 }
 
 /* ---- dead ops and identities --------------------------------------------- */
@@ -600,7 +615,7 @@ static int fold_pad_one(ln_context *ctx, ln_op *pad, ln_bool *done)
     ln_tensor_entry *xe = tin(ctx, pad, "src");
     ln_op *next, *newop;
     int n, zero = 1, ret;
-    double add[4];
+    double add[4], np[4];
 
     *done = LN_FALSE;
     if (!pp || pp->type != LN_PARAM_ARRAY_NUMBER || !xe || !y ||
@@ -629,7 +644,10 @@ static int fold_pad_one(ln_context *ctx, ln_op *pad, ln_bool *done)
     if (!next || !ln_streq(tname_in(next, "src"), y))
         return 0;
     if (ln_streq(next->op_arg->optype, "avgpool2d_cpu")) {
-        if (num_param(next, "count_include_pad", 0) != 1)
+        /* in ceil mode a window starting in the trailing pad is dropped,
+         * one starting in the explicit Pad's zeros is not: the output
+         * shape could change */
+        if (num_param(next, "count_include_pad", 0) != 1 || num_param(next, "ceil_mode", 0) != 0)
             return 0;
     } else if (!ln_streq(next->op_arg->optype, "conv2d_cpu") &&
                !ln_streq(next->op_arg->optype, "conv2d_dw_cpu")) {
@@ -642,13 +660,21 @@ static int fold_pad_one(ln_context *ctx, ln_op *pad, ln_bool *done)
     add[1] = pp->value_array_double[3];
     add[2] = pp->value_array_double[6];
     add[3] = pp->value_array_double[7];
-    newop = ln_op_copy(next);
-    cp = ln_op_param(newop->op_arg, "pads");
-    {
-        double np[4];
-        ln_param_entry *pe = ln_param_entry_create("pads", LN_PARAM_ARRAY_NUMBER);
+    cp = ln_op_param(next->op_arg, "pads");
+    for (int i = 0; i < 4; i++)
+        np[i] = add[i] + (cp && cp->array_len == 4 ? cp->value_array_double[i] : 0);
+    if (ln_streq(next->op_arg->optype, "avgpool2d_cpu")) {
+        /* a pool's pads stay below its kernel (ONNX Runtime's rule) */
+        ln_param_entry *kp = ln_op_param(next->op_arg, "kernel_shape");
+        if (!kp || kp->type != LN_PARAM_ARRAY_NUMBER || kp->array_len != 2)
+            return 0;
         for (int i = 0; i < 4; i++)
-            np[i] = add[i] + (cp && cp->array_len == 4 ? cp->value_array_double[i] : 0);
+            if (np[i] >= kp->value_array_double[i % 2])
+                return 0;
+    }
+    newop = ln_op_copy(next);
+    {
+        ln_param_entry *pe = ln_param_entry_create("pads", LN_PARAM_ARRAY_NUMBER);
         ln_param_set_satu_array_number(pe, 4, np);
         newop->op_arg->params = set_param(newop->op_arg->params, pe);
     }

@@ -19,6 +19,10 @@ int ln_pass_combiner(ln_context *ctx, size_t win_size, ln_combiner_func *funcs);
 /* Ops that compute only from constants run now, at compile time; their
  * outputs become constants (create ops reading from the constants store). */
 int ln_pass_fold_constants(ln_context *ctx);
+/* A view (reshape, flatten, dropout, ...) of a constant becomes a constant,
+ * also a graph output: a view has no kernel to fill a buffer of its own.
+ * Needed for correctness, so it runs at -O0 too. */
+int ln_pass_fold_const_views(ln_context *ctx);
 /* Ops whose outputs nobody reads and that are not graph outputs go (ops
  * with no outputs -- output, print -- stay: they are the point). */
 int ln_pass_remove_dead(ln_context *ctx);

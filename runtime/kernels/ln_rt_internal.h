@@ -40,7 +40,7 @@ static inline float ln_rt__act1(float v, ln_rt_act act, float alpha,
     case LN_RT_ACT_RELU: return v > 0.0f ? v : 0.0f;
     case LN_RT_ACT_RELU6: return v < 0.0f ? 0.0f : (v > 6.0f ? 6.0f : v);
     case LN_RT_ACT_LEAKYRELU: return v < 0.0f ? v * alpha : v;
-    case LN_RT_ACT_CLIP: return v < alpha ? alpha : (v > beta ? beta : v);
+    case LN_RT_ACT_CLIP: v = v < alpha ? alpha : v; return v > beta ? beta : v;
     default: return v;
     }
 }

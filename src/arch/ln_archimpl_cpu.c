@@ -9,7 +9,9 @@
  *   3. combiner  peephole fusions over windows of 2 ops (gen/opt_descs rules:
  *                activations into conv2d/gemm)
  *   4. clean     identities and dead ops go
- *   5. check     every op is a cpu op now
+ *   5. check     a view of a constant becomes a constant (also at -O0: a
+ *                view has no kernel to fill a buffer of its own); every
+ *                op is a cpu op now
  *   6. plan      lifetimes, in-place, views, offsets in one arena
  * pre_run already ran for every op at init, so shapes are known throughout.
  */
@@ -42,6 +44,8 @@ static int optimize_cpu(ln_context *ctx)
         if ((ret = ln_pass_remove_dead(ctx)))
             return ret;
     }
+    if ((ret = ln_pass_fold_const_views(ctx)))
+        return ret;
     if ((ret = ln_pass_check_arch(ctx, "cpu")))
         return ret;
     return ln_mem_plan(ctx);

@@ -10,7 +10,8 @@
  * Runs the model in the interpreter (ln_context) and through the emitted
  * MODEL_run_array on the same inputs, requires the outputs to be equal bit
  * for bit, and within TOL (|a - r| <= TOL * (1 + |r|)) of the reference
- * files (a reference "-" is skipped).  The arena is filled with garbage
+ * files (a reference "-" is skipped); the interpreter at -O0 (no folding,
+ * no fusion) must meet the reference too.  The arena is filled with garbage
  * before each run and the model is run twice on different garbage, so a
  * read of memory the model did not write shows up.  Also checks the
  * arena argument errors.  Prints one PASS or FAIL line.
@@ -68,10 +69,60 @@ static void *arena_alloc(size_t n, unsigned char fill)
     return p;
 }
 
+/* Run the model in the interpreter (at -O0 with no_opt) into outs. */
+static int interpret(const char *model, ln_bool no_opt, void *const *ins, void **outs)
+{
+    ln_context *ctx = ln_context_create();
+    const char *what = no_opt ? "-O0 interpreter" : "interpreter";
+
+    ctx->no_opt = no_opt;
+    if (ln_context_init(ctx, model) || ln_context_compile(ctx, "cpu") ||
+        ln_context_load(ctx, NULL))
+        return fail(what, ln_error_message());
+    for (int i = 0; i < NIN; i++)
+        if (ln_context_set_data(ctx, in_names[i], ins[i], in_sizes[i] * sizeof(float)))
+            return fail(what, ln_error_message());
+    if (ln_context_run(ctx))
+        return fail(what, ln_error_message());
+    for (int i = 0; i < NOUT; i++)
+        if (ln_context_get_data(ctx, out_names[i], outs[i], out_sizes[i] * sizeof(float)))
+            return fail(what, ln_error_message());
+    ln_context_free(ctx);
+    return 0;
+}
+
+/* outs against the reference files (a "-" is skipped): within tol, the
+ * largest error into *maxerr. */
+static int check_ref(char **paths, void *const *outs, double tol, const char *what,
+                     double *maxerr)
+{
+    char msg[256];
+
+    for (int i = 0; i < NOUT; i++) {
+        const float *a = outs[i], *r;
+        if (ln_streq(paths[i], "-"))
+            continue;
+        if (!(r = read_file(paths[i], out_sizes[i] * sizeof(float))))
+            return fail("cannot read reference (or wrong size)", paths[i]);
+        for (size_t k = 0; k < out_sizes[i]; k++) {
+            double err = fabs((double)a[k] - (double)r[k]);
+            if (!(err <= tol * (1 + fabs((double)r[k])))) {
+                snprintf(msg, sizeof msg, "output %d '%s' [%zu]: %.9g, reference %.9g", i,
+                         out_names[i], k, (double)a[k], (double)r[k]);
+                free((void *)r);
+                return fail(what, msg);
+            }
+            if (err > *maxerr)
+                *maxerr = err;
+        }
+        free((void *)r);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     void *ins[NIN + 1], *ref_out[NOUT + 1], *aot_out[NOUT + 1];
-    ln_context *ctx;
     double tol, maxerr = 0;
     char msg[256];
     int ret;
@@ -85,22 +136,18 @@ int main(int argc, char **argv)
         if (!(ins[i] = read_file(argv[3 + i], in_sizes[i] * sizeof(float))))
             return fail("cannot read input (or wrong size)", argv[3 + i]);
 
-    /* the interpreter */
-    ctx = ln_context_create();
-    if (ln_context_init(ctx, argv[1]) || ln_context_compile(ctx, "cpu") ||
-        ln_context_load(ctx, NULL))
-        return fail("interpreter", ln_error_message());
-    for (int i = 0; i < NIN; i++)
-        if (ln_context_set_data(ctx, in_names[i], ins[i], in_sizes[i] * sizeof(float)))
-            return fail("interpreter input", ln_error_message());
-    if (ln_context_run(ctx))
-        return fail("interpreter run", ln_error_message());
+    /* the interpreter, as compiled (the emitted code must equal it) and
+     * at -O0 (then aot_out holds it: it must meet the reference too) */
     for (int i = 0; i < NOUT; i++) {
         ref_out[i] = malloc(out_sizes[i] * sizeof(float));
         aot_out[i] = malloc(out_sizes[i] * sizeof(float));
-        if (ln_context_get_data(ctx, out_names[i], ref_out[i], out_sizes[i] * sizeof(float)))
-            return fail("interpreter output", ln_error_message());
     }
+    if ((ret = interpret(argv[1], LN_FALSE, ins, ref_out)) ||
+        (ret = interpret(argv[1], LN_TRUE, ins, aot_out)))
+        return ret;
+    if ((ret = check_ref(argv + 3 + NIN, aot_out, tol, "-O0 interpreter off the reference",
+                         &maxerr)))
+        return ret;
 
     /* the emitted code, twice on different garbage */
     for (int pass = 0; pass < 2; pass++) {
@@ -137,25 +184,9 @@ int main(int argc, char **argv)
     }
 
     /* the reference, within tolerance */
-    for (int i = 0; i < NOUT; i++) {
-        const char *path = argv[3 + NIN + i];
-        const float *a = aot_out[i], *r;
-        if (ln_streq(path, "-"))
-            continue;
-        if (!(r = read_file(path, out_sizes[i] * sizeof(float))))
-            return fail("cannot read reference (or wrong size)", path);
-        for (size_t k = 0; k < out_sizes[i]; k++) {
-            double err = fabs((double)a[k] - (double)r[k]);
-            if (!(err <= tol * (1 + fabs((double)r[k])))) {
-                snprintf(msg, sizeof msg, "output %d '%s' [%zu]: %.9g, reference %.9g", i,
-                         out_names[i], k, (double)a[k], (double)r[k]);
-                return fail("off the reference", msg);
-            }
-            if (err > maxerr)
-                maxerr = err;
-        }
-        free((void *)r);
-    }
+    maxerr = 0;
+    if ((ret = check_ref(argv + 3 + NIN, aot_out, tol, "off the reference", &maxerr)))
+        return ret;
     printf("PASS %s: %d output(s) bit-exact with the interpreter, max |error| vs reference %.3g\n",
            STR(MODEL), NOUT, maxerr);
     for (int i = 0; i < NIN; i++)
@@ -164,7 +195,6 @@ int main(int argc, char **argv)
         free(ref_out[i]);
         free(aot_out[i]);
     }
-    ln_context_free(ctx);
     ln_arch_cleanup();
     return 0;
 }

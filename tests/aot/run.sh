@@ -1,13 +1,15 @@
 #!/bin/sh
 # End-to-end tests of ln-aot (run by `make test-aot` from the repo root).
 #
-# For every model -- the hand-written IR models in tests/aot/models/ and the
-# ONNX test models tests/models/*/model.onnx whose ops this build supports --
+# For every model -- the hand-written IR models in tests/aot/models/, the
+# ONNX test models tests/models/*/model.onnx whose ops this build supports
+# and the differential tester's minimal finds in tests/difftest/found --
 # ln-aot emits C; the C must compile with -std=c99 -Wall -Wextra -pedantic
 # -Werror under gcc, clang and arm-none-eabi-gcc (Cortex-M4F); the object
 # may reference no symbol outside ln_rt_ (plus libm and the mem* functions
 # compilers emit); the emitted model run on the stored input must equal the
-# interpreter bit for bit and the reference within tolerance -- with inputs
+# interpreter bit for bit, it and the interpreter at -O0 the reference
+# within tolerance -- with inputs
 # and outputs as caller buffers, in the arena (--io-in-arena), and with
 # the weights in an external blob (--weights FILE).  Then two models are
 # linked into one program and run interleaved, emission is checked to be
@@ -155,6 +157,15 @@ for m in tests/models/*/model.onnx; do
     [ -f "$m" ] || continue
     dir=$(dirname "$m")
     one_model "$(basename "$dir")" "$m" 1e-4 "$dir/input.bin" "$dir/output.bin"
+done
+
+# 2b. the differential tester's finds (tests/difftest/found: minimal models
+#     of bugs it found, numpy references)
+for m in tests/difftest/found/*.onnx; do
+    n=$(basename "$m" .onnx)
+    in=tests/difftest/found/$n.in.bin
+    [ -f "$in" ] || in=""
+    one_model "$n" "$m" 1e-5 "$in" "tests/difftest/found/$n.ref.bin"
 done
 
 # 3. two models in one program, interleaved

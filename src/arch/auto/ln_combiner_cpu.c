@@ -52,6 +52,22 @@ static ln_list *copy_param(ln_list *params, const char *arg_name, const ln_param
 #if !(defined(LN_OP_STRIP_clip) || defined(LN_OP_STRIP_conv2d)) || \
     !(defined(LN_OP_STRIP_clip) || defined(LN_OP_STRIP_gemm)) || \
     !(defined(LN_OP_STRIP_conv2d) || defined(LN_OP_STRIP_leakyrelu)) || \
+    !(defined(LN_OP_STRIP_gemm) || defined(LN_OP_STRIP_leakyrelu))
+/* copy_param, or arg_name = dflt (the source param's default) when the
+ * source op does not have the param. */
+static ln_list *copy_param_or(ln_list *params, const char *arg_name, const ln_param_entry *pe,
+                              double dflt)
+{
+    if (pe)
+        return copy_param(params, arg_name, pe);
+    params = ln_param_list_remove(params, arg_name);
+    return ln_param_list_append_number(params, arg_name, dflt);
+}
+#endif
+
+#if !(defined(LN_OP_STRIP_clip) || defined(LN_OP_STRIP_conv2d)) || \
+    !(defined(LN_OP_STRIP_clip) || defined(LN_OP_STRIP_gemm)) || \
+    !(defined(LN_OP_STRIP_conv2d) || defined(LN_OP_STRIP_leakyrelu)) || \
     !(defined(LN_OP_STRIP_conv2d) || defined(LN_OP_STRIP_relu)) || \
     !(defined(LN_OP_STRIP_gemm) || defined(LN_OP_STRIP_leakyrelu)) || \
     !(defined(LN_OP_STRIP_gemm) || defined(LN_OP_STRIP_relu))
@@ -221,8 +237,8 @@ static ln_list *cb_conv2d_clip(const ln_context *ctx, const ln_list *win_ops,
     params = copy_params(params, op0->op_arg->params);
     params = ln_param_list_remove(params, "activation");
     params = ln_param_list_append_string(params, "activation", "clip");
-    params = copy_param(params, "act_alpha", ln_op_param(op1->op_arg, "min"));
-    params = copy_param(params, "act_beta", ln_op_param(op1->op_arg, "max"));
+    params = copy_param_or(params, "act_alpha", ln_op_param(op1->op_arg, "min"), -3.4028234e+38);
+    params = copy_param_or(params, "act_beta", ln_op_param(op1->op_arg, "max"), 3.4028234e+38);
     ops = ln_list_append(ops, new_op("conv2d_cpu", op0->op_arg->name, tin, tout, params,
                                        op0->op_arg->tensor_table));
     /* the rest of the window stays as it is */
@@ -266,8 +282,8 @@ static ln_list *cb_conv2d_dw_clip(const ln_context *ctx, const ln_list *win_ops,
     params = copy_params(params, op0->op_arg->params);
     params = ln_param_list_remove(params, "activation");
     params = ln_param_list_append_string(params, "activation", "clip");
-    params = copy_param(params, "act_alpha", ln_op_param(op1->op_arg, "min"));
-    params = copy_param(params, "act_beta", ln_op_param(op1->op_arg, "max"));
+    params = copy_param_or(params, "act_alpha", ln_op_param(op1->op_arg, "min"), -3.4028234e+38);
+    params = copy_param_or(params, "act_beta", ln_op_param(op1->op_arg, "max"), 3.4028234e+38);
     ops = ln_list_append(ops, new_op("conv2d_dw_cpu", op0->op_arg->name, tin, tout, params,
                                        op0->op_arg->tensor_table));
     /* the rest of the window stays as it is */
@@ -311,7 +327,7 @@ static ln_list *cb_conv2d_leakyrelu(const ln_context *ctx, const ln_list *win_op
     params = copy_params(params, op0->op_arg->params);
     params = ln_param_list_remove(params, "activation");
     params = ln_param_list_append_string(params, "activation", "leakyrelu");
-    params = copy_param(params, "act_alpha", ln_op_param(op1->op_arg, "alpha"));
+    params = copy_param_or(params, "act_alpha", ln_op_param(op1->op_arg, "alpha"), 0.01);
     ops = ln_list_append(ops, new_op("conv2d_cpu", op0->op_arg->name, tin, tout, params,
                                        op0->op_arg->tensor_table));
     /* the rest of the window stays as it is */
@@ -355,7 +371,7 @@ static ln_list *cb_conv2d_dw_leakyrelu(const ln_context *ctx, const ln_list *win
     params = copy_params(params, op0->op_arg->params);
     params = ln_param_list_remove(params, "activation");
     params = ln_param_list_append_string(params, "activation", "leakyrelu");
-    params = copy_param(params, "act_alpha", ln_op_param(op1->op_arg, "alpha"));
+    params = copy_param_or(params, "act_alpha", ln_op_param(op1->op_arg, "alpha"), 0.01);
     ops = ln_list_append(ops, new_op("conv2d_dw_cpu", op0->op_arg->name, tin, tout, params,
                                        op0->op_arg->tensor_table));
     /* the rest of the window stays as it is */
@@ -442,8 +458,8 @@ static ln_list *cb_gemm_clip(const ln_context *ctx, const ln_list *win_ops,
     params = copy_params(params, op0->op_arg->params);
     params = ln_param_list_remove(params, "activation");
     params = ln_param_list_append_string(params, "activation", "clip");
-    params = copy_param(params, "act_alpha", ln_op_param(op1->op_arg, "min"));
-    params = copy_param(params, "act_beta", ln_op_param(op1->op_arg, "max"));
+    params = copy_param_or(params, "act_alpha", ln_op_param(op1->op_arg, "min"), -3.4028234e+38);
+    params = copy_param_or(params, "act_beta", ln_op_param(op1->op_arg, "max"), 3.4028234e+38);
     ops = ln_list_append(ops, new_op("gemm_cpu", op0->op_arg->name, tin, tout, params,
                                        op0->op_arg->tensor_table));
     /* the rest of the window stays as it is */
@@ -487,7 +503,7 @@ static ln_list *cb_gemm_leakyrelu(const ln_context *ctx, const ln_list *win_ops,
     params = copy_params(params, op0->op_arg->params);
     params = ln_param_list_remove(params, "activation");
     params = ln_param_list_append_string(params, "activation", "leakyrelu");
-    params = copy_param(params, "act_alpha", ln_op_param(op1->op_arg, "alpha"));
+    params = copy_param_or(params, "act_alpha", ln_op_param(op1->op_arg, "alpha"), 0.01);
     ops = ln_list_append(ops, new_op("gemm_cpu", op0->op_arg->name, tin, tout, params,
                                        op0->op_arg->tensor_table));
     /* the rest of the window stays as it is */

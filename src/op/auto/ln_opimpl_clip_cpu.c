@@ -43,8 +43,6 @@ static int clip_cpu_pre_run(ln_op_arg *op_arg)
     min = min_pe ? min_pe->value_float : -3.4028234e+38;
     LN_OPCK(ln_opck_param_type_if(op_arg, "max", LN_PARAM_NUMBER, &max_pe));
     max = max_pe ? max_pe->value_float : 3.4028234e+38;
-    LN_OPCK(ln_opck(op_arg, min <= max,
-                    "'min' (%g) is greater than 'max' (%g)", (double)min, (double)max));
     LN_OPCK(ln_opck_tensors_out_len(op_arg, LN_CMP_EQ, 1));
     LN_OPCK(ln_opck_tensor_out_new(op_arg, "dst", &dst_name));
 

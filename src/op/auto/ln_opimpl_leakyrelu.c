@@ -22,9 +22,6 @@ static int leakyrelu_pre_run(ln_op_arg *op_arg)
     LN_OPCK(ln_opck_tensor_in_exist(op_arg, "src", &src_te));
     LN_OPCK(ln_opck_tensor_dtype(op_arg, "src", src_te, LN_DTYPE_FLOAT32));
     LN_OPCK(ln_opck_param_type_if(op_arg, "alpha", LN_PARAM_NUMBER, &alpha_pe));
-    if (alpha_pe) {
-        LN_OPCK(ln_opck_param_number(op_arg, alpha_pe, LN_CMP_GE, 0));
-    }
     LN_OPCK(ln_opck_tensors_out_len(op_arg, LN_CMP_EQ, 1));
     LN_OPCK(ln_opck_tensor_out_new(op_arg, "dst", &dst_name));
 
