@@ -409,8 +409,13 @@ sub variadic_count_checks {
     return $c;
 }
 
+# pre_run: checks, output shapes and entries, then (pre_rest_c) private
+# data and scratch.  With check => 1, only the checks and outputs, as the
+# body of "static int <root>_check(op_arg, v, scratch_ok)", which ends by
+# copying the locals named in vals ([type, name] pairs) into *v: the ops
+# of one family that declare the same tensors and params share it.
 sub pre_run_c {
-    my ($d, $refs_pre, $priv_params, $statics) = @_;
+    my ($d, $refs_pre, $priv_params, $statics, %o) = @_;
     my $o = $d->{optype};
     my (@tin, @tout, @par);
     @tin = @{ $d->{tensors_in} // [] };
@@ -566,9 +571,11 @@ sub pre_run_c {
     # tensors out: names first, then shapes (hooks may fail), then entries
     my ($vout) = grep { $_->{variadic} } @tout;
     my $nsc = '';
-    if ($d->{scratch}) {
+    my $scr = $d->{scratch} || $o{scratch_ok};
+    if ($scr) {
         $decls .= decl('ln_bool', 'has_scratch');
-        $body .= "    has_scratch = ln_tensor_list_find_name(op_arg->tensors_out, \"scratch\") != NULL;\n";
+        $body .= $o{check} ? "    has_scratch = scratch_ok && ln_tensor_list_find_name(op_arg->tensors_out, \"scratch\") != NULL;\n"
+                           : "    has_scratch = ln_tensor_list_find_name(op_arg->tensors_out, \"scratch\") != NULL;\n";
         $nsc = ' - has_scratch';
     }
     if ($vout) {
@@ -578,12 +585,12 @@ sub pre_run_c {
             . variadic_count_checks($vout, $a);
     } elsif (grep { $_->{optional} } @tout) {
         # optional outputs (LayerNormalization's Mean): a range
-        my $sc = $d->{scratch} ? ' + has_scratch' : '';
+        my $sc = $scr ? ' + has_scratch' : '';
         my $nreq = grep { !$_->{optional} } @tout;
         $body .= "    LN_OPCK(ln_opck_tensors_out_len(op_arg, LN_CMP_GE, $nreq$sc));\n"
             . "    LN_OPCK(ln_opck_tensors_out_len(op_arg, LN_CMP_LE, " . scalar(@tout) . "$sc));\n";
-    } elsif (@tout || $d->{scratch}) {
-        my $n = scalar(@tout) . ($d->{scratch} ? ' + has_scratch' : '');
+    } elsif (@tout || $scr) {
+        my $n = scalar(@tout) . ($scr ? ' + has_scratch' : '');
         $body .= "    LN_OPCK(ln_opck_tensors_out_len(op_arg, LN_CMP_EQ, $n));\n";
     }
     for my $t (@tout) {
@@ -683,6 +690,29 @@ sub pre_run_c {
                                 : "\n    ${a}_te->is_io = LN_TRUE;\n";
     }
 
+    if ($o{check}) {
+        if (!$o{plain}) {
+            $body = "    (void)scratch_ok;\n$body" if !$o{scratch_ok};
+            $body = "    (void)v;\n$body" if !@{ $o{vals} };
+        }
+        $body .= "\n" if @{ $o{vals} };
+        $body .= "    v->$_->[1] = $_->[1];\n" for @{ $o{vals} };
+        return ("$decls\n$body    return 0;\n", $need_string);
+    }
+    my ($rd, $rb) = pre_rest_c($d, $priv_params, '');
+    $decls .= $rd;
+    $body .= $rb;
+    return ("$decls\n$body    return 0;\n", $need_string);
+}
+
+# pre_run after the outputs: the private data run() needs and the kernel
+# scratch.  $v prefixes the values pre_run computed ('' for its locals,
+# 'v.' for the family's shared check results).  Returns (decls, body).
+sub pre_rest_c {
+    my ($d, $priv_params, $v) = @_;
+    my $o = $d->{optype};
+    my @par = @{ $d->{params} // [] };
+    my ($decls, $body) = ('', '');
     # private data for run
     my @pp = grep { $priv_params->{ $_->{arg_name} } } @par;
     my @pv = @{ $d->{priv} // [] };
@@ -691,10 +721,10 @@ sub pre_run_c {
         $body .= "\n    priv = ln_alloc(sizeof *priv);\n";
         for my $p (@pp) {
             my $a = $p->{arg_name};
-            $body .= "    priv->$a = $a;\n";
-            $body .= "    priv->${a}_len = ${a}_len;\n" if $p->{type} =~ /^array/;
+            $body .= "    priv->$a = $v$a;\n";
+            $body .= "    priv->${a}_len = $v${a}_len;\n" if $p->{type} =~ /^array/;
         }
-        $body .= "    priv->$_->{arg_name}_index = $_->{arg_name}_index;\n"
+        $body .= "    priv->$_->{arg_name}_index = $v$_->{arg_name}_index;\n"
             for grep { $priv_params->{"$_->{arg_name}_index"} } @par;
         $body .= "    $_->{hook}(op_arg, &priv->$_->{name});\n" for @pv;
         $body .= "    op_arg->priv = priv;\n";
@@ -712,7 +742,7 @@ sub pre_run_c {
         $body .= $pdecl ? "    {\n$pdecl\n        scratch_size = $sc->{size};\n    }\n"
                         : "    scratch_size = $sc->{size};\n";
         $body .= "    if (scratch_size == 0)\n        return 0;\n"
-            . "    if (!has_scratch) {\n"
+            . "    if (!${v}has_scratch) {\n"
             . "        char *name = ln_sprintf(\"%s__scratch\", op_arg->name);\n\n"
             . "        op_arg->tensors_out = ln_tensor_list_append(op_arg->tensors_out, \"scratch\", name);\n"
             . "        ln_free(name);\n"
@@ -732,7 +762,7 @@ sub pre_run_c {
             . "    scratch_te->mtype = op_arg->mtype_out;\n"
             . "    ln_tensor_table_insert(op_arg->tensor_table, scratch_te);\n";
     }
-    return ("$decls\n$body    return 0;\n", $need_string);
+    return ($decls, $body);
 }
 
 # run / static_run: locals for what the calls use, then the calls.
@@ -856,9 +886,13 @@ sub post_run_c {
 
 my %files;
 my $tdir = $opt{templates};
+my $canon = JSON::PP->new->canonical;
+my %KIND = (own => 'LN_MEMPLAN_OWN', inplace => 'LN_MEMPLAN_INPLACE',
+            view => 'LN_MEMPLAN_VIEW', concat => 'LN_MEMPLAN_CONCAT');
 
+# What a description's pre_run and run refer to: the C identifiers of its
+# snippets, and the params run() needs (they go into the private struct).
 for my $d (@descs) {
-    my $o = $d->{optype};
     my @run_calls = map { @{ $d->{$_} // [] } } qw(run static_run);
     my $refs_run = c_refs(map { (@{ $_->{args} // [] }, $_->{when}, $_->{unless}) } @run_calls);
     my @pre_snips;
@@ -871,93 +905,298 @@ for my $d (@descs) {
         push @pre_snips, ref $s->{dims} ? @{ $s->{dims} } : $s->{dims} if exists $s->{dims};
     }
     push @pre_snips, $d->{scratch}{size} if $d->{scratch};
-    my $refs_pre = c_refs(@pre_snips);
-    my %priv_params;
+    $d->{_refs_pre} = c_refs(@pre_snips);
+    $d->{_refs_run} = $refs_run;
+    $d->{_run_calls} = \@run_calls;
+    my %pp;
     for my $p (@{ $d->{params} // [] }) {
         my $a = $p->{arg_name};
         if ($refs_run->{$a} || $refs_run->{"${a}_len"}) {
-            $priv_params{$a} = 1;
-            $priv_params{"${a}_len"} = 1 if $p->{type} =~ /^array/;
+            $pp{$a} = 1;
+            $pp{"${a}_len"} = 1 if $p->{type} =~ /^array/;
         }
-        $priv_params{"${a}_index"} = 1 if $p->{enum} && $refs_run->{"${a}_index"};
+        $pp{"${a}_index"} = 1 if $p->{enum} && $refs_run->{"${a}_index"};
     }
-    my @statics;
-    my ($pre, $need_string) = pre_run_c($d, $refs_pre, \%priv_params, \@statics);
-    my $has_priv = %priv_params || @{ $d->{priv} // [] };
-
-    my $priv = '';
-    if ($has_priv) {
-        $priv = "/* What run() needs, computed once by pre_run. */\nstruct ${o}_priv {\n";
-        for my $p (@{ $d->{params} // [] }) {
-            if ($priv_params{ $p->{arg_name} }) {
-                $priv .= decl(param_ctype($p), $p->{arg_name});
-                $priv .= "    int $p->{arg_name}_len;\n" if $p->{type} =~ /^array/;
-            }
-            $priv .= "    int $p->{arg_name}_index;\n" if $priv_params{"$p->{arg_name}_index"};
-        }
-        $priv .= decl($_->{ctype}, $_->{name}) for @{ $d->{priv} // [] };
-        $priv .= "};\n";
-        if (defined $d->{aot}) {
-            $priv .= "\n/* The private struct field by field, for ln-aot (ln_opregistry_aot). */\n"
-                . "const ln_opregistry_aot_field ln_opimpl_${o}_aot_priv[] = {\n";
-            for my $p (@{ $d->{params} // [] }) {
-                my $a = $p->{arg_name};
-                if ($priv_params{$a}) {
-                    $priv .= "    {\"$a\", " . c_str(param_ctype($p)) . ", offsetof(struct ${o}_priv, $a)},\n";
-                    $priv .= "    {\"${a}_len\", \"int\", offsetof(struct ${o}_priv, ${a}_len)},\n"
-                        if $p->{type} =~ /^array/;
-                }
-                $priv .= "    {\"${a}_index\", \"int\", offsetof(struct ${o}_priv, ${a}_index)},\n"
-                    if $priv_params{"${a}_index"};
-            }
-            $priv .= "    {\"$_->{name}\", " . c_str($_->{ctype}) . ", offsetof(struct ${o}_priv, $_->{name})},\n"
-                for @{ $d->{priv} // [] };
-            $priv .= "    {NULL, NULL, 0}\n};\n";
-            $d->{_aot_priv} = 1;
-        }
-    }
-    push @statics, "static int ${o}_post_run(ln_op_arg *op_arg);\n" if $d->{scratch};
-    my $m = $d->{mem} // { kind => 'own' };
-    my %kind = (own => 'LN_MEMPLAN_OWN', inplace => 'LN_MEMPLAN_INPLACE',
-                view => 'LN_MEMPLAN_VIEW', concat => 'LN_MEMPLAN_CONCAT');
-    my $uses_hooks = grep { ref $_->{shape} && $_->{shape}{hook} } @{ $d->{tensors_out} // [] };
-    $uses_hooks ||= @{ $d->{priv} // [] } || $m->{offset};
-    $uses_hooks ||= grep { $_->{call} =~ /^ln_ophook_/ } @run_calls;
-    $uses_hooks ||= grep { /^ln_ophook_/ } keys %$refs_pre, keys %$refs_run;
-    my @inc = ('"ln_op.h"');
-    unshift @inc, '<string.h>' if $need_string;
-    unshift @inc, '<limits.h>' if $d->{scratch};
-    push @inc, '"ln_rt.h"' if grep { $_->{call} =~ /^ln_rt_/ } @run_calls;
-    push @inc, '"ln_ophook.h"' if $uses_hooks;
-    push @inc, '"ln_opregistry.h"';
-    my $doc = $d->{doc} // ($d->{extends} ? "$d->{extends} for arch $d->{arch}" : $o);
-    $doc =~ s/\n/\n * /g;
-    my %defs = (
-        GEN_DESC => $d->{_file}, GEN_OPTYPE => $o, GEN_ARCH => $d->{arch},
-        GEN_DOC => $doc, GEN_STRIP => "LN_OP_STRIP_$d->{_root}",
-        GEN_INCLUDES => join('', map { "#include $_\n" } @inc),
-        GEN_STATICS => join('', @statics), GEN_PRIV => $priv,
-        GEN_PRE_RUN => $pre, GEN_POST_RUN => post_run_c($d, $has_priv),
-        GEN_STATIC_RUN => $d->{static_run} && @{ $d->{static_run} } ? run_c($d, 'static_run') : '',
-        GEN_RUN => $d->{run} && @{ $d->{run} } ? run_c($d, 'run') : '',
-        GEN_AOT => defined $d->{aot} ? $d->{aot} : '',
-        GEN_HAS_POST_RUN => post_run_c($d, $has_priv) ne '' ? 1 : 0,
-        GEN_HAS_AOT => defined $d->{aot} ? 1 : 0,
-        GEN_HAS_RUN => $d->{run} && @{ $d->{run} } ? 1 : 0,
-        GEN_HAS_STATIC_RUN => $d->{static_run} && @{ $d->{static_run} } ? 1 : 0,
-        GEN_PROTO => join(",\n    ",
-            '&op_arg_proto',
-            "${o}_pre_run",
-            ($d->{static_run} && @{ $d->{static_run} } ? "${o}_static_run" : 'NULL'),
-            ($d->{run} && @{ $d->{run} } ? "${o}_run" : 'NULL'),
-            (post_run_c($d, $has_priv) ne '' ? "${o}_post_run" : 'NULL'),
-            ($m->{offset} // 'NULL'),
-            $kind{ $m->{kind} },
-            (defined $m->{out} ? c_str($m->{out}) : 'NULL'),
-            (defined $m->{in} ? c_str($m->{in}) : 'NULL')),
-    );
-    $files{"ln_opimpl_$o.c"} = m4_expand("$tdir/op.c.m4", \%defs);
+    $d->{_priv_params} = \%pp;
 }
+
+# The checks a family member adds to its root's (the root's must come
+# first, unchanged), or undef when it cannot share the root's check: other
+# tensors or params, or an added check that names something other than a
+# tensor or a param.
+sub extra_checks {
+    my ($root, $d) = @_;
+    for my $k (qw(tensors_in tensors_out params)) {
+        return undef if $canon->encode($root->{$k} // []) ne $canon->encode($d->{$k} // []);
+    }
+    my @rc = @{ $root->{checks} // [] };
+    my @dc = @{ $d->{checks} // [] };
+    return undef if @dc < @rc;
+    for my $i (0 .. $#rc) {
+        return undef if $canon->encode($rc[$i]) ne $canon->encode($dc[$i]);
+    }
+    my @x = @dc[ scalar(@rc) .. $#dc ];
+    my %known = map { ($_->{arg_name} => 1) } @{ $d->{tensors_in} // [] }, @{ $d->{params} // [] };
+    for my $c (@x) {
+        my $r = c_refs($c->{cond}, @{ $c->{args} // [] });
+        for my $n (keys %$r) {
+            return undef if !$known{$n} && $n !~ /^(ln_\w+|NULL|LN_\w+|long|int|double|float|size_t|char|unsigned|const)$/;
+        }
+    }
+    return \@x;
+}
+
+# $first . the items joined by $sep, in lines of at most 90 columns ending
+# in $eol, the next ones starting with $indent.
+sub wrap {
+    my ($first, $sep, $eol, $indent, $items) = @_;
+    my ($out, $line) = ('', $first);
+    for my $i (0 .. $#$items) {
+        my $it = $items->[$i] . ($i < $#$items ? $sep : '');
+        if (length($line . $it) > 90 && $line ne $first && $line ne $indent) {
+            $line =~ s/\s+$//;
+            $out .= "$line$eol\n";
+            $line = $indent;
+        }
+        $line .= $it;
+    }
+    return $out . $line;
+}
+
+# C type of a value the shared check hands on (a tensor or a param).
+sub val_type {
+    my ($d, $n) = @_;
+    return 'ln_bool' if $n eq 'has_scratch';
+    return 'const ln_tensor *' if $d->{_tin}{$n};
+    return 'int' if $n =~ /_(len|index)$/ && !grep { $_->{arg_name} eq $n } @{ $d->{params} // [] };
+    my ($p) = grep { $_->{arg_name} eq $n } @{ $d->{params} // [] };
+    return param_ctype($p);
+}
+
+my @families;
+{
+    my %seen;
+    for my $d (@descs) {
+        push @families, $d->{_root} if !$seen{ $d->{_root} }++;
+    }
+}
+# Who shares a check: the ops of a family that declare the same tensors and
+# params as its root (adding checks at most), and across families the roots
+# that declare the same tensors, params and checks (the unary ops, the
+# binary ops, the reductions).  A check used once is not a function.
+my (%extra, %key_of, %users);
+for my $root (@families) {
+    my $r = $by{$root};
+    my $key = $canon->encode([ map { $r->{$_} // [] } qw(tensors_in tensors_out params checks) ]);
+    for my $d (grep { $_->{_root} eq $root } @descs) {
+        my $x = $d == $r ? [] : extra_checks($r, $d);
+        next if !defined $x;
+        $extra{ $d->{optype} } = $x;
+        $key_of{ $d->{optype} } = $key;
+        push @{ $users{$key} }, $d;
+    }
+}
+my (%check_name, %check_file, %check_code, @shared_checks, %shared_inc);
+for my $key (sort { $users{$a}[0]{optype} cmp $users{$b}[0]{optype} } keys %users) {
+    my @u = @{ $users{$key} };
+    next if @u < 2;
+    my $r = $by{ $u[0]{_root} };
+    my %roots = map { ($_->{_root} => 1) } @u;
+    my $local = keys %roots == 1;
+    my $name = $local ? "$r->{optype}_check" : "ln_opcheck_$r->{optype}";
+    my $vals_t = $local ? "struct $r->{optype}_vals" : "struct ln_opcheck_$r->{optype}_vals";
+    # the values the users need after the check: params their run() needs,
+    # names in their added checks, has_scratch
+    my (%refs, %pp, %need);
+    for my $d (@u) {
+        %refs = (%refs, %{ $d->{_refs_pre} });
+        %pp = (%pp, %{ $d->{_priv_params} });
+        $need{$_} = 1 for keys %{ $d->{_priv_params} };
+        for my $c (@{ $extra{ $d->{optype} } }) {
+            my $cr = c_refs($c->{cond}, @{ $c->{args} // [] });
+            for my $n (keys %$cr) {
+                $need{$n} = 1 if $d->{_tin}{$n} || grep { $_->{arg_name} eq $n } @{ $d->{params} // [] };
+            }
+        }
+        $need{has_scratch} = 1 if $d->{scratch};
+    }
+    my $scratch_ok = grep { $_->{scratch} } @u;
+    my @vals = map { [ val_type($r, $_), $_ ] } sort keys %need;
+    my @st;
+    # nothing to hand on: the check is a pre_run
+    my $plain = !@vals && !$scratch_ok;
+    my ($body, $ns) = pre_run_c($r, \%refs, \%pp, \@st, check => 1, vals => \@vals,
+                                scratch_ok => $scratch_ok, plain => $plain);
+    my $struct = $plain ? '' : "$vals_t {\n" . join('', map { decl($_->[0], $_->[1]) } @vals) . "};\n";
+    my $proto = $plain ? "int $name(ln_op_arg *op_arg)"
+                       : "int $name(ln_op_arg *op_arg, $vals_t *v, ln_bool scratch_ok)";
+    my $users = join(', ', map { $_->{optype} } @u);
+    my $code = join('', @st) . ($st[0] ? "\n" : '');
+    if ($local) {
+        $code .= "/* What the pre_runs of $users have in common: the checks, the outputs. */\n"
+            . "$struct\nstatic $proto\n{\n$body}\n\n";
+        $check_code{ $r->{optype} } = [ $code, $ns ];
+    } else {
+        my @rl = sort keys %roots;
+        my $guard = wrap('#if !(', ' && ', ' \\', '      ', [ map { "defined(LN_OP_STRIP_$_)" } @rl ]) . ")\n";
+        push @shared_checks, [ wrap('/* ', ', ', '', ' * ', \@rl) . " */\n$struct$proto;\n",
+                               "$guard$code$proto\n{\n$body}\n#endif\n" ];
+        $shared_inc{'<string.h>'} = 1 if $ns;
+        $shared_inc{'"ln_ophook.h"'} = 1 if $body =~ /\bln_ophook_/;
+    }
+    $check_name{$_->{optype}} = [ $name, $plain ? undef : $vals_t ] for @u;
+}
+
+for my $root (@families) {
+    my @fam = grep { $_->{_root} eq $root } @descs;
+    my $r = $by{$root};
+    my (@statics, %static_seen, @bodies, $need_string_any, %inc);
+    my $add_statics = sub {
+        for my $st (@_) { push @statics, $st if !$static_seen{$st}++; }
+    };
+    my $check = '';
+    if ($check_code{$root}) {
+        $check = $check_code{$root}[0];
+        $need_string_any ||= $check_code{$root}[1];
+    }
+    $inc{'"ln_opcheck.h"'} = 1 if grep { $check_name{ $_->{optype} } && $check_name{ $_->{optype} }[0] =~ /^ln_opcheck_/ } @fam;
+    my %shared = map { ($_->{optype} => 1) } grep { $check_name{ $_->{optype} } } @fam;
+    for my $d (@fam) {
+        my $o = $d->{optype};
+        my $pp = $d->{_priv_params};
+        my $has_priv = %$pp || @{ $d->{priv} // [] };
+        my ($pre, $ns);
+        my $pre_fn = "${o}_pre_run";
+        my @st;
+        if ($shared{$o}) {
+            my ($rd, $rb) = pre_rest_c($d, $pp, 'v.');
+            my ($xd, $xb, $xc) = ('', '', '');
+            if (@{ $extra{$o} }) {
+                # the checks this op adds, on the shared check's values;
+                # a failure takes the outputs out again
+                my %cr;
+                for my $c (@{ $extra{$o} }) {
+                    %cr = (%cr, %{ c_refs($c->{cond}, @{ $c->{args} // [] }) });
+                    $xc .= ($xc ? "    if (!ret)\n        ret" : "    ret") . " = ln_opck(op_arg, $c->{cond},\n"
+                        . "                      " . c_str($c->{msg})
+                        . join('', map { ", $_" } @{ $c->{args} // [] }) . ");\n";
+                }
+                for my $n (sort keys %cr) {
+                    next if !($d->{_tin}{$n} || grep { $_->{arg_name} eq $n } @{ $d->{params} // [] });
+                    $xd .= decl(val_type($d, $n), $n);
+                    $xb .= "    $n = v.$n;\n";
+                }
+                $xd .= "    int ret;\n" if $rd !~ /\bret;/;
+                $xb .= $xc . "    if (ret) {\n        ln_op_post_run_outputs(op_arg);\n        return ret;\n    }\n";
+            }
+            my ($cn, $vt) = @{ $check_name{$o} };
+            if (!$vt) {
+                # the check is all of pre_run, or pre_run begins with it
+                $pre = "$xb$rb" eq '' ? undef : "$xd$rd\n    LN_OPCK($cn(op_arg));\n$xb$rb    return 0;\n";
+                $pre_fn = $cn if !defined $pre;
+            } else {
+                my $call = "$cn(op_arg, &v, " . ($d->{scratch} ? 'LN_TRUE' : 'LN_FALSE') . ')';
+                $pre = "$xb$rb" eq '' ? "    $vt v;\n\n    return $call;\n"
+                     : "    $vt v;\n$xd$rd\n    LN_OPCK($call);\n$xb$rb    return 0;\n";
+            }
+            $ns = 0;
+        } else {
+            ($pre, $ns) = pre_run_c($d, $d->{_refs_pre}, $pp, \@st);
+        }
+        $add_statics->(@st);
+        $need_string_any ||= $ns;
+
+        my $priv = '';
+        if ($has_priv) {
+            $priv = "/* What ${o}'s run() needs, computed once by pre_run. */\nstruct ${o}_priv {\n";
+            for my $p (@{ $d->{params} // [] }) {
+                if ($pp->{ $p->{arg_name} }) {
+                    $priv .= decl(param_ctype($p), $p->{arg_name});
+                    $priv .= "    int $p->{arg_name}_len;\n" if $p->{type} =~ /^array/;
+                }
+                $priv .= "    int $p->{arg_name}_index;\n" if $pp->{"$p->{arg_name}_index"};
+            }
+            $priv .= decl($_->{ctype}, $_->{name}) for @{ $d->{priv} // [] };
+            $priv .= "};\n";
+            if (defined $d->{aot}) {
+                $priv .= "\n/* The private struct field by field, for ln-aot (ln_opregistry_aot). */\n"
+                    . "const ln_opregistry_aot_field ln_opimpl_${o}_aot_priv[] = {\n";
+                for my $p (@{ $d->{params} // [] }) {
+                    my $a = $p->{arg_name};
+                    if ($pp->{$a}) {
+                        $priv .= "    {\"$a\", " . c_str(param_ctype($p)) . ", offsetof(struct ${o}_priv, $a)},\n";
+                        $priv .= "    {\"${a}_len\", \"int\", offsetof(struct ${o}_priv, ${a}_len)},\n"
+                            if $p->{type} =~ /^array/;
+                    }
+                    $priv .= "    {\"${a}_index\", \"int\", offsetof(struct ${o}_priv, ${a}_index)},\n"
+                        if $pp->{"${a}_index"};
+                }
+                $priv .= "    {\"$_->{name}\", " . c_str($_->{ctype}) . ", offsetof(struct ${o}_priv, $_->{name})},\n"
+                    for @{ $d->{priv} // [] };
+                $priv .= "    {NULL, NULL, 0}\n};\n";
+                $d->{_aot_priv} = 1;
+            }
+        }
+        my $m = $d->{mem} // { kind => 'own' };
+        my @run_calls = @{ $d->{_run_calls} };
+        my $uses_hooks = grep { ref $_->{shape} && $_->{shape}{hook} } @{ $d->{tensors_out} // [] };
+        $uses_hooks ||= @{ $d->{priv} // [] } || $m->{offset};
+        $uses_hooks ||= grep { $_->{call} =~ /^ln_ophook_/ } @run_calls;
+        $uses_hooks ||= grep { /^ln_ophook_/ } keys %{ $d->{_refs_pre} }, keys %{ $d->{_refs_run} };
+        $inc{'<limits.h>'} = 1 if $d->{scratch};
+        $inc{'"ln_rt.h"'} = 1 if grep { $_->{call} =~ /^ln_rt_/ } @run_calls;
+        $inc{'"ln_ophook.h"'} = 1 if $uses_hooks;
+        # post_run: the generic one, unless inputs are marked as graph I/O
+        my $own_post = grep { $_->{io} } @{ $d->{tensors_in} // [] };
+        my $post = $own_post ? post_run_c($d, $has_priv) : '';
+        my $post_fn = $own_post ? "${o}_post_run"
+                    : (@{ $d->{tensors_out} // [] } || $has_priv || $d->{scratch}) ? 'ln_op_post_run_outputs' : '';
+        $pre =~ s/\b${o}_post_run\(op_arg\)/$post_fn(op_arg)/g if defined $pre;
+        my $has_run = $d->{run} && @{ $d->{run} } ? 1 : 0;
+        my $has_srun = $d->{static_run} && @{ $d->{static_run} } ? 1 : 0;
+        my @fields = (".op_arg = &(ln_op_arg){.optype = \"$o\", .arch = \"$d->{arch}\"}",
+                      ".pre_run = $pre_fn");
+        push @fields, ".static_run = ${o}_static_run" if $has_srun;
+        push @fields, ".run = ${o}_run" if $has_run;
+        push @fields, ".post_run = $post_fn" if $post_fn;
+        push @fields, ".calc_offset = $m->{offset}" if $m->{offset};
+        push @fields, ".mem_kind = $KIND{ $m->{kind} }";
+        push @fields, ".mem_out = " . c_str($m->{out}) if defined $m->{out};
+        push @fields, ".mem_in = " . c_str($m->{in}) if defined $m->{in};
+        my $doc = $d->{doc} // ($d->{extends} ? "$d->{extends} for arch $d->{arch}" : $o);
+        $doc =~ s/\n/\n * /g;
+        push @bodies, m4_expand("$tdir/op_impl.c.m4", {
+            GEN_OPTYPE => $o, GEN_ARCH => $d->{arch}, GEN_DOC => $doc, GEN_PRIV => $priv ? "\n$priv\n" : '',
+            GEN_PRE_RUN => $pre // '', GEN_HAS_PRE_RUN => defined $pre ? 1 : 0, GEN_POST_RUN => $post,
+            GEN_STATIC_RUN => $has_srun ? run_c($d, 'static_run') : '',
+            GEN_RUN => $has_run ? run_c($d, 'run') : '',
+            GEN_AOT => defined $d->{aot} ? $d->{aot} : '',
+            GEN_HAS_POST_RUN => $post ne '' ? 1 : 0,
+            GEN_HAS_AOT => defined $d->{aot} ? 1 : 0,
+            GEN_HAS_RUN => $has_run, GEN_HAS_STATIC_RUN => $has_srun,
+            GEN_FIELDS => wrap('    ', ', ', '', '    ', \@fields),
+        });
+    }
+    $inc{'<string.h>'} = 1 if $need_string_any;
+    my @inc = ((grep { $inc{$_} } '<limits.h>', '<string.h>'), '"ln_op.h"',
+               (grep { $inc{$_} } '"ln_rt.h"', '"ln_ophook.h"', '"ln_opcheck.h"'), '"ln_opregistry.h"');
+    my %files_of = map { ($_->{_file} => 1) } @fam;
+    $files{"ln_opimpl_$root.c"} = m4_expand("$tdir/op.c.m4", {
+        GEN_DESC => join(', ', sort keys %files_of), GEN_ROOT => $root,
+        GEN_OPS => join(', ', map { $_->{optype} } @fam),
+        GEN_STRIP => "LN_OP_STRIP_$root",
+        GEN_INCLUDES => join('', map { "#include $_\n" } @inc),
+        GEN_STATICS => $check . join('', @statics) . ($statics[0] ? "\n" : ''),
+        GEN_BODIES => join("\n", @bodies),
+    });
+}
+
+my @sinc = ((grep { $shared_inc{$_} } '<string.h>'), '"ln_op.h"', (grep { $shared_inc{$_} } '"ln_ophook.h"'), '"ln_opcheck.h"');
+$files{'ln_opcheck.h'} = m4_expand("$tdir/opcheck.h.m4", {
+    GEN_DECLS => join("\n", map { $_->[0] } @shared_checks) });
+$files{'ln_opcheck.c'} = m4_expand("$tdir/opcheck.c.m4", {
+    GEN_INCLUDES => join('', map { "#include $_\n" } @sinc),
+    GEN_CHECKS => join("\n", map { $_->[1] } @shared_checks) });
 
 #
 # The registry, its header and the strip switches.

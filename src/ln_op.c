@@ -455,3 +455,19 @@ int ln_op_pre_run(ln_op *op)
     }
     return 0;
 }
+
+/* The post_run of most ops: the output tensors pre_run put in the table go
+ * (a "scratch" output only if this op created it: the entry stays in
+ * tensors_out, like an IR field), and the private data is freed. */
+int ln_op_post_run_outputs(ln_op_arg *op_arg)
+{
+    LN_LIST_FOREACH(ln_tensor_list_entry, tl, op_arg->tensors_out) {
+        ln_tensor_entry *te = ln_tensor_table_find(op_arg->tensor_table, tl->name);
+        if (!te || (ln_streq(tl->arg_name, "scratch") && !ln_streq(te->creater, op_arg->name)))
+            continue;
+        ln_tensor_table_remove(op_arg->tensor_table, tl->name);
+    }
+    ln_free(op_arg->priv);
+    op_arg->priv = NULL;
+    return 0;
+}

@@ -75,6 +75,9 @@ int ln_op_check(const ln_op *op);
 /* ln_op_check, the op's pre_run, and the size limits of its outputs
  * (ln_tensor_check_size); 0 or the error, with nothing left behind. */
 int ln_op_pre_run(ln_op *op);
+/* The post_run of most ops: removes the outputs pre_run added to the tensor
+ * table (a "scratch" output only if this op created it) and frees priv. */
+int ln_op_post_run_outputs(ln_op_arg *op_arg);
 
 /* Shorthands used by op implementations. */
 ln_tensor_entry *ln_op_tensor_in(const ln_op_arg *arg, const char *arg_name);
