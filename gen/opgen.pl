@@ -1214,31 +1214,40 @@ for my $d (sort { $a->{optype} cmp $b->{optype} } @descs) {
 }
 $reg .= "    {NULL, NULL, NULL}\n};\n";
 
+# the name lists and attr tables, each written once however many rows use it
 my $onnx = '';
-my @onnx_rows;
+my (@onnx_rows, %lists, %attr_tabs);
+my $list_c = sub {
+    my @l = @_;
+    my $k = join("\0", @l);
+    return $lists{$k} //= do {
+        my $n = 'onnx_names_' . scalar(keys %lists);
+        $onnx .= "static const char *const ${n}[] = {" . join('', map { c_str($_) . ', ' } @l) . "NULL};\n";
+        $n;
+    };
+};
 for my $d (@descs) {
     for my $i (0 .. $#{ $d->{onnx} // [] }) {
         my $e = $d->{onnx}[$i];
-        my $id = "$d->{optype}_$i";
-        $id =~ s/[^\w]/_/g;
-        for my $io (qw(inputs outputs)) {
-            $onnx .= "static const char *const onnx_${io}_$id\[] = {"
-                . join('', map { c_str($_) . ', ' } @{ $e->{$io} // [] }) . "NULL};\n";
-        }
-        $onnx .= "static const ln_opregistry_onnx_attr onnx_attrs_$id\[] = {\n";
+        my ($in, $out) = map { $list_c->(@{ $e->{$_} // [] }) } qw(inputs outputs);
+        my $rows = '';
         for my $a (@{ $e->{attrs} // [] }) {
             my $def = exists $a->{default}
                 ? c_str(JSON::PP->new->canonical->allow_nonref->encode($a->{default})) : 'NULL';
-            $onnx .= "    {" . c_str($a->{attr}) . ', ' . c_str($a->{param}) . ", $def},\n";
+            $rows .= "    {" . c_str($a->{attr}) . ', ' . c_str($a->{param}) . ", $def},\n";
         }
         for my $c (@{ $e->{consts} // [] }) {
             my $v = c_str(JSON::PP->new->canonical->allow_nonref->encode($c->{value}));
-            $onnx .= "    {\"\", " . c_str($c->{param}) . ", $v},\n";
+            $rows .= "    {\"\", " . c_str($c->{param}) . ", $v},\n";
         }
-        $onnx .= "    {NULL, NULL, NULL}\n};\n";
+        my $at = $attr_tabs{$rows} //= do {
+            my $n = 'onnx_attrs_' . scalar(keys %attr_tabs);
+            $onnx .= "static const ln_opregistry_onnx_attr ${n}[] = {\n$rows    {NULL, NULL, NULL}\n};\n";
+            $n;
+        };
         push @onnx_rows, [ $e->{op_type}, $e->{since}, $d->{optype},
             "    {" . c_str($e->{op_type}) . ", $e->{since}, " . ($e->{until} // 0) . ', '
-            . c_str($d->{optype}) . ",\n     onnx_inputs_$id, onnx_outputs_$id, onnx_attrs_$id},\n" ];
+            . c_str($d->{optype}) . ", $in, $out, $at},\n" ];
     }
 }
 $onnx .= "\nconst ln_opregistry_onnx_entry ln_opregistry_onnx[] = {\n";

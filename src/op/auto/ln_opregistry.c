@@ -194,70 +194,19 @@ const ln_opregistry_row ln_opregistry[] = {
     {NULL, NULL, NULL}
 };
 
-static const char *const onnx_inputs_abs_0[] = {"src", NULL};
-static const char *const onnx_outputs_abs_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_abs_0[] = {
+static const char *const onnx_names_1[] = {"src", NULL};
+static const char *const onnx_names_2[] = {"dst", NULL};
+static const ln_opregistry_onnx_attr onnx_attrs_1[] = {
     {NULL, NULL, NULL}
 };
-static const char *const onnx_inputs_acos_0[] = {"src", NULL};
-static const char *const onnx_outputs_acos_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_acos_0[] = {
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_acosh_0[] = {"src", NULL};
-static const char *const onnx_outputs_acosh_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_acosh_0[] = {
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_add_0[] = {"src1", "src2", NULL};
-static const char *const onnx_outputs_add_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_add_0[] = {
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_add_1[] = {"src1", "src2", NULL};
-static const char *const onnx_outputs_add_1[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_add_1[] = {
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_argmax_0[] = {"src", NULL};
-static const char *const onnx_outputs_argmax_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_argmax_0[] = {
+static const char *const onnx_names_3[] = {"src1", "src2", NULL};
+static const ln_opregistry_onnx_attr onnx_attrs_2[] = {
     {"axis", "axis", "0"},
     {"keepdims", "keepdims", "1"},
     {"select_last_index", "select_last_index", "0"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_inputs_argmin_0[] = {"src", NULL};
-static const char *const onnx_outputs_argmin_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_argmin_0[] = {
-    {"axis", "axis", "0"},
-    {"keepdims", "keepdims", "1"},
-    {"select_last_index", "select_last_index", "0"},
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_asin_0[] = {"src", NULL};
-static const char *const onnx_outputs_asin_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_asin_0[] = {
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_asinh_0[] = {"src", NULL};
-static const char *const onnx_outputs_asinh_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_asinh_0[] = {
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_atan_0[] = {"src", NULL};
-static const char *const onnx_outputs_atan_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_atan_0[] = {
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_atanh_0[] = {"src", NULL};
-static const char *const onnx_outputs_atanh_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_atanh_0[] = {
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_avgpool2d_0[] = {"src", NULL};
-static const char *const onnx_outputs_avgpool2d_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_avgpool2d_0[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_3[] = {
     {"kernel_shape", "kernel_shape", NULL},
     {"strides", "stride", "[1,1]"},
     {"dilations", "dilation", "[1,1]"},
@@ -267,62 +216,44 @@ static const ln_opregistry_onnx_attr onnx_attrs_avgpool2d_0[] = {
     {"count_include_pad", "count_include_pad", "0"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_inputs_batchnorm_0[] = {"src", "scale", "bias", "mean", "var", NULL};
-static const char *const onnx_outputs_batchnorm_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_batchnorm_0[] = {
+static const char *const onnx_names_4[] = {"src", "scale", "bias", "mean", "var", NULL};
+static const ln_opregistry_onnx_attr onnx_attrs_4[] = {
     {"epsilon", "epsilon", "1e-05"},
     {"momentum", "momentum", "0.9"},
     {"spatial", "spatial", "1"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_inputs_batchnorm_1[] = {"src", "scale", "bias", "mean", "var", NULL};
-static const char *const onnx_outputs_batchnorm_1[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_batchnorm_1[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_5[] = {
     {"epsilon", "epsilon", "1e-05"},
     {"momentum", "momentum", "0.9"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_inputs_batchnorm_2[] = {"src", "scale", "bias", "mean", "var", NULL};
-static const char *const onnx_outputs_batchnorm_2[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_batchnorm_2[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_6[] = {
     {"epsilon", "epsilon", "1e-05"},
     {"momentum", "momentum", "0.9"},
     {"training_mode", "training_mode", "0"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_inputs_cast_0[] = {"src", NULL};
-static const char *const onnx_outputs_cast_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_cast_0[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_7[] = {
     {"to", "to", NULL},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_inputs_celu_0[] = {"src", NULL};
-static const char *const onnx_outputs_celu_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_celu_0[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_8[] = {
     {"alpha", "alpha", "1"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_inputs_clip_0[] = {"src", NULL};
-static const char *const onnx_outputs_clip_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_clip_0[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_9[] = {
     {"min", "min", "-3.4028234e+38"},
     {"max", "max", "3.4028234e+38"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_inputs_clip_1[] = {"src", "@min", "@max", NULL};
-static const char *const onnx_outputs_clip_1[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_clip_1[] = {
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_concat_0[] = {"src", NULL};
-static const char *const onnx_outputs_concat_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_concat_0[] = {
+static const char *const onnx_names_5[] = {"src", "@min", "@max", NULL};
+static const ln_opregistry_onnx_attr onnx_attrs_10[] = {
     {"axis", "axis", NULL},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_inputs_conv2d_0[] = {"src", "weight", "bias", NULL};
-static const char *const onnx_outputs_conv2d_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_conv2d_0[] = {
+static const char *const onnx_names_6[] = {"src", "weight", "bias", NULL};
+static const ln_opregistry_onnx_attr onnx_attrs_11[] = {
     {"group", "group", "1"},
     {"strides", "stride", "[1,1]"},
     {"dilations", "dilation", "[1,1]"},
@@ -331,9 +262,7 @@ static const ln_opregistry_onnx_attr onnx_attrs_conv2d_0[] = {
     {"kernel_shape", "kernel_shape", "[]"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_inputs_conv_transpose2d_0[] = {"src", "weight", "bias", NULL};
-static const char *const onnx_outputs_conv_transpose2d_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_conv_transpose2d_0[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_12[] = {
     {"group", "group", "1"},
     {"strides", "stride", "[1,1]"},
     {"dilations", "dilation", "[1,1]"},
@@ -344,168 +273,71 @@ static const ln_opregistry_onnx_attr onnx_attrs_conv_transpose2d_0[] = {
     {"kernel_shape", "kernel_shape", "[]"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_inputs_cos_0[] = {"src", NULL};
-static const char *const onnx_outputs_cos_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_cos_0[] = {
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_cosh_0[] = {"src", NULL};
-static const char *const onnx_outputs_cosh_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_cosh_0[] = {
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_depth_to_space_0[] = {"src", NULL};
-static const char *const onnx_outputs_depth_to_space_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_depth_to_space_0[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_13[] = {
     {"blocksize", "blocksize", NULL},
     {"mode", "mode", "\"DCR\""},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_inputs_div_0[] = {"src1", "src2", NULL};
-static const char *const onnx_outputs_div_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_div_0[] = {
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_dropout_0[] = {"src", NULL};
-static const char *const onnx_outputs_dropout_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_dropout_0[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_14[] = {
     {"ratio", "ratio", "0.5"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_inputs_dropout_1[] = {"src", "@ratio", "@training_mode", NULL};
-static const char *const onnx_outputs_dropout_1[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_dropout_1[] = {
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_elu_0[] = {"src", NULL};
-static const char *const onnx_outputs_elu_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_elu_0[] = {
-    {"alpha", "alpha", "1"},
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_erf_0[] = {"src", NULL};
-static const char *const onnx_outputs_erf_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_erf_0[] = {
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_exp_0[] = {"src", NULL};
-static const char *const onnx_outputs_exp_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_exp_0[] = {
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_expand_0[] = {"src", "@shape", NULL};
-static const char *const onnx_outputs_expand_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_expand_0[] = {
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_flatten_0[] = {"src", NULL};
-static const char *const onnx_outputs_flatten_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_flatten_0[] = {
+static const char *const onnx_names_7[] = {"src", "@ratio", "@training_mode", NULL};
+static const char *const onnx_names_8[] = {"src", "@shape", NULL};
+static const ln_opregistry_onnx_attr onnx_attrs_15[] = {
     {"axis", "axis", "1"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_inputs_gather_0[] = {"src", "indices", NULL};
-static const char *const onnx_outputs_gather_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_gather_0[] = {
+static const char *const onnx_names_9[] = {"src", "indices", NULL};
+static const ln_opregistry_onnx_attr onnx_attrs_16[] = {
     {"axis", "axis", "0"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_inputs_gemm_0[] = {"src", "weight", "bias", NULL};
-static const char *const onnx_outputs_gemm_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_gemm_0[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_17[] = {
     {"transA", "trans_a", "0"},
     {"transB", "trans_b", "0"},
     {"alpha", "alpha", "1"},
     {"beta", "beta", "1"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_inputs_globalavgpool_0[] = {"src", NULL};
-static const char *const onnx_outputs_globalavgpool_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_globalavgpool_0[] = {
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_globalmaxpool_0[] = {"src", NULL};
-static const char *const onnx_outputs_globalmaxpool_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_globalmaxpool_0[] = {
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_hardsigmoid_0[] = {"src", NULL};
-static const char *const onnx_outputs_hardsigmoid_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_hardsigmoid_0[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_18[] = {
     {"alpha", "alpha", "0.2"},
     {"beta", "beta", "0.5"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_inputs_hardswish_0[] = {"src", NULL};
-static const char *const onnx_outputs_hardswish_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_hardswish_0[] = {
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_identity_0[] = {"src", NULL};
-static const char *const onnx_outputs_identity_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_identity_0[] = {
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_instancenorm_0[] = {"src", "scale", "bias", NULL};
-static const char *const onnx_outputs_instancenorm_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_instancenorm_0[] = {
+static const char *const onnx_names_10[] = {"src", "scale", "bias", NULL};
+static const ln_opregistry_onnx_attr onnx_attrs_19[] = {
     {"epsilon", "epsilon", "1e-05"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_inputs_layernorm_0[] = {"src", "scale", "bias", NULL};
-static const char *const onnx_outputs_layernorm_0[] = {"dst", "mean", "inv_std_dev", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_layernorm_0[] = {
+static const char *const onnx_names_11[] = {"dst", "mean", "inv_std_dev", NULL};
+static const ln_opregistry_onnx_attr onnx_attrs_20[] = {
     {"axis", "axis", "-1"},
     {"epsilon", "epsilon", "1e-05"},
     {"stash_type", "stash_type", "1"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_inputs_leakyrelu_0[] = {"src", NULL};
-static const char *const onnx_outputs_leakyrelu_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_leakyrelu_0[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_21[] = {
     {"alpha", "alpha", "0.01"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_inputs_log_0[] = {"src", NULL};
-static const char *const onnx_outputs_log_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_log_0[] = {
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_logsoftmax_0[] = {"src", NULL};
-static const char *const onnx_outputs_logsoftmax_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_logsoftmax_0[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_22[] = {
     {"axis", "axis", "1"},
     {"", "coerce_2d", "true"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_inputs_logsoftmax_1[] = {"src", NULL};
-static const char *const onnx_outputs_logsoftmax_1[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_logsoftmax_1[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_23[] = {
     {"axis", "axis", "-1"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_inputs_lrn_0[] = {"src", NULL};
-static const char *const onnx_outputs_lrn_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_lrn_0[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_24[] = {
     {"size", "size", NULL},
     {"alpha", "alpha", "0.0001"},
     {"beta", "beta", "0.75"},
     {"bias", "bias", "1"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_inputs_matmul_0[] = {"src1", "src2", NULL};
-static const char *const onnx_outputs_matmul_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_matmul_0[] = {
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_max_0[] = {"src1", "src2", NULL};
-static const char *const onnx_outputs_max_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_max_0[] = {
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_maxpool2d_0[] = {"src", NULL};
-static const char *const onnx_outputs_maxpool2d_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_maxpool2d_0[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_25[] = {
     {"kernel_shape", "kernel_shape", NULL},
     {"strides", "stride", "[1,1]"},
     {"dilations", "dilation", "[1,1]"},
@@ -515,182 +347,54 @@ static const ln_opregistry_onnx_attr onnx_attrs_maxpool2d_0[] = {
     {"storage_order", "storage_order", "0"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_inputs_mean_0[] = {"src", NULL};
-static const char *const onnx_outputs_mean_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_mean_0[] = {
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_min_0[] = {"src1", "src2", NULL};
-static const char *const onnx_outputs_min_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_min_0[] = {
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_mul_0[] = {"src1", "src2", NULL};
-static const char *const onnx_outputs_mul_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_mul_0[] = {
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_neg_0[] = {"src", NULL};
-static const char *const onnx_outputs_neg_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_neg_0[] = {
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_pad_0[] = {"src", NULL};
-static const char *const onnx_outputs_pad_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_pad_0[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_26[] = {
     {"pads", "pads", NULL},
     {"mode", "mode", "\"constant\""},
     {"value", "value", "0"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_inputs_pad_1[] = {"src", "@pads", "@value", NULL};
-static const char *const onnx_outputs_pad_1[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_pad_1[] = {
+static const char *const onnx_names_12[] = {"src", "@pads", "@value", NULL};
+static const ln_opregistry_onnx_attr onnx_attrs_27[] = {
     {"mode", "mode", "\"constant\""},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_inputs_pow_0[] = {"src1", "src2", NULL};
-static const char *const onnx_outputs_pow_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_pow_0[] = {
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_prelu_0[] = {"src", "slope", NULL};
-static const char *const onnx_outputs_prelu_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_prelu_0[] = {
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_reciprocal_0[] = {"src", NULL};
-static const char *const onnx_outputs_reciprocal_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_reciprocal_0[] = {
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_reduce_l1_0[] = {"src", NULL};
-static const char *const onnx_outputs_reduce_l1_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_reduce_l1_0[] = {
+static const char *const onnx_names_13[] = {"src", "slope", NULL};
+static const ln_opregistry_onnx_attr onnx_attrs_28[] = {
     {"axes", "axes", "[]"},
     {"keepdims", "keepdims", "1"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_inputs_reduce_l2_0[] = {"src", NULL};
-static const char *const onnx_outputs_reduce_l2_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_reduce_l2_0[] = {
-    {"axes", "axes", "[]"},
-    {"keepdims", "keepdims", "1"},
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_reduce_logsum_0[] = {"src", NULL};
-static const char *const onnx_outputs_reduce_logsum_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_reduce_logsum_0[] = {
-    {"axes", "axes", "[]"},
-    {"keepdims", "keepdims", "1"},
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_reduce_logsumexp_0[] = {"src", NULL};
-static const char *const onnx_outputs_reduce_logsumexp_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_reduce_logsumexp_0[] = {
-    {"axes", "axes", "[]"},
-    {"keepdims", "keepdims", "1"},
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_reduce_max_0[] = {"src", NULL};
-static const char *const onnx_outputs_reduce_max_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_reduce_max_0[] = {
-    {"axes", "axes", "[]"},
-    {"keepdims", "keepdims", "1"},
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_reduce_mean_0[] = {"src", NULL};
-static const char *const onnx_outputs_reduce_mean_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_reduce_mean_0[] = {
-    {"axes", "axes", "[]"},
-    {"keepdims", "keepdims", "1"},
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_reduce_min_0[] = {"src", NULL};
-static const char *const onnx_outputs_reduce_min_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_reduce_min_0[] = {
-    {"axes", "axes", "[]"},
-    {"keepdims", "keepdims", "1"},
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_reduce_prod_0[] = {"src", NULL};
-static const char *const onnx_outputs_reduce_prod_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_reduce_prod_0[] = {
-    {"axes", "axes", "[]"},
-    {"keepdims", "keepdims", "1"},
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_reduce_sum_0[] = {"src", NULL};
-static const char *const onnx_outputs_reduce_sum_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_reduce_sum_0[] = {
-    {"axes", "axes", "[]"},
-    {"keepdims", "keepdims", "1"},
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_reduce_sum_1[] = {"src", "@axes", NULL};
-static const char *const onnx_outputs_reduce_sum_1[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_reduce_sum_1[] = {
+static const char *const onnx_names_14[] = {"src", "@axes", NULL};
+static const ln_opregistry_onnx_attr onnx_attrs_29[] = {
     {"keepdims", "keepdims", "1"},
     {"noop_with_empty_axes", "noop_with_empty_axes", "0"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_inputs_reduce_sumsquare_0[] = {"src", NULL};
-static const char *const onnx_outputs_reduce_sumsquare_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_reduce_sumsquare_0[] = {
-    {"axes", "axes", "[]"},
-    {"keepdims", "keepdims", "1"},
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_relu_0[] = {"src", NULL};
-static const char *const onnx_outputs_relu_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_relu_0[] = {
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_reshape_0[] = {"src", NULL};
-static const char *const onnx_outputs_reshape_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_reshape_0[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_30[] = {
     {"shape", "dims", NULL},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_inputs_reshape_1[] = {"src", "@dims", NULL};
-static const char *const onnx_outputs_reshape_1[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_reshape_1[] = {
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_reshape_2[] = {"src", "@dims", NULL};
-static const char *const onnx_outputs_reshape_2[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_reshape_2[] = {
+static const char *const onnx_names_15[] = {"src", "@dims", NULL};
+static const ln_opregistry_onnx_attr onnx_attrs_31[] = {
     {"allowzero", "allowzero", "0"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_inputs_resize_0[] = {"src", NULL};
-static const char *const onnx_outputs_resize_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_resize_0[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_32[] = {
     {"mode", "mode", "\"nearest\""},
     {"scales", "scales", NULL},
     {"", "coordinate_transformation_mode", "\"asymmetric\""},
     {"", "nearest_mode", "\"floor\""},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_inputs_resize_1[] = {"src", "@scales", NULL};
-static const char *const onnx_outputs_resize_1[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_resize_1[] = {
+static const char *const onnx_names_16[] = {"src", "@scales", NULL};
+static const ln_opregistry_onnx_attr onnx_attrs_33[] = {
     {"mode", "mode", "\"nearest\""},
     {"", "coordinate_transformation_mode", "\"asymmetric\""},
     {"", "nearest_mode", "\"floor\""},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_inputs_resize_2[] = {"src", "@scales", NULL};
-static const char *const onnx_outputs_resize_2[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_resize_2[] = {
-    {"mode", "mode", "\"nearest\""},
-    {"", "coordinate_transformation_mode", "\"asymmetric\""},
-    {"", "nearest_mode", "\"floor\""},
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_resize_3[] = {"src", "", "@scales", "@sizes", NULL};
-static const char *const onnx_outputs_resize_3[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_resize_3[] = {
+static const char *const onnx_names_17[] = {"src", "", "@scales", "@sizes", NULL};
+static const ln_opregistry_onnx_attr onnx_attrs_34[] = {
     {"mode", "mode", "\"nearest\""},
     {"coordinate_transformation_mode", "coordinate_transformation_mode", "\"half_pixel\""},
     {"nearest_mode", "nearest_mode", "\"round_prefer_floor\""},
@@ -699,371 +403,153 @@ static const ln_opregistry_onnx_attr onnx_attrs_resize_3[] = {
     {"extrapolation_value", "extrapolation_value", "0"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_inputs_round_0[] = {"src", NULL};
-static const char *const onnx_outputs_round_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_round_0[] = {
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_selu_0[] = {"src", NULL};
-static const char *const onnx_outputs_selu_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_selu_0[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_35[] = {
     {"alpha", "alpha", "1.67326319217682"},
     {"gamma", "gamma", "1.05070102214813"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_inputs_shrink_0[] = {"src", NULL};
-static const char *const onnx_outputs_shrink_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_shrink_0[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_36[] = {
     {"bias", "bias", "0"},
     {"lambd", "lambd", "0.5"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_inputs_sigmoid_0[] = {"src", NULL};
-static const char *const onnx_outputs_sigmoid_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_sigmoid_0[] = {
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_sign_0[] = {"src", NULL};
-static const char *const onnx_outputs_sign_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_sign_0[] = {
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_sin_0[] = {"src", NULL};
-static const char *const onnx_outputs_sin_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_sin_0[] = {
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_sinh_0[] = {"src", NULL};
-static const char *const onnx_outputs_sinh_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_sinh_0[] = {
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_slice_0[] = {"src", NULL};
-static const char *const onnx_outputs_slice_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_slice_0[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_37[] = {
     {"starts", "starts", NULL},
     {"ends", "ends", NULL},
     {"axes", "axes", "[]"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_inputs_slice_1[] = {"src", "@starts", "@ends", "@axes", "@steps", NULL};
-static const char *const onnx_outputs_slice_1[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_slice_1[] = {
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_softmax_0[] = {"src", NULL};
-static const char *const onnx_outputs_softmax_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_softmax_0[] = {
-    {"axis", "axis", "1"},
-    {"", "coerce_2d", "true"},
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_softmax_1[] = {"src", NULL};
-static const char *const onnx_outputs_softmax_1[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_softmax_1[] = {
-    {"axis", "axis", "-1"},
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_softplus_0[] = {"src", NULL};
-static const char *const onnx_outputs_softplus_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_softplus_0[] = {
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_softsign_0[] = {"src", NULL};
-static const char *const onnx_outputs_softsign_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_softsign_0[] = {
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_space_to_depth_0[] = {"src", NULL};
-static const char *const onnx_outputs_space_to_depth_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_space_to_depth_0[] = {
+static const char *const onnx_names_18[] = {"src", "@starts", "@ends", "@axes", "@steps", NULL};
+static const ln_opregistry_onnx_attr onnx_attrs_38[] = {
     {"blocksize", "blocksize", NULL},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_inputs_split_0[] = {"src", NULL};
-static const char *const onnx_outputs_split_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_split_0[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_39[] = {
     {"axis", "axis", "0"},
     {"split", "split", "[]"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_inputs_split_1[] = {"src", "@split", NULL};
-static const char *const onnx_outputs_split_1[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_split_1[] = {
-    {"axis", "axis", "0"},
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_sqrt_0[] = {"src", NULL};
-static const char *const onnx_outputs_sqrt_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_sqrt_0[] = {
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_squeeze_0[] = {"src", NULL};
-static const char *const onnx_outputs_squeeze_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_squeeze_0[] = {
+static const char *const onnx_names_19[] = {"src", "@split", NULL};
+static const ln_opregistry_onnx_attr onnx_attrs_40[] = {
     {"axes", "axes", "[]"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_inputs_squeeze_1[] = {"src", "@axes", NULL};
-static const char *const onnx_outputs_squeeze_1[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_squeeze_1[] = {
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_sub_0[] = {"src1", "src2", NULL};
-static const char *const onnx_outputs_sub_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_sub_0[] = {
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_tan_0[] = {"src", NULL};
-static const char *const onnx_outputs_tan_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_tan_0[] = {
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_tanh_0[] = {"src", NULL};
-static const char *const onnx_outputs_tanh_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_tanh_0[] = {
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_thresholdedrelu_0[] = {"src", NULL};
-static const char *const onnx_outputs_thresholdedrelu_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_thresholdedrelu_0[] = {
-    {"alpha", "alpha", "1"},
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_tile_0[] = {"src", "@repeats", NULL};
-static const char *const onnx_outputs_tile_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_tile_0[] = {
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_transpose_0[] = {"src", NULL};
-static const char *const onnx_outputs_transpose_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_transpose_0[] = {
+static const char *const onnx_names_20[] = {"src", "@repeats", NULL};
+static const ln_opregistry_onnx_attr onnx_attrs_41[] = {
     {"perm", "perm", "[]"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_inputs_unsqueeze_0[] = {"src", NULL};
-static const char *const onnx_outputs_unsqueeze_0[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_unsqueeze_0[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_42[] = {
     {"axes", "axes", NULL},
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_inputs_unsqueeze_1[] = {"src", "@axes", NULL};
-static const char *const onnx_outputs_unsqueeze_1[] = {"dst", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_unsqueeze_1[] = {
     {NULL, NULL, NULL}
 };
 
 const ln_opregistry_onnx_entry ln_opregistry_onnx[] = {
-    {"Abs", 6, 0, "abs",
-     onnx_inputs_abs_0, onnx_outputs_abs_0, onnx_attrs_abs_0},
-    {"Acos", 7, 0, "acos",
-     onnx_inputs_acos_0, onnx_outputs_acos_0, onnx_attrs_acos_0},
-    {"Acosh", 9, 0, "acosh",
-     onnx_inputs_acosh_0, onnx_outputs_acosh_0, onnx_attrs_acosh_0},
-    {"Add", 7, 0, "add",
-     onnx_inputs_add_0, onnx_outputs_add_0, onnx_attrs_add_0},
-    {"ArgMax", 1, 0, "argmax",
-     onnx_inputs_argmax_0, onnx_outputs_argmax_0, onnx_attrs_argmax_0},
-    {"ArgMin", 1, 0, "argmin",
-     onnx_inputs_argmin_0, onnx_outputs_argmin_0, onnx_attrs_argmin_0},
-    {"Asin", 7, 0, "asin",
-     onnx_inputs_asin_0, onnx_outputs_asin_0, onnx_attrs_asin_0},
-    {"Asinh", 9, 0, "asinh",
-     onnx_inputs_asinh_0, onnx_outputs_asinh_0, onnx_attrs_asinh_0},
-    {"Atan", 7, 0, "atan",
-     onnx_inputs_atan_0, onnx_outputs_atan_0, onnx_attrs_atan_0},
-    {"Atanh", 9, 0, "atanh",
-     onnx_inputs_atanh_0, onnx_outputs_atanh_0, onnx_attrs_atanh_0},
-    {"AveragePool", 1, 0, "avgpool2d",
-     onnx_inputs_avgpool2d_0, onnx_outputs_avgpool2d_0, onnx_attrs_avgpool2d_0},
-    {"BatchNormalization", 7, 8, "batchnorm",
-     onnx_inputs_batchnorm_0, onnx_outputs_batchnorm_0, onnx_attrs_batchnorm_0},
-    {"BatchNormalization", 9, 13, "batchnorm",
-     onnx_inputs_batchnorm_1, onnx_outputs_batchnorm_1, onnx_attrs_batchnorm_1},
-    {"BatchNormalization", 14, 0, "batchnorm",
-     onnx_inputs_batchnorm_2, onnx_outputs_batchnorm_2, onnx_attrs_batchnorm_2},
-    {"Cast", 6, 0, "cast",
-     onnx_inputs_cast_0, onnx_outputs_cast_0, onnx_attrs_cast_0},
-    {"Celu", 12, 0, "celu",
-     onnx_inputs_celu_0, onnx_outputs_celu_0, onnx_attrs_celu_0},
-    {"Clip", 6, 10, "clip",
-     onnx_inputs_clip_0, onnx_outputs_clip_0, onnx_attrs_clip_0},
-    {"Clip", 11, 0, "clip",
-     onnx_inputs_clip_1, onnx_outputs_clip_1, onnx_attrs_clip_1},
-    {"Concat", 4, 0, "concat",
-     onnx_inputs_concat_0, onnx_outputs_concat_0, onnx_attrs_concat_0},
-    {"Conv", 1, 0, "conv2d",
-     onnx_inputs_conv2d_0, onnx_outputs_conv2d_0, onnx_attrs_conv2d_0},
-    {"ConvTranspose", 1, 0, "conv_transpose2d",
-     onnx_inputs_conv_transpose2d_0, onnx_outputs_conv_transpose2d_0, onnx_attrs_conv_transpose2d_0},
-    {"Cos", 7, 0, "cos",
-     onnx_inputs_cos_0, onnx_outputs_cos_0, onnx_attrs_cos_0},
-    {"Cosh", 9, 0, "cosh",
-     onnx_inputs_cosh_0, onnx_outputs_cosh_0, onnx_attrs_cosh_0},
-    {"DepthToSpace", 1, 0, "depth_to_space",
-     onnx_inputs_depth_to_space_0, onnx_outputs_depth_to_space_0, onnx_attrs_depth_to_space_0},
-    {"Div", 7, 0, "div",
-     onnx_inputs_div_0, onnx_outputs_div_0, onnx_attrs_div_0},
-    {"Dropout", 7, 11, "dropout",
-     onnx_inputs_dropout_0, onnx_outputs_dropout_0, onnx_attrs_dropout_0},
-    {"Dropout", 12, 0, "dropout",
-     onnx_inputs_dropout_1, onnx_outputs_dropout_1, onnx_attrs_dropout_1},
-    {"Elu", 6, 0, "elu",
-     onnx_inputs_elu_0, onnx_outputs_elu_0, onnx_attrs_elu_0},
-    {"Erf", 9, 0, "erf",
-     onnx_inputs_erf_0, onnx_outputs_erf_0, onnx_attrs_erf_0},
-    {"Exp", 6, 0, "exp",
-     onnx_inputs_exp_0, onnx_outputs_exp_0, onnx_attrs_exp_0},
-    {"Expand", 8, 0, "expand",
-     onnx_inputs_expand_0, onnx_outputs_expand_0, onnx_attrs_expand_0},
-    {"Flatten", 1, 0, "flatten",
-     onnx_inputs_flatten_0, onnx_outputs_flatten_0, onnx_attrs_flatten_0},
-    {"Gather", 1, 0, "gather",
-     onnx_inputs_gather_0, onnx_outputs_gather_0, onnx_attrs_gather_0},
-    {"Gemm", 7, 0, "gemm",
-     onnx_inputs_gemm_0, onnx_outputs_gemm_0, onnx_attrs_gemm_0},
-    {"GlobalAveragePool", 1, 0, "globalavgpool",
-     onnx_inputs_globalavgpool_0, onnx_outputs_globalavgpool_0, onnx_attrs_globalavgpool_0},
-    {"GlobalMaxPool", 1, 0, "globalmaxpool",
-     onnx_inputs_globalmaxpool_0, onnx_outputs_globalmaxpool_0, onnx_attrs_globalmaxpool_0},
-    {"HardSigmoid", 6, 0, "hardsigmoid",
-     onnx_inputs_hardsigmoid_0, onnx_outputs_hardsigmoid_0, onnx_attrs_hardsigmoid_0},
-    {"HardSwish", 14, 0, "hardswish",
-     onnx_inputs_hardswish_0, onnx_outputs_hardswish_0, onnx_attrs_hardswish_0},
-    {"Identity", 1, 0, "identity",
-     onnx_inputs_identity_0, onnx_outputs_identity_0, onnx_attrs_identity_0},
-    {"InstanceNormalization", 6, 0, "instancenorm",
-     onnx_inputs_instancenorm_0, onnx_outputs_instancenorm_0, onnx_attrs_instancenorm_0},
-    {"LRN", 1, 0, "lrn",
-     onnx_inputs_lrn_0, onnx_outputs_lrn_0, onnx_attrs_lrn_0},
-    {"LayerNormalization", 17, 0, "layernorm",
-     onnx_inputs_layernorm_0, onnx_outputs_layernorm_0, onnx_attrs_layernorm_0},
-    {"LeakyRelu", 6, 0, "leakyrelu",
-     onnx_inputs_leakyrelu_0, onnx_outputs_leakyrelu_0, onnx_attrs_leakyrelu_0},
-    {"Log", 6, 0, "log",
-     onnx_inputs_log_0, onnx_outputs_log_0, onnx_attrs_log_0},
-    {"LogSoftmax", 1, 12, "logsoftmax",
-     onnx_inputs_logsoftmax_0, onnx_outputs_logsoftmax_0, onnx_attrs_logsoftmax_0},
-    {"LogSoftmax", 13, 0, "logsoftmax",
-     onnx_inputs_logsoftmax_1, onnx_outputs_logsoftmax_1, onnx_attrs_logsoftmax_1},
-    {"MatMul", 1, 0, "matmul",
-     onnx_inputs_matmul_0, onnx_outputs_matmul_0, onnx_attrs_matmul_0},
-    {"Max", 6, 0, "max",
-     onnx_inputs_max_0, onnx_outputs_max_0, onnx_attrs_max_0},
-    {"MaxPool", 1, 0, "maxpool2d",
-     onnx_inputs_maxpool2d_0, onnx_outputs_maxpool2d_0, onnx_attrs_maxpool2d_0},
-    {"Mean", 6, 0, "mean",
-     onnx_inputs_mean_0, onnx_outputs_mean_0, onnx_attrs_mean_0},
-    {"Min", 6, 0, "min",
-     onnx_inputs_min_0, onnx_outputs_min_0, onnx_attrs_min_0},
-    {"Mul", 7, 0, "mul",
-     onnx_inputs_mul_0, onnx_outputs_mul_0, onnx_attrs_mul_0},
-    {"Neg", 6, 0, "neg",
-     onnx_inputs_neg_0, onnx_outputs_neg_0, onnx_attrs_neg_0},
-    {"PRelu", 7, 0, "prelu",
-     onnx_inputs_prelu_0, onnx_outputs_prelu_0, onnx_attrs_prelu_0},
-    {"Pad", 2, 10, "pad",
-     onnx_inputs_pad_0, onnx_outputs_pad_0, onnx_attrs_pad_0},
-    {"Pad", 11, 0, "pad",
-     onnx_inputs_pad_1, onnx_outputs_pad_1, onnx_attrs_pad_1},
-    {"Pow", 7, 0, "pow",
-     onnx_inputs_pow_0, onnx_outputs_pow_0, onnx_attrs_pow_0},
-    {"Reciprocal", 6, 0, "reciprocal",
-     onnx_inputs_reciprocal_0, onnx_outputs_reciprocal_0, onnx_attrs_reciprocal_0},
-    {"ReduceL1", 1, 0, "reduce_l1",
-     onnx_inputs_reduce_l1_0, onnx_outputs_reduce_l1_0, onnx_attrs_reduce_l1_0},
-    {"ReduceL2", 1, 0, "reduce_l2",
-     onnx_inputs_reduce_l2_0, onnx_outputs_reduce_l2_0, onnx_attrs_reduce_l2_0},
-    {"ReduceLogSum", 1, 0, "reduce_logsum",
-     onnx_inputs_reduce_logsum_0, onnx_outputs_reduce_logsum_0, onnx_attrs_reduce_logsum_0},
-    {"ReduceLogSumExp", 1, 0, "reduce_logsumexp",
-     onnx_inputs_reduce_logsumexp_0, onnx_outputs_reduce_logsumexp_0, onnx_attrs_reduce_logsumexp_0},
-    {"ReduceMax", 1, 0, "reduce_max",
-     onnx_inputs_reduce_max_0, onnx_outputs_reduce_max_0, onnx_attrs_reduce_max_0},
-    {"ReduceMean", 1, 0, "reduce_mean",
-     onnx_inputs_reduce_mean_0, onnx_outputs_reduce_mean_0, onnx_attrs_reduce_mean_0},
-    {"ReduceMin", 1, 0, "reduce_min",
-     onnx_inputs_reduce_min_0, onnx_outputs_reduce_min_0, onnx_attrs_reduce_min_0},
-    {"ReduceProd", 1, 0, "reduce_prod",
-     onnx_inputs_reduce_prod_0, onnx_outputs_reduce_prod_0, onnx_attrs_reduce_prod_0},
-    {"ReduceSum", 1, 12, "reduce_sum",
-     onnx_inputs_reduce_sum_0, onnx_outputs_reduce_sum_0, onnx_attrs_reduce_sum_0},
-    {"ReduceSum", 13, 0, "reduce_sum",
-     onnx_inputs_reduce_sum_1, onnx_outputs_reduce_sum_1, onnx_attrs_reduce_sum_1},
-    {"ReduceSumSquare", 1, 0, "reduce_sumsquare",
-     onnx_inputs_reduce_sumsquare_0, onnx_outputs_reduce_sumsquare_0, onnx_attrs_reduce_sumsquare_0},
-    {"Relu", 1, 0, "relu",
-     onnx_inputs_relu_0, onnx_outputs_relu_0, onnx_attrs_relu_0},
-    {"Reshape", 1, 4, "reshape",
-     onnx_inputs_reshape_0, onnx_outputs_reshape_0, onnx_attrs_reshape_0},
-    {"Reshape", 5, 13, "reshape",
-     onnx_inputs_reshape_1, onnx_outputs_reshape_1, onnx_attrs_reshape_1},
-    {"Reshape", 14, 0, "reshape",
-     onnx_inputs_reshape_2, onnx_outputs_reshape_2, onnx_attrs_reshape_2},
-    {"Resize", 10, 10, "resize",
-     onnx_inputs_resize_2, onnx_outputs_resize_2, onnx_attrs_resize_2},
-    {"Resize", 11, 0, "resize",
-     onnx_inputs_resize_3, onnx_outputs_resize_3, onnx_attrs_resize_3},
-    {"Round", 11, 0, "round",
-     onnx_inputs_round_0, onnx_outputs_round_0, onnx_attrs_round_0},
-    {"Selu", 6, 0, "selu",
-     onnx_inputs_selu_0, onnx_outputs_selu_0, onnx_attrs_selu_0},
-    {"Shrink", 9, 0, "shrink",
-     onnx_inputs_shrink_0, onnx_outputs_shrink_0, onnx_attrs_shrink_0},
-    {"Sigmoid", 6, 0, "sigmoid",
-     onnx_inputs_sigmoid_0, onnx_outputs_sigmoid_0, onnx_attrs_sigmoid_0},
-    {"Sign", 9, 0, "sign",
-     onnx_inputs_sign_0, onnx_outputs_sign_0, onnx_attrs_sign_0},
-    {"Sin", 7, 0, "sin",
-     onnx_inputs_sin_0, onnx_outputs_sin_0, onnx_attrs_sin_0},
-    {"Sinh", 9, 0, "sinh",
-     onnx_inputs_sinh_0, onnx_outputs_sinh_0, onnx_attrs_sinh_0},
-    {"Slice", 1, 9, "slice",
-     onnx_inputs_slice_0, onnx_outputs_slice_0, onnx_attrs_slice_0},
-    {"Slice", 10, 0, "slice",
-     onnx_inputs_slice_1, onnx_outputs_slice_1, onnx_attrs_slice_1},
-    {"Softmax", 1, 12, "softmax",
-     onnx_inputs_softmax_0, onnx_outputs_softmax_0, onnx_attrs_softmax_0},
-    {"Softmax", 13, 0, "softmax",
-     onnx_inputs_softmax_1, onnx_outputs_softmax_1, onnx_attrs_softmax_1},
-    {"Softplus", 1, 0, "softplus",
-     onnx_inputs_softplus_0, onnx_outputs_softplus_0, onnx_attrs_softplus_0},
-    {"Softsign", 1, 0, "softsign",
-     onnx_inputs_softsign_0, onnx_outputs_softsign_0, onnx_attrs_softsign_0},
-    {"SpaceToDepth", 1, 0, "space_to_depth",
-     onnx_inputs_space_to_depth_0, onnx_outputs_space_to_depth_0, onnx_attrs_space_to_depth_0},
-    {"Split", 2, 12, "split",
-     onnx_inputs_split_0, onnx_outputs_split_0, onnx_attrs_split_0},
-    {"Split", 13, 0, "split",
-     onnx_inputs_split_1, onnx_outputs_split_1, onnx_attrs_split_1},
-    {"Sqrt", 6, 0, "sqrt",
-     onnx_inputs_sqrt_0, onnx_outputs_sqrt_0, onnx_attrs_sqrt_0},
-    {"Squeeze", 1, 12, "squeeze",
-     onnx_inputs_squeeze_0, onnx_outputs_squeeze_0, onnx_attrs_squeeze_0},
-    {"Squeeze", 13, 0, "squeeze",
-     onnx_inputs_squeeze_1, onnx_outputs_squeeze_1, onnx_attrs_squeeze_1},
-    {"Sub", 7, 0, "sub",
-     onnx_inputs_sub_0, onnx_outputs_sub_0, onnx_attrs_sub_0},
-    {"Sum", 6, 0, "add",
-     onnx_inputs_add_1, onnx_outputs_add_1, onnx_attrs_add_1},
-    {"Tan", 7, 0, "tan",
-     onnx_inputs_tan_0, onnx_outputs_tan_0, onnx_attrs_tan_0},
-    {"Tanh", 6, 0, "tanh",
-     onnx_inputs_tanh_0, onnx_outputs_tanh_0, onnx_attrs_tanh_0},
-    {"ThresholdedRelu", 10, 0, "thresholdedrelu",
-     onnx_inputs_thresholdedrelu_0, onnx_outputs_thresholdedrelu_0, onnx_attrs_thresholdedrelu_0},
-    {"Tile", 6, 0, "tile",
-     onnx_inputs_tile_0, onnx_outputs_tile_0, onnx_attrs_tile_0},
-    {"Transpose", 1, 0, "transpose",
-     onnx_inputs_transpose_0, onnx_outputs_transpose_0, onnx_attrs_transpose_0},
-    {"Unsqueeze", 1, 12, "unsqueeze",
-     onnx_inputs_unsqueeze_0, onnx_outputs_unsqueeze_0, onnx_attrs_unsqueeze_0},
-    {"Unsqueeze", 13, 0, "unsqueeze",
-     onnx_inputs_unsqueeze_1, onnx_outputs_unsqueeze_1, onnx_attrs_unsqueeze_1},
-    {"Upsample", 7, 8, "resize",
-     onnx_inputs_resize_0, onnx_outputs_resize_0, onnx_attrs_resize_0},
-    {"Upsample", 9, 9, "resize",
-     onnx_inputs_resize_1, onnx_outputs_resize_1, onnx_attrs_resize_1},
+    {"Abs", 6, 0, "abs", onnx_names_1, onnx_names_2, onnx_attrs_1},
+    {"Acos", 7, 0, "acos", onnx_names_1, onnx_names_2, onnx_attrs_1},
+    {"Acosh", 9, 0, "acosh", onnx_names_1, onnx_names_2, onnx_attrs_1},
+    {"Add", 7, 0, "add", onnx_names_3, onnx_names_2, onnx_attrs_1},
+    {"ArgMax", 1, 0, "argmax", onnx_names_1, onnx_names_2, onnx_attrs_2},
+    {"ArgMin", 1, 0, "argmin", onnx_names_1, onnx_names_2, onnx_attrs_2},
+    {"Asin", 7, 0, "asin", onnx_names_1, onnx_names_2, onnx_attrs_1},
+    {"Asinh", 9, 0, "asinh", onnx_names_1, onnx_names_2, onnx_attrs_1},
+    {"Atan", 7, 0, "atan", onnx_names_1, onnx_names_2, onnx_attrs_1},
+    {"Atanh", 9, 0, "atanh", onnx_names_1, onnx_names_2, onnx_attrs_1},
+    {"AveragePool", 1, 0, "avgpool2d", onnx_names_1, onnx_names_2, onnx_attrs_3},
+    {"BatchNormalization", 7, 8, "batchnorm", onnx_names_4, onnx_names_2, onnx_attrs_4},
+    {"BatchNormalization", 9, 13, "batchnorm", onnx_names_4, onnx_names_2, onnx_attrs_5},
+    {"BatchNormalization", 14, 0, "batchnorm", onnx_names_4, onnx_names_2, onnx_attrs_6},
+    {"Cast", 6, 0, "cast", onnx_names_1, onnx_names_2, onnx_attrs_7},
+    {"Celu", 12, 0, "celu", onnx_names_1, onnx_names_2, onnx_attrs_8},
+    {"Clip", 6, 10, "clip", onnx_names_1, onnx_names_2, onnx_attrs_9},
+    {"Clip", 11, 0, "clip", onnx_names_5, onnx_names_2, onnx_attrs_1},
+    {"Concat", 4, 0, "concat", onnx_names_1, onnx_names_2, onnx_attrs_10},
+    {"Conv", 1, 0, "conv2d", onnx_names_6, onnx_names_2, onnx_attrs_11},
+    {"ConvTranspose", 1, 0, "conv_transpose2d", onnx_names_6, onnx_names_2, onnx_attrs_12},
+    {"Cos", 7, 0, "cos", onnx_names_1, onnx_names_2, onnx_attrs_1},
+    {"Cosh", 9, 0, "cosh", onnx_names_1, onnx_names_2, onnx_attrs_1},
+    {"DepthToSpace", 1, 0, "depth_to_space", onnx_names_1, onnx_names_2, onnx_attrs_13},
+    {"Div", 7, 0, "div", onnx_names_3, onnx_names_2, onnx_attrs_1},
+    {"Dropout", 7, 11, "dropout", onnx_names_1, onnx_names_2, onnx_attrs_14},
+    {"Dropout", 12, 0, "dropout", onnx_names_7, onnx_names_2, onnx_attrs_1},
+    {"Elu", 6, 0, "elu", onnx_names_1, onnx_names_2, onnx_attrs_8},
+    {"Erf", 9, 0, "erf", onnx_names_1, onnx_names_2, onnx_attrs_1},
+    {"Exp", 6, 0, "exp", onnx_names_1, onnx_names_2, onnx_attrs_1},
+    {"Expand", 8, 0, "expand", onnx_names_8, onnx_names_2, onnx_attrs_1},
+    {"Flatten", 1, 0, "flatten", onnx_names_1, onnx_names_2, onnx_attrs_15},
+    {"Gather", 1, 0, "gather", onnx_names_9, onnx_names_2, onnx_attrs_16},
+    {"Gemm", 7, 0, "gemm", onnx_names_6, onnx_names_2, onnx_attrs_17},
+    {"GlobalAveragePool", 1, 0, "globalavgpool", onnx_names_1, onnx_names_2, onnx_attrs_1},
+    {"GlobalMaxPool", 1, 0, "globalmaxpool", onnx_names_1, onnx_names_2, onnx_attrs_1},
+    {"HardSigmoid", 6, 0, "hardsigmoid", onnx_names_1, onnx_names_2, onnx_attrs_18},
+    {"HardSwish", 14, 0, "hardswish", onnx_names_1, onnx_names_2, onnx_attrs_1},
+    {"Identity", 1, 0, "identity", onnx_names_1, onnx_names_2, onnx_attrs_1},
+    {"InstanceNormalization", 6, 0, "instancenorm", onnx_names_10, onnx_names_2, onnx_attrs_19},
+    {"LRN", 1, 0, "lrn", onnx_names_1, onnx_names_2, onnx_attrs_24},
+    {"LayerNormalization", 17, 0, "layernorm", onnx_names_10, onnx_names_11, onnx_attrs_20},
+    {"LeakyRelu", 6, 0, "leakyrelu", onnx_names_1, onnx_names_2, onnx_attrs_21},
+    {"Log", 6, 0, "log", onnx_names_1, onnx_names_2, onnx_attrs_1},
+    {"LogSoftmax", 1, 12, "logsoftmax", onnx_names_1, onnx_names_2, onnx_attrs_22},
+    {"LogSoftmax", 13, 0, "logsoftmax", onnx_names_1, onnx_names_2, onnx_attrs_23},
+    {"MatMul", 1, 0, "matmul", onnx_names_3, onnx_names_2, onnx_attrs_1},
+    {"Max", 6, 0, "max", onnx_names_3, onnx_names_2, onnx_attrs_1},
+    {"MaxPool", 1, 0, "maxpool2d", onnx_names_1, onnx_names_2, onnx_attrs_25},
+    {"Mean", 6, 0, "mean", onnx_names_1, onnx_names_2, onnx_attrs_1},
+    {"Min", 6, 0, "min", onnx_names_3, onnx_names_2, onnx_attrs_1},
+    {"Mul", 7, 0, "mul", onnx_names_3, onnx_names_2, onnx_attrs_1},
+    {"Neg", 6, 0, "neg", onnx_names_1, onnx_names_2, onnx_attrs_1},
+    {"PRelu", 7, 0, "prelu", onnx_names_13, onnx_names_2, onnx_attrs_1},
+    {"Pad", 2, 10, "pad", onnx_names_1, onnx_names_2, onnx_attrs_26},
+    {"Pad", 11, 0, "pad", onnx_names_12, onnx_names_2, onnx_attrs_27},
+    {"Pow", 7, 0, "pow", onnx_names_3, onnx_names_2, onnx_attrs_1},
+    {"Reciprocal", 6, 0, "reciprocal", onnx_names_1, onnx_names_2, onnx_attrs_1},
+    {"ReduceL1", 1, 0, "reduce_l1", onnx_names_1, onnx_names_2, onnx_attrs_28},
+    {"ReduceL2", 1, 0, "reduce_l2", onnx_names_1, onnx_names_2, onnx_attrs_28},
+    {"ReduceLogSum", 1, 0, "reduce_logsum", onnx_names_1, onnx_names_2, onnx_attrs_28},
+    {"ReduceLogSumExp", 1, 0, "reduce_logsumexp", onnx_names_1, onnx_names_2, onnx_attrs_28},
+    {"ReduceMax", 1, 0, "reduce_max", onnx_names_1, onnx_names_2, onnx_attrs_28},
+    {"ReduceMean", 1, 0, "reduce_mean", onnx_names_1, onnx_names_2, onnx_attrs_28},
+    {"ReduceMin", 1, 0, "reduce_min", onnx_names_1, onnx_names_2, onnx_attrs_28},
+    {"ReduceProd", 1, 0, "reduce_prod", onnx_names_1, onnx_names_2, onnx_attrs_28},
+    {"ReduceSum", 1, 12, "reduce_sum", onnx_names_1, onnx_names_2, onnx_attrs_28},
+    {"ReduceSum", 13, 0, "reduce_sum", onnx_names_14, onnx_names_2, onnx_attrs_29},
+    {"ReduceSumSquare", 1, 0, "reduce_sumsquare", onnx_names_1, onnx_names_2, onnx_attrs_28},
+    {"Relu", 1, 0, "relu", onnx_names_1, onnx_names_2, onnx_attrs_1},
+    {"Reshape", 1, 4, "reshape", onnx_names_1, onnx_names_2, onnx_attrs_30},
+    {"Reshape", 5, 13, "reshape", onnx_names_15, onnx_names_2, onnx_attrs_1},
+    {"Reshape", 14, 0, "reshape", onnx_names_15, onnx_names_2, onnx_attrs_31},
+    {"Resize", 10, 10, "resize", onnx_names_16, onnx_names_2, onnx_attrs_33},
+    {"Resize", 11, 0, "resize", onnx_names_17, onnx_names_2, onnx_attrs_34},
+    {"Round", 11, 0, "round", onnx_names_1, onnx_names_2, onnx_attrs_1},
+    {"Selu", 6, 0, "selu", onnx_names_1, onnx_names_2, onnx_attrs_35},
+    {"Shrink", 9, 0, "shrink", onnx_names_1, onnx_names_2, onnx_attrs_36},
+    {"Sigmoid", 6, 0, "sigmoid", onnx_names_1, onnx_names_2, onnx_attrs_1},
+    {"Sign", 9, 0, "sign", onnx_names_1, onnx_names_2, onnx_attrs_1},
+    {"Sin", 7, 0, "sin", onnx_names_1, onnx_names_2, onnx_attrs_1},
+    {"Sinh", 9, 0, "sinh", onnx_names_1, onnx_names_2, onnx_attrs_1},
+    {"Slice", 1, 9, "slice", onnx_names_1, onnx_names_2, onnx_attrs_37},
+    {"Slice", 10, 0, "slice", onnx_names_18, onnx_names_2, onnx_attrs_1},
+    {"Softmax", 1, 12, "softmax", onnx_names_1, onnx_names_2, onnx_attrs_22},
+    {"Softmax", 13, 0, "softmax", onnx_names_1, onnx_names_2, onnx_attrs_23},
+    {"Softplus", 1, 0, "softplus", onnx_names_1, onnx_names_2, onnx_attrs_1},
+    {"Softsign", 1, 0, "softsign", onnx_names_1, onnx_names_2, onnx_attrs_1},
+    {"SpaceToDepth", 1, 0, "space_to_depth", onnx_names_1, onnx_names_2, onnx_attrs_38},
+    {"Split", 2, 12, "split", onnx_names_1, onnx_names_2, onnx_attrs_39},
+    {"Split", 13, 0, "split", onnx_names_19, onnx_names_2, onnx_attrs_16},
+    {"Sqrt", 6, 0, "sqrt", onnx_names_1, onnx_names_2, onnx_attrs_1},
+    {"Squeeze", 1, 12, "squeeze", onnx_names_1, onnx_names_2, onnx_attrs_40},
+    {"Squeeze", 13, 0, "squeeze", onnx_names_14, onnx_names_2, onnx_attrs_1},
+    {"Sub", 7, 0, "sub", onnx_names_3, onnx_names_2, onnx_attrs_1},
+    {"Sum", 6, 0, "add", onnx_names_3, onnx_names_2, onnx_attrs_1},
+    {"Tan", 7, 0, "tan", onnx_names_1, onnx_names_2, onnx_attrs_1},
+    {"Tanh", 6, 0, "tanh", onnx_names_1, onnx_names_2, onnx_attrs_1},
+    {"ThresholdedRelu", 10, 0, "thresholdedrelu", onnx_names_1, onnx_names_2, onnx_attrs_8},
+    {"Tile", 6, 0, "tile", onnx_names_20, onnx_names_2, onnx_attrs_1},
+    {"Transpose", 1, 0, "transpose", onnx_names_1, onnx_names_2, onnx_attrs_41},
+    {"Unsqueeze", 1, 12, "unsqueeze", onnx_names_1, onnx_names_2, onnx_attrs_42},
+    {"Unsqueeze", 13, 0, "unsqueeze", onnx_names_14, onnx_names_2, onnx_attrs_1},
+    {"Upsample", 7, 8, "resize", onnx_names_1, onnx_names_2, onnx_attrs_32},
+    {"Upsample", 9, 9, "resize", onnx_names_16, onnx_names_2, onnx_attrs_33},
     {NULL, 0, 0, NULL, NULL, NULL, NULL}
 };
 
