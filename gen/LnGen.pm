@@ -142,7 +142,7 @@ my %DESC_SPEC = (
     optype => 'str', arch => 'str', extends => 'str', doc => 'str',
     core => 'bool', tensors_in => 'array', tensors_out => 'array',
     params => 'array', checks => 'array', priv => 'array', mem => 'object',
-    run => 'array', static_run => 'array', aot => 'str', onnx => 'array',
+    run => 'array', static_run => 'array', aot => 'str', kernel => 'str', onnx => 'array',
     scratch => 'object',
 );
 my @ARCHS = qw(none cpu);

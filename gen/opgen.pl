@@ -287,6 +287,93 @@ sub validate {
     $d->{_priv} = \%priv;
 }
 
+# "kernel": the one statement of the kernel call, with ${...} placeholders
+# (the ln-aot grammar).  ln-aot emits it as it is; run() makes the same call
+# on the op's tensors and private data, derived here:
+#   ${t} -> t->data (NULL when an optional t is absent; a variadic t: the
+#   array of its data), ${t.len}/.ndim/.dims[N] -> t->len/..., ${t.count}
+#   -> t_count, ${t.elem_size} -> ln_dtype_size(t->dtype), a param or its
+#   _len/_index -> its value, a priv field f: &${f} -> f, ${f}.x -> f->x,
+#   ${f} -> *f.  ${t.type} in the kernel's name (ln_rt_relu_${src.type})
+#   picks the kernel by t's dtype (f32, s8, u8, s16, s32, s64, f64):
+#   run() tests t's dtype for each one the description allows.
+my %TYPE_SUFFIX = (float32 => 'f32', float64 => 'f64', int8 => 's8', uint8 => 'u8',
+                   int16 => 's16', int32 => 's32', int64 => 's64');
+sub split_args {
+    my ($s) = @_;
+    my @a;
+    my ($cur, $depth) = ('', 0);
+    for my $ch (split //, $s) {
+        if ($ch eq ',' && $depth == 0) { push @a, $cur; $cur = ''; next; }
+        $depth++ if $ch =~ /[(\[{]/;
+        $depth-- if $ch =~ /[)\]}]/;
+        $cur .= $ch;
+    }
+    push @a, $cur if $cur =~ /\S/;
+    s/^\s+|\s+$//g for @a;
+    return @a;
+}
+
+sub derive_kernel {
+    my ($d) = @_;
+    return if !exists $d->{kernel};
+    my $w = "$d->{_where}: kernel";
+    fail($w, 'must be a string: the kernel call with ${...} placeholders') if !is_str($d->{kernel});
+    fail($w, 'states the call once: run and aot are derived from it, drop them')
+        if exists $d->{run} || exists $d->{aot};
+    my $k = $d->{kernel};
+    my ($fn, $args) = $k =~ /^\s*([A-Za-z_][\w\$\{\}.]*)\s*\((.*)\)\s*;?\s*$/s;
+    fail($w, "must be one call 'fn(args...)': '$k'") if !defined $fn;
+    my %t = map { ($_->{arg_name} => $_) } grep { ref $_ eq 'HASH' } @{ $d->{tensors_in} // [] },
+                                                                   @{ $d->{tensors_out} // [] };
+    $t{scratch} = { arg_name => 'scratch', optional => 1 } if $d->{scratch};
+    my %par = map { ($_->{arg_name} => $_) } grep { ref $_ eq 'HASH' } @{ $d->{params} // [] };
+    my %priv = map { ($_->{name} => $_) } grep { ref $_ eq 'HASH' } @{ $d->{priv} // [] };
+    my $ph = sub {
+        my ($n, $sfx) = @_;
+        my $x = $t{$n};
+        if ($x) {
+            return $x->{variadic} ? $n : $x->{optional} ? "$n ? $n->data : NULL" : "$n->data" if !$sfx;
+            return "${n}_count" if $sfx eq 'count';
+            return $x->{variadic} ? "ln_dtype_size(${n}_dtype)" : "ln_dtype_size($n->dtype)"
+                if $sfx eq 'elem_size';
+            return "$n->$sfx" if $sfx =~ /^(len|ndim|dims\[\d+\])$/;
+        } elsif (!$sfx) {
+            return "*$n" if $priv{$n};
+            return $n if $par{$n};
+            my ($b) = $n =~ /^(.*)_(?:len|index)$/;
+            return $n if defined $b && $par{$b};
+        }
+        fail($w, "'\${$n" . ($sfx ? ".$sfx" : '') . "}' names no tensor, param or priv field of $d->{optype}");
+    };
+    my @c;
+    for my $a (split_args($args)) {
+        $a =~ s/&\$\{(\w+)\}/$priv{$1} ? $1 : fail($w, "'&\${$1}': '$1' is not a priv field")/ge;
+        $a =~ s/\$\{(\w+)\}\.(\w+)/$priv{$1} ? "$1->$2" : fail($w, "'\${$1}.$2': '$1' is not a priv field")/ge;
+        $a =~ s/\$\{(\w+)(?:\.(len|ndim|elem_size|count|dims\[\d+\]))?\}/$ph->($1, $2)/ge;
+        fail($w, "bad placeholder in '$a'") if $a =~ /\$/;
+        push @c, $a;
+    }
+    my @run;
+    if ($fn =~ /\$\{(\w+)\.type\}/) {
+        my $n = $1;
+        my $x = $t{$n};
+        fail($w, "'\${$n.type}': '$n' is not a tensor of $d->{optype} with a dtype list")
+            if !$x || $x->{variadic} || ref $x->{dtype} ne 'ARRAY';
+        for my $dt (@{ $x->{dtype} }) {
+            fail($w, "'\${$n.type}': no kernel suffix for dtype $dt") if !$TYPE_SUFFIX{$dt};
+            (my $f = $fn) =~ s/\$\{$n\.type\}/$TYPE_SUFFIX{$dt}/g;
+            push @run, { call => $f, args => [@c], when => "$n->dtype == " . dtype_enum($dt) };
+        }
+    } else {
+        fail($w, "a placeholder in the kernel's name must be \${<tensor>.type}") if $fn =~ /\$/;
+        @run = ({ call => $fn, args => \@c });
+    }
+    $d->{run} = \@run;
+    ($d->{aot} = $k) =~ s/\s*;?\s*$/;/;
+    delete $d->{kernel};
+}
+
 # The ln-aot template: every ${...} names something the op has (grammar in
 # docs/op-descriptions.md), and the call is the kernel run() calls first, so
 # the interpreter and emitted code agree.
@@ -298,16 +385,17 @@ sub check_aot {
         if $d->{arch} eq 'none';
     my @run = @{ $d->{run} // [] };
     fail($w, 'needs a run entry (ln-aot emits the call run() makes)') if !@run;
-    my ($fn) = $aot =~ /^\s*([A-Za-z_]\w*)\s*\(/;
+    my ($fn) = $aot =~ /^\s*([A-Za-z_][\w\$\{\}.]*)\s*\(/;
     fail($w, "must start with a function call: '$aot'") if !defined $fn;
+    (my $fre = quotemeta $fn) =~ s/\\\$\\\{\w+\\\.type\\\}/[a-z0-9]+/g;
     fail($w, "calls $fn, but run calls $run[0]{call}: both must call the same kernel")
-        if $fn ne $run[0]{call};
+        if $run[0]{call} !~ /^$fre$/;
     my $rest = $aot;
     $rest =~ s/\$\{[^{}]*\}//g;
     fail($w, "'\$' outside a \${...} placeholder") if $rest =~ /\$/;
     while ($aot =~ /\$\{([^{}]*)\}/g) {
         my $ph = $1;
-        my ($name, $sfx) = $ph =~ /^([a-z_][a-z0-9_]*)(\.(?:len|ndim|elem_size|count|dims\[\d+\]))?$/;
+        my ($name, $sfx) = $ph =~ /^([a-z_][a-z0-9_]*)(\.(?:len|ndim|elem_size|count|type|dims\[\d+\]))?$/;
         fail($w, "bad placeholder '\${$ph}' (\${name}, \${name.len}, \${name.ndim}, "
              . "\${name.elem_size}, \${name.dims[N]}, \${name.count})") if !defined $name;
         my $t = $tin->{$name} || $tout->{$name};
@@ -318,6 +406,8 @@ sub check_aot {
                 if $sfx eq '.count' && !($t && $t->{variadic});
             fail($w, "'\${$ph}': a variadic tensor has only .count and .elem_size")
                 if $t && $t->{variadic} && $sfx !~ /^\.(count|elem_size)$/;
+            fail($w, "'\${$ph}': .type names a kernel, in the call's name only")
+                if $sfx eq '.type' && index($fn, "\${$ph}") < 0;
             next;
         }
         next if $is_tensor || $par->{$name} || $priv->{$name};
@@ -333,6 +423,7 @@ for my $d (@descs) {
     fail("$d->{_where}: extends", "an arch op extends an abstract op or another arch op of the same arch")
         if defined $d->{extends} && $by{ $d->{extends} }{arch} ne 'none'
            && $by{ $d->{extends} }{arch} ne $d->{arch};
+    derive_kernel($d);
     validate($d);
 }
 

@@ -436,8 +436,24 @@ static int variadic_placeholder(emitter *e, const ln_op *op, const ln_opregistry
     return 0;
 }
 
+/* The suffix of a dtype's kernel (ln_rt_relu_${src.type}: ln_rt_relu_f32,
+ * ln_rt_relu_s8); gen/opgen.pl's %TYPE_SUFFIX is the same table. */
+static const char *kernel_suffix(ln_dtype dt)
+{
+    switch (dt) {
+    case LN_DTYPE_FLOAT32: return "f32";
+    case LN_DTYPE_FLOAT64: return "f64";
+    case LN_DTYPE_INT8: return "s8";
+    case LN_DTYPE_UINT8: return "u8";
+    case LN_DTYPE_INT16: return "s16";
+    case LN_DTYPE_INT32: return "s32";
+    case LN_DTYPE_INT64: return "s64";
+    default: return NULL;
+    }
+}
+
 /* One placeholder: name with suffix (".len", ".ndim", ".elem_size",
- * ".dims[N]", ".count" or ""). */
+ * ".dims[N]", ".count", ".type" or ""). */
 static int placeholder(emitter *e, const ln_op *op, const ln_opregistry_aot_entry *ae,
                        const char *name, const char *sfx, ln_aot_buf *out)
 {
@@ -471,6 +487,8 @@ static int placeholder(emitter *e, const ln_op *op, const ln_opregistry_aot_entr
             ln_aot_buf_printf(out, "%zu", ln_dtype_size(t->dtype));
         } else if (sscanf(sfx, ".dims[%d]", &d) == 1 && d >= 0 && d < t->ndim) {
             ln_aot_buf_printf(out, "%d", t->dims[d]);
+        } else if (ln_streq(sfx, ".type") && (l = kernel_suffix(t->dtype))) {
+            ln_aot_buf_puts(out, l);
         } else {
             return ln_error(LN_EINVAL, "%s (%s): aot placeholder '${%s%s}': no such "
                             "property of '%s'", arg->name, arg->optype, name, sfx, tname);

@@ -31,7 +31,9 @@ if diff -r "$tmp/a" "$tmp/b" >/dev/null; then ok; else ko "generation is not det
 
 for strip in "" "-DLN_OP_STRIP_conv2d" "-DLN_OP_STRIP_relu -DLN_OP_STRIP_mul_same"; do
     for f in "$tmp"/a/op/*.c "$tmp"/a/arch/*.c; do
+        # (-include: the hooks header also declares the test set's made-up kernels)
         if $CC $CFLAGS $strip -I"$tmp/a/op" -Itests/gen/hooks -Isrc -Iruntime/include \
+               -include tests/gen/hooks/ln_ophook.h \
                -c "$f" -o "$tmp/x.o" 2>"$tmp/err"; then ok
         else ko "compile $(basename "$f") $strip: $(cat "$tmp/err")"; fi
     done
@@ -47,6 +49,18 @@ done
 for want in "'weight' dims[1]*group (%d) != 'src' dims[1] (%d)" 'ln_opck_tensor_isstatic(op_arg, "weight"' \
             'ln_opck_param_string_in(op_arg, auto_pad_pe' 'ln_opck_param_array_len(op_arg, stride_pe, LN_CMP_EQ, 2)'; do
     if grep -qF "$want" "$tmp/a/op/ln_opimpl_conv2d.c"; then ok; else ko "conv2d lacks $want"; fi
+done
+
+# a kernel call stated once: run() and the ln-aot template from "kernel";
+# ${src.type} picks the kernel by the dtype
+for want in 'if (src->dtype == LN_DTYPE_INT32)' 'ln_rt_relu_s32(src->data, dst->data, src->len);' \
+            'ln_rt_relu_f32(src->data, dst->data, src->len);'; do
+    if grep -qF "$want" "$tmp/a/op/ln_opimpl_relu.c"; then ok; else ko "relu lacks $want"; fi
+done
+for want in 'ln_rt_concat(src_count, src, NULL, 1, 1, ln_dtype_size(src_dtype), dst->data);' \
+            '"ln_rt_relu_${src.type}(${src}, ${dst}, ${src.len});"'; do
+    if grep -qF "$want" "$tmp/a/op/ln_opimpl_concat.c" "$tmp/a/op/ln_opregistry.c"; then ok
+    else ko "generated code lacks $want"; fi
 done
 
 # the committed generated files are up to date

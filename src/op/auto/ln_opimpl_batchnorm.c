@@ -134,7 +134,7 @@ static int batchnorm_cpu_run(ln_op_arg *op_arg)
     ln_tensor *dst = ln_op_tensor_out(op_arg, "dst")->tensor;
     float epsilon = priv->epsilon;
 
-    ln_rt_batchnorm_f32(src->dims[0], src->dims[1], (int32_t)(src->len / ((size_t)src->dims[0] * (size_t)src->dims[1])), epsilon, src->data, scale->data, bias->data, mean->data, var->data, dst->data);
+    ln_rt_batchnorm_f32(src->dims[0], src->dims[1], src->len / (src->dims[0] * src->dims[1]), epsilon, src->data, scale->data, bias->data, mean->data, var->data, dst->data);
     return 0;
 }
 

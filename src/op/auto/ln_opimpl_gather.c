@@ -88,7 +88,7 @@ static int gather_cpu_run(ln_op_arg *op_arg)
     const int32_t *len = &priv->len;
     const int32_t *inner = &priv->inner;
 
-    ln_rt_gather(*outer, *len, *inner, indices->data, (int32_t)indices->len, ln_dtype_size(src->dtype), src->data, dst->data);
+    ln_rt_gather(*outer, *len, *inner, indices->data, indices->len, ln_dtype_size(src->dtype), src->data, dst->data);
     return 0;
 }
 

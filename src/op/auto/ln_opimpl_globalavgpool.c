@@ -23,7 +23,7 @@ static int globalavgpool_cpu_run(ln_op_arg *op_arg)
     ln_tensor *src = ln_op_tensor_in(op_arg, "src")->tensor;
     ln_tensor *dst = ln_op_tensor_out(op_arg, "dst")->tensor;
 
-    ln_rt_global_avgpool_f32(src->dims[0] * src->dims[1], (int32_t)(src->len / ((size_t)src->dims[0] * (size_t)src->dims[1])), src->data, dst->data);
+    ln_rt_global_avgpool_f32(src->dims[0] * src->dims[1], src->len / (src->dims[0] * src->dims[1]), src->data, dst->data);
     return 0;
 }
 

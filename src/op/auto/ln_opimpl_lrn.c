@@ -116,7 +116,7 @@ static int lrn_cpu_run(ln_op_arg *op_arg)
     float beta = priv->beta;
     float bias = priv->bias;
 
-    ln_rt_lrn_f32(src->dims[0], src->dims[1], (int32_t)(src->len / ((size_t)src->dims[0] * (size_t)src->dims[1])), size, alpha, beta, bias, src->data, dst->data);
+    ln_rt_lrn_f32(src->dims[0], src->dims[1], src->len / (src->dims[0] * src->dims[1]), size, alpha, beta, bias, src->data, dst->data);
     return 0;
 }
 

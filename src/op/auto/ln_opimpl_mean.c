@@ -68,7 +68,7 @@ static int mean_cpu_run(ln_op_arg *op_arg)
         src[src_count++] = te->tensor->data;
     }
 
-    ln_rt_mean_f32(src, (size_t)src_count, dst->data, dst->len);
+    ln_rt_mean_f32(src, src_count, dst->data, dst->len);
     return 0;
 }
 
