@@ -145,7 +145,7 @@ gen:
 	@for g in $(sort $(wildcard gen/*gen.pl)); do echo "perl $$g"; perl $$g || exit 1; done
 
 # CI: generated files must be what `make gen` writes.
-GEN_DIRS := src/op/auto src/arch/auto $(wildcard src/aot/auto)
+GEN_DIRS := src/op/auto src/arch/auto $(wildcard src/aot/auto) docs/onnx-ops.md runtime/KERNELS.md
 check-gen:
 	@$(MAKE) -s gen >/dev/null
 	@if ! git diff --quiet -- $(GEN_DIRS) || [ -n "$$(git status --porcelain -- $(GEN_DIRS))" ]; then \

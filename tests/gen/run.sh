@@ -19,14 +19,16 @@ fail=0
 ok() { pass=$((pass + 1)); }
 ko() { fail=$((fail + 1)); echo "FAIL: $*"; }
 
-gen() {  # gen OUTDIR OPDESCS OPTDESCS HOOKS
-    perl gen/opgen.pl --descs "$2" --hooks "$4" --out "$1/op" &&
+gen() {  # gen OUTDIR OPDESCS OPTDESCS HOOKS [RT_HEADERS]
+    perl gen/opgen.pl --descs "$2" --hooks "$4" --out "$1/op" --onnx-doc "$1/onnx-ops.md" \
+        --kernel-doc "$1/KERNELS.md" ${5:+--rt-headers "$5"} &&
     perl gen/optgen.pl --descs "$3" --op-descs "$2" --out "$1/arch"
 }
 
-if gen "$tmp/a" tests/gen/op_descs tests/gen/opt_descs tests/gen/hooks 2>"$tmp/err"; then ok
+TH=runtime/include/ln_rt.h:tests/gen/hooks/ln_ophook.h
+if gen "$tmp/a" tests/gen/op_descs tests/gen/opt_descs tests/gen/hooks "$TH" 2>"$tmp/err"; then ok
 else ko "generating tests/gen: $(cat "$tmp/err")"; fi
-gen "$tmp/b" tests/gen/op_descs tests/gen/opt_descs tests/gen/hooks 2>/dev/null
+gen "$tmp/b" tests/gen/op_descs tests/gen/opt_descs tests/gen/hooks "$TH" 2>/dev/null
 if diff -r "$tmp/a" "$tmp/b" >/dev/null; then ok; else ko "generation is not deterministic"; fi
 
 for strip in "" "-DLN_OP_STRIP_conv2d" "-DLN_OP_STRIP_relu -DLN_OP_STRIP_mul_same"; do
@@ -65,8 +67,12 @@ done
 
 # the committed generated files are up to date
 gen "$tmp/main" gen/op_descs gen/opt_descs src/op 2>"$tmp/err" || ko "generating gen/: $(cat "$tmp/err")"
-if diff -r src/op/auto "$tmp/main/op" >"$tmp/diff" && diff -r src/arch/auto "$tmp/main/arch" >>"$tmp/diff"
-then ok; else ko "src/op/auto or src/arch/auto differ from \`make gen\`: $(head -20 "$tmp/diff")"; fi
+if diff -r src/op/auto "$tmp/main/op" >"$tmp/diff" && diff -r src/arch/auto "$tmp/main/arch" >>"$tmp/diff" &&
+   diff docs/onnx-ops.md "$tmp/main/onnx-ops.md" >>"$tmp/diff" && diff runtime/KERNELS.md "$tmp/main/KERNELS.md" >>"$tmp/diff"
+then ok; else ko "src/op/auto, src/arch/auto or the generated tables differ from \`make gen\`: $(head -20 "$tmp/diff")"; fi
+# the tables: a row per ONNX mapping, a row per kernel with the file defining it
+grep -qF '| Concat | 4-12 | concat | src |' "$tmp/a/onnx-ops.md" && ok || ko "onnx-ops.md lacks Concat 4-12"
+grep -qF '| conv2d_cpu | `ln_rt_conv2d_f32` | `conv2d_f32.c` |' "$tmp/a/KERNELS.md" && ok || ko "KERNELS.md lacks conv2d_cpu"
 
 for d in tests/gen/bad/*; do
     case=$(basename "$d")
@@ -74,7 +80,8 @@ for d in tests/gen/bad/*; do
     if [ -d "$d/opt_descs" ]; then
         perl gen/optgen.pl --descs "$d/opt_descs" --op-descs tests/gen/op_descs --out "$tmp/bad" 2>"$tmp/err"
     else
-        perl gen/opgen.pl --descs "$d/op_descs" --hooks tests/gen/hooks --out "$tmp/bad" 2>"$tmp/err"
+        perl gen/opgen.pl --descs "$d/op_descs" --hooks tests/gen/hooks --out "$tmp/bad" \
+            --onnx-doc "$tmp/bad.md" --kernel-doc "$tmp/bad.md" 2>"$tmp/err"
     fi
     st=$?
     if [ $st -eq 1 ] && grep -qF -- "$want" "$tmp/err" && [ "$(wc -l <"$tmp/err")" -eq 1 ]; then ok
