@@ -116,7 +116,7 @@ static int check_applied_plan(ln_context *ctx)
             return ln_error(LN_EPARSE, "%s: memory_plan: tensor '%s' does not lie inside "
                             "the caller's buffer '%s'", ctx->source, te->name, io->name);
     }
-    if ((ret = ln_mem_plan_check(ctx))) {
+    if ((ret = ln_context_plan_check(ctx))) {
         ln_error_prefix("%s: memory_plan is not valid: ", ctx->source);
         return LN_EPARSE;
     }
@@ -364,11 +364,38 @@ int ln_context_compile(ln_context *ctx, const char *target)
     return ln_context_check(ctx);
 }
 
+int ln_context_mem_plan(ln_context *ctx)
+{
+    ln_mem_plan_opts opts = {ctx->io_in_arena, ctx->plan_noreuse};
+    ln_mem_plan_result res;
+    ln_list *inputs = ln_context_inputs(ctx), *outputs = ln_context_outputs(ctx);
+    int ret = ln_mem_plan(ctx->ops, ctx->tensor_table, inputs, outputs, &opts, &res);
+
+    ln_list_free(inputs);
+    ln_list_free(outputs);
+    ctx->arena_size = res.arena_size;
+    ctx->lower_bound = res.lower_bound;
+    ctx->lower_bound_noalias = res.lower_bound_noalias;
+    ctx->noreuse_size = res.noreuse_size;
+    ctx->io_size = res.io_size;
+    ctx->planned = LN_TRUE;
+    return ret;
+}
+
+int ln_context_plan_check(const ln_context *ctx)
+{
+    ln_list *outputs = ln_context_outputs(ctx);
+    int ret = ln_mem_plan_check(ctx->ops, ctx->tensor_table, outputs);
+
+    ln_list_free(outputs);
+    return ret;
+}
+
 int ln_context_plan(ln_context *ctx)
 {
     if (ctx->planned)
         return 0;
-    return ln_mem_plan(ctx);
+    return ln_context_mem_plan(ctx);
 }
 
 static cJSON *plan_json(const ln_context *ctx)

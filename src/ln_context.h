@@ -69,6 +69,11 @@ int ln_context_init_opts(ln_context *ctx, const char *path,
 void ln_context_cleanup(ln_context *ctx);
 /* Run the arch's optimize recipe (expander, combiner, memory plan). */
 int ln_context_compile(ln_context *ctx, const char *target);
+/* Plan memory (ln_mem_plan with the context's options) and keep the
+ * figures; the recipes of the archs end with it. */
+int ln_context_mem_plan(ln_context *ctx);
+/* The plan's invariant over the context's ops (ln_mem_plan_check). */
+int ln_context_plan_check(const ln_context *ctx);
 /* Plan memory when not planned yet (the interpreter's default path). */
 int ln_context_plan(ln_context *ctx);
 /* The IR as JSON (planned fields included when planned) to a file

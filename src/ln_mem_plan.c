@@ -8,7 +8,7 @@
  *    Constants (static tensors) live outside the arena.
  * 2. Lifetimes.  Each buffer lives from the first op that writes any of its
  *    tensors to the last op that reads one (graph outputs live to the end).
- * 3. Graph inputs and outputs.  By default (ctx->io_in_arena false) a
+ * 3. Graph inputs and outputs.  By default (opts->io_in_arena false) a
  *    buffer that is exactly one graph input or output is the caller's
  *    buffer and takes no arena space: the first op reads the caller's input
  *    and the last op writes the caller's output directly.  The interpreter
@@ -33,6 +33,7 @@
 #include <limits.h>
 #include <string.h>
 #include <stdlib.h>
+#include "ln_op.h"
 #include "ln_mem_plan.h"
 
 size_t ln_mem_plan_lower_bound(const ln_mem_buf *bufs, int n)
@@ -201,6 +202,32 @@ static tinfo *find_info(ln_hash *h, const char *name)
     return ln_hash_find(h, name);
 }
 
+/* The planner's state through its four steps. */
+typedef struct planner {
+    ln_list *ops;
+    ln_hash *table;           /* the tensor table */
+    ln_list *inputs, *outputs;  /* graph input and output names */
+    const ln_mem_plan_opts *opts;
+    int nops;
+    ln_hash *info;            /* tensor name -> tinfo */
+    ln_hash *lastuse;         /* tensor name -> 1 + the step of its last reader */
+    ln_mem_buf *bufs;
+    int nbufs, cap;
+    /* per buffer: the last step (1-based) that reads any tensor in it,
+     * INT_MAX when it holds a graph input or output (never overwritten) */
+    int *blast;
+    char *dead;               /* buffers a concat output absorbed */
+    int dcap;
+    tinfo **io_of;            /* per buffer: its graph input or output */
+    int *nio;                 /* per buffer: how many; 1 = the caller's buffer */
+} planner;
+
+static ln_bool is_io(const planner *p, char *name)
+{
+    return ln_list_find_custom(p->outputs, name, ln_str_cmp) ||
+           ln_list_find_custom(p->inputs, name, ln_str_cmp);
+}
+
 /*
  * A concat along an axis with nothing but 1s before it writes its inputs
  * one after another: each input that fills its whole buffer, shares it with
@@ -235,10 +262,12 @@ static ln_bool buffer_within(ln_hash *info, int b, size_t bytes, ln_list *inputs
     return LN_TRUE;
 }
 
-static void concat_absorb(const ln_context *ctx, const ln_op *op, tinfo *out,
-                          ln_hash *info, ln_mem_buf *bufs, char *dead, int *blast,
-                          ln_list *inputs, ln_list *outputs)
+static void concat_absorb(planner *p, const ln_op *op, tinfo *out)
 {
+    ln_hash *info = p->info;
+    ln_mem_buf *bufs = p->bufs;
+    char *dead = p->dead;
+    int *blast = p->blast;
     ln_param_entry *pa = ln_op_param(op->op_arg, "axis");
     const ln_tensor *t = out->te->tensor;
     size_t prefix = op->mem_in ? strlen(op->mem_in) : 0, off = 0;
@@ -246,7 +275,6 @@ static void concat_absorb(const ln_context *ctx, const ln_op *op, tinfo *out,
     ln_hash_iter it;
     void *k, *v;
 
-    (void)ctx;
     if (axis < 0)
         axis += t->ndim;
     if (axis < 0 || axis >= t->ndim || !op->mem_in)
@@ -269,7 +297,7 @@ static void concat_absorb(const ln_context *ctx, const ln_op *op, tinfo *out,
         b = in->buf;
         if (b >= 0 && b != out->buf && !dead[b] && in->rel == 0 &&
             bufs[b].size == ln_align_up(bytes, LN_MEM_ALIGN) &&
-            buffer_within(info, b, bytes, inputs, outputs)) {
+            buffer_within(info, b, bytes, p->inputs, p->outputs)) {
             ln_hash_iter_init(&it, info);
             while (ln_hash_iter_next(&it, &k, &v)) {
                 tinfo *x = v;
@@ -301,224 +329,269 @@ static ln_bool reads_buffer_twice(const ln_op *op, const char *in, int b, ln_has
     return LN_FALSE;
 }
 
-int ln_mem_plan(ln_context *ctx)
+/* A new buffer for te, written at step. */
+static int new_buffer(planner *p, ln_tensor_entry *te, int step, int tlast)
 {
-    ln_hash *info = ln_hash_create(ln_str_hash, ln_str_cmp, NULL, ln_free);
-    int nops = ln_list_length(ctx->ops), nbufs = 0, cap = 16, step = 0;
-    ln_mem_buf *bufs = ln_alloc(sizeof(ln_mem_buf) * (size_t)cap);
-    ln_list *outputs = ln_context_outputs(ctx);
-    ln_list *inputs = ln_context_inputs(ctx);
-    ln_hash_iter it;
-    void *k, *v;
-    tinfo **io_of;
-    int *nio;
-    char *dead = NULL;      /* buffers a concat output absorbed */
-    int dcap = 0;
-    /* per buffer: the last step (1-based) that reads any tensor in it,
-     * INT_MAX when it holds a graph input or output (never overwritten) */
-    int *blast = ln_alloc(sizeof(int) * (size_t)cap);
+    if (p->nbufs == p->cap) {
+        p->cap *= 2;
+        p->bufs = ln_realloc(p->bufs, sizeof(ln_mem_buf) * (size_t)p->cap);
+        p->blast = ln_realloc(p->blast, sizeof(int) * (size_t)p->cap);
+    }
+    p->blast[p->nbufs] = tlast;
+    p->bufs[p->nbufs].name = te->name;
+    p->bufs[p->nbufs].size = ln_align_up(ln_tensor_size(te->tensor), LN_MEM_ALIGN);
+    if (p->bufs[p->nbufs].size == 0)
+        p->bufs[p->nbufs].size = LN_MEM_ALIGN;
+    p->bufs[p->nbufs].first = step;
+    p->bufs[p->nbufs].last = step;
+    p->bufs[p->nbufs].offset = 0;
+    return p->nbufs++;
+}
 
-    /* last reader of every tensor name */
-    ln_hash *lastuse = ln_hash_create(ln_str_hash, ln_str_cmp, NULL, NULL);
-    LN_LIST_FOREACH(ln_op, op, ctx->ops) {
+/* May ti, output tl of op at step, live in its input's buffer (a view,
+ * or in place over an input that dies here)?  Sets ti->buf and ti->rel. */
+static void alias_input(planner *p, const ln_op *op, const ln_tensor_list_entry *tl, tinfo *ti,
+                        int step)
+{
+    const char *in;
+    tinfo *src;
+
+    if (op->mem_kind == LN_MEMPLAN_OWN || !op->mem_in ||
+        (op->mem_out && !ln_streq(op->mem_out, tl->arg_name)))
+        return;
+    in = ln_tensor_list_find_name(op->op_arg->tensors_in, op->mem_in);
+    src = in ? find_info(p->info, in) : NULL;
+    if (!src || src->buf < 0)
+        return;
+    if (op->mem_kind == LN_MEMPLAN_VIEW) {
+        ti->buf = src->buf;
+        ti->rel = src->rel + (op->calc_offset ? op->calc_offset(op->op_arg, ti->te) : 0);
+    } else if (op->mem_kind == LN_MEMPLAN_INPLACE && !p->opts->noreuse &&
+               p->blast[src->buf] == step + 1 &&   /* all of it dies here? */
+               !reads_buffer_twice(op, in, src->buf, p->info) &&
+               ln_tensor_size(src->te->tensor) == ln_tensor_size(ti->te->tensor) &&
+               src->rel == 0 &&
+               p->bufs[src->buf].size == ln_align_up(ln_tensor_size(ti->te->tensor), LN_MEM_ALIGN)) {
+        ti->buf = src->buf;
+        ti->rel = 0;
+    }
+}
+
+/* Step 1, aliasing: every tensor an op writes gets a buffer, its input's
+ * (a view, in place) or its own; a concat may absorb its inputs' buffers. */
+static void plan_alias(planner *p)
+{
+    int step = 0;
+
+    LN_LIST_FOREACH(ln_op, op, p->ops) {
         LN_LIST_FOREACH(ln_tensor_list_entry, tl, op->op_arg->tensors_in) {
-            ln_hash_insert(lastuse, tl->name, (void *)(intptr_t)(step + 1));
+            ln_hash_insert(p->lastuse, tl->name, (void *)(intptr_t)(step + 1));
         }
         step++;
     }
-
     step = 0;
-    LN_LIST_FOREACH(ln_op, op, ctx->ops) {
+    LN_LIST_FOREACH(ln_op, op, p->ops) {
         LN_LIST_FOREACH(ln_tensor_list_entry, tl, op->op_arg->tensors_out) {
-            ln_tensor_entry *te = ln_tensor_table_find(ctx->tensor_table, tl->name);
+            ln_tensor_entry *te = ln_tensor_table_find(p->table, tl->name);
             tinfo *ti;
             int tlast;
-            if (!te || find_info(info, tl->name))
+            if (!te || find_info(p->info, tl->name))
                 continue;
             ti = ln_alloc(sizeof *ti);
             ti->te = te;
             ti->buf = -1;
             ti->first = step;
-            ln_hash_insert(info, te->name, ti);
+            ln_hash_insert(p->info, te->name, ti);
             if (te->isstatic)
                 continue;
-            tlast = ln_list_find_custom(outputs, te->name, ln_str_cmp) ||
-                    ln_list_find_custom(inputs, te->name, ln_str_cmp)
-                        ? INT_MAX : (int)(intptr_t)ln_hash_find(lastuse, te->name);
-            /* alias with an input? */
-            if (op->mem_kind != LN_MEMPLAN_OWN && op->mem_in &&
-                (!op->mem_out || ln_streq(op->mem_out, tl->arg_name))) {
-                const char *in = ln_tensor_list_find_name(op->op_arg->tensors_in, op->mem_in);
-                tinfo *src = in ? find_info(info, in) : NULL;
-                if (src && src->buf >= 0 && op->mem_kind == LN_MEMPLAN_VIEW) {
-                    ti->buf = src->buf;
-                    ti->rel = src->rel + (op->calc_offset ? op->calc_offset(op->op_arg, te) : 0);
-                } else if (src && src->buf >= 0 && op->mem_kind == LN_MEMPLAN_INPLACE &&
-                           !ctx->plan_noreuse &&
-                           blast[src->buf] == step + 1 &&   /* all of it dies here? */
-                           !reads_buffer_twice(op, in, src->buf, info) &&
-                           ln_tensor_size(src->te->tensor) == ln_tensor_size(te->tensor) &&
-                           src->rel == 0 &&
-                           bufs[src->buf].size == ln_align_up(ln_tensor_size(te->tensor), LN_MEM_ALIGN)) {
-                    ti->buf = src->buf;
-                    ti->rel = 0;
-                }
-                if (ti->buf >= 0) {
-                    if (tlast > blast[ti->buf])
-                        blast[ti->buf] = tlast;
-                    ln_tensor_entry_set_owner(te, bufs[ti->buf].name);
-                    continue;
-                }
+            tlast = is_io(p, te->name) ? INT_MAX : (int)(intptr_t)ln_hash_find(p->lastuse, te->name);
+            alias_input(p, op, tl, ti, step);
+            if (ti->buf >= 0) {
+                if (tlast > p->blast[ti->buf])
+                    p->blast[ti->buf] = tlast;
+                ln_tensor_entry_set_owner(te, p->bufs[ti->buf].name);
+                continue;
             }
-            if (nbufs == cap) {
-                cap *= 2;
-                bufs = ln_realloc(bufs, sizeof(ln_mem_buf) * (size_t)cap);
-                blast = ln_realloc(blast, sizeof(int) * (size_t)cap);
-            }
-            blast[nbufs] = tlast;
-            bufs[nbufs].name = te->name;
-            bufs[nbufs].size = ln_align_up(ln_tensor_size(te->tensor), LN_MEM_ALIGN);
-            if (bufs[nbufs].size == 0)
-                bufs[nbufs].size = LN_MEM_ALIGN;
-            bufs[nbufs].first = step;
-            bufs[nbufs].last = step;
-            bufs[nbufs].offset = 0;
-            ti->buf = nbufs++;
+            ti->buf = new_buffer(p, te, step, tlast);
             ti->rel = 0;
             ln_tensor_entry_set_owner(te, NULL);
-            if (op->mem_kind == LN_MEMPLAN_CONCAT && !ctx->plan_noreuse) {
-                if (dcap < cap) {
-                    dead = ln_realloc(dead, (size_t)cap);
-                    memset(dead + dcap, 0, (size_t)(cap - dcap));
-                    dcap = cap;
+            if (op->mem_kind == LN_MEMPLAN_CONCAT && !p->opts->noreuse) {
+                if (p->dcap < p->cap) {
+                    p->dead = ln_realloc(p->dead, (size_t)p->cap);
+                    memset(p->dead + p->dcap, 0, (size_t)(p->cap - p->dcap));
+                    p->dcap = p->cap;
                 }
-                concat_absorb(ctx, op, ti, info, bufs, dead, blast, inputs, outputs);
+                concat_absorb(p, op, ti);
             }
         }
         step++;
     }
-    /* lifetimes: a buffer lives until the last read of any tensor in it */
-    ln_hash_iter_init(&it, info);
+}
+
+/* Step 2, lifetimes: a buffer lives until the last read of any tensor in
+ * it; graph inputs from the start, graph outputs to the end. */
+static void plan_lifetimes(planner *p)
+{
+    ln_hash_iter it;
+    void *k, *v;
+
+    ln_hash_iter_init(&it, p->info);
     while (ln_hash_iter_next(&it, &k, &v)) {
         tinfo *ti = v;
         intptr_t lu;
         if (ti->buf < 0)
             continue;
-        lu = (intptr_t)ln_hash_find(lastuse, ti->te->name);
-        if (lu > 0 && (int)lu - 1 > bufs[ti->buf].last)
-            bufs[ti->buf].last = (int)lu - 1;
-        if (ln_list_find_custom(outputs, ti->te->name, ln_str_cmp))
-            bufs[ti->buf].last = nops;
-        if (ln_list_find_custom(inputs, ti->te->name, ln_str_cmp))
-            bufs[ti->buf].first = 0;
+        lu = (intptr_t)ln_hash_find(p->lastuse, ti->te->name);
+        if (lu > 0 && (int)lu - 1 > p->bufs[ti->buf].last)
+            p->bufs[ti->buf].last = (int)lu - 1;
+        if (ln_list_find_custom(p->outputs, ti->te->name, ln_str_cmp))
+            p->bufs[ti->buf].last = p->nops;
+        if (ln_list_find_custom(p->inputs, ti->te->name, ln_str_cmp))
+            p->bufs[ti->buf].first = 0;
     }
-    /* Graph inputs and outputs in the caller's buffers: a buffer holding
-     * exactly one of them, at offset 0 and covering every tensor in the
-     * buffer, is that caller buffer and leaves the arena.  Others stay in the
-     * arena (ln-aot copies at the edges). */
-    io_of = ln_alloc(sizeof(tinfo *) * (size_t)(nbufs ? nbufs : 1));
-    nio = ln_alloc(sizeof(int) * (size_t)(nbufs ? nbufs : 1));
-    if (!ctx->io_in_arena) {
-        ln_hash_iter_init(&it, info);
-        while (ln_hash_iter_next(&it, &k, &v)) {
-            tinfo *ti = v;
-            if (ti->buf < 0)
-                continue;
-            if (ln_list_find_custom(outputs, ti->te->name, ln_str_cmp) ||
-                ln_list_find_custom(inputs, ti->te->name, ln_str_cmp)) {
-                nio[ti->buf]++;
-                io_of[ti->buf] = ti;
-            }
-        }
-        ln_hash_iter_init(&it, info);
-        while (ln_hash_iter_next(&it, &k, &v)) {
-            tinfo *ti = v;
-            if (ti->buf < 0 || nio[ti->buf] != 1)
-                continue;
-            if (io_of[ti->buf]->rel != 0 ||
-                ti->rel + ln_tensor_size(ti->te->tensor) >
-                    ln_tensor_size(io_of[ti->buf]->te->tensor))
-                nio[ti->buf] = -1;      /* does not fit: keep in the arena */
+}
+
+/* Step 3, graph inputs and outputs in the caller's buffers: a buffer
+ * holding exactly one of them, at offset 0 and covering every tensor in
+ * the buffer, is that caller buffer and leaves the arena.  Others stay in
+ * the arena (ln-aot copies at the edges). */
+static void plan_io(planner *p)
+{
+    ln_hash_iter it;
+    void *k, *v;
+
+    p->io_of = ln_alloc(sizeof(tinfo *) * (size_t)(p->nbufs ? p->nbufs : 1));
+    p->nio = ln_alloc(sizeof(int) * (size_t)(p->nbufs ? p->nbufs : 1));
+    if (p->opts->io_in_arena)
+        return;
+    ln_hash_iter_init(&it, p->info);
+    while (ln_hash_iter_next(&it, &k, &v)) {
+        tinfo *ti = v;
+        if (ti->buf >= 0 && is_io(p, ti->te->name)) {
+            p->nio[ti->buf]++;
+            p->io_of[ti->buf] = ti;
         }
     }
-    /* the figures the report compares the arena with */
-    {
-        int nt = 0;
-        ln_mem_buf *each = ln_alloc(sizeof(ln_mem_buf) * (size_t)(ln_hash_size(info) + 1));
-        ctx->noreuse_size = ctx->io_size = 0;
-        ln_hash_iter_init(&it, info);
-        while (ln_hash_iter_next(&it, &k, &v)) {
-            tinfo *ti = v;
-            intptr_t lu;
-            if (ti->buf < 0)
-                continue;
-            each[nt].name = ti->te->name;
-            each[nt].size = ln_align_up(ln_tensor_size(ti->te->tensor), LN_MEM_ALIGN);
-            each[nt].first = ti->first;
-            lu = (intptr_t)ln_hash_find(lastuse, ti->te->name);
-            each[nt].last = lu > 0 ? (int)lu - 1 : ti->first;
-            if (ln_list_find_custom(outputs, ti->te->name, ln_str_cmp))
-                each[nt].last = nops;
-            if (ln_list_find_custom(inputs, ti->te->name, ln_str_cmp))
-                each[nt].first = 0;
-            if (nio[ti->buf] == 1 && ln_streq(io_of[ti->buf]->te->name, ti->te->name))
-                ctx->io_size += ln_tensor_size(ti->te->tensor);
-            ctx->noreuse_size += each[nt].size;
-            nt++;
-        }
-        ctx->lower_bound_noalias = ln_mem_plan_lower_bound(each, nt);
-        ln_free(each);
+    ln_hash_iter_init(&it, p->info);
+    while (ln_hash_iter_next(&it, &k, &v)) {
+        tinfo *ti = v;
+        if (ti->buf < 0 || p->nio[ti->buf] != 1)
+            continue;
+        if (p->io_of[ti->buf]->rel != 0 ||
+            ti->rel + ln_tensor_size(ti->te->tensor) > ln_tensor_size(p->io_of[ti->buf]->te->tensor))
+            p->nio[ti->buf] = -1;      /* does not fit: keep in the arena */
     }
-    /* place only the arena's buffers */
-    {
-        ln_mem_buf *arena_bufs = ln_alloc(sizeof(ln_mem_buf) * (size_t)(nbufs ? nbufs : 1));
-        int *map = ln_alloc(sizeof(int) * (size_t)(nbufs ? nbufs : 1)), na = 0;
-        for (int i = 0; i < nbufs; i++) {
-            map[i] = -1;
-            if (nio[i] == 1 || (i < dcap && dead[i]))
-                continue;
-            map[i] = na;
-            arena_bufs[na++] = bufs[i];
-        }
-        ctx->lower_bound = ln_mem_plan_lower_bound(arena_bufs, na);
-        if (ctx->plan_noreuse) {
-            size_t off = 0;
-            for (int i = 0; i < na; i++) {
-                arena_bufs[i].offset = off;
-                off += arena_bufs[i].size;
-            }
-            ctx->arena_size = off;
-        } else {
-            ctx->arena_size = ln_mem_plan_place(arena_bufs, na, LN_MEM_ALIGN);
-        }
-        for (int i = 0; i < nbufs; i++)
-            bufs[i].offset = map[i] >= 0 ? arena_bufs[map[i]].offset : 0;
-        ln_free(arena_bufs);
-        ln_free(map);
+}
+
+/* The figures the report compares the arena with: every tensor in a
+ * buffer of its own (no reuse, no aliasing) and its lower bound. */
+static void plan_figures(planner *p, ln_mem_plan_result *res)
+{
+    ln_mem_buf *each = ln_alloc(sizeof(ln_mem_buf) * (size_t)(ln_hash_size(p->info) + 1));
+    ln_hash_iter it;
+    void *k, *v;
+    int nt = 0;
+
+    res->noreuse_size = res->io_size = 0;
+    ln_hash_iter_init(&it, p->info);
+    while (ln_hash_iter_next(&it, &k, &v)) {
+        tinfo *ti = v;
+        intptr_t lu;
+        if (ti->buf < 0)
+            continue;
+        each[nt].name = ti->te->name;
+        each[nt].size = ln_align_up(ln_tensor_size(ti->te->tensor), LN_MEM_ALIGN);
+        each[nt].first = ti->first;
+        lu = (intptr_t)ln_hash_find(p->lastuse, ti->te->name);
+        each[nt].last = lu > 0 ? (int)lu - 1 : ti->first;
+        if (ln_list_find_custom(p->outputs, ti->te->name, ln_str_cmp))
+            each[nt].last = p->nops;
+        if (ln_list_find_custom(p->inputs, ti->te->name, ln_str_cmp))
+            each[nt].first = 0;
+        if (p->nio[ti->buf] == 1 && ln_streq(p->io_of[ti->buf]->te->name, ti->te->name))
+            res->io_size += ln_tensor_size(ti->te->tensor);
+        res->noreuse_size += each[nt].size;
+        nt++;
     }
-    ln_hash_iter_init(&it, info);
+    res->lower_bound_noalias = ln_mem_plan_lower_bound(each, nt);
+    ln_free(each);
+}
+
+/* Step 4, placement: offsets for the arena's buffers (not the caller's,
+ * not those a concat absorbed), then for every planned tensor. */
+static void plan_place(planner *p, ln_mem_plan_result *res)
+{
+    int n = p->nbufs ? p->nbufs : 1, na = 0;
+    ln_mem_buf *arena_bufs = ln_alloc(sizeof(ln_mem_buf) * (size_t)n);
+    int *map = ln_alloc(sizeof(int) * (size_t)n);
+    ln_hash_iter it;
+    void *k, *v;
+
+    for (int i = 0; i < p->nbufs; i++) {
+        map[i] = -1;
+        if (p->nio[i] == 1 || (i < p->dcap && p->dead[i]))
+            continue;
+        map[i] = na;
+        arena_bufs[na++] = p->bufs[i];
+    }
+    res->lower_bound = ln_mem_plan_lower_bound(arena_bufs, na);
+    if (p->opts->noreuse) {
+        size_t off = 0;
+        for (int i = 0; i < na; i++) {
+            arena_bufs[i].offset = off;
+            off += arena_bufs[i].size;
+        }
+        res->arena_size = off;
+    } else {
+        res->arena_size = ln_mem_plan_place(arena_bufs, na, LN_MEM_ALIGN);
+    }
+    for (int i = 0; i < p->nbufs; i++)
+        p->bufs[i].offset = map[i] >= 0 ? arena_bufs[map[i]].offset : 0;
+    ln_free(arena_bufs);
+    ln_free(map);
+    ln_hash_iter_init(&it, p->info);
     while (ln_hash_iter_next(&it, &k, &v)) {
         tinfo *ti = v;
         if (ti->buf < 0) {
             ti->te->planned = LN_FALSE;
             continue;
         }
-        ti->te->offset = bufs[ti->buf].offset + ti->rel;
+        ti->te->offset = p->bufs[ti->buf].offset + ti->rel;
         ti->te->planned = LN_TRUE;
         ti->te->mtype = LN_MEM_CPU;
-        ln_tensor_entry_set_io_buffer(ti->te, nio[ti->buf] == 1 ? io_of[ti->buf]->te->name : NULL);
+        ln_tensor_entry_set_io_buffer(ti->te, p->nio[ti->buf] == 1 ? p->io_of[ti->buf]->te->name : NULL);
     }
-    ln_free(io_of);
-    ln_free(nio);
-    ln_free(dead);
-    ln_free(blast);
-    ctx->planned = LN_TRUE;
-    ln_hash_free(lastuse);
-    ln_hash_free(info);
-    ln_list_free(outputs);
-    ln_list_free(inputs);
-    ln_free(bufs);
-    return ln_mem_plan_check(ctx);
+}
+
+int ln_mem_plan(ln_list *ops, ln_hash *tensor_table, ln_list *inputs, ln_list *outputs,
+                const ln_mem_plan_opts *opts, ln_mem_plan_result *res)
+{
+    planner p = {0};
+
+    p.ops = ops;
+    p.table = tensor_table;
+    p.inputs = inputs;
+    p.outputs = outputs;
+    p.opts = opts;
+    p.nops = ln_list_length(ops);
+    p.info = ln_hash_create(ln_str_hash, ln_str_cmp, NULL, ln_free);
+    p.lastuse = ln_hash_create(ln_str_hash, ln_str_cmp, NULL, NULL);
+    p.cap = 16;
+    p.bufs = ln_alloc(sizeof(ln_mem_buf) * (size_t)p.cap);
+    p.blast = ln_alloc(sizeof(int) * (size_t)p.cap);
+    plan_alias(&p);
+    plan_lifetimes(&p);
+    plan_io(&p);
+    plan_figures(&p, res);
+    plan_place(&p, res);
+    ln_free(p.io_of);
+    ln_free(p.nio);
+    ln_free(p.dead);
+    ln_free(p.blast);
+    ln_free(p.bufs);
+    ln_hash_free(p.lastuse);
+    ln_hash_free(p.info);
+    return ln_mem_plan_check(ops, tensor_table, outputs);
 }
 
 /* ---- the plan's invariant --------------------------------------------- */
@@ -611,17 +684,16 @@ static ln_bool chk_allowed(const ln_op *op, int s, const chk_tensor *out,
  * one op never overlap.  Returns 0 or LN_EINTERNAL naming the op and the
  * two tensors.
  */
-int ln_mem_plan_check(const ln_context *ctx)
+int ln_mem_plan_check(ln_list *ops, ln_hash *tensor_table, ln_list *outputs)
 {
-    int nops = ln_list_length(ctx->ops), n = 0, cap = 64, step = 0, ret = 0;
+    int nops = ln_list_length(ops), n = 0, cap = 64, step = 0, ret = 0;
     chk_tensor *all = ln_alloc(sizeof(chk_tensor) * (size_t)cap);
     ln_hash *index = ln_hash_create(ln_str_hash, ln_str_cmp, NULL, NULL);
-    ln_list *outputs = ln_context_outputs(ctx);
 
     /* every planned tensor, its bytes, birth and view root */
-    LN_LIST_FOREACH(ln_op, op, ctx->ops) {
+    LN_LIST_FOREACH(ln_op, op, ops) {
         LN_LIST_FOREACH(ln_tensor_list_entry, tl, op->op_arg->tensors_out) {
-            ln_tensor_entry *te = ln_tensor_table_find(ctx->tensor_table, tl->name);
+            ln_tensor_entry *te = ln_tensor_table_find(tensor_table, tl->name);
             chk_tensor *c;
             if (!te || te->isstatic || !te->planned || ln_hash_find(index, te->name))
                 continue;
@@ -651,7 +723,7 @@ int ln_mem_plan_check(const ln_context *ctx)
         step++;
     }
     step = 0;
-    LN_LIST_FOREACH(ln_op, op, ctx->ops) {
+    LN_LIST_FOREACH(ln_op, op, ops) {
         LN_LIST_FOREACH(ln_tensor_list_entry, tl, op->op_arg->tensors_in) {
             intptr_t k = (intptr_t)ln_hash_find(index, tl->name);
             if (k > 0 && all[k - 1].last < step)
@@ -667,7 +739,7 @@ int ln_mem_plan_check(const ln_context *ctx)
 
     /* every write against every tensor live across it */
     step = 0;
-    LN_LIST_FOREACH(ln_op, op, ctx->ops) {
+    LN_LIST_FOREACH(ln_op, op, ops) {
         LN_LIST_FOREACH(ln_tensor_list_entry, tl, op->op_arg->tensors_out) {
             intptr_t k = (intptr_t)ln_hash_find(index, tl->name);
             const chk_tensor *u;
@@ -704,7 +776,6 @@ int ln_mem_plan_check(const ln_context *ctx)
             break;
         step++;
     }
-    ln_list_free(outputs);
     ln_hash_free(index);
     ln_free(all);
     return ret;

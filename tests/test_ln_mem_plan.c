@@ -5,6 +5,7 @@
 #include <check.h>
 #include <math.h>
 #include <string.h>
+#include "ln_context.h"
 #include "ln_mem_plan.h"
 
 /* No two buffers live at one step may overlap in memory. */
@@ -143,13 +144,13 @@ START_TEST(test_check_catches_overlap)
     ln_tensor_entry *p, *s;
     ck_assert_int_eq(ln_context_init_str(ctx, dense_json, "dense"), 0);
     ck_assert_int_eq(ln_context_compile(ctx, "cpu"), 0);
-    ck_assert_int_eq(ln_mem_plan_check(ctx), 0);
+    ck_assert_int_eq(ln_context_plan_check(ctx), 0);
     p = ln_tensor_table_find(ctx->tensor_table, "p");
     s = ln_tensor_table_find(ctx->tensor_table, "s");
     ck_assert_ptr_nonnull(p);
     ck_assert_ptr_nonnull(s);
     s->offset = p->offset;          /* sigmoid over p, which c2 still reads */
-    ck_assert_int_eq(ln_mem_plan_check(ctx), LN_EINTERNAL);
+    ck_assert_int_eq(ln_context_plan_check(ctx), LN_EINTERNAL);
     ck_assert_ptr_nonnull(strstr(ln_error_message(), "over 'p'"));
     ln_context_cleanup(ctx);
     ln_context_free(ctx);

@@ -17,7 +17,6 @@
  */
 #include "ln_context.h"
 #include "ln_pass.h"
-#include "ln_mem_plan.h"
 #include "op/auto/ln_opregistry.h"
 
 extern ln_expander_func ln_expander_funcs_cpu[];
@@ -48,7 +47,7 @@ static int optimize_cpu(ln_context *ctx)
         return ret;
     if ((ret = ln_pass_check_arch(ctx, "cpu")))
         return ret;
-    return ln_mem_plan(ctx);
+    return ln_context_mem_plan(ctx);
 }
 
 ln_arch ln_archimpl_cpu = {

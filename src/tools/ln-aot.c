@@ -20,7 +20,6 @@
 #include <unistd.h>
 #include "ln_context.h"
 #include "ln_outfile.h"
-#include "ln_mem_plan.h"
 #include "ln_serializer.h"
 #include "aot/ln_aot.h"
 
@@ -293,7 +292,7 @@ int main(int argc, char **argv)
     }
     if (!ctx->planned || ctx->io_in_arena != io_in_arena) {
         ctx->io_in_arena = io_in_arena;
-        if (ln_mem_plan(ctx))
+        if (ln_context_mem_plan(ctx))
             goto out;
     }
 
