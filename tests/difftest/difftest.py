@@ -36,9 +36,15 @@ LN = INTERP + ["aot"]
 CFGS = LN + ["ort"]
 EXACT = ["noreuse", "io", "aot"]          # bit-exact with plan
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-# float32 tolerances: against ONNX Runtime, and O0 against plan
+# float32 tolerances: against ONNX Runtime, and O0 against plan.  O0 and
+# plan round differently where the passes change the arithmetic (a folded
+# batchnorm scales the weights; a fused activation): seed 27000, 51 ops with
+# two folds, came to 1.03 x a 1e-5 tolerance with plan and O0 equally far
+# from ONNX Runtime on either side of it (0.2 x its tolerance); the next
+# worst of 30,000 graphs was 0.42 x.  3e-5 keeps O0 against plan three
+# times tighter than the reference.
 RTOL, ATOL = 1e-4, 1e-4
-RTOL_O0, ATOL_O0 = 1e-5, 1e-5
+RTOL_O0, ATOL_O0 = 3e-5, 3e-5
 SAN_RE = re.compile(r"runtime error:|ERROR: AddressSanitizer|ERROR: LeakSanitizer|"
                     r"SUMMARY: UndefinedBehaviorSanitizer")
 
