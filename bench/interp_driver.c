@@ -17,7 +17,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "bench_common.h"
-#include "ln_context.h"
+#include "ln_interp.h"
 
 static void fail(const char *what)
 {

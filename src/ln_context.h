@@ -7,7 +7,7 @@
  *   ln_context *ctx = ln_context_create();
  *   ln_context_init(ctx, "model.json");        parse, create ops, pre_run
  *   ln_context_compile(ctx, "cpu");            expand, combine, plan memory
- *   ln_context_load(ctx, "model.params");      arena, weights, static_run
+ *   ln_context_load(ctx, "model.params");      arena, weights, static_run (ln_interp.h)
  *   ln_context_set_data(ctx, "input", x, n);
  *   ln_context_run(ctx);
  *   ln_context_get_data(ctx, "output", y, n);
@@ -83,18 +83,8 @@ int ln_context_plan(ln_context *ctx);
  * to stdout is then an error). */
 int ln_context_print(const ln_context *ctx, const char *outfile);
 char *ln_context_print_str(const ln_context *ctx);
-/* Allocate the arena, give every tensor its memory, read weights from
- * datafile (NULL: the file named by the IR, if any), static_run. */
-int ln_context_load(ln_context *ctx, const char *datafile);
-int ln_context_set_data(ln_context *ctx, const char *tname, const void *data,
-                        size_t nbytes);
-int ln_context_get_data(const ln_context *ctx, const char *tname, void *data,
-                        size_t nbytes);
-/* The tensor's bytes (0 when unknown). */
-size_t ln_context_data_size(const ln_context *ctx, const char *tname);
-ln_tensor *ln_context_tensor(const ln_context *ctx, const char *tname);
-int ln_context_run(const ln_context *ctx);
-void ln_context_unload(ln_context *ctx);
+/* Free the arena and the memory tensors own (the interpreter's unload). */
+void ln_context_release_data(ln_context *ctx);
 
 /* Use path as the weights file instead of the IR's "data" (before compile
  * or load). */

@@ -17,7 +17,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include "ln_context.h"
+#include "ln_interp.h"
 #include "ln_onnx.h"
 
 enum {

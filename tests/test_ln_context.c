@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include <check.h>
-#include "ln_context.h"
+#include "ln_interp.h"
 #include "ln_datafile.h"
 
 #define OP(name, type, ins, outs, params) \

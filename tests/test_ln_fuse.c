@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <check.h>
-#include "ln_context.h"
+#include "ln_interp.h"
 
 static unsigned seed = 1;
 

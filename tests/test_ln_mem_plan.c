@@ -5,7 +5,7 @@
 #include <check.h>
 #include <math.h>
 #include <string.h>
-#include "ln_context.h"
+#include "ln_interp.h"
 #include "ln_mem_plan.h"
 
 /* No two buffers live at one step may overlap in memory. */

@@ -18,7 +18,7 @@
 #include <cjson/cJSON.h>
 
 #include "ln_onnx.h"
-#include "ln_context.h"
+#include "ln_interp.h"
 #include "onnx_nodetest.h"
 
 static char *slurp(const char *path, size_t *len)

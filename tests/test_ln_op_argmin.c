@@ -5,7 +5,7 @@
  */
 #include <string.h>
 #include <check.h>
-#include "ln_context.h"
+#include "ln_interp.h"
 
 #define MODEL(params) "{\"ops\": [" \
     "{\"name\": \"in\", \"optype\": \"input\", \"tensors_in\": []," \

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <check.h>
-#include "ln_context.h"
+#include "ln_interp.h"
 
 static void model(char *buf, size_t size, const char *optype, const char *params)
 {

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <check.h>
-#include "ln_context.h"
+#include "ln_interp.h"
 
 #define INPUT(n, d) \
     "{\"name\": \"in" n "\", \"optype\": \"input\", \"tensors_in\": []," \

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 #include <check.h>
-#include "ln_context.h"
+#include "ln_interp.h"
 
 #define MODEL(dtype) "{\"ops\": [" \
     "{\"name\": \"in\", \"optype\": \"input\", \"tensors_in\": []," \

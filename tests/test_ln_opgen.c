@@ -8,7 +8,7 @@
 #include <string.h>
 #include <check.h>
 #include "ln_arch.h"
-#include "ln_context.h"
+#include "ln_interp.h"
 #include "op/auto/ln_opregistry.h"
 
 #define CREATE_2x4 \

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <check.h>
-#include "ln_context.h"
+#include "ln_interp.h"
 
 #define TOL 1e-5
 #define MAXN 64

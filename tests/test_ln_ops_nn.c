@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <check.h>
-#include "ln_context.h"
+#include "ln_interp.h"
 #include "ln_rt.h"
 
 #define TOL 1e-4

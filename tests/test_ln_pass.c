@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <check.h>
-#include "ln_context.h"
+#include "ln_interp.h"
 #include "ln_serializer.h"
 
 #define OP(name, type, ins, outs, params) \

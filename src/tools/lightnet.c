@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
-#include "ln_context.h"
+#include "ln_interp.h"
 #include "ln_outfile.h"
 #include "ln_report.h"
 #include "ln_serializer.h"

@@ -20,7 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "ln_context.h"
+#include "ln_interp.h"
 #include MODEL_H
 
 #define CAT_(a, b) a##b

@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ln_arch.h"
-#include "ln_context.h"
+#include "ln_interp.h"
 #include "ln_util.h"
 
 #define NCFG 4

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "ln_util.h"
-#include "ln_context.h"
+#include "ln_interp.h"
 
 #define LN_FUZZ_ALLOC_LIMIT ((size_t)256 << 20)
 
