@@ -46,7 +46,7 @@ $(ONNX_PB_OBJ): $(ONNX_GEN)/onnx.pb-c.c $(ONNX_GEN)/onnx.pb-c.h
 	    $(CFLAGS) -c $< -o $@
 
 # Everything that includes onnx.pb-c.h.
-ONNX_USERS := $(BUILD)/src/ln_onnx.o $(BUILD)/src/ln_serializer.o \
+ONNX_USERS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/ln_onnx*.c)) $(BUILD)/src/ln_serializer.o \
               $(BUILD)/src/tools/ln-onnx.o $(BUILD)/tests/test_ln_onnx.o \
               $(BUILD)/tests/onnx_run.o
 $(ONNX_USERS): CFLAGS_ALL += $(ONNX_CFLAGS)

@@ -1,0 +1,147 @@
+/*
+ * ln_onnx_impl.h -- what the ONNX importer's files share (not installed):
+ * the import state, the problems it collects, and the pieces
+ *
+ *   ln_onnx.c        the graph: nodes to ops, the model to an IR (entry points)
+ *   ln_onnx_proto.c  protobuf to LightNet: tensors, attributes, JSON helpers,
+ *                    the problem list
+ *   ln_onnx_eval.c   import-time evaluation of shape computations
+ *   ln_onnx_ir.c     graph inputs, pre_running the IR so far, the report
+ */
+#ifndef LN_ONNX_IMPL_H
+#define LN_ONNX_IMPL_H
+
+#ifdef LN_HAVE_ONNX
+#include <stdint.h>
+#include <cjson/cJSON.h>
+#include "ln_onnx.h"
+#include "ln_tensor.h"
+#include "onnx.pb-c.h"
+
+/* The message fits the error buffer (1 KB): this many problems at most. */
+#define MAX_PROBLEMS 12
+#define MAX_NODES_NAMED 3
+
+typedef struct unsup_op {
+    char *op_type;           /* "Foo", or "domain:Foo" */
+    char *nodes;             /* first MAX_NODES_NAMED node names, ", "-joined */
+    int count;
+} unsup_op;
+
+typedef struct imp {
+    const char *source;
+    const ln_serializer_opts *opts;
+    Onnx__GraphProto *graph;
+    int opset;
+    ln_hash *consts;         /* every constant: name -> ln_tensor (owned) */
+    ln_list *const_order;    /* constant names in definition order (borrowed) */
+    ln_hash *defined;        /* tensor names defined so far (value unused) */
+    ln_hash *as_tensor;      /* constants some op reads as a tensor */
+    ln_hash *consumed;       /* names any node or graph output reads */
+    ln_hash *opnames;        /* op names taken */
+    cJSON *input_ops;        /* the graph inputs' ops */
+    cJSON *node_ops;         /* the nodes' ops, in order */
+    ln_hash *unknown;        /* outputs not evaluated because of a problem */
+    ln_hash *shapes;         /* tensor name -> dims_entry, from pre_runs */
+    int shapes_ops;          /* 1 + the node ops the last pre_run saw; 0: none */
+    char *shape_err;         /* the first op check that failed in it */
+    unsup_op *unsup;
+    int n_unsup;
+    char **problems;
+    int n_problems;
+    int code;                /* of the first problem */
+} imp;
+
+typedef struct dims_entry {
+    int ndim;
+    int dims[LN_MAXDIM];
+} dims_entry;
+
+/* ---- ln_onnx_proto.c ---- */
+
+ln_hash *ln_onnx_str_set(void);
+void ln_onnx_set_add(ln_hash *set, const char *s);
+ln_bool ln_onnx_set_has(const ln_hash *set, const char *s);
+/* Something LightNet cannot do (LN_EUNSUPPORTED)... */
+void ln_onnx_problem(imp *im, const char *fmt, ...)
+#ifdef __GNUC__
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* ... or something wrong with the model (LN_EPARSE, LN_EOP). */
+void ln_onnx_problem_c(imp *im, int code, const char *fmt, ...)
+#ifdef __GNUC__
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+void ln_onnx_unsupported_op(imp *im, const char *op_type, const char *node);
+char *ln_onnx_op_name(imp *im, const char *base);
+const char *ln_onnx_str_or_empty(const char *s);
+ln_dtype ln_onnx_dtype(int32_t t);
+const char *ln_onnx_type_name(int32_t t);
+void ln_onnx_put_int(ln_tensor *t, size_t i, int64_t v);
+int ln_onnx_tensor_from_proto(const Onnx__TensorProto *tp, const char *what, ln_tensor **out);
+double ln_onnx_tensor_get(const ln_tensor *t, size_t i);
+cJSON *ln_onnx_json_param(const char *arg_name, cJSON *value);
+cJSON *ln_onnx_json_tensor_ref(const char *arg_name, const char *name);
+cJSON *ln_onnx_json_op(const char *name, const char *optype);
+void ln_onnx_op_add(cJSON *op, const char *field, cJSON *item);
+cJSON *ln_onnx_json_dims(int ndim, const int *dims);
+cJSON *ln_onnx_json_const_value(const ln_tensor *t);
+void ln_onnx_add_const(imp *im, const char *name, ln_tensor *t);
+int ln_onnx_attr_type(const Onnx__AttributeProto *a);
+cJSON *ln_onnx_attr_json(imp *im, const char *where, const Onnx__AttributeProto *a);
+ln_bool ln_onnx_attr_ignorable(const char *op_type, const char *attr, const cJSON *value);
+
+/* ---- ln_onnx_eval.c ---- */
+
+/*
+ * Shape computations (PyTorch's x.view(x.size(0), -1), interpolate with
+ * computed sizes, ...) are evaluated here, so that the "@param" inputs they
+ * feed (Reshape's shape, Resize's sizes) are constants.  A node of a type
+ * in evaluators[] whose inputs are all known -- constants, or for Shape and
+ * Size a tensor whose shape is known -- becomes a constant and no op; its
+ * inputs' create ops go only where a real op reads them.  Shapes of
+ * computed tensors come from pre_running the ops imported so far (the ops'
+ * own shape inference, so every op LightNet has is covered); the dims of
+ * every tensor are cached and the run repeats only for a tensor not seen
+ * yet.  An op type with a LightNet op (Gather, Concat, Add, ...) is
+ * imported as that op when its inputs are not all known; one without
+ * (Shape, ConstantOfShape, Range, Equal, Where, ...) is an error then.
+ */
+
+typedef struct ev {
+    imp *im;
+    const Onnx__NodeProto *node;
+    ln_tensor *in[8];         /* NULL for an input left out */
+    int n_in;
+    int ndim0;                /* Shape, Size: the dims of input 0 */
+    int dims0[LN_MAXDIM];
+    ln_tensor *out;
+} ev;
+
+/* Tensors larger than this are left to the compiler (folded at compile
+ * time when their op has a kernel). */
+#define EVAL_MAX_ELEMS ((size_t)1 << 24)
+
+typedef struct evaluator {
+    const char *op_type;
+    int (*fn)(ev *e);
+    const char *attrs;        /* the attributes it reads, ","-separated */
+    ln_bool dims_only;        /* input 0 only by its shape (Shape, Size) */
+} evaluator;
+
+int64_t ln_onnx_geti(const ln_tensor *t, size_t i);
+ln_bool ln_onnx_attr_listed(const char *list, const char *name);
+const evaluator *ln_onnx_find_evaluator(const char *op_type);
+
+/* ---- ln_onnx_ir.c ---- */
+
+cJSON *ln_onnx_import_input(imp *im, const Onnx__ValueInfoProto *vi);
+void ln_onnx_pre_run_ir(imp *im, const cJSON *root, ln_bool report);
+void ln_onnx_add_create_ops(imp *im, cJSON *ops);
+cJSON *ln_onnx_ir_so_far(imp *im);
+int ln_onnx_report(imp *im);
+
+#endif /* LN_HAVE_ONNX */
+#endif

@@ -1,0 +1,270 @@
+/*
+ * ln_onnx_ir.c -- the ONNX importer's IR: graph inputs to input ops,
+ * pre_running the ops imported so far (their shapes, their checks), the
+ * create ops of the constants ops read, and the one error naming every
+ * problem collected.
+ */
+#include <math.h>
+#include <float.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ln_json.h"
+#include "ln_arch.h"
+#include "ln_datafile.h"
+#include "ln_rt.h"
+#include "op/auto/ln_opregistry.h"
+#include "ln_onnx_impl.h"
+
+#ifdef LN_HAVE_ONNX
+
+/* opts->shapes entry for name: dims into dims, rank returned; -1 when none,
+ * -2 when malformed (a problem is recorded). */
+static int opt_shape(imp *im, const char *name, int *dims)
+{
+    size_t n = strlen(name);
+
+    if (!im->opts || !im->opts->shapes)
+        return -1;
+    for (int i = 0; im->opts->shapes[i]; i++) {
+        const char *s = im->opts->shapes[i], *p;
+        int nd = 0;
+        if (strncmp(s, name, n) != 0 || s[n] != '=')
+            continue;
+        p = s + n + 1;
+        while (*p) {
+            char *end;
+            long v = strtol(p, &end, 10);
+            if (end == p || v < 1 || v > INT32_MAX || nd == LN_MAXDIM ||
+                (*end && *end != 'x' && *end != 'X' && *end != ',')) {
+                ln_onnx_problem(im, "--shape '%s': want name=D1xD2x... with dims >= 1", s);
+                return -2;
+            }
+            dims[nd++] = (int)v;
+            p = *end ? end + 1 : end;
+        }
+        return nd;
+    }
+    return -1;
+}
+
+/* A graph input: its dtype and dims, symbolic dims resolved. */
+cJSON *ln_onnx_import_input(imp *im, const Onnx__ValueInfoProto *vi)
+{
+    const Onnx__TypeProto__Tensor *tt;
+    int dims[LN_MAXDIM], odims[LN_MAXDIM], ondim, ndim;
+    ln_dtype dtype;
+    cJSON *op;
+    char *name;
+
+    if (!vi->type || vi->type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE) {
+        ln_onnx_problem(im, "graph input '%s' is not a tensor (sequences, maps and optionals are not "
+                "supported)", vi->name);
+        return NULL;
+    }
+    tt = vi->type->tensor_type;
+    dtype = ln_onnx_dtype(tt->elem_type);
+    if (dtype == LN_DTYPE_UNKNOWN) {
+        ln_onnx_problem(im, "graph input '%s' has type %s, which LightNet does not support", vi->name,
+                ln_onnx_type_name(tt->elem_type));
+        return NULL;
+    }
+    ondim = opt_shape(im, vi->name, odims);
+    if (ondim == -2)
+        return NULL;
+    if (!tt->shape) {
+        if (ondim < 0) {
+            ln_onnx_problem(im, "graph input '%s' has no shape: give --shape %s=D1xD2x...", vi->name,
+                    vi->name);
+            return NULL;
+        }
+        ndim = ondim;
+        memcpy(dims, odims, sizeof dims);
+    } else {
+        ndim = (int)tt->shape->n_dim;
+        if (ndim > LN_MAXDIM) {
+            ln_onnx_problem(im, "graph input '%s' has %d dims; LightNet allows %d", vi->name, ndim,
+                    LN_MAXDIM);
+            return NULL;
+        }
+        if (ondim >= 0 && ondim != ndim) {
+            ln_onnx_problem(im, "--shape %s has %d dims, the model's input has %d", vi->name, ondim,
+                    ndim);
+            return NULL;
+        }
+        for (int i = 0; i < ndim; i++) {
+            const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
+            ln_bool known = d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE
+                            && d->dim_value > 0;
+            if (known && d->dim_value > INT32_MAX) {
+                ln_onnx_problem(im, "graph input '%s' dim %d is too large", vi->name, i);
+                return NULL;
+            }
+            if (known && ondim >= 0 && odims[i] != d->dim_value) {
+                ln_onnx_problem(im, "--shape %s: dim %d is %d, the model fixes it at %lld", vi->name,
+                        i, odims[i], (long long)d->dim_value);
+                return NULL;
+            }
+            if (known)
+                dims[i] = (int)d->dim_value;
+            else if (ondim >= 0)
+                dims[i] = odims[i];
+            else if (i == 0)
+                dims[i] = 1;                /* a symbolic batch: 1 */
+            else {
+                const char *sym = d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM
+                                  ? d->dim_param : "?";
+                ln_onnx_problem(im, "graph input '%s' dim %d is symbolic ('%s'): give --shape %s=...",
+                        vi->name, i, sym, vi->name);
+                return NULL;
+            }
+        }
+    }
+    name = ln_onnx_op_name(im, vi->name);
+    op = ln_onnx_json_op(name, "input");
+    ln_free(name);
+    ln_onnx_op_add(op, "tensors_out", ln_onnx_json_tensor_ref("dst", vi->name));
+    ln_onnx_op_add(op, "params", ln_onnx_json_param("dtype", cJSON_CreateString(ln_dtype_name(dtype))));
+    ln_onnx_op_add(op, "params", ln_onnx_json_param("dims", ln_onnx_json_dims(ndim, dims)));
+    return op;
+}
+
+/*
+ * root's ops pre_run in order on a scratch tensor table.  With report
+ * (the finished IR), every op whose own checks fail is a ln_onnx_problem (ops
+ * that read a failed op's output are skipped, their errors would only echo
+ * it).  Without (the ops so far, for known_dims), the dims of every
+ * tensor an op produced go into im->shapes.
+ */
+void ln_onnx_pre_run_ir(imp *im, const cJSON *root, ln_bool report)
+{
+    ln_hash *table = ln_tensor_table_create(), *failed = ln_onnx_str_set();
+    ln_list *ops = NULL, *done = NULL;
+
+    ln_arch_init();
+    if (ln_json_parse_ops(root, im->source, table, &ops)) {
+        if (report)
+            ln_onnx_problem_c(im, ln_error_code(), "%s", ln_error_message());
+        goto out;
+    }
+    LN_LIST_FOREACH(ln_op, op, ops) {
+        ln_bool skip = LN_FALSE;
+        LN_LIST_FOREACH(ln_tensor_list_entry, tle, op->op_arg->tensors_in) {
+            skip = skip || ln_onnx_set_has(failed, tle->name);
+        }
+        if (!skip && !ln_op_pre_run(op)) {
+            done = ln_list_prepend(done, op);
+            LN_LIST_FOREACH(ln_tensor_list_entry, tle, op->op_arg->tensors_out) {
+                ln_tensor_entry *te = ln_tensor_table_find(table, tle->name);
+                dims_entry *d;
+                if (report || !te || ln_hash_find(im->shapes, tle->name))
+                    continue;
+                d = ln_alloc(sizeof *d);
+                d->ndim = te->tensor->ndim;
+                memcpy(d->dims, te->tensor->dims, sizeof d->dims);
+                ln_hash_insert(im->shapes, ln_strdup(tle->name), d);
+            }
+            continue;
+        }
+        if (!skip && report)
+            ln_onnx_problem_c(im, ln_error_code(), "%s", ln_error_message());
+        else if (!skip && !im->shape_err)
+            im->shape_err = ln_strdup(ln_error_message());
+        LN_LIST_FOREACH(ln_tensor_list_entry, tle, op->op_arg->tensors_out) {
+            ln_onnx_set_add(failed, tle->name);
+        }
+    }
+    LN_LIST_FOREACH(ln_op, op, done) {
+        if (op->post_run)
+            op->post_run(op->op_arg);
+    }
+out:
+    ln_list_free(done);
+    ln_op_list_free_deep(ops);
+    ln_tensor_table_free(table);
+    ln_hash_free(failed);
+}
+
+/* A create op (from_file) for every constant an op reads as a tensor. */
+void ln_onnx_add_create_ops(imp *im, cJSON *ops)
+{
+    LN_LIST_FOREACH(const char, cname, im->const_order) {
+        const ln_tensor *t = ln_hash_find(im->consts, cname);
+        char *name;
+        cJSON *op;
+        if (!ln_onnx_set_has(im->as_tensor, cname))
+            continue;
+        name = ln_onnx_op_name(im, cname);
+        op = ln_onnx_json_op(name, "create");
+        ln_free(name);
+        ln_onnx_op_add(op, "tensors_out", ln_onnx_json_tensor_ref("dst", cname));
+        ln_onnx_op_add(op, "params", ln_onnx_json_param("dtype", cJSON_CreateString(ln_dtype_name(t->dtype))));
+        ln_onnx_op_add(op, "params", ln_onnx_json_param("dims", ln_onnx_json_dims(t->ndim, t->dims)));
+        ln_onnx_op_add(op, "params", ln_onnx_json_param("from_file", cJSON_CreateTrue()));
+        cJSON_AddItemToArray(ops, op);
+    }
+}
+
+/* The IR of the ops imported so far (inputs, constants, nodes). */
+cJSON *ln_onnx_ir_so_far(imp *im)
+{
+    cJSON *root = cJSON_CreateObject(), *ops = cJSON_AddArrayToObject(root, "ops"), *op;
+    ln_hash *taken = im->opnames;
+
+    cJSON_ArrayForEach(op, im->input_ops) {
+        cJSON_AddItemToArray(ops, cJSON_Duplicate(op, 1));
+    }
+    im->opnames = ln_onnx_str_set();               /* names here need not be kept */
+    cJSON_ArrayForEach(op, im->node_ops) {
+        ln_onnx_set_add(im->opnames, cJSON_GetObjectItemCaseSensitive(op, "name")->valuestring);
+    }
+    cJSON_ArrayForEach(op, im->input_ops) {
+        ln_onnx_set_add(im->opnames, cJSON_GetObjectItemCaseSensitive(op, "name")->valuestring);
+    }
+    ln_onnx_add_create_ops(im, ops);
+    ln_hash_free(im->opnames);
+    im->opnames = taken;
+    cJSON_ArrayForEach(op, im->node_ops) {
+        cJSON_AddItemToArray(ops, cJSON_Duplicate(op, 1));
+    }
+    return root;
+}
+
+/* The one error naming everything collected (it must fit 1 KB): the
+ * unsupported op types first, then whole problems while they fit. */
+int ln_onnx_report(imp *im)
+{
+    size_t cap = 940, len = 0;
+    char *msg = ln_alloc(cap + 64);
+    int shown = 0;
+
+    msg[0] = '\0';
+    if (im->n_unsup) {
+        len += (size_t)snprintf(msg + len, cap - len, "unsupported at opset %d:", im->opset);
+        for (int i = 0; i < im->n_unsup && len < cap; i++) {
+            const unsup_op *u = &im->unsup[i];
+            len += (size_t)snprintf(msg + len, cap - len, "%s %s (node%s %s%s)",
+                                    i ? "," : "", u->op_type, u->count > 1 ? "s" : "",
+                                    u->nodes, u->count > MAX_NODES_NAMED ? ", ..." : "");
+        }
+        if (len >= cap)
+            len = strlen(msg);
+    }
+    for (; shown < im->n_problems && shown < MAX_PROBLEMS; shown++) {
+        size_t before = len;
+        len += (size_t)snprintf(msg + len, cap - len, "%s%s", len ? "; " : "",
+                                im->problems[shown]);
+        if (len >= cap) {
+            len = before;
+            msg[len] = '\0';
+            break;
+        }
+    }
+    if (shown < im->n_problems)
+        snprintf(msg + len, 64, "%sand %d more", len ? "; " : "", im->n_problems - shown);
+    ln_error(im->n_unsup ? LN_EUNSUPPORTED : im->code, "%s: %s", im->source, msg);
+    ln_free(msg);
+    return ln_error_code();
+}
+
+#endif /* LN_HAVE_ONNX */
