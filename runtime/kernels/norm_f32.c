@@ -23,19 +23,32 @@ void ln_rt_batchnorm_f32(int32_t n, int32_t c, int32_t hw, float eps,
         }
 }
 
-/* mean and 1/sqrt(var + eps) of one row */
+/* mean and 1/sqrt(var + eps) of one row.  The second pass also sums the
+ * deviations, c, which would be 0 but for the rounding of the first mean:
+ * m + c/len is the corrected mean and (sum d^2 - c^2/len)/len the
+ * corrected variance (Chan, Golub and LeVeque's two-pass algorithm).  A
+ * row of equal values then has its value as the mean and variance 0, where
+ * the plain two-pass form leaves a rounding error that 1/sqrt(eps) blows up
+ * (an instance norm of a constant row: a LogSoftmax over equal inputs). */
 static void row_stats(const float *x, int32_t len, float eps, float *mean,
                       float *inv)
 {
-    float s = 0.0f, v = 0.0f, m;
+    float s = 0.0f, v = 0.0f, c = 0.0f, m;
     int32_t i;
     for (i = 0; i < len; i++)
         s += x[i];
     m = len > 0 ? s / (float)len : 0.0f;
-    for (i = 0; i < len; i++)
-        v += (x[i] - m) * (x[i] - m);
+    for (i = 0; i < len; i++) {
+        float d = x[i] - m;
+        c += d;
+        v += d * d;
+    }
+    if (len > 0) {
+        m += c / (float)len;
+        v = (v - c * c / (float)len) / (float)len;
+    }
     *mean = m;
-    *inv = 1.0f / sqrtf((len > 0 ? v / (float)len : 0.0f) + eps);
+    *inv = 1.0f / sqrtf((v > 0.0f ? v : 0.0f) + eps);
 }
 
 void ln_rt_instancenorm_f32(int32_t n, int32_t c, int32_t hw, float eps,
@@ -46,12 +59,13 @@ void ln_rt_instancenorm_f32(int32_t n, int32_t c, int32_t hw, float eps,
     for (b = 0; b < n; b++)
         for (ch = 0; ch < c; ch++) {
             size_t base = ((size_t)b * c + ch) * hw;
-            float m, inv, k, o;
+            float m, inv, k;
             row_stats(x + base, hw, eps, &m, &inv);
             k = scale[ch] * inv;
-            o = bias[ch] - m * k;
+            /* centre first: x * k + (bias - m * k) cancels when |m| is large
+             * against the spread (a LogSoftmax's output), (x - m) does not */
             for (i = 0; i < hw; i++)
-                y[base + i] = x[base + i] * k + o;
+                y[base + i] = (x[base + i] - m) * k + bias[ch];
         }
 }
 

@@ -72,6 +72,32 @@ START_TEST(test_instance_layer_norm)
 }
 END_TEST
 
+/* A row of equal values (a LogSoftmax over equal inputs): mean exactly
+ * that value, variance 0, so the normalized row is the bias, not rounding
+ * noise times 1/sqrt(eps) (which the plain two-pass mean gave: 5e-4 off
+ * on a 56-element row of -2.0794415, against 1.5e-4 for ONNX Runtime). */
+START_TEST(test_norm_constant_row)
+{
+    enum { C = 3, HW = 56 };
+    float x[C * HW], y[C * HW], sc[HW], bi[HW];
+    int i;
+    for (i = 0; i < C * HW; i++)
+        x[i] = -2.0794415f - (float)(i / HW);
+    for (i = 0; i < HW; i++) {
+        sc[i] = 1.5f;
+        bi[i] = 0.25f * (float)(i % 4);
+    }
+    ln_rt_instancenorm_f32(1, C, HW, 1e-5f, x, sc, bi, y);
+    for (i = 0; i < C * HW; i++)
+        ck_assert_msg(y[i] == bi[i / HW], "instancenorm [%d]: %.9g, want %.9g", i, (double)y[i],
+                      (double)bi[i / HW]);
+    ln_rt_layernorm_f32(C, HW, 1e-5f, x, sc, bi, y);
+    for (i = 0; i < C * HW; i++)
+        ck_assert_msg(y[i] == bi[i % HW], "layernorm [%d]: %.9g, want %.9g", i, (double)y[i],
+                      (double)bi[i % HW]);
+}
+END_TEST
+
 START_TEST(test_lrn)
 {
     enum { N = 2, C = 7, HW = 5 };
@@ -317,6 +343,7 @@ Suite *rt_norm_suite(void)
     TCase *tc = tcase_create("norm");
     tcase_add_test(tc, test_batchnorm);
     tcase_add_test(tc, test_instance_layer_norm);
+    tcase_add_test(tc, test_norm_constant_row);
     tcase_add_loop_test(tc, test_lrn, 0, 2);
     tcase_add_loop_test(tc, test_reduce, 0, 16);
     tcase_add_loop_test(tc, test_softmax_argmax, 0, 2);
