@@ -183,26 +183,23 @@ static void report(FILE *fp, const ln_context *ctx, const char *name, const ln_a
             st->ncopies, st->kernels && *st->kernels ? st->kernels : "(none)");
 }
 
-int main(int argc, char **argv)
-{
-    const char *target = "cpu", *name = NULL, *out = NULL, *hdr = NULL, *weights = NULL;
-    const char *model = NULL, *datafile = NULL;
+/* What the command line asks for. */
+typedef struct aot_args {
+    const char *target, *name, *out, *hdr, *weights, *model, *datafile;
     const char *shapes[MAX_SHAPES + 1];
-    int nshapes = 0, static_arena = 0, io_in_arena = 0, want_report = 0, addr_bits = 32;
-    char junk;
-    char *gen_name = NULL, *gen_hdr = NULL, *text = NULL, *banner = NULL, *cmdline, *inc = NULL;
-    int status = EXIT_FAILURE;
-    size_t len = 0, cl = 0;
-    ln_serializer_opts sopts;
-    ln_aot_opts ao;
-    ln_aot_stats st = {0, 0, 0, 0, 0, NULL};
-    ln_context *ctx = NULL;
-    FILE *cfp = NULL, *hfp = NULL, *bfp = NULL;
-    clock_t t0 = clock();
+    int nshapes, static_arena, io_in_arena, want_report, addr_bits;
+} aot_args;
 
-    ln_tool_alloc_setup("ln-aot");
+/* -1 when the run goes on, else the exit status (help, version, an error). */
+static int parse_args(int argc, char **argv, aot_args *g)
+{
+    char junk;
+
+    memset(g, 0, sizeof *g);
+    g->target = "cpu";
+    g->addr_bits = 32;
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
+        const char *a = argv[i], *v;
         if (ln_streq(a, "-h") || ln_streq(a, "--help")) {
             usage(stdout);
             return EXIT_SUCCESS;
@@ -210,93 +207,93 @@ int main(int argc, char **argv)
             puts("ln-aot " LN_AOT_VERSION);
             return EXIT_SUCCESS;
         } else if (ln_streq(a, "--static-arena")) {
-            static_arena = 1;
+            g->static_arena = 1;
         } else if (ln_streq(a, "--io-in-arena")) {
-            io_in_arena = 1;
+            g->io_in_arena = 1;
         } else if (ln_streq(a, "--report")) {
-            want_report = 1;
+            g->want_report = 1;
         } else if (ln_streq(a, "-t") || ln_streq(a, "-n") || ln_streq(a, "-o") ||
                    ln_streq(a, "-f") || ln_streq(a, "--header") || ln_streq(a, "--weights") ||
                    ln_streq(a, "--shape") || ln_streq(a, "--addr-bits")) {
-            const char *v;
             if (i + 1 >= argc)
                 return fail_msg("option %s needs an argument", a);
             v = argv[++i];
             if (ln_streq(a, "-t"))
-                target = v;
+                g->target = v;
             else if (ln_streq(a, "-n"))
-                name = v;
+                g->name = v;
             else if (ln_streq(a, "-o"))
-                out = v;
+                g->out = v;
             else if (ln_streq(a, "-f"))
-                datafile = v;
+                g->datafile = v;
             else if (ln_streq(a, "--header"))
-                hdr = v;
+                g->hdr = v;
             else if (ln_streq(a, "--weights"))
-                weights = ln_streq(v, "embed") ? NULL : v;
+                g->weights = ln_streq(v, "embed") ? NULL : v;
             else if (ln_streq(a, "--addr-bits")) {
-                if (sscanf(v, "%d%c", &addr_bits, &junk) != 1 || addr_bits < 16 ||
-                    addr_bits > 64)
+                if (sscanf(v, "%d%c", &g->addr_bits, &junk) != 1 || g->addr_bits < 16 ||
+                    g->addr_bits > 64)
                     return fail_msg("--addr-bits '%s': give a width from 16 to 64", v);
-            } else if (nshapes == MAX_SHAPES)
+            } else if (g->nshapes == MAX_SHAPES)
                 return fail_msg("too many --shape options (at most %s)", "32");
             else
-                shapes[nshapes++] = v;
+                g->shapes[g->nshapes++] = v;
         } else if (a[0] == '-' && a[1] != '\0') {
             return fail_msg("unknown option '%s' (see ln-aot -h)", a);
-        } else if (model) {
+        } else if (g->model) {
             return fail_msg("more than one model given ('%s')", a);
         } else {
-            model = a;
+            g->model = a;
         }
     }
-    if (!model) {
+    if (!g->model) {
         usage(stderr);
         return EXIT_FAILURE;
     }
-    if (name && !ln_aot_is_ident(name))
-        return fail_msg("-n '%s' is not a C identifier", name);
-    if (!name) {
-        gen_name = name_from_path(out ? out : ln_streq(model, "-") ? "model" : model);
-        name = gen_name ? gen_name : "model";
-    }
-    if (!hdr && out && ln_outfile_is_regular(out))
-        hdr = gen_hdr = header_for(out);    /* never beside a device or FIFO */
-    if (hdr)   /* beside the source, or found through -I */
-        inc = ln_strdup(base_name(hdr));
+    if (g->name && !ln_aot_is_ident(g->name))
+        return fail_msg("-n '%s' is not a C identifier", g->name);
+    g->shapes[g->nshapes] = NULL;
+    return -1;
+}
 
-    /* the model's bytes: hashed for the banner, then parsed */
-    if (ln_streq(model, "-")) {
-        text = read_all(stdin, &len);
-    } else if (!(text = ln_read_text(model, &len))) {
-        goto out;
-    }
-    shapes[nshapes] = NULL;
-    sopts.shapes = nshapes ? shapes : NULL;
-    ctx = ln_context_create();
-    if (ln_context_init_mem(ctx, text, len, ln_streq(model, "-") ? "<stdin>" : model, NULL,
-                            &sopts)) {
-        ln_free(text);
-        text = NULL;
-        goto out;
-    }
-    if (datafile && ln_context_set_data_file(ctx, datafile))
-        goto out;
+/* The model (text, len bytes) parsed, compiled for the target and planned
+ * as asked; NULL and the error set when it cannot be. */
+static ln_context *compiled_model(const aot_args *g, const char *text, size_t len)
+{
+    ln_context *ctx = ln_context_create();
+    ln_serializer_opts sopts;
+
+    sopts.shapes = g->nshapes ? g->shapes : NULL;
+    if (ln_context_init_mem(ctx, text, len, ln_streq(g->model, "-") ? "<stdin>" : g->model, NULL,
+                            &sopts) ||
+        (g->datafile && ln_context_set_data_file(ctx, g->datafile)))
+        goto fail;
     if (!ctx->arch) {
-        ctx->io_in_arena = io_in_arena;
-        if (ln_context_compile(ctx, target))
-            goto out;
-    } else if (!ln_streq(ctx->arch, target)) {
-        ln_error(LN_EINVAL, "%s: compiled for '%s', not for '%s'", ctx->source, ctx->arch, target);
-        goto out;
+        ctx->io_in_arena = g->io_in_arena;
+        if (ln_context_compile(ctx, g->target))
+            goto fail;
+    } else if (!ln_streq(ctx->arch, g->target)) {
+        ln_error(LN_EINVAL, "%s: compiled for '%s', not for '%s'", ctx->source, ctx->arch,
+                 g->target);
+        goto fail;
     }
-    if (!ctx->planned || ctx->io_in_arena != io_in_arena) {
-        ctx->io_in_arena = io_in_arena;
+    if (!ctx->planned || ctx->io_in_arena != g->io_in_arena) {
+        ctx->io_in_arena = g->io_in_arena;
         if (ln_context_mem_plan(ctx))
-            goto out;
+            goto fail;
     }
+    return ctx;
+fail:
+    ln_context_free(ctx);
+    return NULL;
+}
 
-    /* the banner: version, command line, model hash */
+/* The banner: version, command line, model hash. */
+static char *make_banner(int argc, char **argv, const aot_args *g, const char *text, size_t len)
+{
+    size_t cl = 0;
+    char *cmdline, *banner;
+
     for (int i = 0; i < argc; i++)
         cl += strlen(argv[i]) + 1;
     cmdline = ln_alloc(cl + 1);
@@ -306,48 +303,91 @@ int main(int argc, char **argv)
         strcat(cmdline, argv[i]);
     }
     banner = ln_sprintf("ln-aot %s, target %s\ncommand: %s\nmodel: %s, %zu bytes, "
-                        "FNV-1a 64 %016llx", LN_AOT_VERSION, target, cmdline,
-                        ln_streq(model, "-") ? "<stdin>" : model, len,
+                        "FNV-1a 64 %016llx", LN_AOT_VERSION, g->target, cmdline,
+                        ln_streq(g->model, "-") ? "<stdin>" : g->model, len,
                         (unsigned long long)ln_aot_fnv1a(text, len, LN_AOT_FNV1A_INIT));
+    ln_free(cmdline);
+    return banner;
+}
+
+/* The source to stdout, only once it is complete. */
+static int copy_to_stdout(FILE *cfp)
+{
+    char buf[1 << 16];
+    size_t n;
+
+    rewind(cfp);
+    while ((n = fread(buf, 1, sizeof buf, cfp)) > 0)
+        fwrite(buf, 1, n, stdout);
+    if (fflush(stdout) != 0)
+        return ln_error(LN_EIO, "cannot write the source to stdout: %s", strerror(errno));
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    aot_args g;
+    const char *name, *hdr;
+    char *gen_name = NULL, *gen_hdr = NULL, *text = NULL, *banner = NULL, *inc = NULL;
+    int status = EXIT_FAILURE;
+    size_t len = 0;
+    ln_aot_opts ao;
+    ln_aot_stats st = {0, 0, 0, 0, 0, NULL};
+    ln_context *ctx = NULL;
+    FILE *cfp = NULL, *hfp = NULL, *bfp = NULL;
+    clock_t t0 = clock();
+
+    ln_tool_alloc_setup("ln-aot");
+    if ((status = parse_args(argc, argv, &g)) >= 0)
+        return status;
+    status = EXIT_FAILURE;
+    name = g.name;
+    if (!name) {
+        gen_name = name_from_path(g.out ? g.out : ln_streq(g.model, "-") ? "model" : g.model);
+        name = gen_name ? gen_name : "model";
+    }
+    hdr = g.hdr;
+    if (!hdr && g.out && ln_outfile_is_regular(g.out))
+        hdr = gen_hdr = header_for(g.out);    /* never beside a device or FIFO */
+    if (hdr)   /* beside the source, or found through -I */
+        inc = ln_strdup(base_name(hdr));
+
+    /* the model's bytes: hashed for the banner, then parsed */
+    text = ln_streq(g.model, "-") ? read_all(stdin, &len) : ln_read_text(g.model, &len);
+    if (!text || !(ctx = compiled_model(&g, text, len)))
+        goto out;
+    banner = make_banner(argc, argv, &g, text, len);
     ln_free(text);
     text = NULL;
-    ln_free(cmdline);
 
     memset(&ao, 0, sizeof ao);
     ao.name = name;
     ao.header_include = inc;
-    ao.weights_file = weights;
-    ao.static_arena = static_arena;
-    ao.addr_bits = addr_bits;
+    ao.weights_file = g.weights;
+    ao.static_arena = g.static_arena;
+    ao.addr_bits = g.addr_bits;
     ao.banner = banner;
-    if (out) {
-        if (!(cfp = open_out(out)))
+    if (g.out) {
+        if (!(cfp = open_out(g.out)))
             goto out;
     } else if (!(cfp = tmpfile())) {
         ln_error(LN_EIO, "cannot create a temporary file: %s", strerror(errno));
         goto out;
     }
-    if ((hdr && !(hfp = open_out(hdr))) || (weights && !(bfp = open_out(weights))))
+    if ((hdr && !(hfp = open_out(hdr))) || (g.weights && !(bfp = open_out(g.weights))))
         goto out;
     if (ln_aot_emit(ctx, &ao, cfp, hfp, bfp, &st))
         goto out;
-    if (!out) {
-        /* stdout gets the source only once it is complete */
-        char buf[1 << 16];
-        size_t n;
-        rewind(cfp);
-        while ((n = fread(buf, 1, sizeof buf, cfp)) > 0)
-            fwrite(buf, 1, n, stdout);
+    if (!g.out) {
+        int r = copy_to_stdout(cfp);
         fclose(cfp);
         cfp = NULL;
-        if (fflush(stdout) != 0) {
-            ln_error(LN_EIO, "cannot write the source to stdout: %s", strerror(errno));
+        if (r)
             goto out;
-        }
     }
     if (commit_outs())
         goto out;
-    if (want_report) {
+    if (g.want_report) {
         report(stderr, ctx, name, &st);
         fprintf(stderr, "%s: ln-aot took %.2f s of CPU\n", name,
                 (double)(clock() - t0) / CLOCKS_PER_SEC);
@@ -356,7 +396,7 @@ int main(int argc, char **argv)
 out:
     if (status != EXIT_SUCCESS)
         fail();
-    if (!out && cfp)
+    if (!g.out && cfp)
         fclose(cfp);
     ln_free(text);
     ln_free(st.kernels);
