@@ -718,7 +718,6 @@ sub pre_run_c {
             my $dtc = $d->{_tin}{$dt} ? "${dt}_te->tensor->dtype"
                     : ($d->{_par}{$dt} ? $dt : dtype_enum($dt));
             my ($nd, $dm) = ("${s}_te->tensor->ndim", "${s}_te->tensor->dims");
-            $decls .= decl('ln_tensor_entry *', "${a}_te");
             if (ref $s) {
                 $decls .= decl('int', "${a}_ndim");
                 $decls .= decl('int', "${a}_dims[LN_MAXDIM]");
@@ -731,12 +730,8 @@ sub pre_run_c {
                 . "        snprintf(${a}_an, sizeof ${a}_an, \"${a}_%d\", ${a}_i);\n"
                 . "        ${a}_name = ln_tensor_list_find_name(op_arg->tensors_out, ${a}_an);\n";
             $create .= "        $s->{hook}(op_arg, ${a}_i, &${a}_ndim, ${a}_dims);\n" if ref $s;
-            $create .= "        ${a}_te = ln_tensor_entry_create(${a}_name,\n"
-                . "            ln_tensor_create($dtc, $nd, $dm, NULL));\n"
-                . "        ln_tensor_entry_set_creater(${a}_te, op_arg->name);\n"
-                . "        ${a}_te->mtype = op_arg->mtype_out;\n";
-            $create .= "        ${a}_te->isstatic = LN_TRUE;\n" if $t->{static};
-            $create .= "        ln_tensor_table_insert(op_arg->tensor_table, ${a}_te);\n    }\n";
+            $create .= "        ln_op_output_create(op_arg, ${a}_name, $dtc, $nd, $dm, "
+                . ($t->{static} ? 'LN_OP_OUT_STATIC' : '0') . ");\n    }\n";
             next;
         }
         if (!ref $s) {
@@ -767,16 +762,12 @@ sub pre_run_c {
         my $dt = $t->{dtype};
         my $dtc = $d->{_tin}{$dt} ? "${dt}_te->tensor->dtype"
                 : ($d->{_par}{$dt} ? $dt : dtype_enum($dt));
-        $decls .= decl('ln_tensor_entry *', "${a}_te");
-        my $c1 = "    ${a}_te = ln_tensor_entry_create(${a}_name,\n"
-            . "        ln_tensor_create($dtc, $ndim, $dims, NULL));\n"
-            . "    ln_tensor_entry_set_creater(${a}_te, op_arg->name);\n"
-            . "    ${a}_te->mtype = op_arg->mtype_out;\n";
-        $c1 .= "    ${a}_te->isstatic = LN_TRUE;\n" if $t->{static};
-        $c1 .= "    ${a}_te->is_io = LN_TRUE;\n" if $t->{io};
-        $c1 .= "    ln_tensor_table_insert(op_arg->tensor_table, ${a}_te);\n";
-        $c1 = "    if (${a}_name) {\n" . ($c1 =~ s/^/    /mgr) . "    }\n" if $t->{optional};
-        $create .= "\n$c1";
+        my @fl = ($t->{static} ? 'LN_OP_OUT_STATIC' : (), $t->{io} ? 'LN_OP_OUT_IO' : ());
+        my $c1 = "ln_op_output_create(op_arg, ${a}_name, $dtc, $ndim, $dims, "
+            . (@fl ? join(' | ', @fl) : '0') . ");\n";
+        $c1 = $t->{optional} ? "    if (${a}_name)\n        $c1" : "    $c1";
+        $create .= "\n" if $create eq '';
+        $create .= $c1;
     }
     $body .= $create;
     for my $t (grep { $_->{io} } @tin) {
@@ -829,33 +820,10 @@ sub pre_rest_c {
         my $pdecl = join('', map { "        const $_->{ctype} *$_->{name} = &priv->$_->{name};\n" }
                          grep { $refs->{ $_->{name} } } @pv);
         $decls .= decl('size_t', 'scratch_size');
-        $decls .= decl('const char *', 'scratch_name');
-        $decls .= decl('int', 'scratch_dims[1]');
-        $decls .= decl('ln_tensor_entry *', 'scratch_te');
-        $decls .= decl('int', 'ret');
         $body .= "\n    /* kernel scratch: an output no op reads, planned in the arena */\n";
         $body .= $pdecl ? "    {\n$pdecl\n        scratch_size = $sc->{size};\n    }\n"
                         : "    scratch_size = $sc->{size};\n";
-        $body .= "    if (scratch_size == 0)\n        return 0;\n"
-            . "    if (!${v}has_scratch) {\n"
-            . "        char *name = ln_sprintf(\"%s__scratch\", op_arg->name);\n\n"
-            . "        op_arg->tensors_out = ln_tensor_list_append(op_arg->tensors_out, \"scratch\", name);\n"
-            . "        ln_free(name);\n"
-            . "    }\n"
-            . "    ret = ln_opck(op_arg, scratch_size <= INT_MAX,\n"
-            . "                  \"needs %zu bytes of scratch, more than one tensor can hold\", scratch_size);\n"
-            . "    if (!ret)\n"
-            . "        ret = ln_opck_tensor_out_new(op_arg, \"scratch\", &scratch_name);\n"
-            . "    if (ret) {\n"
-            . "        ${o}_post_run(op_arg);\n"
-            . "        return ret;\n"
-            . "    }\n"
-            . "    scratch_dims[0] = (int)scratch_size;\n"
-            . "    scratch_te = ln_tensor_entry_create(scratch_name,\n"
-            . "        ln_tensor_create(LN_DTYPE_UINT8, 1, scratch_dims, NULL));\n"
-            . "    ln_tensor_entry_set_creater(scratch_te, op_arg->name);\n"
-            . "    scratch_te->mtype = op_arg->mtype_out;\n"
-            . "    ln_tensor_table_insert(op_arg->tensor_table, scratch_te);\n";
+        $body .= "    LN_OPCK(ln_op_add_scratch(op_arg, scratch_size, ${v}has_scratch));\n";
     }
     return ($decls, $body);
 }
@@ -1238,7 +1206,6 @@ for my $root (@families) {
         $uses_hooks ||= @{ $d->{priv} // [] } || $m->{offset};
         $uses_hooks ||= grep { $_->{call} =~ /^ln_ophook_/ } @run_calls;
         $uses_hooks ||= grep { /^ln_ophook_/ } keys %{ $d->{_refs_pre} }, keys %{ $d->{_refs_run} };
-        $inc{'<limits.h>'} = 1 if $d->{scratch};
         $inc{'"ln_rt.h"'} = 1 if grep { $_->{call} =~ /^ln_rt_/ } @run_calls;
         $inc{'"ln_ophook.h"'} = 1 if $uses_hooks;
         # post_run: the generic one, unless inputs are marked as graph I/O

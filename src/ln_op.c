@@ -4,6 +4,7 @@
  * Checks format their message as "opname (optype): what" so a user sees
  * which op of the model is wrong; they never exit.
  */
+#include <limits.h>
 #include <stdarg.h>
 #include <string.h>
 #include <math.h>
@@ -469,5 +470,43 @@ int ln_op_post_run_outputs(ln_op_arg *op_arg)
     }
     ln_free(op_arg->priv);
     op_arg->priv = NULL;
+    return 0;
+}
+
+ln_tensor_entry *ln_op_output_create(ln_op_arg *op_arg, const char *name, ln_dtype dtype,
+                                     int ndim, const int *dims, int flags)
+{
+    ln_tensor_entry *te = ln_tensor_entry_create(name, ln_tensor_create(dtype, ndim, dims, NULL));
+
+    ln_tensor_entry_set_creater(te, op_arg->name);
+    te->mtype = op_arg->mtype_out;
+    te->isstatic = (flags & LN_OP_OUT_STATIC) != 0;
+    te->is_io = (flags & LN_OP_OUT_IO) != 0;
+    ln_tensor_table_insert(op_arg->tensor_table, te);
+    return te;
+}
+
+int ln_op_add_scratch(ln_op_arg *op_arg, size_t size, ln_bool listed)
+{
+    const char *name;
+    int dims[1], ret;
+
+    if (size == 0)
+        return 0;
+    if (!listed) {
+        char *n = ln_sprintf("%s__scratch", op_arg->name);
+        op_arg->tensors_out = ln_tensor_list_append(op_arg->tensors_out, "scratch", n);
+        ln_free(n);
+    }
+    ret = ln_opck(op_arg, size <= INT_MAX,
+                  "needs %zu bytes of scratch, more than one tensor can hold", size);
+    if (!ret)
+        ret = ln_opck_tensor_out_new(op_arg, "scratch", &name);
+    if (ret) {
+        ln_op_post_run_outputs(op_arg);
+        return ret;
+    }
+    dims[0] = (int)size;
+    ln_op_output_create(op_arg, name, LN_DTYPE_UINT8, 1, dims, 0);
     return 0;
 }

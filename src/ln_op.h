@@ -78,6 +78,17 @@ int ln_op_pre_run(ln_op *op);
 /* The post_run of most ops: removes the outputs pre_run added to the tensor
  * table (a "scratch" output only if this op created it) and frees priv. */
 int ln_op_post_run_outputs(ln_op_arg *op_arg);
+/* A new output tensor of op_arg in the tensor table, created by the op
+ * (flags: LN_OP_OUT_STATIC, LN_OP_OUT_IO). */
+#define LN_OP_OUT_STATIC 1
+#define LN_OP_OUT_IO 2
+ln_tensor_entry *ln_op_output_create(ln_op_arg *op_arg, const char *name, ln_dtype dtype,
+                                     int ndim, const int *dims, int flags);
+/* Kernel scratch of size bytes: an output no op reads, planned in the
+ * arena during this op only.  Appends the tensors_out entry "scratch"
+ * (<opname>__scratch) unless listed, and creates the uint8 tensor; nothing
+ * when size is 0.  On failure the op's outputs leave the table. */
+int ln_op_add_scratch(ln_op_arg *op_arg, size_t size, ln_bool listed);
 
 /* Shorthands used by op implementations. */
 ln_tensor_entry *ln_op_tensor_in(const ln_op_arg *arg, const char *arg_name);

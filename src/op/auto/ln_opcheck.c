@@ -21,7 +21,6 @@ int ln_opcheck_abs(ln_op_arg *op_arg)
 {
     ln_tensor_entry *src_te;
     const char *dst_name;
-    ln_tensor_entry *dst_te;
 
     LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_EQ, 1));
     LN_OPCK(ln_opck_tensor_in_exist(op_arg, "src", &src_te));
@@ -29,11 +28,7 @@ int ln_opcheck_abs(ln_op_arg *op_arg)
     LN_OPCK(ln_opck_tensors_out_len(op_arg, LN_CMP_EQ, 1));
     LN_OPCK(ln_opck_tensor_out_new(op_arg, "dst", &dst_name));
 
-    dst_te = ln_tensor_entry_create(dst_name,
-        ln_tensor_create(src_te->tensor->dtype, src_te->tensor->ndim, src_te->tensor->dims, NULL));
-    ln_tensor_entry_set_creater(dst_te, op_arg->name);
-    dst_te->mtype = op_arg->mtype_out;
-    ln_tensor_table_insert(op_arg->tensor_table, dst_te);
+    ln_op_output_create(op_arg, dst_name, src_te->tensor->dtype, src_te->tensor->ndim, src_te->tensor->dims, 0);
     return 0;
 }
 #endif
@@ -48,7 +43,6 @@ int ln_opcheck_add(ln_op_arg *op_arg)
     const char *dst_name;
     int dst_ndim;
     int dst_dims[LN_MAXDIM];
-    ln_tensor_entry *dst_te;
 
     LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_EQ, 2));
     LN_OPCK(ln_opck_tensor_in_exist(op_arg, "src1", &src1_te));
@@ -60,11 +54,7 @@ int ln_opcheck_add(ln_op_arg *op_arg)
     LN_OPCK(ln_opck_tensor_out_new(op_arg, "dst", &dst_name));
     LN_OPCK(ln_ophook_add_dst_shape(op_arg, &dst_ndim, dst_dims));
 
-    dst_te = ln_tensor_entry_create(dst_name,
-        ln_tensor_create(src1_te->tensor->dtype, dst_ndim, dst_dims, NULL));
-    ln_tensor_entry_set_creater(dst_te, op_arg->name);
-    dst_te->mtype = op_arg->mtype_out;
-    ln_tensor_table_insert(op_arg->tensor_table, dst_te);
+    ln_op_output_create(op_arg, dst_name, src1_te->tensor->dtype, dst_ndim, dst_dims, 0);
     return 0;
 }
 #endif
@@ -80,7 +70,6 @@ int ln_opcheck_argmax(ln_op_arg *op_arg, struct ln_opcheck_argmax_vals *v, ln_bo
     const char *dst_name;
     int dst_ndim;
     int dst_dims[LN_MAXDIM];
-    ln_tensor_entry *dst_te;
 
     (void)scratch_ok;
     LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_EQ, 1));
@@ -103,11 +92,7 @@ int ln_opcheck_argmax(ln_op_arg *op_arg, struct ln_opcheck_argmax_vals *v, ln_bo
     LN_OPCK(ln_opck_tensor_out_new(op_arg, "dst", &dst_name));
     LN_OPCK(ln_ophook_argmax_dst_shape(op_arg, &dst_ndim, dst_dims));
 
-    dst_te = ln_tensor_entry_create(dst_name,
-        ln_tensor_create(LN_DTYPE_INT64, dst_ndim, dst_dims, NULL));
-    ln_tensor_entry_set_creater(dst_te, op_arg->name);
-    dst_te->mtype = op_arg->mtype_out;
-    ln_tensor_table_insert(op_arg->tensor_table, dst_te);
+    ln_op_output_create(op_arg, dst_name, LN_DTYPE_INT64, dst_ndim, dst_dims, 0);
 
     v->select_last_index = select_last_index;
     return 0;
@@ -121,7 +106,6 @@ int ln_opcheck_elu(ln_op_arg *op_arg, struct ln_opcheck_elu_vals *v, ln_bool scr
     ln_param_entry *alpha_pe;
     float alpha;
     const char *dst_name;
-    ln_tensor_entry *dst_te;
 
     (void)scratch_ok;
     LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_EQ, 1));
@@ -132,11 +116,7 @@ int ln_opcheck_elu(ln_op_arg *op_arg, struct ln_opcheck_elu_vals *v, ln_bool scr
     LN_OPCK(ln_opck_tensors_out_len(op_arg, LN_CMP_EQ, 1));
     LN_OPCK(ln_opck_tensor_out_new(op_arg, "dst", &dst_name));
 
-    dst_te = ln_tensor_entry_create(dst_name,
-        ln_tensor_create(src_te->tensor->dtype, src_te->tensor->ndim, src_te->tensor->dims, NULL));
-    ln_tensor_entry_set_creater(dst_te, op_arg->name);
-    dst_te->mtype = op_arg->mtype_out;
-    ln_tensor_table_insert(op_arg->tensor_table, dst_te);
+    ln_op_output_create(op_arg, dst_name, src_te->tensor->dtype, src_te->tensor->ndim, src_te->tensor->dims, 0);
 
     v->alpha = alpha;
     return 0;
@@ -150,7 +130,6 @@ int ln_opcheck_globalavgpool(ln_op_arg *op_arg)
     const char *dst_name;
     int dst_ndim;
     int dst_dims[LN_MAXDIM];
-    ln_tensor_entry *dst_te;
 
     LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_EQ, 1));
     LN_OPCK(ln_opck_tensor_in_exist(op_arg, "src", &src_te));
@@ -160,11 +139,7 @@ int ln_opcheck_globalavgpool(ln_op_arg *op_arg)
     LN_OPCK(ln_opck_tensor_out_new(op_arg, "dst", &dst_name));
     LN_OPCK(ln_ophook_global_pool_dst_shape(op_arg, &dst_ndim, dst_dims));
 
-    dst_te = ln_tensor_entry_create(dst_name,
-        ln_tensor_create(src_te->tensor->dtype, dst_ndim, dst_dims, NULL));
-    ln_tensor_entry_set_creater(dst_te, op_arg->name);
-    dst_te->mtype = op_arg->mtype_out;
-    ln_tensor_table_insert(op_arg->tensor_table, dst_te);
+    ln_op_output_create(op_arg, dst_name, src_te->tensor->dtype, dst_ndim, dst_dims, 0);
     return 0;
 }
 #endif
@@ -178,7 +153,6 @@ int ln_opcheck_logsoftmax(ln_op_arg *op_arg)
     const char *dst_name;
     int dst_ndim;
     int dst_dims[LN_MAXDIM];
-    ln_tensor_entry *dst_te;
 
     LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_EQ, 1));
     LN_OPCK(ln_opck_tensor_in_exist(op_arg, "src", &src_te));
@@ -190,11 +164,7 @@ int ln_opcheck_logsoftmax(ln_op_arg *op_arg)
     LN_OPCK(ln_opck_tensor_out_new(op_arg, "dst", &dst_name));
     LN_OPCK(ln_ophook_axis_same_shape(op_arg, &dst_ndim, dst_dims));
 
-    dst_te = ln_tensor_entry_create(dst_name,
-        ln_tensor_create(src_te->tensor->dtype, dst_ndim, dst_dims, NULL));
-    ln_tensor_entry_set_creater(dst_te, op_arg->name);
-    dst_te->mtype = op_arg->mtype_out;
-    ln_tensor_table_insert(op_arg->tensor_table, dst_te);
+    ln_op_output_create(op_arg, dst_name, src_te->tensor->dtype, dst_ndim, dst_dims, 0);
     return 0;
 }
 #endif
@@ -213,7 +183,6 @@ int ln_opcheck_reduce_l1(ln_op_arg *op_arg)
     const char *dst_name;
     int dst_ndim;
     int dst_dims[LN_MAXDIM];
-    ln_tensor_entry *dst_te;
 
     LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_EQ, 1));
     LN_OPCK(ln_opck_tensor_in_exist(op_arg, "src", &src_te));
@@ -233,11 +202,7 @@ int ln_opcheck_reduce_l1(ln_op_arg *op_arg)
     LN_OPCK(ln_opck_tensor_out_new(op_arg, "dst", &dst_name));
     LN_OPCK(ln_ophook_reduce_dst_shape(op_arg, &dst_ndim, dst_dims));
 
-    dst_te = ln_tensor_entry_create(dst_name,
-        ln_tensor_create(src_te->tensor->dtype, dst_ndim, dst_dims, NULL));
-    ln_tensor_entry_set_creater(dst_te, op_arg->name);
-    dst_te->mtype = op_arg->mtype_out;
-    ln_tensor_table_insert(op_arg->tensor_table, dst_te);
+    ln_op_output_create(op_arg, dst_name, src_te->tensor->dtype, dst_ndim, dst_dims, 0);
     return 0;
 }
 #endif

@@ -26,7 +26,6 @@ static int create_check(ln_op_arg *op_arg, struct create_vals *v, ln_bool scratc
     ln_param_entry *from_file_pe;
     ln_bool from_file;
     const char *dst_name;
-    ln_tensor_entry *dst_te;
 
     (void)scratch_ok;
     LN_OPCK(ln_opck_param_exist(op_arg, "dtype", LN_PARAM_STRING, &dtype_pe));
@@ -50,12 +49,7 @@ static int create_check(ln_op_arg *op_arg, struct create_vals *v, ln_bool scratc
     LN_OPCK(ln_opck_tensors_out_len(op_arg, LN_CMP_EQ, 1));
     LN_OPCK(ln_opck_tensor_out_new(op_arg, "dst", &dst_name));
 
-    dst_te = ln_tensor_entry_create(dst_name,
-        ln_tensor_create(dtype, dims_len, dims, NULL));
-    ln_tensor_entry_set_creater(dst_te, op_arg->name);
-    dst_te->mtype = op_arg->mtype_out;
-    dst_te->isstatic = LN_TRUE;
-    ln_tensor_table_insert(op_arg->tensor_table, dst_te);
+    ln_op_output_create(op_arg, dst_name, dtype, dims_len, dims, LN_OP_OUT_STATIC);
 
     v->data = data;
     v->data_len = data_len;

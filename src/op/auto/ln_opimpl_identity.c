@@ -11,18 +11,13 @@ static int identity_check(ln_op_arg *op_arg)
 {
     ln_tensor_entry *src_te;
     const char *dst_name;
-    ln_tensor_entry *dst_te;
 
     LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_EQ, 1));
     LN_OPCK(ln_opck_tensor_in_exist(op_arg, "src", &src_te));
     LN_OPCK(ln_opck_tensors_out_len(op_arg, LN_CMP_EQ, 1));
     LN_OPCK(ln_opck_tensor_out_new(op_arg, "dst", &dst_name));
 
-    dst_te = ln_tensor_entry_create(dst_name,
-        ln_tensor_create(src_te->tensor->dtype, src_te->tensor->ndim, src_te->tensor->dims, NULL));
-    ln_tensor_entry_set_creater(dst_te, op_arg->name);
-    dst_te->mtype = op_arg->mtype_out;
-    ln_tensor_table_insert(op_arg->tensor_table, dst_te);
+    ln_op_output_create(op_arg, dst_name, src_te->tensor->dtype, src_te->tensor->ndim, src_te->tensor->dims, 0);
     return 0;
 }
 

@@ -15,7 +15,6 @@ static int input_check(ln_op_arg *op_arg)
     const int *dims;
     int dims_len;
     const char *dst_name;
-    ln_tensor_entry *dst_te;
 
     LN_OPCK(ln_opck_param_exist(op_arg, "dtype", LN_PARAM_STRING, &dtype_pe));
     dtype = ln_dtype_from_name(dtype_pe->value_string);
@@ -29,12 +28,7 @@ static int input_check(ln_op_arg *op_arg)
     LN_OPCK(ln_opck_tensors_out_len(op_arg, LN_CMP_EQ, 1));
     LN_OPCK(ln_opck_tensor_out_new(op_arg, "dst", &dst_name));
 
-    dst_te = ln_tensor_entry_create(dst_name,
-        ln_tensor_create(dtype, dims_len, dims, NULL));
-    ln_tensor_entry_set_creater(dst_te, op_arg->name);
-    dst_te->mtype = op_arg->mtype_out;
-    dst_te->is_io = LN_TRUE;
-    ln_tensor_table_insert(op_arg->tensor_table, dst_te);
+    ln_op_output_create(op_arg, dst_name, dtype, dims_len, dims, LN_OP_OUT_IO);
     return 0;
 }
 

@@ -28,13 +28,10 @@ static int layernorm_check(ln_op_arg *op_arg, struct layernorm_vals *v, ln_bool 
     const char *dst_name;
     const char *mean_name;
     const char *inv_std_dev_name;
-    ln_tensor_entry *dst_te;
     int mean_ndim;
     int mean_dims[LN_MAXDIM];
-    ln_tensor_entry *mean_te;
     int inv_std_dev_ndim;
     int inv_std_dev_dims[LN_MAXDIM];
-    ln_tensor_entry *inv_std_dev_te;
 
     (void)scratch_ok;
     LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_GE, 2));
@@ -79,27 +76,11 @@ static int layernorm_check(ln_op_arg *op_arg, struct layernorm_vals *v, ln_bool 
     LN_OPCK(ln_ophook_layernorm_stat_shape(op_arg, &mean_ndim, mean_dims));
     LN_OPCK(ln_ophook_layernorm_stat_shape(op_arg, &inv_std_dev_ndim, inv_std_dev_dims));
 
-    dst_te = ln_tensor_entry_create(dst_name,
-        ln_tensor_create(src_te->tensor->dtype, src_te->tensor->ndim, src_te->tensor->dims, NULL));
-    ln_tensor_entry_set_creater(dst_te, op_arg->name);
-    dst_te->mtype = op_arg->mtype_out;
-    ln_tensor_table_insert(op_arg->tensor_table, dst_te);
-
-    if (mean_name) {
-        mean_te = ln_tensor_entry_create(mean_name,
-            ln_tensor_create(src_te->tensor->dtype, mean_ndim, mean_dims, NULL));
-        ln_tensor_entry_set_creater(mean_te, op_arg->name);
-        mean_te->mtype = op_arg->mtype_out;
-        ln_tensor_table_insert(op_arg->tensor_table, mean_te);
-    }
-
-    if (inv_std_dev_name) {
-        inv_std_dev_te = ln_tensor_entry_create(inv_std_dev_name,
-            ln_tensor_create(src_te->tensor->dtype, inv_std_dev_ndim, inv_std_dev_dims, NULL));
-        ln_tensor_entry_set_creater(inv_std_dev_te, op_arg->name);
-        inv_std_dev_te->mtype = op_arg->mtype_out;
-        ln_tensor_table_insert(op_arg->tensor_table, inv_std_dev_te);
-    }
+    ln_op_output_create(op_arg, dst_name, src_te->tensor->dtype, src_te->tensor->ndim, src_te->tensor->dims, 0);
+    if (mean_name)
+        ln_op_output_create(op_arg, mean_name, src_te->tensor->dtype, mean_ndim, mean_dims, 0);
+    if (inv_std_dev_name)
+        ln_op_output_create(op_arg, inv_std_dev_name, src_te->tensor->dtype, inv_std_dev_ndim, inv_std_dev_dims, 0);
 
     v->epsilon = epsilon;
     return 0;

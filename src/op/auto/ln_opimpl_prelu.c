@@ -16,7 +16,6 @@ static int prelu_check(ln_op_arg *op_arg)
     const char *dst_name;
     int dst_ndim;
     int dst_dims[LN_MAXDIM];
-    ln_tensor_entry *dst_te;
 
     LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_EQ, 2));
     LN_OPCK(ln_opck_tensor_in_exist(op_arg, "src", &src_te));
@@ -28,11 +27,7 @@ static int prelu_check(ln_op_arg *op_arg)
     LN_OPCK(ln_opck_tensor_out_new(op_arg, "dst", &dst_name));
     LN_OPCK(ln_ophook_prelu_dst_shape(op_arg, &dst_ndim, dst_dims));
 
-    dst_te = ln_tensor_entry_create(dst_name,
-        ln_tensor_create(src_te->tensor->dtype, dst_ndim, dst_dims, NULL));
-    ln_tensor_entry_set_creater(dst_te, op_arg->name);
-    dst_te->mtype = op_arg->mtype_out;
-    ln_tensor_table_insert(op_arg->tensor_table, dst_te);
+    ln_op_output_create(op_arg, dst_name, src_te->tensor->dtype, dst_ndim, dst_dims, 0);
     return 0;
 }
 

@@ -19,7 +19,6 @@ static int space_to_depth_check(ln_op_arg *op_arg, struct space_to_depth_vals *v
     int blocksize;
     const char *dst_name;
     int dst_dims[4];
-    ln_tensor_entry *dst_te;
 
     (void)scratch_ok;
     LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_EQ, 1));
@@ -41,11 +40,7 @@ static int space_to_depth_check(ln_op_arg *op_arg, struct space_to_depth_vals *v
     dst_dims[2] = src->dims[2] / blocksize;
     dst_dims[3] = src->dims[3] / blocksize;
 
-    dst_te = ln_tensor_entry_create(dst_name,
-        ln_tensor_create(src_te->tensor->dtype, 4, dst_dims, NULL));
-    ln_tensor_entry_set_creater(dst_te, op_arg->name);
-    dst_te->mtype = op_arg->mtype_out;
-    ln_tensor_table_insert(op_arg->tensor_table, dst_te);
+    ln_op_output_create(op_arg, dst_name, src_te->tensor->dtype, 4, dst_dims, 0);
 
     v->blocksize = blocksize;
     return 0;

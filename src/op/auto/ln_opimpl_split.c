@@ -16,7 +16,6 @@ static int split_check(ln_op_arg *op_arg)
     ln_param_entry *split_pe;
     int dst_count;
     const char *dst_name;
-    ln_tensor_entry *dst_te;
     int dst_ndim;
     int dst_dims[LN_MAXDIM];
 
@@ -48,11 +47,7 @@ static int split_check(ln_op_arg *op_arg)
         snprintf(dst_an, sizeof dst_an, "dst_%d", dst_i);
         dst_name = ln_tensor_list_find_name(op_arg->tensors_out, dst_an);
         ln_ophook_split_dst_shape(op_arg, dst_i, &dst_ndim, dst_dims);
-        dst_te = ln_tensor_entry_create(dst_name,
-            ln_tensor_create(src_te->tensor->dtype, dst_ndim, dst_dims, NULL));
-        ln_tensor_entry_set_creater(dst_te, op_arg->name);
-        dst_te->mtype = op_arg->mtype_out;
-        ln_tensor_table_insert(op_arg->tensor_table, dst_te);
+        ln_op_output_create(op_arg, dst_name, src_te->tensor->dtype, dst_ndim, dst_dims, 0);
     }
     return 0;
 }
