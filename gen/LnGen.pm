@@ -147,6 +147,52 @@ my %DESC_SPEC = (
 );
 my @ARCHS = qw(none cpu);
 
+# A family: ops that differ only in name, doc, ONNX mapping and kernel,
+# described once (docs/op-descriptions.md, "Families"):
+#   {"family": "softmax", "doc": "...", "shared": {abstract op fields},
+#    "arch": {"cpu": {arch op fields}},
+#    "members": [{"optype": "softmax", "doc": "...", "onnx": [...],
+#                 "cpu": {"kernel": "..."}}, ...]}
+# gives per member the abstract op (shared + the member's own fields) and
+# per arch "<optype>_<arch>" extending it (arch fields + the member's).
+sub family_descs {
+    my ($path, $f) = @_;
+    my $w = "$path: family";
+    check_keys($w, $f, { family => 'str', doc => 'str', shared => 'object', arch => 'object',
+                         members => 'array' }, 'family', 'shared', 'members');
+    fail("$w.family", "'$f->{family}' is not a C identifier") if $f->{family} !~ /^[a-z_][a-z0-9_]*$/;
+    my $arch = $f->{arch} // {};
+    my @out;
+    my $copy = sub { JSON::PP->new->decode(JSON::PP->new->encode($_[0])) };
+    for my $i (0 .. $#{ $f->{members} }) {
+        my $m = $f->{members}[$i];
+        my $mw = "$w.members[$i]";
+        fail($mw, 'must be an object with an optype') if ref $m ne 'HASH' || !is_str($m->{optype});
+        my %abs = (%{ $copy->($f->{shared}) }, arch => 'none');
+        my %own;
+        for my $k (keys %$m) {
+            if (grep { $_ eq $k } @ARCHS) {
+                fail("$mw.$k", 'must be an object of arch op fields') if ref $m->{$k} ne 'HASH';
+                next;
+            }
+            $abs{$k} = $copy->({ v => $m->{$k} })->{v};
+        }
+        $abs{_family} = $f->{family};
+        push @out, \%abs;
+        my %archs = map { ($_ => 1) } keys %$arch, grep { ref $m->{$_} eq 'HASH' && $_ ne 'none' } @ARCHS;
+        for my $a (sort keys %archs) {
+            fail("$w.arch", "unknown arch '$a' (" . join(' ', @ARCHS) . ')') if !grep { $_ eq $a } @ARCHS;
+            my %ad = (%{ $copy->($arch->{$a} // {}) }, %{ $copy->($m->{$a} // {}) });
+            $ad{optype} = "$m->{optype}_$a";
+            $ad{arch} = $a;
+            $ad{extends} = $m->{optype};
+            $ad{_family} = $f->{family};
+            push @out, \%ad;
+        }
+    }
+    return @out;
+}
+
 # Reads every *.json in $dir (sorted).  A file holds one description or an
 # array of them.  Returns a list of descriptions, each with _file set and
 # "extends" resolved (the child gets a deep copy of its parent's fields,
@@ -161,12 +207,15 @@ sub load_op_descs {
         my $path = "$dir/$f";
         my $v = json_read($path);
         my @list = ref $v eq 'ARRAY' ? @$v : ($v);
+        @list = map { ref $_ eq 'HASH' && exists $_->{family} ? family_descs($path, $_) : $_ } @list;
         for my $i (0 .. $#list) {
             my $d = $list[$i];
             my $w = ref $v eq 'ARRAY' ? "$path: [$i]" : $path;
             fail($w, 'a description must be an object') if ref $d ne 'HASH';
             $w = "$path: $d->{optype}" if is_str($d->{optype});
+            my $fam = delete $d->{_family};
             check_keys($w, $d, \%DESC_SPEC, 'optype', 'arch');
+            $d->{_family} = $fam if defined $fam;
             fail("$w: optype", "'$d->{optype}' is not a C identifier")
                 if $d->{optype} !~ /^[a-z_][a-z0-9_]*$/;
             fail("$w: arch", "unknown arch '$d->{arch}' (" . join(' ', @ARCHS) . ')')

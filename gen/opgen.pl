@@ -1036,6 +1036,16 @@ sub val_type {
     return param_ctype($p);
 }
 
+# The generated file an op goes to: its description family's, or its root's.
+sub group_of { return $_[0]{_family} // $_[0]{_root}; }
+
+# "#if" lines true unless every root listed was stripped (nothing for one
+# root inside that root's own section).
+sub strip_guard {
+    my @rl = @_;
+    return wrap('#if !(', ' && ', ' \\', '      ', [ map { "defined(LN_OP_STRIP_$_)" } @rl ]) . ")\n";
+}
+
 my @families;
 {
     my %seen;
@@ -1065,7 +1075,8 @@ for my $key (sort { $users{$a}[0]{optype} cmp $users{$b}[0]{optype} } keys %user
     next if @u < 2;
     my $r = $by{ $u[0]{_root} };
     my %roots = map { ($_->{_root} => 1) } @u;
-    my $local = keys %roots == 1;
+    my %grps = map { (group_of($_) => 1) } @u;
+    my $local = keys %grps == 1;
     my $name = $local ? "$r->{optype}_check" : "ln_opcheck_$r->{optype}";
     my $vals_t = $local ? "struct $r->{optype}_vals" : "struct ln_opcheck_$r->{optype}_vals";
     # the values the users need after the check: params their run() needs,
@@ -1096,12 +1107,13 @@ for my $key (sort { $users{$a}[0]{optype} cmp $users{$b}[0]{optype} } keys %user
     my $users = join(', ', map { $_->{optype} } @u);
     my $code = join('', @st) . ($st[0] ? "\n" : '');
     if ($local) {
-        $code .= "/* What the pre_runs of $users have in common: the checks, the outputs. */\n"
-            . "$struct\nstatic $proto\n{\n$body}\n\n";
-        $check_code{ $r->{optype} } = [ $code, $ns ];
+        my @rl = sort keys %roots;
+        $code = "/* What the pre_runs of $users have in common: the checks, the outputs. */\n"
+            . "$code$struct\nstatic $proto\n{\n$body}\n";
+        push @{ $check_code{ group_of($u[0]) } }, [ strip_guard(@rl) . $code . "#endif\n\n", $ns ];
     } else {
         my @rl = sort keys %roots;
-        my $guard = wrap('#if !(', ' && ', ' \\', '      ', [ map { "defined(LN_OP_STRIP_$_)" } @rl ]) . ")\n";
+        my $guard = strip_guard(@rl);
         push @shared_checks, [ wrap('/* ', ', ', '', ' * ', \@rl) . " */\n$struct$proto;\n",
                                "$guard$code$proto\n{\n$body}\n#endif\n" ];
         $shared_inc{'<string.h>'} = 1 if $ns;
@@ -1110,17 +1122,24 @@ for my $key (sort { $users{$a}[0]{optype} cmp $users{$b}[0]{optype} } keys %user
     $check_name{$_->{optype}} = [ $name, $plain ? undef : $vals_t ] for @u;
 }
 
-for my $root (@families) {
-    my @fam = grep { $_->{_root} eq $root } @descs;
-    my $r = $by{$root};
-    my (@statics, %static_seen, @bodies, $need_string_any, %inc);
+my @groups;
+{
+    my %seen;
+    for my $d (@descs) { push @groups, group_of($d) if !$seen{ group_of($d) }++; }
+}
+for my $grp (@groups) {
+    my @fam = grep { group_of($_) eq $grp } @descs;
+    my @roots;
+    { my %seen; @roots = grep { !$seen{$_}++ } map { $_->{_root} } @fam; }
+    my (%statics, %static_seen, %parts, $need_string_any, %inc);
     my $add_statics = sub {
-        for my $st (@_) { push @statics, $st if !$static_seen{$st}++; }
+        my $root = shift;
+        for my $st (@_) { push @{ $statics{$root} }, $st if !$static_seen{"$root\0$st"}++; }
     };
     my $check = '';
-    if ($check_code{$root}) {
-        $check = $check_code{$root}[0];
-        $need_string_any ||= $check_code{$root}[1];
+    for my $c (@{ $check_code{$grp} // [] }) {
+        $check .= $c->[0];
+        $need_string_any ||= $c->[1];
     }
     $inc{'"ln_opcheck.h"'} = 1 if grep { $check_name{ $_->{optype} } && $check_name{ $_->{optype} }[0] =~ /^ln_opcheck_/ } @fam;
     my %shared = map { ($_->{optype} => 1) } grep { $check_name{ $_->{optype} } } @fam;
@@ -1166,7 +1185,7 @@ for my $root (@families) {
         } else {
             ($pre, $ns) = pre_run_c($d, $d->{_refs_pre}, $pp, \@st);
         }
-        $add_statics->(@st);
+        $add_statics->($d->{_root}, @st);
         $need_string_any ||= $ns;
 
         my $priv = '';
@@ -1227,29 +1246,84 @@ for my $root (@families) {
         push @fields, ".mem_in = " . c_str($m->{in}) if defined $m->{in};
         my $doc = $d->{doc} // ($d->{extends} ? "$d->{extends} for arch $d->{arch}" : $o);
         $doc =~ s/\n/\n * /g;
-        push @bodies, m4_expand("$tdir/op_impl.c.m4", {
-            GEN_OPTYPE => $o, GEN_ARCH => $d->{arch}, GEN_DOC => $doc, GEN_PRIV => $priv ? "\n$priv\n" : '',
-            GEN_PRE_RUN => $pre // '', GEN_HAS_PRE_RUN => defined $pre ? 1 : 0, GEN_POST_RUN => $post,
-            GEN_STATIC_RUN => $has_srun ? run_c($d, 'static_run') : '',
-            GEN_RUN => $has_run ? run_c($d, 'run') : '',
+        $parts{$o} = { d => $d, doc => $doc, priv => $priv, pre => $pre, pre_fn => $pre_fn,
+                       post => $post, fields => \@fields, has_run => $has_run, has_srun => $has_srun };
+    }
+    # Ops whose private struct and pre_run are the same but for their name
+    # (argmax_cpu and argmin_cpu, the reductions) share one of each; run()
+    # stays per op (its kernel).  Shared by several roots, they go before the
+    # roots' sections, compiled unless every user is stripped.
+    my (%share_of, %users_of, @top);
+    for my $d (grep { $_->{arch} ne 'none' } @fam) {
+        my $o = $d->{optype};
+        my $p = $parts{$o};
+        next if !defined $p->{pre} || $p->{priv} eq '';
+        (my $key = "$p->{priv}\0$p->{pre}") =~ s/\Q$o\E_(priv|pre_run|aot_priv)\b/\@$1\@/g;
+        $key =~ s/What \S+ run\(\) needs/What run() needs/;
+        push @{ $users_of{$key} }, $o;
+        $share_of{$o} = $users_of{$key}[0];
+    }
+    for my $key (keys %users_of) {
+        my @u = @{ $users_of{$key} };
+        next if @u < 2;
+        my $first = $u[0];
+        my %rl = map { ($parts{$_}{d}{_root} => 1) } @u;
+        # (not when the pre_run names a root's statics: they stay in its section)
+        next if keys %rl > 1 && grep { @{ $statics{$_} // [] } } keys %rl;
+        for my $o (@u[1 .. $#u]) {
+            my $p = $parts{$o};
+            $p->{shared_pre} = $first;
+            $p->{fields}[1] = ".pre_run = ${first}_pre_run";
+            $p->{d}{_aot_priv_sym} = "ln_opimpl_${first}_aot_priv" if $p->{d}{_aot_priv};
+            $p->{d}{_aot_priv} = 0;
+            $p->{d}{_aot_priv_root} = $parts{$first}{d}{_root};
+        }
+        if (keys %rl > 1) {
+            # before the roots' sections, guarded by all of them
+            my $p = $parts{$first};
+            (my $priv = $p->{priv}) =~ s/What \S+ run\(\) needs/What the run() of @{[ join(', ', @u) ]} needs/;
+            push @top, strip_guard(sort keys %rl) . "$priv\nstatic int ${first}_pre_run(ln_op_arg *op_arg)\n{\n"
+                . "$p->{pre}}\n#endif\n\n";
+            $p->{top} = 1;
+            $p->{d}{_aot_priv_guard} = [ sort keys %rl ];
+        }
+    }
+    my %bodies;
+    for my $d (@fam) {
+        my $o = $d->{optype};
+        my $p = $parts{$o};
+        my $ps = $p->{shared_pre} // $o;
+        my $run = $p->{has_run} ? run_c($d, 'run') : '';
+        my $srun = $p->{has_srun} ? run_c($d, 'static_run') : '';
+        s/\bstruct \Q$o\E_priv\b/struct ${ps}_priv/g for $run, $srun;
+        my $own = !$p->{shared_pre} && !$p->{top};
+        push @{ $bodies{ $d->{_root} } }, m4_expand("$tdir/op_impl.c.m4", {
+            GEN_OPTYPE => $o, GEN_ARCH => $d->{arch}, GEN_DOC => $p->{doc},
+            GEN_PRIV => $own && $p->{priv} ? "\n$p->{priv}\n" : '',
+            GEN_PRE_RUN => $p->{pre} // '', GEN_HAS_PRE_RUN => $own && defined $p->{pre} ? 1 : 0,
+            GEN_POST_RUN => $p->{post},
+            GEN_STATIC_RUN => $srun, GEN_RUN => $run,
             GEN_AOT => defined $d->{aot} ? $d->{aot} : '',
-            GEN_HAS_POST_RUN => $post ne '' ? 1 : 0,
+            GEN_HAS_POST_RUN => $p->{post} ne '' ? 1 : 0,
             GEN_HAS_AOT => defined $d->{aot} ? 1 : 0,
-            GEN_HAS_RUN => $has_run, GEN_HAS_STATIC_RUN => $has_srun,
-            GEN_FIELDS => wrap('    ', ', ', '', '    ', \@fields),
+            GEN_HAS_RUN => $p->{has_run}, GEN_HAS_STATIC_RUN => $p->{has_srun},
+            GEN_FIELDS => wrap('    ', ', ', '', '    ', $p->{fields}),
         });
     }
     $inc{'<string.h>'} = 1 if $need_string_any;
-    my @inc = ((grep { $inc{$_} } '<limits.h>', '<string.h>'), '"ln_op.h"',
+    my @inc = ((grep { $inc{$_} } '<string.h>'), '"ln_op.h"',
                (grep { $inc{$_} } '"ln_rt.h"', '"ln_ophook.h"', '"ln_opcheck.h"'), '"ln_opregistry.h"');
     my %files_of = map { ($_->{_file} => 1) } @fam;
-    $files{"ln_opimpl_$root.c"} = m4_expand("$tdir/op.c.m4", {
-        GEN_DESC => join(', ', sort keys %files_of), GEN_ROOT => $root,
+    my $sections = join("\n", map {
+        my $st = join('', @{ $statics{$_} // [] });
+        "#ifndef LN_OP_STRIP_$_\n\n" . ($st ? "$st\n" : '') . join("\n", @{ $bodies{$_} })
+            . "\n#endif /* LN_OP_STRIP_$_ */\n" } @roots);
+    $files{"ln_opimpl_$grp.c"} = m4_expand("$tdir/op.c.m4", {
+        GEN_DESC => join(', ', sort keys %files_of), GEN_ROOT => $grp,
         GEN_OPS => join(', ', map { $_->{optype} } @fam),
-        GEN_STRIP => "LN_OP_STRIP_$root",
         GEN_INCLUDES => join('', map { "#include $_\n" } @inc),
-        GEN_STATICS => $check . join('', @statics) . ($statics[0] ? "\n" : ''),
-        GEN_BODIES => join("\n", @bodies),
+        GEN_STATICS => $check . join('', @top),
+        GEN_BODIES => $sections,
     });
 }
 
@@ -1319,7 +1393,8 @@ $onnx .= "    {NULL, 0, 0, NULL, NULL, NULL, NULL}\n};\n";
 my $aot = "const ln_opregistry_aot_entry ln_opregistry_aot[] = {\n";
 for my $d (grep { defined $_->{aot} } @descs) {
     $aot .= "    {" . c_str($d->{optype}) . ', ' . c_str($d->{aot}) . ', '
-        . ($d->{_aot_priv} ? "LN_OPREG_IF_KEPT($d->{_root}, ln_opimpl_$d->{optype}_aot_priv)" : 'NULL')
+        . ($d->{_aot_priv} ? "LN_OPREG_IF_KEPT($d->{_root}, ln_opimpl_$d->{optype}_aot_priv)"
+           : $d->{_aot_priv_sym} ? "LN_OPREG_IF_KEPT($d->{_root}, $d->{_aot_priv_sym})" : 'NULL')
         . "},\n";
 }
 $aot .= "    {NULL, NULL, NULL}\n};\n";

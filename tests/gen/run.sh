@@ -31,7 +31,7 @@ else ko "generating tests/gen: $(cat "$tmp/err")"; fi
 gen "$tmp/b" tests/gen/op_descs tests/gen/opt_descs tests/gen/hooks "$TH" 2>/dev/null
 if diff -r "$tmp/a" "$tmp/b" >/dev/null; then ok; else ko "generation is not deterministic"; fi
 
-for strip in "" "-DLN_OP_STRIP_conv2d" "-DLN_OP_STRIP_relu -DLN_OP_STRIP_mul_same"; do
+for strip in "" "-DLN_OP_STRIP_conv2d" "-DLN_OP_STRIP_relu -DLN_OP_STRIP_mul_same" "-DLN_OP_STRIP_celu"; do
     for f in "$tmp"/a/op/*.c "$tmp"/a/arch/*.c; do
         # (-include: the hooks header also declares the test set's made-up kernels)
         if $CC $CFLAGS $strip -I"$tmp/a/op" -Itests/gen/hooks -Isrc -Iruntime/include \
@@ -64,6 +64,19 @@ for want in 'ln_rt_concat(src_count, src, NULL, 1, 1, ln_dtype_size(src_dtype), 
     if grep -qF "$want" "$tmp/a/op/ln_opimpl_concat.c" "$tmp/a/op/ln_opregistry.c"; then ok
     else ko "generated code lacks $want"; fi
 done
+
+# a family: one file, the abstract ops share a check, the cpu ops a pre_run
+# and a private struct (run stays per op: its kernel)
+f="$tmp/a/op/ln_opimpl_scaled.c"
+if [ -f "$f" ] && [ ! -e "$tmp/a/op/ln_opimpl_elu.c" ]; then ok; else ko "family scaled: not one file"; fi
+for want in 'static int celu_check(ln_op_arg *op_arg, struct celu_vals *v, ln_bool scratch_ok)' \
+            '.pre_run = celu_cpu_pre_run, .run = elu_cpu_run,' 'const struct celu_cpu_priv *priv = op_arg->priv;' \
+            '#ifndef LN_OP_STRIP_elu' '#ifndef LN_OP_STRIP_celu'; do
+    if grep -qF "$want" "$f"; then ok; else ko "family scaled lacks $want"; fi
+done
+[ "$(grep -c 'static int .*_cpu_pre_run' "$f")" -eq 1 ] && ok || ko "family scaled: not one cpu pre_run"
+grep -qF '{"elu_cpu", "ln_rt_elu_f32(${src}, ${dst}, ${src.len}, ${alpha});", LN_OPREG_IF_KEPT(elu, ln_opimpl_celu_cpu_aot_priv)}' \
+    "$tmp/a/op/ln_opregistry.c" && ok || ko "registry: elu_cpu's aot row does not name the shared private struct"
 
 # the committed generated files are up to date
 gen "$tmp/main" gen/op_descs gen/opt_descs src/op 2>"$tmp/err" || ko "generating gen/: $(cat "$tmp/err")"

@@ -10,13 +10,6 @@
 
 #include "ln_op.h"
 
-/* abs, acos, acosh, asin, asinh, atan, atanh, cos, cosh, erf, exp, hardswish, log, neg,
- * reciprocal, relu, round, sigmoid, sign, sin, sinh, softplus, softsign, sqrt, tan, tanh */
-int ln_opcheck_abs(ln_op_arg *op_arg);
-
-/* add, div, max, min, mul, pow, sub */
-int ln_opcheck_add(ln_op_arg *op_arg);
-
 /* argmax, argmin */
 struct ln_opcheck_argmax_vals {
     int select_last_index;
@@ -28,15 +21,5 @@ struct ln_opcheck_elu_vals {
     float alpha;
 };
 int ln_opcheck_elu(ln_op_arg *op_arg, struct ln_opcheck_elu_vals *v, ln_bool scratch_ok);
-
-/* globalavgpool, globalmaxpool */
-int ln_opcheck_globalavgpool(ln_op_arg *op_arg);
-
-/* logsoftmax, softmax */
-int ln_opcheck_logsoftmax(ln_op_arg *op_arg);
-
-/* reduce_l1, reduce_l2, reduce_logsum, reduce_logsumexp, reduce_max, reduce_mean,
- * reduce_min, reduce_prod, reduce_sum, reduce_sumsquare */
-int ln_opcheck_reduce_l1(ln_op_arg *op_arg);
 
 #endif /* LN_OPCHECK_H */
