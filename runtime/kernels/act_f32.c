@@ -1,7 +1,7 @@
 /*
- * act_f32.c -- piecewise-linear activations (relu, leaky relu, clip) and
- * the fused-activation helper conv2d and gemm use. No libm. Every kernel is
- * in-place safe; plain loops that the compiler vectorizes at -O3.
+ * act_f32.c -- the activations that need no libm (relu, leaky relu, clip,
+ * softsign) and the fused-activation helper conv2d and gemm use. Every
+ * kernel is in-place safe; plain loops that the compiler vectorizes at -O3.
  */
 #include "ln_rt_internal.h"
 
@@ -44,3 +44,11 @@ void ln_rt_clip_f32(const float *x, float *y, size_t n, float lo, float hi)
     }
 }
 
+/* y = x / (1 + |x|) (ONNX Softsign) */
+void ln_rt_softsign_f32(const float *x, float *y, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        float v = x[i];
+        y[i] = v / (1.0f + (v < 0 ? -v : v));
+    }
+}

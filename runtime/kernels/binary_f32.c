@@ -7,7 +7,8 @@
  * [outer][C][HW] with a scalar inner run. The innermost run is a plain loop
  * with operand strides 0 or 1; outer axes are walked with a counter.
  * y may alias x0 or x1 when that operand has y's shape: every y[i] is
- * written after the inputs at the same position are read.
+ * written after the inputs at the same position are read.  Mean, the one
+ * n-ary op, takes count same-shape tensors.
  */
 #include <math.h>
 #include "ln_rt_internal.h"
@@ -116,3 +117,14 @@ LN_RT_BINARY(min, u < v ? u : v)
 LN_RT_BINARY(max, u > v ? u : v)
 LN_RT_BINARY(pow, powf(u, v))
 LN_RT_BINARY(prelu, u < 0.0f ? u * v : u)
+
+/* y = the mean of count tensors of n elements each (ONNX Mean, equal shapes) */
+void ln_rt_mean_f32(const void *const *x, size_t count, float *y, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        float s = 0.0f;
+        for (size_t k = 0; k < count; k++)
+            s += ((const float *)x[k])[i];
+        y[i] = s / (float)count;
+    }
+}

@@ -7,10 +7,7 @@
  * straight into the packed panels, one KC x NC block at a time, so scratch
  * stays at the engine's two packing buffers even for 3x3 convs on big
  * images. For 1x1 stride-1 convs the packer degenerates into row copies.
- * Depthwise convs (group == c, oc a multiple of c) use a direct kernel:
- * on x86 the one in x86/dwconv_f32_simd.h (masked edges, no copy), else
- * (and for dilation etc.) sums over a zero-padded copy of each input plane
- * (scratch: one padded plane, reserved whatever the ISA).
+ * Depthwise convs are conv2d_depthwise_f32.c's.
  * conv_transpose2d is a GEMM (weights^T x input) followed by col2im.
  */
 #include <string.h>
@@ -24,16 +21,6 @@ int32_t ln_rt_conv_out_size(int32_t in, int32_t k, int32_t stride,
     if (stride <= 0 || full < span)
         return 0;
     return (full - span) / stride + 1;
-}
-
-static int conv_args_ok(const ln_rt_conv2d_args *a)
-{
-    return a->n >= 0 && a->c > 0 && a->h >= 0 && a->w >= 0 && a->oc > 0 &&
-           a->kh > 0 && a->kw > 0 && a->stride_h > 0 && a->stride_w > 0 &&
-           a->dil_h > 0 && a->dil_w > 0 && a->group > 0 &&
-           a->c % a->group == 0 && a->oc % a->group == 0 &&
-           a->pad_top >= 0 && a->pad_left >= 0 && a->pad_bottom >= 0 &&
-           a->pad_right >= 0;
 }
 
 /* 1x1, stride 1, no padding: the image itself is the B matrix */
@@ -110,69 +97,10 @@ static void pack_b_conv(const void *ctx, int32_t p0, int32_t kc, int32_t j0,
     }
 }
 
-/* the depthwise kernels: x86 direct ones by row width, else the padded
- * plane (portable: always) */
-static void dw_run(int portable, const ln_rt_conv2d_args *a, const float *src,
-                   const float *weight, const float *bias, float *dst,
-                   int32_t ow, void *scratch)
-{
-#if LN_RT_HAVE_AVX2
-    if (!portable) {
-#if LN_RT_HAVE_AVX512
-        /* rows narrower than 16: flat vectors across rows */
-        if (ow < LN_RT_DW512_MIN_OW &&
-            ln_rt__dwconv_flat_f32_avx512(a, src, weight, bias, dst))
-            return;
-        if (ow >= LN_RT_DW512_MIN_OW &&
-            ln_rt__dwconv_f32_avx512(a, src, weight, bias, dst))
-            return;
-#endif
-        if (!ln_rt__dwconv_f32_avx2(a, src, weight, bias, dst))
-            ln_rt__dwconv_f32_avx2_padded(a, src, weight, bias, dst,
-                                          scratch);
-        return;
-    }
-#endif
-    (void)portable;
-    (void)ow;
-    ln_rt__dwconv_f32_c(a, src, weight, bias, dst, scratch);
-}
-
-static size_t dw_scratch_size(const ln_rt_conv2d_args *a)
-{
-    return (size_t)(a->w + a->pad_left + a->pad_right + LN_RT_DW_SLACK) *
-           (size_t)(a->h + a->pad_top + a->pad_bottom) * sizeof(float);
-}
-
-size_t ln_rt_conv2d_depthwise_f32_scratch_size(const ln_rt_conv2d_args *a)
-{
-    if (!conv_args_ok(a) || a->group != a->c || a->oc % a->c != 0)
-        return 0;
-    return dw_scratch_size(a);
-}
-
-int ln_rt_conv2d_depthwise_f32(const ln_rt_conv2d_args *a, const float *src,
-                               const float *weight, const float *bias,
-                               float *dst, void *scratch)
-{
-    int32_t oh, ow;
-    if (!conv_args_ok(a) || a->group != a->c || a->oc % a->c != 0)
-        return LN_RT_ARG_ERROR;
-    oh = ln_rt_conv_out_size(a->h, a->kh, a->stride_h, a->pad_top,
-                             a->pad_bottom, a->dil_h);
-    ow = ln_rt_conv_out_size(a->w, a->kw, a->stride_w, a->pad_left,
-                             a->pad_right, a->dil_w);
-    if (oh <= 0 || ow <= 0 || a->n == 0)
-        return LN_RT_OK;
-    /* no reference to the GEMM engine here (not even its ISA table) */
-    dw_run(!LN_RT_HAVE_AVX2, a, src, weight, bias, dst, ow, scratch);
-    return LN_RT_OK;
-}
-
 size_t ln_rt_conv2d_f32_scratch_size(const ln_rt_conv2d_args *a)
 {
     int32_t oh, ow, cg;
-    if (!conv_args_ok(a))
+    if (!ln_rt__conv_args_ok(a))
         return 0;
     oh = ln_rt_conv_out_size(a->h, a->kh, a->stride_h, a->pad_top,
                              a->pad_bottom, a->dil_h);
@@ -343,7 +271,7 @@ int ln_rt__conv2d_gemm_f32_isa(const ln_rt__gemm_isa *isa,
     conv_bctx bc;
     ln_rt__gemm_src s;
 
-    if (!conv_args_ok(a))
+    if (!ln_rt__conv_args_ok(a))
         return LN_RT_ARG_ERROR;
     oh = ln_rt_conv_out_size(a->h, a->kh, a->stride_h, a->pad_top,
                              a->pad_bottom, a->dil_h);
@@ -390,7 +318,7 @@ int ln_rt__conv2d_f32_isa(const ln_rt__gemm_isa *isa,
 {
     int32_t oh, ow;
 
-    if (!conv_args_ok(a))
+    if (!ln_rt__conv_args_ok(a))
         return LN_RT_ARG_ERROR;
     oh = ln_rt_conv_out_size(a->h, a->kh, a->stride_h, a->pad_top,
                              a->pad_bottom, a->dil_h);
@@ -415,67 +343,6 @@ int ln_rt_conv2d_f32(const ln_rt_conv2d_args *a, const float *src,
 {
     return ln_rt__conv2d_f32_isa(ln_rt__gemm_isa_default(), a, src, weight,
                                  bias, dst, scratch);
-}
-
-/* ---- depthwise, portable ---------------------------------------------- */
-/* Each input plane is first copied into a zero-bordered plane in scratch
- * (row length w + pads + LN_RT_DW_SLACK, so vector loads may run past the
- * last output without leaving the buffer); then every output is a plain
- * sum over kernel taps with no bounds checks. The borders are zeroed once
- * per call; only the interior is rewritten per channel. */
-void ln_rt__dw_pad_plane(const ln_rt_conv2d_args *a, const float *plane,
-                         float *pp)
-{
-    int32_t wp = a->w + a->pad_left + a->pad_right + LN_RT_DW_SLACK, y;
-    for (y = 0; y < a->h; y++)
-        memcpy(pp + (size_t)(y + a->pad_top) * wp + a->pad_left,
-               plane + (size_t)y * a->w, (size_t)a->w * sizeof(float));
-}
-
-void ln_rt__dwconv_f32_c(const ln_rt_conv2d_args *a, const float *src,
-                         const float *weight, const float *bias, float *dst,
-                         float *pp)
-{
-    int32_t oh = ln_rt_conv_out_size(a->h, a->kh, a->stride_h, a->pad_top,
-                                     a->pad_bottom, a->dil_h);
-    int32_t ow = ln_rt_conv_out_size(a->w, a->kw, a->stride_w, a->pad_left,
-                                     a->pad_right, a->dil_w);
-    int32_t wp = a->w + a->pad_left + a->pad_right + LN_RT_DW_SLACK;
-    int32_t hp = a->h + a->pad_top + a->pad_bottom;
-    int32_t mult = a->oc / a->c, b, o, oy, ky, kx, ox;
-    const int32_t sw = a->stride_w;
-
-    memset(pp, 0, (size_t)wp * hp * sizeof(float));
-    for (b = 0; b < a->n; b++) {
-        for (o = 0; o < a->oc; o++) {
-            const float *wk = weight + (size_t)o * a->kh * a->kw;
-            float *out = dst + ((size_t)b * a->oc + o) * oh * ow;
-            float b0 = bias ? bias[o] : 0.0f;
-            if (o % mult == 0)
-                ln_rt__dw_pad_plane(a, src + ((size_t)b * a->c + o / mult) *
-                                               a->h * a->w, pp);
-            for (oy = 0; oy < oh; oy++) {
-                float *orow = out + (size_t)oy * ow;
-                for (ox = 0; ox < ow; ox++)
-                    orow[ox] = b0;
-                for (ky = 0; ky < a->kh; ky++) {
-                    const float *irow =
-                        pp + (size_t)(oy * a->stride_h + ky * a->dil_h) * wp;
-                    for (kx = 0; kx < a->kw; kx++) {
-                        const float *ip = irow + kx * a->dil_w;
-                        float wv = wk[ky * a->kw + kx];
-                        if (sw == 1)
-                            for (ox = 0; ox < ow; ox++)
-                                orow[ox] += wv * ip[ox];
-                        else
-                            for (ox = 0; ox < ow; ox++)
-                                orow[ox] += wv * ip[ox * sw];
-                    }
-                }
-                ln_rt__act_f32(orow, (size_t)ow, a->act, a->alpha, a->beta);
-            }
-        }
-    }
 }
 
 /* ---- transposed convolution ------------------------------------------ */

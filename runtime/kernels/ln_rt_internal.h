@@ -202,33 +202,44 @@ int ln_rt__conv2d_direct_ok(const ln_rt_conv2d_args *a);
 void ln_rt__conv2d_direct_f32_c(const ln_rt_conv2d_args *a, const float *src,
                                 const float *weight, const float *bias,
                                 float *dst);
+/* The conv2d args are consistent (counts positive, groups divide). */
+static inline int ln_rt__conv_args_ok(const ln_rt_conv2d_args *a)
+{
+    return a->n >= 0 && a->c > 0 && a->h >= 0 && a->w >= 0 && a->oc > 0 &&
+           a->kh > 0 && a->kw > 0 && a->stride_h > 0 && a->stride_w > 0 &&
+           a->dil_h > 0 && a->dil_w > 0 && a->group > 0 &&
+           a->c % a->group == 0 && a->oc % a->group == 0 &&
+           a->pad_top >= 0 && a->pad_left >= 0 && a->pad_bottom >= 0 &&
+           a->pad_right >= 0;
+}
+
 /* depthwise: pp is the padded-plane scratch, rows of
  * w + pad_left + pad_right + LN_RT_DW_SLACK floats */
 #define LN_RT_DW_SLACK 16
-void ln_rt__dw_pad_plane(const ln_rt_conv2d_args *a, const float *plane,
+void ln_rt__conv2d_depthwise_pad_plane(const ln_rt_conv2d_args *a, const float *plane,
                          float *pp);
-void ln_rt__dwconv_f32_c(const ln_rt_conv2d_args *a, const float *src,
+void ln_rt__conv2d_depthwise_f32_c(const ln_rt_conv2d_args *a, const float *src,
                          const float *weight, const float *bias, float *dst,
                          float *pp);
 #if LN_RT_HAVE_AVX2
 /* direct kernels (no padded copy, no scratch): return 0 without touching
  * dst for shapes they do not take (dilation, stride_w > 2, kw > 8, pads
  * wider than a block); the caller then runs the padded kernel */
-int ln_rt__dwconv_f32_avx2(const ln_rt_conv2d_args *a, const float *src,
+int ln_rt__conv2d_depthwise_f32_avx2(const ln_rt_conv2d_args *a, const float *src,
                            const float *weight, const float *bias,
                            float *dst);
-void ln_rt__dwconv_f32_avx2_padded(const ln_rt_conv2d_args *a,
+void ln_rt__conv2d_depthwise_f32_avx2_padded(const ln_rt_conv2d_args *a,
                                    const float *src, const float *weight,
                                    const float *bias, float *dst, float *pp);
 #endif
 #if LN_RT_HAVE_AVX512
-int ln_rt__dwconv_f32_avx512(const ln_rt_conv2d_args *a, const float *src,
+int ln_rt__conv2d_depthwise_f32_avx512(const ln_rt_conv2d_args *a, const float *src,
                              const float *weight, const float *bias,
                              float *dst);
 /* stride 1, "same" pads, <= 1024 pixels, <= 25 taps: flat 16-lane
  * vectors across rows (narrow maps); returns 0 without touching dst
  * otherwise */
-int ln_rt__dwconv_flat_f32_avx512(const ln_rt_conv2d_args *a,
+int ln_rt__conv2d_depthwise_flat_f32_avx512(const ln_rt_conv2d_args *a,
                                   const float *src, const float *weight,
                                   const float *bias, float *dst);
 /* rows at least this wide take the 16-lane kernel */

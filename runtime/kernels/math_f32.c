@@ -67,13 +67,3 @@ void ln_rt_shrink_f32(const float *x, float *y, size_t n, float bias,
         y[i] = v < -lambd ? v + bias : v > lambd ? v - bias : 0.0f;
     }
 }
-
-void ln_rt_mean_f32(const void *const *x, size_t count, float *y, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        float s = 0.0f;
-        for (size_t k = 0; k < count; k++)
-            s += ((const float *)x[k])[i];
-        y[i] = s / (float)count;
-    }
-}

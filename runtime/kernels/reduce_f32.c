@@ -1,16 +1,115 @@
 /*
- * reduce_f32.c -- the ONNX reductions beyond sum/mean/max/min (L1, L2,
- * LogSum, LogSumExp, Prod, SumSquare) and argmin, float32.
+ * reduce_f32.c -- the ONNX reductions and arg-extrema, float32.
  *
- * Each output element walks its reduced elements (the axes in axes_mask),
- * so per-output state stays in registers: LogSumExp takes the maximum
- * first and sums exp(x - max), which cannot overflow. An empty reduction
- * gives the identity (0 for the sums, 1 for the product, log(0) = -inf
- * for the logs). Accumulation is in float, as in the other reductions.
+ * Sum, mean, max and min stream x once, adding each row into its output
+ * row (reduce).  L1, L2, LogSum, LogSumExp, Prod and SumSquare walk each
+ * output element's reduced elements, so per-output state stays in
+ * registers: LogSumExp takes the maximum first and sums exp(x - max),
+ * which cannot overflow (reduce_ext).  An empty reduction gives the
+ * identity (0 for the sums, 1 for the product, log(0) = -inf for the
+ * logs).  Accumulation is in float.  argmax and argmin view x as
+ * [outer][len][inner].
  */
 #include <math.h>
-#include "ln_rt.h"
+#include "ln_rt_internal.h"
 
+/* ---- sum, mean, max, min ---------------------------------------------- */
+enum { RED_SUM, RED_MEAN, RED_MAX, RED_MIN };
+
+static void reduce(const ln_rt_reduce_args *a, const float *x, float *y,
+                   int op)
+{
+    ptrdiff_t yst[LN_RT_MAX_DIMS], s = 1, yi = 0;
+    int32_t cnt[LN_RT_MAX_DIMS] = {0}, len, i;
+    size_t ny = 1, nred = 1, q;
+    int nd = a->ndim, d;
+    float init = op == RED_MAX ? -INFINITY : op == RED_MIN ? INFINITY : 0.0f;
+
+    for (d = nd - 1; d >= 0; d--) {
+        if (a->dims[d] == 0)
+            return;
+        if (a->axes_mask & (1u << d)) {
+            yst[d] = 0;
+            nred *= (size_t)a->dims[d];
+        } else {
+            yst[d] = s;
+            s *= a->dims[d];
+            ny *= (size_t)a->dims[d];
+        }
+    }
+    for (q = 0; q < ny; q++)
+        y[q] = init;
+    if (nd == 0) {
+        y[0] = x[0];
+        return;
+    }
+    len = a->dims[nd - 1];
+    for (;;) {
+        float *yp = y + yi;
+        if (yst[nd - 1] == 0) {
+            float acc = *yp;
+            for (i = 0; i < len; i++) {
+                float v = x[i];
+                if (op == RED_MAX)
+                    acc = v > acc ? v : acc;
+                else if (op == RED_MIN)
+                    acc = v < acc ? v : acc;
+                else
+                    acc += v;
+            }
+            *yp = acc;
+        } else {
+            for (i = 0; i < len; i++) {
+                float v = x[i];
+                if (op == RED_MAX)
+                    yp[i] = v > yp[i] ? v : yp[i];
+                else if (op == RED_MIN)
+                    yp[i] = v < yp[i] ? v : yp[i];
+                else
+                    yp[i] += v;
+            }
+        }
+        x += len;
+        for (d = nd - 2; d >= 0; d--) {
+            yi += yst[d];
+            if (++cnt[d] < a->dims[d])
+                break;
+            yi -= yst[d] * a->dims[d];
+            cnt[d] = 0;
+        }
+        if (d < 0)
+            break;
+    }
+    if (op == RED_MEAN)
+        for (q = 0; q < ny; q++)
+            y[q] /= (float)nred;
+}
+
+void ln_rt_reduce_sum_f32(const ln_rt_reduce_args *a, const float *x,
+                          float *y)
+{
+    reduce(a, x, y, RED_SUM);
+}
+
+void ln_rt_reduce_mean_f32(const ln_rt_reduce_args *a, const float *x,
+                           float *y)
+{
+    reduce(a, x, y, RED_MEAN);
+}
+
+void ln_rt_reduce_max_f32(const ln_rt_reduce_args *a, const float *x,
+                          float *y)
+{
+    reduce(a, x, y, RED_MAX);
+}
+
+void ln_rt_reduce_min_f32(const ln_rt_reduce_args *a, const float *x,
+                          float *y)
+{
+    reduce(a, x, y, RED_MIN);
+}
+
+/* ---- L1, L2, LogSum, LogSumExp, Prod, SumSquare ----------------------- */
 enum { RX_L1, RX_L2, RX_LOGSUM, RX_LOGSUMEXP, RX_PROD, RX_SUMSQUARE };
 
 static void reduce_ext(const ln_rt_reduce_args *a, const float *x, float *y,
@@ -120,8 +219,11 @@ void ln_rt_reduce_sumsquare_f32(const ln_rt_reduce_args *a, const float *x,
     reduce_ext(a, x, y, RX_SUMSQUARE);
 }
 
-void ln_rt_argmin_f32(int32_t outer, int32_t len, int32_t inner,
-                      int select_last_index, const float *x, int64_t *y)
+/* ---- argmax, argmin ---------------------------------------------------- */
+/* The index of the largest (sign 1) or smallest (sign -1) element along
+ * len, the first of equal ones or the last with select_last_index. */
+static void arg_best(int32_t outer, int32_t len, int32_t inner, int select_last_index,
+                     const float *x, int64_t *y, float sign)
 {
     int32_t o, j, i;
     for (o = 0; o < outer; o++)
@@ -129,10 +231,22 @@ void ln_rt_argmin_f32(int32_t outer, int32_t len, int32_t inner,
             const float *xb = x + (size_t)o * len * inner + j;
             int32_t best = 0;
             for (i = 1; i < len; i++) {
-                float v = xb[(size_t)i * inner], b = xb[(size_t)best * inner];
-                if (v < b || (select_last_index && v == b))
+                float v = sign * xb[(size_t)i * inner], b = sign * xb[(size_t)best * inner];
+                if (v > b || (select_last_index && v == b))
                     best = i;
             }
             y[(size_t)o * inner + j] = best;
         }
+}
+
+void ln_rt_argmax_f32(int32_t outer, int32_t len, int32_t inner,
+                      int select_last_index, const float *x, int64_t *y)
+{
+    arg_best(outer, len, inner, select_last_index, x, y, 1.0f);
+}
+
+void ln_rt_argmin_f32(int32_t outer, int32_t len, int32_t inner,
+                      int select_last_index, const float *x, int64_t *y)
+{
+    arg_best(outer, len, inner, select_last_index, x, y, -1.0f);
 }

@@ -212,7 +212,7 @@ END_TEST
  * The direct kernels must either decline (return 0, dst untouched) or
  * match the double reference to 2e-5; the public kernel and the portable
  * one must always match. */
-START_TEST(test_dwconv_sweep)
+START_TEST(test_conv2d_depthwise_sweep)
 {
     uint32_t s = 12345u + (uint32_t)_i * 7919u;
     int it, taken2 = 0, taken512 = 0, takenflat = 0;
@@ -305,7 +305,7 @@ START_TEST(test_dwconv_sweep)
         RT_CHECK(y, ref, ny, 2e-5, "depthwise (portable)");
 #if LN_RT_HAVE_AVX2
         rt_fill(y, ny, 50, 60, 9);
-        if (ln_rt__dwconv_f32_avx2(&a, x, wt, k.bias ? b : NULL, y)) {
+        if (ln_rt__conv2d_depthwise_f32_avx2(&a, x, wt, k.bias ? b : NULL, y)) {
             RT_CHECK(y, ref, ny, 2e-5, "depthwise (AVX2 direct)");
             taken2++;
         } else {
@@ -313,17 +313,17 @@ START_TEST(test_dwconv_sweep)
                           "declined but wrote");
         }
         rt_fill(y, ny, 50, 60, 9);
-        ln_rt__dwconv_f32_avx2_padded(&a, x, wt, k.bias ? b : NULL, y, scr);
+        ln_rt__conv2d_depthwise_f32_avx2_padded(&a, x, wt, k.bias ? b : NULL, y, scr);
         RT_CHECK(y, ref, ny, 2e-5, "depthwise (AVX2 padded)");
 #endif
 #if LN_RT_HAVE_AVX512
         rt_fill(y, ny, 50, 60, 9);
-        if (ln_rt__dwconv_f32_avx512(&a, x, wt, k.bias ? b : NULL, y)) {
+        if (ln_rt__conv2d_depthwise_f32_avx512(&a, x, wt, k.bias ? b : NULL, y)) {
             RT_CHECK(y, ref, ny, 2e-5, "depthwise (AVX-512 direct)");
             taken512++;
         }
         rt_fill(y, ny, 50, 60, 9);
-        if (ln_rt__dwconv_flat_f32_avx512(&a, x, wt, k.bias ? b : NULL, y)) {
+        if (ln_rt__conv2d_depthwise_flat_f32_avx512(&a, x, wt, k.bias ? b : NULL, y)) {
             RT_CHECK(y, ref, ny, 2e-5, "depthwise (AVX-512 flat)");
             takenflat++;
         } else {
@@ -573,7 +573,7 @@ Suite *rt_conv_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_loop_test(tc, test_conv2d_cases, 0,
                         (int)(sizeof(cases) / sizeof(cases[0])));
-    tcase_add_loop_test(tc, test_dwconv_sweep, 0, 8);
+    tcase_add_loop_test(tc, test_conv2d_depthwise_sweep, 0, 8);
     tcase_add_loop_test(tc, test_conv_direct_sweep, 0, 8);
     tcase_add_loop_test(tc, test_conv_direct_flat_tiles, 0, 12);
     tcase_add_test(tc, test_conv2d_bad_args);

@@ -1,12 +1,12 @@
 /*
- * dwconv_f32_avx2.c -- AVX2/FMA depthwise convolution (group == c).
+ * conv2d_depthwise_f32_avx2.c -- AVX2/FMA depthwise convolution (group == c).
  *
- * ln_rt__dwconv_f32_avx2: the direct kernel of dwconv_f32_simd.h at 8
+ * ln_rt__conv2d_depthwise_f32_avx2: the direct kernel of conv2d_depthwise_f32_simd.h at 8
  * lanes -- no padded copy; interior blocks of up to 32 outputs with plain
  * loads, edge blocks with vmaskmovps loads/stores (masked lanes are the
  * zero padding), two output rows per pass at stride 1.
  *
- * ln_rt__dwconv_f32_avx2_padded: the fallback for what the direct kernel
+ * ln_rt__conv2d_depthwise_f32_avx2_padded: the fallback for what the direct kernel
  * does not take (dilation, stride_w > 2, kw > 8, huge pads). It works on
  * the zero-padded plane the portable kernel also uses (see conv2d_f32.c),
  * so there are no bounds checks: 8 outputs at a time keep all kh x kw taps
@@ -20,7 +20,7 @@
 #if LN_RT_HAVE_AVX2
 #include <immintrin.h>
 
-/* ---- direct kernel (dwconv_f32_simd.h at 8 lanes) --------------------- */
+/* ---- direct kernel (conv2d_depthwise_f32_simd.h at 8 lanes) --------------------- */
 static __m256i dw_range_mask(int32_t i0, int32_t n)
 {
     __m256i idx = _mm256_add_epi32(_mm256_set1_epi32(i0),
@@ -70,8 +70,8 @@ static inline __m256 dw_act(__m256 v, ln_rt_act act, float alpha, float beta)
 #define DW_FIX(v) _mm256_castpd_ps(_mm256_permute4x64_pd( \
     _mm256_castps_pd(v), _MM_SHUFFLE(3, 1, 2, 0)))
 #define DW_ACT(v, act, al, be) dw_act(v, act, al, be)
-#define DW_FN ln_rt__dwconv_f32_avx2
-#include "dwconv_f32_simd.h"
+#define DW_FN ln_rt__conv2d_depthwise_f32_avx2
+#include "conv2d_depthwise_f32_simd.h"
 
 /* ---- padded-plane fallback ------------------------------------------- */
 static __m256 load_s2(const float *p)
@@ -82,7 +82,7 @@ static __m256 load_s2(const float *p)
                                                   _MM_SHUFFLE(3, 1, 2, 0)));
 }
 
-void ln_rt__dwconv_f32_avx2_padded(const ln_rt_conv2d_args *a,
+void ln_rt__conv2d_depthwise_f32_avx2_padded(const ln_rt_conv2d_args *a,
                                    const float *src, const float *weight,
                                    const float *bias, float *dst, float *pp)
 {
@@ -109,7 +109,7 @@ void ln_rt__dwconv_f32_avx2_padded(const ln_rt_conv2d_args *a,
             float b0 = bias ? bias[o] : 0.0f;
             __m256 bv = _mm256_set1_ps(b0);
             if (o % mult == 0)
-                ln_rt__dw_pad_plane(a, src + ((size_t)b * a->c + o / mult) *
+                ln_rt__conv2d_depthwise_pad_plane(a, src + ((size_t)b * a->c + o / mult) *
                                                a->h * a->w, pp);
             if (!vec) {
                 for (oy = 0; oy < oh; oy++) {
@@ -192,5 +192,5 @@ void ln_rt__dwconv_f32_avx2_padded(const ln_rt_conv2d_args *a,
 }
 
 #else
-typedef int ln_rt__dwconv_avx2_unused; /* ISO C wants a non-empty file */
+typedef int ln_rt__conv2d_depthwise_avx2_unused; /* ISO C wants a non-empty file */
 #endif

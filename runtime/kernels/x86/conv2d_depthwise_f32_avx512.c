@@ -1,6 +1,6 @@
 /*
- * dwconv_f32_avx512.c -- AVX-512F depthwise convolution: the direct kernel
- * of dwconv_f32_simd.h at 16 lanes (k-register masks for the edge blocks,
+ * conv2d_depthwise_f32_avx512.c -- AVX-512F depthwise convolution: the direct kernel
+ * of conv2d_depthwise_f32_simd.h at 16 lanes (k-register masks for the edge blocks,
  * vpermt2ps for the stride-2 even/odd split). conv2d_f32.c takes it for
  * rows of at least LN_RT_DW512_MIN_OW outputs; narrower rows would leave
  * most of the 16 lanes idle and go to the 8-lane AVX2 kernel.
@@ -63,8 +63,8 @@ static inline __m512 dw_act(__m512 v, ln_rt_act act, float alpha, float beta)
     1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31), hi)
 #define DW_FIX(v) (v)
 #define DW_ACT(v, act, al, be) dw_act(v, act, al, be)
-#define DW_FN ln_rt__dwconv_f32_avx512
-#include "dwconv_f32_simd.h"
+#define DW_FN ln_rt__conv2d_depthwise_f32_avx512
+#include "conv2d_depthwise_f32_simd.h"
 
 /* ---- flat kernel for narrow maps --------------------------------------
  * Stride 1 with "same" padding (output rows as wide as input rows): the
@@ -79,7 +79,7 @@ static inline __m512 dw_act(__m512 v, ln_rt_act act, float alpha, float beta)
  * masks). Returns 0 without touching dst otherwise. */
 #define DWF_MAXV 64
 #define DWF_MAXT 25
-int ln_rt__dwconv_flat_f32_avx512(const ln_rt_conv2d_args *a,
+int ln_rt__conv2d_depthwise_flat_f32_avx512(const ln_rt_conv2d_args *a,
                                   const float *src, const float *weight,
                                   const float *bias, float *dst)
 {
@@ -144,5 +144,5 @@ int ln_rt__dwconv_flat_f32_avx512(const ln_rt_conv2d_args *a,
 }
 
 #else
-typedef int ln_rt__dwconv_avx512_unused; /* ISO C wants a non-empty file */
+typedef int ln_rt__conv2d_depthwise_avx512_unused; /* ISO C wants a non-empty file */
 #endif

@@ -1,7 +1,7 @@
 /*
- * dwconv_f32_simd.h -- direct depthwise convolution without a padded copy,
+ * conv2d_depthwise_f32_simd.h -- direct depthwise convolution without a padded copy,
  * written once over a small vector vocabulary and included by
- * dwconv_f32_avx2.c (8 lanes) and dwconv_f32_avx512.c (16 lanes).
+ * conv2d_depthwise_f32_avx2.c (8 lanes) and conv2d_depthwise_f32_avx512.c (16 lanes).
  *
  * The includer defines:
  *   DW_V, DW_VL            vector type and lanes

@@ -1,0 +1,52 @@
+/*
+ * softmax_f32.c -- softmax and log-softmax along one axis, float32: x is
+ * viewed as [outer][len][inner]; the maximum is subtracted before exp.
+ */
+#include <math.h>
+#include "ln_rt_internal.h"
+
+static void softmax(int32_t outer, int32_t len, int32_t inner,
+                    const float *x, float *y, int log_mode)
+{
+    int32_t o, j, i;
+    for (o = 0; o < outer; o++) {
+        const float *xb = x + (size_t)o * len * inner;
+        float *yb = y + (size_t)o * len * inner;
+        for (j = 0; j < inner; j++) {
+            float m = -INFINITY, s = 0.0f;
+            for (i = 0; i < len; i++) {
+                float v = xb[(size_t)i * inner + j];
+                m = v > m ? v : m;
+            }
+            for (i = 0; i < len; i++) {
+                float e = ln_rt__expf(xb[(size_t)i * inner + j] - m);
+                if (!log_mode)
+                    yb[(size_t)i * inner + j] = e;
+                s += e;
+            }
+            if (log_mode) {
+                /* (x - m) - log(s), not x - (log(s) + m): at |x| ~ 1e4 the
+                 * sum m + log(s) rounds away log(s)'s low bits */
+                float ls = logf(s);
+                for (i = 0; i < len; i++)
+                    yb[(size_t)i * inner + j] = (xb[(size_t)i * inner + j] - m) - ls;
+            } else {
+                float r = 1.0f / s;
+                for (i = 0; i < len; i++)
+                    yb[(size_t)i * inner + j] *= r;
+            }
+        }
+    }
+}
+
+void ln_rt_softmax_f32(int32_t outer, int32_t len, int32_t inner,
+                       const float *x, float *y)
+{
+    softmax(outer, len, inner, x, y, 0);
+}
+
+void ln_rt_logsoftmax_f32(int32_t outer, int32_t len, int32_t inner,
+                          const float *x, float *y)
+{
+    softmax(outer, len, inner, x, y, 1);
+}
