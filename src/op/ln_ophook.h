@@ -125,11 +125,5 @@ void ln_ophook_resize_args(const ln_op_arg *op_arg, ln_rt_resize_args *args);
 /* cast_cpu between equal dtypes */
 void ln_ophook_copy(const ln_tensor *src, ln_tensor *dst);
 
-/* argmin_cpu: [outer][len][inner] around 'axis' (absent: 0); its shape
- * is ln_ophook_argmax_dst_shape's (src/op/ln_ophook_argmin.c). */
-void ln_ophook_argmin_outer(const ln_op_arg *op_arg, int32_t *v);
-void ln_ophook_argmin_len(const ln_op_arg *op_arg, int32_t *v);
-void ln_ophook_argmin_inner(const ln_op_arg *op_arg, int32_t *v);
-
 LN_CPPEND
 #endif

@@ -10,12 +10,6 @@
 
 #include "ln_op.h"
 
-/* argmax, argmin */
-struct ln_opcheck_argmax_vals {
-    int select_last_index;
-};
-int ln_opcheck_argmax(ln_op_arg *op_arg, struct ln_opcheck_argmax_vals *v, ln_bool scratch_ok);
-
 /* elu, thresholdedrelu */
 struct ln_opcheck_elu_vals {
     float alpha;

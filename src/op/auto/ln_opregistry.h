@@ -274,7 +274,6 @@ typedef struct ln_opregistry_aot_entry {
 extern const ln_opregistry_aot_entry ln_opregistry_aot[];
 extern const ln_opregistry_aot_field ln_opimpl_add_cpu_aot_priv[];
 extern const ln_opregistry_aot_field ln_opimpl_argmax_cpu_aot_priv[];
-extern const ln_opregistry_aot_field ln_opimpl_argmin_cpu_aot_priv[];
 extern const ln_opregistry_aot_field ln_opimpl_avgpool2d_cpu_aot_priv[];
 extern const ln_opregistry_aot_field ln_opimpl_batchnorm_cpu_aot_priv[];
 extern const ln_opregistry_aot_field ln_opimpl_cast_cpu_aot_priv[];
