@@ -816,14 +816,13 @@ sub pre_rest_c {
         $body .= "    op_arg->priv = priv;\n";
     }
     if (my $sc = $d->{scratch}) {
-        my $refs = c_refs($sc->{size});
-        my $pdecl = join('', map { "        const $_->{ctype} *$_->{name} = &priv->$_->{name};\n" }
-                         grep { $refs->{ $_->{name} } } @pv);
-        $decls .= decl('size_t', 'scratch_size');
-        $body .= "\n    /* kernel scratch: an output no op reads, planned in the arena */\n";
-        $body .= $pdecl ? "    {\n$pdecl\n        scratch_size = $sc->{size};\n    }\n"
-                        : "    scratch_size = $sc->{size};\n";
-        $body .= "    LN_OPCK(ln_op_add_scratch(op_arg, scratch_size, ${v}has_scratch));\n";
+        # a priv field in the size expression is a pointer to it
+        my $size = $sc->{size};
+        for my $f (map { $_->{name} } @pv) {
+            $size =~ s/(?<![\w.>])\Q$f\E\b/(&priv->$f)/g;
+        }
+        $body .= "    /* kernel scratch: an output no op reads, planned in the arena */\n"
+            . "    LN_OPCK(ln_op_add_scratch(op_arg, $size, ${v}has_scratch));\n";
     }
     return ($decls, $body);
 }

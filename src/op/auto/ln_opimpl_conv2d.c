@@ -144,21 +144,14 @@ static int conv2d_cpu_pre_run(ln_op_arg *op_arg)
 {
     struct conv2d_vals v;
     struct conv2d_cpu_priv *priv;
-    size_t scratch_size;
 
     LN_OPCK(conv2d_check(op_arg, &v, LN_TRUE));
 
     priv = ln_alloc(sizeof *priv);
     ln_ophook_conv2d_args(op_arg, &priv->args);
     op_arg->priv = priv;
-
     /* kernel scratch: an output no op reads, planned in the arena */
-    {
-        const ln_rt_conv2d_args *args = &priv->args;
-
-        scratch_size = ln_rt_conv2d_f32_scratch_size(args);
-    }
-    LN_OPCK(ln_op_add_scratch(op_arg, scratch_size, v.has_scratch));
+    LN_OPCK(ln_op_add_scratch(op_arg, ln_rt_conv2d_f32_scratch_size((&priv->args)), v.has_scratch));
     return 0;
 }
 
@@ -204,7 +197,6 @@ static int conv2d_dw_cpu_pre_run(ln_op_arg *op_arg)
     const ln_tensor *src;
     int ret;
     struct conv2d_dw_cpu_priv *priv;
-    size_t scratch_size;
 
     LN_OPCK(conv2d_check(op_arg, &v, LN_TRUE));
     group = v.group;
@@ -219,14 +211,8 @@ static int conv2d_dw_cpu_pre_run(ln_op_arg *op_arg)
     priv = ln_alloc(sizeof *priv);
     ln_ophook_conv2d_args(op_arg, &priv->args);
     op_arg->priv = priv;
-
     /* kernel scratch: an output no op reads, planned in the arena */
-    {
-        const ln_rt_conv2d_args *args = &priv->args;
-
-        scratch_size = ln_rt_conv2d_depthwise_f32_scratch_size(args);
-    }
-    LN_OPCK(ln_op_add_scratch(op_arg, scratch_size, v.has_scratch));
+    LN_OPCK(ln_op_add_scratch(op_arg, ln_rt_conv2d_depthwise_f32_scratch_size((&priv->args)), v.has_scratch));
     return 0;
 }
 

@@ -108,21 +108,14 @@ static int gemm_cpu_pre_run(ln_op_arg *op_arg)
 {
     struct gemm_vals v;
     struct gemm_cpu_priv *priv;
-    size_t scratch_size;
 
     LN_OPCK(gemm_check(op_arg, &v, LN_TRUE));
 
     priv = ln_alloc(sizeof *priv);
     ln_ophook_gemm_args(op_arg, &priv->args);
     op_arg->priv = priv;
-
     /* kernel scratch: an output no op reads, planned in the arena */
-    {
-        const ln_rt_gemm_args *args = &priv->args;
-
-        scratch_size = ln_rt_gemm_f32_scratch_size(args);
-    }
-    LN_OPCK(ln_op_add_scratch(op_arg, scratch_size, v.has_scratch));
+    LN_OPCK(ln_op_add_scratch(op_arg, ln_rt_gemm_f32_scratch_size((&priv->args)), v.has_scratch));
     return 0;
 }
 

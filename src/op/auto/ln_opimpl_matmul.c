@@ -71,21 +71,14 @@ static int matmul_cpu_pre_run(ln_op_arg *op_arg)
 {
     struct matmul_vals v;
     struct matmul_cpu_priv *priv;
-    size_t scratch_size;
 
     LN_OPCK(matmul_check(op_arg, &v, LN_TRUE));
 
     priv = ln_alloc(sizeof *priv);
     ln_ophook_matmul_args(op_arg, &priv->args);
     op_arg->priv = priv;
-
     /* kernel scratch: an output no op reads, planned in the arena */
-    {
-        const ln_rt_matmul_args *args = &priv->args;
-
-        scratch_size = ln_rt_matmul_f32_scratch_size(args);
-    }
-    LN_OPCK(ln_op_add_scratch(op_arg, scratch_size, v.has_scratch));
+    LN_OPCK(ln_op_add_scratch(op_arg, ln_rt_matmul_f32_scratch_size((&priv->args)), v.has_scratch));
     return 0;
 }
 
