@@ -519,6 +519,105 @@ typedef enum {
  * types have the same size. Returns LN_RT_ARG_ERROR for an unknown type. */
 int ln_rt_cast(ln_rt_dtype from, const void *x, ln_rt_dtype to, void *y, size_t n);
 
+/* ---- int8, TensorFlow Lite's integer arithmetic ------------------------
+ *
+ * Activations NHWC, asymmetric int8 (zero point z: the args hold
+ * input_offset = -z_in and output_offset = z_out); weights symmetric int8,
+ * per output channel for convolutions; bias int32 at scale in * w[c].
+ * An int32 accumulator is requantized with a Q31 multiplier and a shift
+ * fixed at compile time (ln_rt_s8_requantize: the rounding doubling high
+ * multiply, then the rounding right shift; shift > 0 shifts left first),
+ * offset by the output zero point and clamped to [act_min, act_max]
+ * (a fused ReLU/ReLU6/clip is that clamp).  No float anywhere. */
+
+/* TFLite's MultiplyByQuantizedMultiplier. */
+int32_t ln_rt_s8_requantize(int32_t acc, int32_t mult, int32_t shift);
+
+typedef struct ln_rt_s8_conv_args {
+    int32_t n, h, w, c;             /* input, NHWC */
+    int32_t oh, ow, oc;             /* output, NHWC */
+    int32_t kh, kw;
+    int32_t stride_h, stride_w, dil_h, dil_w;
+    int32_t pad_top, pad_left;      /* conv: leading pads; transposed: the cropping */
+    int32_t group;                  /* conv: c / group input channels per filter */
+    int32_t ch_mult;                /* depthwise: oc = c * ch_mult */
+    int32_t input_offset, output_offset;
+    int32_t act_min, act_max;
+} ln_rt_s8_conv_args;
+
+/* Convolution, weight [oc][kh][kw][c/group], mult/shift per output
+ * channel, bias may be NULL. */
+int ln_rt_conv2d_s8(const ln_rt_s8_conv_args *a, const int8_t *src, const int8_t *weight,
+                    const int32_t *bias, const int32_t *mult, const int32_t *shift,
+                    int8_t *dst);
+/* Depthwise convolution, weight [1][kh][kw][oc], output channel
+ * ic * ch_mult + m reads input channel ic. */
+int ln_rt_conv2d_depthwise_s8(const ln_rt_s8_conv_args *a, const int8_t *src,
+                              const int8_t *weight, const int32_t *bias,
+                              const int32_t *mult, const int32_t *shift, int8_t *dst);
+/* Transposed convolution, weight [oc][kh][kw][c]; scratch: int32 per
+ * output element (ln_rt_conv_transpose2d_s8_scratch_size). */
+int ln_rt_conv_transpose2d_s8(const ln_rt_s8_conv_args *a, const int8_t *src,
+                              const int8_t *weight, const int32_t *bias,
+                              const int32_t *mult, const int32_t *shift, int8_t *dst,
+                              void *scratch);
+size_t ln_rt_conv_transpose2d_s8_scratch_size(const ln_rt_s8_conv_args *a);
+
+typedef struct ln_rt_s8_fc_args {
+    int32_t batches, in, out;       /* src [batches][in], weight [out][in] */
+    int32_t input_offset, filter_offset, output_offset;
+    int32_t act_min, act_max;
+    int32_t per_channel;            /* mult/shift: one per output, else one */
+} ln_rt_s8_fc_args;
+
+int ln_rt_fully_connected_s8(const ln_rt_s8_fc_args *a, const int8_t *src,
+                             const int8_t *weight, const int32_t *bias,
+                             const int32_t *mult, const int32_t *shift, int8_t *dst);
+
+typedef struct ln_rt_s8_pool_args {
+    int32_t n, h, w, c, oh, ow;     /* NHWC */
+    int32_t kh, kw, stride_h, stride_w, pad_top, pad_left;
+    int32_t act_min, act_max;
+} ln_rt_s8_pool_args;
+
+/* The average of the window's elements inside the input, rounded half
+ * away from zero; the maximum. */
+void ln_rt_avgpool2d_s8(const ln_rt_s8_pool_args *a, const int8_t *src, int8_t *dst);
+void ln_rt_maxpool2d_s8(const ln_rt_s8_pool_args *a, const int8_t *src, int8_t *dst);
+
+typedef struct ln_rt_s8_binary_args {
+    int32_t in1_offset, in2_offset, output_offset;
+    int32_t in1_mult, in1_shift, in2_mult, in2_shift;   /* add only */
+    int32_t left_shift;                                  /* add only */
+    int32_t output_mult, output_shift;
+    int32_t act_min, act_max;
+} ln_rt_s8_binary_args;
+
+/* y = requant(requant(x1 + off1) + requant(x2 + off2)) (TFLite ADD), and
+ * y = requant((x1 + off1) * (x2 + off2)) (MUL), n elements. */
+void ln_rt_add_s8(const ln_rt_s8_binary_args *a, const int8_t *x1, const int8_t *x2,
+                  int8_t *y, size_t n);
+void ln_rt_mul_s8(const ln_rt_s8_binary_args *a, const int8_t *x1, const int8_t *x2,
+                  int8_t *y, size_t n);
+/* Elementwise maximum / minimum of two int8 tensors of one scale, numpy
+ * broadcasting over 4-D shapes (dims of 1 broadcast). */
+void ln_rt_maximum_s8(const int32_t *x1_dims, const int8_t *x1, const int32_t *x2_dims,
+                      const int8_t *x2, int8_t *y);
+void ln_rt_minimum_s8(const int32_t *x1_dims, const int8_t *x1, const int32_t *x2_dims,
+                      const int8_t *x2, int8_t *y);
+
+/* Pad a 4-D NHWC int8 tensor: pre and post amounts per axis, value. */
+void ln_rt_pad_s8(const int32_t *dims, const int32_t *pre, const int32_t *post, int8_t value,
+                  const int8_t *x, int8_t *y);
+
+/* Softmax of rows of row_size int8 inputs to int8 outputs at scale 1/256,
+ * zero point -128: input_mult and input_left_shift rescale beta * scale
+ * into Q5.26, diff_min the smallest difference from the row's maximum
+ * that counts (TFLite's int8 softmax). */
+void ln_rt_softmax_s8(int32_t rows, int32_t row_size, int32_t input_mult,
+                      int32_t input_left_shift, int32_t diff_min, const int8_t *x,
+                      int8_t *y);
+
 #ifdef __cplusplus
 }
 #endif

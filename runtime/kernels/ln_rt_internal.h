@@ -202,6 +202,45 @@ int ln_rt__conv2d_direct_ok(const ln_rt_conv2d_args *a);
 void ln_rt__conv2d_direct_f32_c(const ln_rt_conv2d_args *a, const float *src,
                                 const float *weight, const float *bias,
                                 float *dst);
+/* ---- int8: TFLite's fixed-point primitives ---------------------------- */
+
+/* (a * b * 2) >> 32 rounded to nearest, halves up (TFLite's nudge, then
+ * C's division toward zero), saturated at the one overflow
+ * (INT32_MIN * INT32_MIN). */
+static inline int32_t ln_rt__srdhm(int32_t a, int32_t b)
+{
+    int64_t ab = (int64_t)a * (int64_t)b;
+    int64_t nudge = ab >= 0 ? ((int64_t)1 << 30) : 1 - ((int64_t)1 << 30);
+
+    if (a == INT32_MIN && b == INT32_MIN)
+        return INT32_MAX;
+    return (int32_t)((ab + nudge) / ((int64_t)1 << 31));
+}
+
+/* x / 2^exponent rounded to nearest, ties away from zero (0 <= e <= 31). */
+static inline int32_t ln_rt__rdivpot(int32_t x, int exponent)
+{
+    int32_t mask = (int32_t)(((int64_t)1 << exponent) - 1);
+    int32_t rem = x & mask;
+    int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+
+    return (x >> exponent) + (rem > threshold ? 1 : 0);
+}
+
+/* TFLite's MultiplyByQuantizedMultiplier: shift > 0 multiplies by 2^shift
+ * first (wrapping as TFLite's int32 does), shift < 0 divides after. */
+static inline int32_t ln_rt__requant(int32_t x, int32_t mult, int32_t shift)
+{
+    int32_t left = shift > 0 ? shift : 0, right = shift > 0 ? 0 : -shift;
+
+    return ln_rt__rdivpot(ln_rt__srdhm((int32_t)((uint32_t)x << left), mult), right);
+}
+
+static inline int8_t ln_rt__clamp_s8(int32_t v, int32_t lo, int32_t hi)
+{
+    return (int8_t)(v < lo ? lo : v > hi ? hi : v);
+}
+
 /* The conv2d args are consistent (counts positive, groups divide). */
 static inline int ln_rt__conv_args_ok(const ln_rt_conv2d_args *a)
 {

@@ -15,6 +15,7 @@
 #include <string.h>
 #include "ln_rt.h"
 #include "m4_semihost.h"
+#include "s8_cases.h"
 
 #define BUF 40000
 static float X[BUF], W[BUF], B[1024], Y[BUF];
@@ -318,6 +319,18 @@ int main(void)
     matmul_test();
     pool_test();
     misc_test();
+    {
+        /* the int8 kernels against TensorFlow Lite, bit for bit */
+        int n, f = s8_check_all(sh_puts, &n);
+        checks++;
+        if (f)
+            failures++;
+        sh_puts("int8: ");
+        put_uint((unsigned)(n - f));
+        sh_puts(" of ");
+        put_uint((unsigned)n);
+        sh_puts(" TensorFlow Lite reference cases bit-exact\n");
+    }
     put_uint((unsigned)(checks - failures));
     sh_puts("/");
     put_uint((unsigned)checks);

@@ -1,0 +1,156 @@
+/*
+ * conv2d_s8.c -- int8 convolutions with TensorFlow Lite's arithmetic, NHWC
+ * (ln_rt.h): standard and grouped, depthwise (any channel multiplier),
+ * transposed.  The accumulator is int32: sum over the taps inside the input
+ * of (x + input_offset) * w, plus the bias, then requantized per output
+ * channel, offset by the output zero point and clamped.  Taps in the
+ * padding add nothing (the input's zero point is what padding holds).
+ */
+#include "ln_rt_internal.h"
+
+int32_t ln_rt_s8_requantize(int32_t acc, int32_t mult, int32_t shift)
+{
+    return ln_rt__requant(acc, mult, shift);
+}
+
+static int conv_s8_ok(const ln_rt_s8_conv_args *a)
+{
+    return a->n >= 0 && a->h >= 0 && a->w >= 0 && a->c > 0 && a->oh >= 0 && a->ow >= 0 &&
+           a->oc > 0 && a->kh > 0 && a->kw > 0 && a->stride_h > 0 && a->stride_w > 0 &&
+           a->dil_h > 0 && a->dil_w > 0 && a->act_min <= a->act_max;
+}
+
+static int8_t finish(int32_t acc, const ln_rt_s8_conv_args *a, const int32_t *bias,
+                     const int32_t *mult, const int32_t *shift, int32_t o)
+{
+    if (bias)
+        acc += bias[o];
+    acc = ln_rt__requant(acc, mult[o], shift[o]) + a->output_offset;
+    return ln_rt__clamp_s8(acc, a->act_min, a->act_max);
+}
+
+int ln_rt_conv2d_s8(const ln_rt_s8_conv_args *a, const int8_t *src, const int8_t *weight,
+                    const int32_t *bias, const int32_t *mult, const int32_t *shift,
+                    int8_t *dst)
+{
+    int32_t groups = a->group > 0 ? a->group : 1, cg, og;
+
+    if (!conv_s8_ok(a) || a->c % groups != 0 || a->oc % groups != 0)
+        return LN_RT_ARG_ERROR;
+    cg = a->c / groups;
+    og = a->oc / groups;
+    for (int32_t b = 0; b < a->n; b++)
+        for (int32_t oy = 0; oy < a->oh; oy++)
+            for (int32_t ox = 0; ox < a->ow; ox++) {
+                int32_t iy0 = oy * a->stride_h - a->pad_top;
+                int32_t ix0 = ox * a->stride_w - a->pad_left;
+                int8_t *out = dst + (((size_t)b * a->oh + oy) * a->ow + ox) * a->oc;
+                for (int32_t o = 0; o < a->oc; o++) {
+                    const int8_t *wo = weight + (size_t)o * a->kh * a->kw * cg;
+                    int32_t c0 = (o / og) * cg, acc = 0;
+                    for (int32_t ky = 0; ky < a->kh; ky++) {
+                        int32_t iy = iy0 + ky * a->dil_h;
+                        if (iy < 0 || iy >= a->h)
+                            continue;
+                        for (int32_t kx = 0; kx < a->kw; kx++) {
+                            int32_t ix = ix0 + kx * a->dil_w;
+                            const int8_t *in, *wk;
+                            if (ix < 0 || ix >= a->w)
+                                continue;
+                            in = src + (((size_t)b * a->h + iy) * a->w + ix) * a->c + c0;
+                            wk = wo + ((size_t)ky * a->kw + kx) * cg;
+                            for (int32_t i = 0; i < cg; i++)
+                                acc += ((int32_t)in[i] + a->input_offset) * wk[i];
+                        }
+                    }
+                    out[o] = finish(acc, a, bias, mult, shift, o);
+                }
+            }
+    return LN_RT_OK;
+}
+
+int ln_rt_conv2d_depthwise_s8(const ln_rt_s8_conv_args *a, const int8_t *src,
+                              const int8_t *weight, const int32_t *bias,
+                              const int32_t *mult, const int32_t *shift, int8_t *dst)
+{
+    int32_t m = a->ch_mult > 0 ? a->ch_mult : 1;
+
+    if (!conv_s8_ok(a) || a->oc != a->c * m)
+        return LN_RT_ARG_ERROR;
+    for (int32_t b = 0; b < a->n; b++)
+        for (int32_t oy = 0; oy < a->oh; oy++)
+            for (int32_t ox = 0; ox < a->ow; ox++) {
+                int32_t iy0 = oy * a->stride_h - a->pad_top;
+                int32_t ix0 = ox * a->stride_w - a->pad_left;
+                int8_t *out = dst + (((size_t)b * a->oh + oy) * a->ow + ox) * a->oc;
+                for (int32_t o = 0; o < a->oc; o++) {
+                    int32_t ic = o / m, acc = 0;
+                    for (int32_t ky = 0; ky < a->kh; ky++) {
+                        int32_t iy = iy0 + ky * a->dil_h;
+                        if (iy < 0 || iy >= a->h)
+                            continue;
+                        for (int32_t kx = 0; kx < a->kw; kx++) {
+                            int32_t ix = ix0 + kx * a->dil_w;
+                            if (ix < 0 || ix >= a->w)
+                                continue;
+                            acc += ((int32_t)src[(((size_t)b * a->h + iy) * a->w + ix) * a->c + ic] +
+                                    a->input_offset) *
+                                   weight[((size_t)ky * a->kw + kx) * a->oc + o];
+                        }
+                    }
+                    out[o] = finish(acc, a, bias, mult, shift, o);
+                }
+            }
+    return LN_RT_OK;
+}
+
+size_t ln_rt_conv_transpose2d_s8_scratch_size(const ln_rt_s8_conv_args *a)
+{
+    return (size_t)a->oh * (size_t)a->ow * (size_t)a->oc * sizeof(int32_t);
+}
+
+/* Each input pixel scatters into the outputs its taps reach: output
+ * (iy * stride + ky * dil - pad_top, ...) gets (x + input_offset) * w. */
+int ln_rt_conv_transpose2d_s8(const ln_rt_s8_conv_args *a, const int8_t *src,
+                              const int8_t *weight, const int32_t *bias,
+                              const int32_t *mult, const int32_t *shift, int8_t *dst,
+                              void *scratch)
+{
+    int32_t *acc = scratch;
+    size_t per = (size_t)a->oh * a->ow * a->oc;
+
+    if (!conv_s8_ok(a) || !scratch)
+        return LN_RT_ARG_ERROR;
+    for (int32_t b = 0; b < a->n; b++) {
+        const int8_t *xb = src + (size_t)b * a->h * a->w * a->c;
+        int8_t *yb = dst + (size_t)b * per;
+        for (size_t i = 0; i < per; i++)
+            acc[i] = 0;
+        for (int32_t iy = 0; iy < a->h; iy++)
+            for (int32_t ix = 0; ix < a->w; ix++) {
+                const int8_t *in = xb + ((size_t)iy * a->w + ix) * a->c;
+                for (int32_t ky = 0; ky < a->kh; ky++) {
+                    int32_t oy = iy * a->stride_h + ky * a->dil_h - a->pad_top;
+                    if (oy < 0 || oy >= a->oh)
+                        continue;
+                    for (int32_t kx = 0; kx < a->kw; kx++) {
+                        int32_t ox = ix * a->stride_w + kx * a->dil_w - a->pad_left;
+                        int32_t *out;
+                        if (ox < 0 || ox >= a->ow)
+                            continue;
+                        out = acc + ((size_t)oy * a->ow + ox) * a->oc;
+                        for (int32_t o = 0; o < a->oc; o++) {
+                            const int8_t *wk = weight + (((size_t)o * a->kh + ky) * a->kw + kx) * a->c;
+                            int32_t s = 0;
+                            for (int32_t i = 0; i < a->c; i++)
+                                s += ((int32_t)in[i] + a->input_offset) * wk[i];
+                            out[o] += s;
+                        }
+                    }
+                }
+            }
+        for (size_t i = 0; i < per; i++)
+            yb[i] = finish(acc[i], a, bias, mult, shift, (int32_t)(i % (size_t)a->oc));
+    }
+    return LN_RT_OK;
+}

@@ -1,0 +1,81 @@
+/*
+ * fc_pool_s8.c -- int8 fully connected and pooling with TensorFlow Lite's
+ * arithmetic (ln_rt.h).
+ */
+#include "ln_rt_internal.h"
+
+int ln_rt_fully_connected_s8(const ln_rt_s8_fc_args *a, const int8_t *src,
+                             const int8_t *weight, const int32_t *bias,
+                             const int32_t *mult, const int32_t *shift, int8_t *dst)
+{
+    if (a->batches < 0 || a->in < 0 || a->out <= 0 || a->act_min > a->act_max)
+        return LN_RT_ARG_ERROR;
+    for (int32_t b = 0; b < a->batches; b++) {
+        const int8_t *x = src + (size_t)b * a->in;
+        for (int32_t o = 0; o < a->out; o++) {
+            const int8_t *w = weight + (size_t)o * a->in;
+            int32_t acc = bias ? bias[o] : 0, k = a->per_channel ? o : 0;
+            for (int32_t i = 0; i < a->in; i++)
+                acc += ((int32_t)x[i] + a->input_offset) * ((int32_t)w[i] + a->filter_offset);
+            acc = ln_rt__requant(acc, mult[k], shift[k]) + a->output_offset;
+            dst[(size_t)b * a->out + o] = ln_rt__clamp_s8(acc, a->act_min, a->act_max);
+        }
+    }
+    return LN_RT_OK;
+}
+
+/* The window of output (oy, ox) clipped to the input: [y0, y1) x [x0, x1). */
+static void window(const ln_rt_s8_pool_args *a, int32_t oy, int32_t ox, int32_t *y0,
+                   int32_t *y1, int32_t *x0, int32_t *x1)
+{
+    int32_t sy = oy * a->stride_h - a->pad_top, sx = ox * a->stride_w - a->pad_left;
+
+    *y0 = sy < 0 ? 0 : sy;
+    *y1 = sy + a->kh < a->h ? sy + a->kh : a->h;
+    *x0 = sx < 0 ? 0 : sx;
+    *x1 = sx + a->kw < a->w ? sx + a->kw : a->w;
+}
+
+void ln_rt_avgpool2d_s8(const ln_rt_s8_pool_args *a, const int8_t *src, int8_t *dst)
+{
+    for (int32_t b = 0; b < a->n; b++)
+        for (int32_t oy = 0; oy < a->oh; oy++)
+            for (int32_t ox = 0; ox < a->ow; ox++) {
+                int32_t y0, y1, x0, x1;
+                int8_t *out = dst + (((size_t)b * a->oh + oy) * a->ow + ox) * a->c;
+                window(a, oy, ox, &y0, &y1, &x0, &x1);
+                for (int32_t ch = 0; ch < a->c; ch++) {
+                    int32_t sum = 0, count = (y1 - y0) * (x1 - x0), avg;
+                    for (int32_t y = y0; y < y1; y++)
+                        for (int32_t x = x0; x < x1; x++)
+                            sum += src[(((size_t)b * a->h + y) * a->w + x) * a->c + ch];
+                    if (count == 0) {
+                        avg = 0;
+                    } else {
+                        /* rounded half away from zero, as TFLite */
+                        avg = sum > 0 ? (sum + count / 2) / count : (sum - count / 2) / count;
+                    }
+                    out[ch] = ln_rt__clamp_s8(avg, a->act_min, a->act_max);
+                }
+            }
+}
+
+void ln_rt_maxpool2d_s8(const ln_rt_s8_pool_args *a, const int8_t *src, int8_t *dst)
+{
+    for (int32_t b = 0; b < a->n; b++)
+        for (int32_t oy = 0; oy < a->oh; oy++)
+            for (int32_t ox = 0; ox < a->ow; ox++) {
+                int32_t y0, y1, x0, x1;
+                int8_t *out = dst + (((size_t)b * a->oh + oy) * a->ow + ox) * a->c;
+                window(a, oy, ox, &y0, &y1, &x0, &x1);
+                for (int32_t ch = 0; ch < a->c; ch++) {
+                    int32_t m = -128;
+                    for (int32_t y = y0; y < y1; y++)
+                        for (int32_t x = x0; x < x1; x++) {
+                            int32_t v = src[(((size_t)b * a->h + y) * a->w + x) * a->c + ch];
+                            m = v > m ? v : m;
+                        }
+                    out[ch] = ln_rt__clamp_s8(m, a->act_min, a->act_max);
+                }
+            }
+}

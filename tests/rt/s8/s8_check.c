@@ -1,0 +1,186 @@
+/*
+ * s8_check.c -- every TensorFlow Lite int8 reference case through its
+ * libln_rt kernel, compared bit for bit (s8_cases.h).  No malloc and no
+ * stdio, so the same code runs on the host and on the Cortex-M4.
+ */
+#include <string.h>
+#include "ln_rt.h"
+#include "s8_cases.h"
+
+#define OUT_MAX 65536
+static int8_t out[OUT_MAX];
+static int32_t scratch[OUT_MAX];
+
+static void put_int(char *s, long v)
+{
+    char t[24];
+    int n = 0, neg = v < 0;
+    unsigned long u = neg ? (unsigned long)-v : (unsigned long)v;
+
+    do {
+        t[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    s += strlen(s);
+    if (neg)
+        *s++ = '-';
+    while (n)
+        *s++ = t[--n];
+    *s = '\0';
+}
+
+static void conv_args(const s8_cfg *f, ln_rt_s8_conv_args *a)
+{
+    a->n = f->n;
+    a->h = f->h;
+    a->w = f->w;
+    a->c = f->c;
+    a->oh = f->oh;
+    a->ow = f->ow;
+    a->oc = f->oc;
+    a->kh = f->kh;
+    a->kw = f->kw;
+    a->stride_h = f->sh;
+    a->stride_w = f->sw;
+    a->dil_h = f->dh;
+    a->dil_w = f->dw;
+    a->pad_top = f->pt;
+    a->pad_left = f->pl;
+    a->group = f->group;
+    a->ch_mult = f->mult;
+    a->input_offset = f->in_off;
+    a->output_offset = f->out_off;
+    a->act_min = f->lo;
+    a->act_max = f->hi;
+}
+
+/* Run case k into out; 0, or 1 when the kernel refused its arguments. */
+static int run(const s8_case *k)
+{
+    const s8_cfg *f = &k->cfg;
+    ln_rt_s8_conv_args ca;
+    ln_rt_s8_fc_args fa;
+    ln_rt_s8_pool_args pa;
+    ln_rt_s8_binary_args ba;
+
+    switch (k->kind) {
+    case S8_CONV:
+        conv_args(f, &ca);
+        return ln_rt_conv2d_s8(&ca, k->in1, k->w, k->bias, k->mult, k->shift, out) != LN_RT_OK;
+    case S8_DEPTHWISE:
+        conv_args(f, &ca);
+        return ln_rt_conv2d_depthwise_s8(&ca, k->in1, k->w, k->bias, k->mult, k->shift, out) !=
+               LN_RT_OK;
+    case S8_TRANSPOSE_CONV:
+        conv_args(f, &ca);
+        if (ln_rt_conv_transpose2d_s8_scratch_size(&ca) > sizeof scratch)
+            return 1;
+        return ln_rt_conv_transpose2d_s8(&ca, k->in1, k->w, k->bias, k->mult, k->shift, out,
+                                         scratch) != LN_RT_OK;
+    case S8_FC:
+        fa.batches = f->n;
+        fa.in = f->c;
+        fa.out = f->oc;
+        fa.input_offset = f->in_off;
+        fa.filter_offset = f->w_off;
+        fa.output_offset = f->out_off;
+        fa.act_min = f->lo;
+        fa.act_max = f->hi;
+        fa.per_channel = f->per_ch;
+        return ln_rt_fully_connected_s8(&fa, k->in1, k->w, k->bias,
+                                        f->per_ch ? k->mult : &f->mult1,
+                                        f->per_ch ? k->shift : &f->shift1, out) != LN_RT_OK;
+    case S8_AVGPOOL:
+    case S8_MAXPOOL:
+        pa.n = f->n;
+        pa.h = f->h;
+        pa.w = f->w;
+        pa.c = f->c;
+        pa.oh = f->oh;
+        pa.ow = f->ow;
+        pa.kh = f->kh;
+        pa.kw = f->kw;
+        pa.stride_h = f->sh;
+        pa.stride_w = f->sw;
+        pa.pad_top = f->pt;
+        pa.pad_left = f->pl;
+        pa.act_min = f->lo;
+        pa.act_max = f->hi;
+        if (k->kind == S8_AVGPOOL)
+            ln_rt_avgpool2d_s8(&pa, k->in1, out);
+        else
+            ln_rt_maxpool2d_s8(&pa, k->in1, out);
+        return 0;
+    case S8_ADD:
+    case S8_MUL:
+        ba.in1_offset = f->in_off;
+        ba.in2_offset = f->in2_off;
+        ba.output_offset = f->out_off;
+        ba.in1_mult = f->m1;
+        ba.in1_shift = f->s1;
+        ba.in2_mult = f->m2;
+        ba.in2_shift = f->s2;
+        ba.left_shift = f->left;
+        ba.output_mult = f->mult1;
+        ba.output_shift = f->shift1;
+        ba.act_min = f->lo;
+        ba.act_max = f->hi;
+        if (k->kind == S8_ADD)
+            ln_rt_add_s8(&ba, k->in1, k->in2, out, (size_t)f->size);
+        else
+            ln_rt_mul_s8(&ba, k->in1, k->in2, out, (size_t)f->size);
+        return 0;
+    case S8_MAXIMUM:
+        ln_rt_maximum_s8(f->d1, k->in1, f->d2, k->in2, out);
+        return 0;
+    case S8_MINIMUM:
+        ln_rt_minimum_s8(f->d1, k->in1, f->d2, k->in2, out);
+        return 0;
+    case S8_PAD:
+        ln_rt_pad_s8(f->d1, f->pre, f->post, (int8_t)f->value, k->in1, out);
+        return 0;
+    case S8_SOFTMAX:
+        ln_rt_softmax_s8(f->n, f->c, f->mult1, f->left, f->diff_min, k->in1, out);
+        return 0;
+    default:
+        return 1;
+    }
+}
+
+int s8_check_all(void (*report)(const char *line), int *n_cases)
+{
+    char line[200];
+    int fails = 0, n = 0;
+
+    for (const s8_case *k = s8_cases; k->name; k++, n++) {
+        size_t i = 0;
+        int refused;
+        if (k->n_ref > OUT_MAX) {
+            refused = 1;
+        } else {
+            memset(out, 0x5a, k->n_ref);
+            refused = run(k);
+        }
+        while (!refused && i < k->n_ref && out[i] == k->ref[i])
+            i++;
+        if (!refused && i == k->n_ref)
+            continue;
+        fails++;
+        strcpy(line, "FAIL int8 ");
+        strcat(line, k->name);
+        if (refused) {
+            strcat(line, ": the kernel refused the arguments");
+        } else {
+            strcat(line, ": element ");
+            put_int(line, (long)i);
+            strcat(line, " is ");
+            put_int(line, out[i]);
+            strcat(line, ", TFLite ");
+            put_int(line, k->ref[i]);
+        }
+        strcat(line, "\n");
+        report(line);
+    }
+    *n_cases = n;
+    return fails;
+}
