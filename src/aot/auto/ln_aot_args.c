@@ -499,6 +499,90 @@ static void print_ln_rt_dtype(ln_aot_buf *b, const void *p)
     ln_aot_buf_printf(b, "(ln_rt_dtype)%d", (int)*v);
 }
 
+static void print_ln_rt_s8_conv_args(ln_aot_buf *b, const void *p)
+{
+    const ln_rt_s8_conv_args *v = p;
+
+    ln_aot_buf_printf(b, "{.n = %ld", (long)v->n);
+    ln_aot_buf_printf(b, ", .h = %ld", (long)v->h);
+    ln_aot_buf_printf(b, ", .w = %ld", (long)v->w);
+    ln_aot_buf_printf(b, ", .c = %ld", (long)v->c);
+    ln_aot_buf_printf(b, ", .oh = %ld", (long)v->oh);
+    ln_aot_buf_printf(b, ", .ow = %ld", (long)v->ow);
+    ln_aot_buf_printf(b, ", .oc = %ld", (long)v->oc);
+    ln_aot_buf_printf(b, ", .kh = %ld", (long)v->kh);
+    ln_aot_buf_printf(b, ", .kw = %ld", (long)v->kw);
+    ln_aot_buf_printf(b, ", .stride_h = %ld", (long)v->stride_h);
+    ln_aot_buf_printf(b, ", .stride_w = %ld", (long)v->stride_w);
+    ln_aot_buf_printf(b, ", .dil_h = %ld", (long)v->dil_h);
+    ln_aot_buf_printf(b, ", .dil_w = %ld", (long)v->dil_w);
+    ln_aot_buf_printf(b, ", .pad_top = %ld", (long)v->pad_top);
+    ln_aot_buf_printf(b, ", .pad_left = %ld", (long)v->pad_left);
+    ln_aot_buf_printf(b, ", .group = %ld", (long)v->group);
+    ln_aot_buf_printf(b, ", .ch_mult = %ld", (long)v->ch_mult);
+    ln_aot_buf_printf(b, ", .input_offset = %ld", (long)v->input_offset);
+    ln_aot_buf_printf(b, ", .output_offset = %ld", (long)v->output_offset);
+    ln_aot_buf_printf(b, ", .act_min = %ld", (long)v->act_min);
+    ln_aot_buf_printf(b, ", .act_max = %ld", (long)v->act_max);
+    ln_aot_buf_putc(b, '}');
+}
+
+static void print_ln_rt_s8_fc_args(ln_aot_buf *b, const void *p)
+{
+    const ln_rt_s8_fc_args *v = p;
+
+    ln_aot_buf_printf(b, "{.batches = %ld", (long)v->batches);
+    ln_aot_buf_printf(b, ", .in = %ld", (long)v->in);
+    ln_aot_buf_printf(b, ", .out = %ld", (long)v->out);
+    ln_aot_buf_printf(b, ", .input_offset = %ld", (long)v->input_offset);
+    ln_aot_buf_printf(b, ", .filter_offset = %ld", (long)v->filter_offset);
+    ln_aot_buf_printf(b, ", .output_offset = %ld", (long)v->output_offset);
+    ln_aot_buf_printf(b, ", .act_min = %ld", (long)v->act_min);
+    ln_aot_buf_printf(b, ", .act_max = %ld", (long)v->act_max);
+    ln_aot_buf_printf(b, ", .per_channel = %ld", (long)v->per_channel);
+    ln_aot_buf_putc(b, '}');
+}
+
+static void print_ln_rt_s8_pool_args(ln_aot_buf *b, const void *p)
+{
+    const ln_rt_s8_pool_args *v = p;
+
+    ln_aot_buf_printf(b, "{.n = %ld", (long)v->n);
+    ln_aot_buf_printf(b, ", .h = %ld", (long)v->h);
+    ln_aot_buf_printf(b, ", .w = %ld", (long)v->w);
+    ln_aot_buf_printf(b, ", .c = %ld", (long)v->c);
+    ln_aot_buf_printf(b, ", .oh = %ld", (long)v->oh);
+    ln_aot_buf_printf(b, ", .ow = %ld", (long)v->ow);
+    ln_aot_buf_printf(b, ", .kh = %ld", (long)v->kh);
+    ln_aot_buf_printf(b, ", .kw = %ld", (long)v->kw);
+    ln_aot_buf_printf(b, ", .stride_h = %ld", (long)v->stride_h);
+    ln_aot_buf_printf(b, ", .stride_w = %ld", (long)v->stride_w);
+    ln_aot_buf_printf(b, ", .pad_top = %ld", (long)v->pad_top);
+    ln_aot_buf_printf(b, ", .pad_left = %ld", (long)v->pad_left);
+    ln_aot_buf_printf(b, ", .act_min = %ld", (long)v->act_min);
+    ln_aot_buf_printf(b, ", .act_max = %ld", (long)v->act_max);
+    ln_aot_buf_putc(b, '}');
+}
+
+static void print_ln_rt_s8_binary_args(ln_aot_buf *b, const void *p)
+{
+    const ln_rt_s8_binary_args *v = p;
+
+    ln_aot_buf_printf(b, "{.in1_offset = %ld", (long)v->in1_offset);
+    ln_aot_buf_printf(b, ", .in2_offset = %ld", (long)v->in2_offset);
+    ln_aot_buf_printf(b, ", .output_offset = %ld", (long)v->output_offset);
+    ln_aot_buf_printf(b, ", .in1_mult = %ld", (long)v->in1_mult);
+    ln_aot_buf_printf(b, ", .in1_shift = %ld", (long)v->in1_shift);
+    ln_aot_buf_printf(b, ", .in2_mult = %ld", (long)v->in2_mult);
+    ln_aot_buf_printf(b, ", .in2_shift = %ld", (long)v->in2_shift);
+    ln_aot_buf_printf(b, ", .left_shift = %ld", (long)v->left_shift);
+    ln_aot_buf_printf(b, ", .output_mult = %ld", (long)v->output_mult);
+    ln_aot_buf_printf(b, ", .output_shift = %ld", (long)v->output_shift);
+    ln_aot_buf_printf(b, ", .act_min = %ld", (long)v->act_min);
+    ln_aot_buf_printf(b, ", .act_max = %ld", (long)v->act_max);
+    ln_aot_buf_putc(b, '}');
+}
+
 static const struct rt_type {
     const char *name;
     size_t size;
@@ -524,14 +608,22 @@ static const struct rt_type {
     {"ln_rt_nearest_mode", sizeof(ln_rt_nearest_mode), 0, print_ln_rt_nearest_mode},
     {"ln_rt_resize_args", sizeof(ln_rt_resize_args), 1, print_ln_rt_resize_args},
     {"ln_rt_dtype", sizeof(ln_rt_dtype), 0, print_ln_rt_dtype},
+    {"ln_rt_s8_conv_args", sizeof(ln_rt_s8_conv_args), 1, print_ln_rt_s8_conv_args},
+    {"ln_rt_s8_fc_args", sizeof(ln_rt_s8_fc_args), 1, print_ln_rt_s8_fc_args},
+    {"ln_rt_s8_pool_args", sizeof(ln_rt_s8_pool_args), 1, print_ln_rt_s8_pool_args},
+    {"ln_rt_s8_binary_args", sizeof(ln_rt_s8_binary_args), 1, print_ln_rt_s8_binary_args},
 };
 
 static const char *const status_kernels[] = {
     "ln_rt_avgpool2d_f32",
     "ln_rt_cast",
     "ln_rt_conv2d_depthwise_f32",
+    "ln_rt_conv2d_depthwise_s8",
     "ln_rt_conv2d_f32",
+    "ln_rt_conv2d_s8",
     "ln_rt_conv_transpose2d_f32",
+    "ln_rt_conv_transpose2d_s8",
+    "ln_rt_fully_connected_s8",
     "ln_rt_gather",
     "ln_rt_gather_f32",
     "ln_rt_gemm_f32",
