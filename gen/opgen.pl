@@ -158,8 +158,14 @@ sub validate {
         fail("$tw.shape", 'a variadic output takes its shape from an input or a hook')
             if $t->{variadic} && ref $t->{shape} && !exists $t->{shape}{hook};
         my $dt = $t->{dtype};
-        fail("$tw.dtype", "'$dt' is neither an input tensor, a dtype param nor a dtype")
-            if !$tin{$dt} && !($par{$dt} && $par{$dt}{type} eq 'dtype') && !dtype_enum($dt);
+        if ($dt =~ /^(\w+)\|(\w+)$/) {
+            # the dtype of an optional input, or a dtype when it is absent
+            fail("$tw.dtype", "'$1' is not an optional input tensor") if !$tin{$1} || !$tin{$1}{optional};
+            fail("$tw.dtype", "unknown dtype '$2'") if !dtype_enum($2);
+        } else {
+            fail("$tw.dtype", "'$dt' is neither an input tensor, a dtype param nor a dtype")
+                if !$tin{$dt} && !($par{$dt} && $par{$dt}{type} eq 'dtype') && !dtype_enum($dt);
+        }
         my $s = $t->{shape};
         if (!ref $s) {
             fail("$tw.shape", "no input tensor '$s'") if !$tin{$s};
@@ -362,9 +368,19 @@ sub derive_kernel {
     if ($fn =~ /\$\{(\w+)\.type\}/) {
         my $n = $1;
         my $x = $t{$n};
+        my @dts;
+        if ($x && !$x->{variadic}) {
+            # a dtype list, or the one of the input (or default) the dtype names
+            my $xd = $x->{dtype};
+            @dts = ref $xd eq 'ARRAY' ? @$xd : ();
+            if (!@dts && is_str($xd) && $xd =~ /^(\w+)(?:\|(\w+))?$/ && $t{$1} && ref $t{$1}{dtype} eq 'ARRAY') {
+                @dts = @{ $t{$1}{dtype} };
+                push @dts, $2 if defined $2 && !grep { $_ eq $2 } @dts;
+            }
+        }
         fail($w, "'\${$n.type}': '$n' is not a tensor of $d->{optype} with a dtype list")
-            if !$x || $x->{variadic} || ref $x->{dtype} ne 'ARRAY';
-        for my $dt (@{ $x->{dtype} }) {
+            if !@dts;
+        for my $dt (@dts) {
             fail($w, "'\${$n.type}': no kernel suffix for dtype $dt") if !$TYPE_SUFFIX{$dt};
             (my $f = $fn) =~ s/\$\{$n\.type\}/$TYPE_SUFFIX{$dt}/g;
             push @run, { call => $f, args => [@c], when => "$n->dtype == " . dtype_enum($dt) };
@@ -502,6 +518,15 @@ sub variadic_count_checks {
             . "                    \"'$a' should be $op $k->[1] tensors ($a\_0, ...), got %d\", ${a}_count));\n";
     }
     return $c;
+}
+
+# The C of an output's dtype: an input's, a dtype param's, an optional
+# input's or a default ("zero_point|uint8"), or a dtype.
+sub dtype_c {
+    my ($d, $dt) = @_;
+    return "${1}_te ? ${1}_te->tensor->dtype : " . dtype_enum($2) if $dt =~ /^(\w+)\|(\w+)$/;
+    return "${dt}_te->tensor->dtype" if $d->{_tin}{$dt};
+    return $d->{_par}{$dt} ? $dt : dtype_enum($dt);
 }
 
 # pre_run: checks, output shapes and entries, then (pre_rest_c) private
@@ -715,8 +740,7 @@ sub pre_run_c {
         my ($ndim, $dims);
         if ($t->{variadic}) {
             my $dt = $t->{dtype};
-            my $dtc = $d->{_tin}{$dt} ? "${dt}_te->tensor->dtype"
-                    : ($d->{_par}{$dt} ? $dt : dtype_enum($dt));
+            my $dtc = dtype_c($d, $dt);
             my ($nd, $dm) = ("${s}_te->tensor->ndim", "${s}_te->tensor->dims");
             if (ref $s) {
                 $decls .= decl('int', "${a}_ndim");
@@ -760,8 +784,7 @@ sub pre_run_c {
             ($ndim, $dims) = (scalar(@e), "${a}_dims");
         }
         my $dt = $t->{dtype};
-        my $dtc = $d->{_tin}{$dt} ? "${dt}_te->tensor->dtype"
-                : ($d->{_par}{$dt} ? $dt : dtype_enum($dt));
+        my $dtc = dtype_c($d, $dt);
         my @fl = ($t->{static} ? 'LN_OP_OUT_STATIC' : (), $t->{io} ? 'LN_OP_OUT_IO' : ());
         my $c1 = "ln_op_output_create(op_arg, ${a}_name, $dtc, $ndim, $dims, "
             . (@fl ? join(' | ', @fl) : '0') . ");\n";
@@ -1438,7 +1461,9 @@ for my $h (split /:/, $opt{'rt-headers'}) {
             my $text = <$fh>;
             (my $rel = $p) =~ s{^\Q$opt{'rt-kernels'}\E/}{};
             $rt_file{$1} //= $rel while $text =~ /^[A-Za-z_][\w \t*]*?\b(ln_rt_\w+)\s*\([^;{]*\)\s*\{/mg;
-            # kernels a macro defines: #define M(NAME, ...) ... ln_rt_##NAME##_f32(
+            # kernels a macro defines: M(ln_rt_x, ...), or
+            # #define M(NAME, ...) ... ln_rt_##NAME##_f32(
+            $rt_file{$1} //= $rel while $text =~ /^[A-Z][A-Z0-9_]*\((ln_rt_\w+)/mg;
             my %mac;
             while ($text =~ /^#define\s+(\w+)\((\w+)[^)]*\)((?:[^\n]*\\\n)*[^\n]*)/mg) {
                 my ($m, $arg, $body) = ($1, $2, $3);

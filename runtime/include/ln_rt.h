@@ -618,6 +618,27 @@ void ln_rt_softmax_s8(int32_t rows, int32_t row_size, int32_t input_mult,
                       int32_t input_left_shift, int32_t diff_min, const int8_t *x,
                       int8_t *y);
 
+/* ---- quantize / dequantize (ONNX QuantizeLinear, DequantizeLinear) -------
+ * x viewed as [outer][len][inner]; per_axis: scale and zero point have len
+ * entries (the axis), else one.  A NULL zero point is 0.  Quantize divides
+ * by the scale in float, rounds half to even and saturates; dequantize is
+ * (x - zero point) * scale. */
+typedef struct ln_rt_quant_args {
+    int32_t outer, len, inner;
+    int32_t per_axis;
+} ln_rt_quant_args;
+
+void ln_rt_quantize_s8(const ln_rt_quant_args *a, const float *x, const float *scale,
+                       const int8_t *zero_point, int8_t *y);
+void ln_rt_quantize_u8(const ln_rt_quant_args *a, const float *x, const float *scale,
+                       const uint8_t *zero_point, uint8_t *y);
+void ln_rt_dequantize_s8(const ln_rt_quant_args *a, const int8_t *x, const float *scale,
+                         const int8_t *zero_point, float *y);
+void ln_rt_dequantize_u8(const ln_rt_quant_args *a, const uint8_t *x, const float *scale,
+                         const uint8_t *zero_point, float *y);
+void ln_rt_dequantize_s32(const ln_rt_quant_args *a, const int32_t *x, const float *scale,
+                          const int32_t *zero_point, float *y);
+
 #ifdef __cplusplus
 }
 #endif

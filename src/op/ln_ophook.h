@@ -124,6 +124,9 @@ int ln_ophook_resize_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
 void ln_ophook_resize_args(const ln_op_arg *op_arg, ln_rt_resize_args *args);
 /* cast_cpu between equal dtypes */
 void ln_ophook_copy(const ln_tensor *src, ln_tensor *dst);
+/* quantize_linear / dequantize_linear: [outer][len][inner] around 'axis'
+ * for a per-axis scale, one run for a per-tensor one */
+void ln_ophook_quant_args(const ln_op_arg *op_arg, ln_rt_quant_args *a);
 
 LN_CPPEND
 #endif

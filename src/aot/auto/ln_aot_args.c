@@ -583,6 +583,17 @@ static void print_ln_rt_s8_binary_args(ln_aot_buf *b, const void *p)
     ln_aot_buf_putc(b, '}');
 }
 
+static void print_ln_rt_quant_args(ln_aot_buf *b, const void *p)
+{
+    const ln_rt_quant_args *v = p;
+
+    ln_aot_buf_printf(b, "{.outer = %ld", (long)v->outer);
+    ln_aot_buf_printf(b, ", .len = %ld", (long)v->len);
+    ln_aot_buf_printf(b, ", .inner = %ld", (long)v->inner);
+    ln_aot_buf_printf(b, ", .per_axis = %ld", (long)v->per_axis);
+    ln_aot_buf_putc(b, '}');
+}
+
 static const struct rt_type {
     const char *name;
     size_t size;
@@ -612,6 +623,7 @@ static const struct rt_type {
     {"ln_rt_s8_fc_args", sizeof(ln_rt_s8_fc_args), 1, print_ln_rt_s8_fc_args},
     {"ln_rt_s8_pool_args", sizeof(ln_rt_s8_pool_args), 1, print_ln_rt_s8_pool_args},
     {"ln_rt_s8_binary_args", sizeof(ln_rt_s8_binary_args), 1, print_ln_rt_s8_binary_args},
+    {"ln_rt_quant_args", sizeof(ln_rt_quant_args), 1, print_ln_rt_quant_args},
 };
 
 static const char *const status_kernels[] = {
