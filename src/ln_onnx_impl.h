@@ -50,6 +50,7 @@ typedef struct imp {
     char **problems;
     int n_problems;
     int code;                /* of the first problem */
+    cJSON *pending;          /* an op to add after the one being mapped */
 } imp;
 
 typedef struct dims_entry {

@@ -160,12 +160,13 @@ for m in tests/models/*/model.onnx; do
 done
 
 # 2b. the differential tester's finds (tests/difftest/found: minimal models
-#     of bugs it found, numpy references)
-for m in tests/difftest/found/*.onnx; do
+#     of bugs it found, numpy references) and the export patterns models
+#     contain (tests/onnx/patterns, ONNX Runtime references)
+for m in tests/difftest/found/*.onnx tests/onnx/patterns/*.onnx; do
     n=$(basename "$m" .onnx)
-    in=tests/difftest/found/$n.in.bin
+    in=${m%.onnx}.in.bin
     [ -f "$in" ] || in=""
-    one_model "$n" "$m" 1e-5 "$in" "tests/difftest/found/$n.ref.bin"
+    one_model "$n" "$m" 1e-5 "$in" "${m%.onnx}.ref.bin"
 done
 
 # 3. two models in one program, interleaved

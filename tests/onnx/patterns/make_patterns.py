@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""Export patterns real models contain that LightNet must import, each a
+small ONNX model: <name>.onnx, its input <name>.in.bin (raw float32) and the
+output ONNX Runtime computes for it, <name>.ref.bin (onnxruntime-node from
+bench/node_modules, graph optimizations off: run `sh bench/setup.sh`
+first).  Committed; make test-aot runs each through the interpreter (as
+compiled and at -O0) and ln-aot + cc against the reference.
+
+  /usr/bin/python3 tests/onnx/patterns/make_patterns.py
+"""
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+R = np.random.RandomState(0)
+
+
+def f32(*shape):
+    return R.uniform(-1, 1, shape).astype(np.float32)
+
+
+def save(name, nodes, inits, x_shape, y_shape):
+    g = helper.make_graph(
+        nodes, name, [helper.make_tensor_value_info("x", TensorProto.FLOAT, x_shape)],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, y_shape)],
+        [numpy_helper.from_array(v, k) for k, v in inits.items()])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)],
+                          producer_name="lightnet-patterns")
+    m.ir_version = 8
+    onnx.checker.check_model(m, full_check=True)
+    onnx.save(m, os.path.join(HERE, name + ".onnx"))
+    x = f32(*x_shape)
+    x.tofile(os.path.join(HERE, name + ".in.bin"))
+    # the reference: ONNX Runtime through the differential tester's runner
+    d = tempfile.mkdtemp()
+    try:
+        shutil.copy(os.path.join(HERE, name + ".onnx"), os.path.join(d, "model.onnx"))
+        x.tofile(os.path.join(d, "in_0.bin"))
+        json.dump(list(x_shape), open(os.path.join(d, "shape_0.json"), "w"))
+        open(os.path.join(d, "inputs.txt"), "w").write("x\n")
+        open(os.path.join(d, "outs.txt"), "w").write("y\n")
+        subprocess.run(["node", os.path.join(ROOT, "tests", "difftest", "ort_run.js"), d],
+                       check=True, stderr=subprocess.DEVNULL)
+        if os.path.exists(os.path.join(d, "ort.err")):
+            raise SystemExit("%s: ONNX Runtime: %s" % (name, open(os.path.join(d, "ort.err")).read()))
+        shutil.copy(os.path.join(d, "ort_0.bin"), os.path.join(HERE, name + ".ref.bin"))
+    finally:
+        shutil.rmtree(d)
+
+
+# 1-D convolution, batch norm, pooling and transposed convolution on 3-D
+# tensors (nn.Conv1d, BatchNorm1d, MaxPool1d, AvgPool1d, ConvTranspose1d:
+# audio models), a conv without kernel_shape, a grouped and dilated one
+save("conv1d_audio",
+     [helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], kernel_shape=[3], pads=[1, 1]),
+      helper.make_node("BatchNormalization", ["c1", "s", "bb", "m", "v"], ["bn"]),
+      helper.make_node("Relu", ["bn"], ["r"]),
+      helper.make_node("MaxPool", ["r"], ["mp"], kernel_shape=[2], strides=[2]),
+      helper.make_node("Conv", ["mp", "w2"], ["c2"], kernel_shape=[5], pads=[2, 1], strides=[2],
+                       group=2),
+      helper.make_node("AveragePool", ["c2"], ["ap"], kernel_shape=[3], pads=[1, 1],
+                       count_include_pad=0),
+      helper.make_node("ConvTranspose", ["ap", "wt"], ["ct"], kernel_shape=[4], strides=[2],
+                       pads=[1, 1]),
+      helper.make_node("Conv", ["ct", "w3"], ["c3"], dilations=[2]),
+      helper.make_node("GlobalAveragePool", ["c3"], ["y"])],
+     {"w1": f32(8, 4, 3), "b1": f32(8), "s": f32(8) + 1.5, "bb": f32(8), "m": f32(8),
+      "v": np.abs(f32(8)) + 0.5, "w2": f32(6, 4, 5), "wt": f32(6, 3, 4), "w3": f32(5, 3, 3)},
+     [2, 4, 40], [2, 5, 1])
