@@ -233,10 +233,15 @@ sub cond_c {
     if (exists $c->{tensor}) {
         check_keys($where, $c, { tensor => 'str', dtype => 'str', ndim => 'int|object',
                                  consumers => 'int|object', producer => 'str', dim => 'int',
-                                 map { ($_ => 'num') } keys %LnGen::CMP });
+                                 same => 'str', map { ($_ => 'num') } keys %LnGen::CMP });
         my ($i) = ref_parse("$where.tensor", $pat, $c->{tensor});
         my $name = tensor_name_c("$where.tensor", $pat, $c->{tensor});
         my @out;
+        if (exists $c->{same}) {
+            # the same tensor as another op's (x in x * f(x))
+            my $other = tensor_name_c("$where.same", $pat, $c->{same});
+            push @out, "ln_streq($name,\n                 $other)";
+        }
         my @cmps = sort grep { $LnGen::CMP{$_} } keys %$c;
         fail($where, "$cmps[0] compares a dimension: needs \"dim\"") if @cmps && !exists $c->{dim};
         if (exists $c->{dim}) {

@@ -371,6 +371,33 @@ START_TEST(test_shape_chains)
 }
 END_TEST
 
+/* The export patterns of tests/onnx/patterns compile to the ops they
+ * should (their outputs are checked by make test-aot): a 1-D conv is a
+ * conv2d on a view; opset 13's x * HardSigmoid(x) is one hardswish. */
+START_TEST(test_patterns_stream)
+{
+    static const char *const cases[][2] = {
+        {"onnx/patterns/conv1d_audio.onnx",
+         "unsqueeze conv2d squeeze batchnorm relu unsqueeze maxpool2d squeeze unsqueeze conv2d "
+         "squeeze unsqueeze avgpool2d squeeze unsqueeze conv squeeze unsqueeze conv2d squeeze "
+         "globalavgpool"},
+        {"onnx/patterns/hardswish_opset13.onnx",
+         "conv2d hardswish conv2d hardswish hardsigmoid mul"},
+    };
+    char got[512];
+
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ln_context *ctx = ln_context_create();
+        ck_assert_msg(ln_context_init(ctx, cases[i][0]) == 0, "%s", ln_error_message());
+        ck_assert_msg(ln_context_compile(ctx, "cpu") == 0, "%s", ln_error_message());
+        stream_ops(ctx, got, sizeof got);
+        ck_assert_msg(ln_streq(got, cases[i][1]), "%s: stream '%s', want '%s'",
+                      cases[i][0], got, cases[i][1]);
+        ln_context_free(ctx);
+    }
+}
+END_TEST
+
 START_TEST(test_models)
 {
     int n;
@@ -424,6 +451,7 @@ Suite *test_ln_onnx_suite(void)
     tcase_add_test(tc, test_variadic_one);
     tcase_add_test(tc, test_node_subset);
     tcase_add_test(tc, test_shape_chains);
+    tcase_add_test(tc, test_patterns_stream);
     tcase_add_test(tc, test_models);
     tcase_add_test(tc, test_tool);
     suite_add_tcase(s, tc);

@@ -16,6 +16,7 @@
     !(defined(LN_OP_STRIP_conv2d) || defined(LN_OP_STRIP_relu)) || \
     !(defined(LN_OP_STRIP_gemm) || defined(LN_OP_STRIP_leakyrelu)) || \
     !(defined(LN_OP_STRIP_gemm) || defined(LN_OP_STRIP_relu)) || \
+    !(defined(LN_OP_STRIP_hardsigmoid) || defined(LN_OP_STRIP_hardswish) || defined(LN_OP_STRIP_mul)) || \
     !defined(LN_OP_STRIP_relu)
 /* A new op of optype (a prototype of this build: the generator checked it
  * is described and the rule is compiled out when it is stripped). */
@@ -514,6 +515,100 @@ static ln_list *cb_gemm_leakyrelu(const ln_context *ctx, const ln_list *win_ops,
 }
 #endif
 
+#if !(defined(LN_OP_STRIP_hardsigmoid) || defined(LN_OP_STRIP_hardswish) || defined(LN_OP_STRIP_mul))
+/* hardsigmoid_cpu with alpha 1/6 and beta 1/2, its output read only by a mul_cpu of it and its own input (x * hardsigmoid(x), how opset 13 exports HardSwish: MobileNetV3): one hardswish_cpu. */
+static ln_list *cb_hardswish_1(const ln_context *ctx, const ln_list *win_ops,
+                               size_t win_size, int *match)
+{
+    const ln_op *op0, *op1;
+    ln_list *ops = NULL, *tin, *tout, *params;
+    const ln_list *l;
+    size_t i;
+
+    *match = 0;
+    if (win_size < 2)
+        return NULL;
+    op0 = win_ops->data;
+    op1 = win_ops->next->data;
+    if (!ln_streq(op0->op_arg->optype, "hardsigmoid_cpu") ||
+        !ln_streq(op1->op_arg->optype, "mul_cpu"))
+        return NULL;
+    if (!(ln_streq(ln_tensor_list_find_name(op1->op_arg->tensors_in, "src2"),
+                 ln_tensor_list_find_name(op0->op_arg->tensors_out, "dst")) &&
+          ln_streq(ln_tensor_list_find_name(op1->op_arg->tensors_in, "src1"),
+                 ln_tensor_list_find_name(op0->op_arg->tensors_in, "src")) &&
+          ln_dfg_num_readers(ctx->dfg,
+                           ln_tensor_list_find_name(op0->op_arg->tensors_out, "dst")) == 1 &&
+          (!ln_op_param(op0->op_arg, "alpha") ||
+         ln_op_param(op0->op_arg, "alpha")->value_double > 0.1666666) &&
+          ln_op_param(op0->op_arg, "alpha") &&
+          ln_op_param(op0->op_arg, "alpha")->value_double < 0.1666667 &&
+          (!ln_op_param(op0->op_arg, "beta") ||
+         ln_op_param(op0->op_arg, "beta")->value_double == 0.5)))
+        return NULL;
+
+    tin = ln_tensor_list_append(NULL, "src",
+                        ln_tensor_list_find_name(op0->op_arg->tensors_in, "src"));
+    tout = ln_tensor_list_append(NULL, "dst",
+                        ln_tensor_list_find_name(op1->op_arg->tensors_out, "dst"));
+    params = NULL;
+    ops = ln_list_append(ops, new_op("hardswish_cpu", op0->op_arg->name, tin, tout, params,
+                                       op0->op_arg->tensor_table));
+    /* the rest of the window stays as it is */
+    for (l = win_ops->next->next, i = 2; l && i < win_size; l = l->next, i++)
+        ops = ln_list_append(ops, ln_op_copy(l->data));
+    *match = 1;
+    return ops;
+}
+#endif
+
+#if !(defined(LN_OP_STRIP_hardsigmoid) || defined(LN_OP_STRIP_hardswish) || defined(LN_OP_STRIP_mul))
+/* hardsigmoid_cpu with alpha 1/6 and beta 1/2, its output read only by a mul_cpu of it and its own input (x * hardsigmoid(x), how opset 13 exports HardSwish: MobileNetV3): one hardswish_cpu. */
+static ln_list *cb_hardswish_2(const ln_context *ctx, const ln_list *win_ops,
+                               size_t win_size, int *match)
+{
+    const ln_op *op0, *op1;
+    ln_list *ops = NULL, *tin, *tout, *params;
+    const ln_list *l;
+    size_t i;
+
+    *match = 0;
+    if (win_size < 2)
+        return NULL;
+    op0 = win_ops->data;
+    op1 = win_ops->next->data;
+    if (!ln_streq(op0->op_arg->optype, "hardsigmoid_cpu") ||
+        !ln_streq(op1->op_arg->optype, "mul_cpu"))
+        return NULL;
+    if (!(ln_streq(ln_tensor_list_find_name(op1->op_arg->tensors_in, "src1"),
+                 ln_tensor_list_find_name(op0->op_arg->tensors_out, "dst")) &&
+          ln_streq(ln_tensor_list_find_name(op1->op_arg->tensors_in, "src2"),
+                 ln_tensor_list_find_name(op0->op_arg->tensors_in, "src")) &&
+          ln_dfg_num_readers(ctx->dfg,
+                           ln_tensor_list_find_name(op0->op_arg->tensors_out, "dst")) == 1 &&
+          (!ln_op_param(op0->op_arg, "alpha") ||
+         ln_op_param(op0->op_arg, "alpha")->value_double > 0.1666666) &&
+          ln_op_param(op0->op_arg, "alpha") &&
+          ln_op_param(op0->op_arg, "alpha")->value_double < 0.1666667 &&
+          (!ln_op_param(op0->op_arg, "beta") ||
+         ln_op_param(op0->op_arg, "beta")->value_double == 0.5)))
+        return NULL;
+
+    tin = ln_tensor_list_append(NULL, "src",
+                        ln_tensor_list_find_name(op0->op_arg->tensors_in, "src"));
+    tout = ln_tensor_list_append(NULL, "dst",
+                        ln_tensor_list_find_name(op1->op_arg->tensors_out, "dst"));
+    params = NULL;
+    ops = ln_list_append(ops, new_op("hardswish_cpu", op0->op_arg->name, tin, tout, params,
+                                       op0->op_arg->tensor_table));
+    /* the rest of the window stays as it is */
+    for (l = win_ops->next->next, i = 2; l && i < win_size; l = l->next, i++)
+        ops = ln_list_append(ops, ln_op_copy(l->data));
+    *match = 1;
+    return ops;
+}
+#endif
+
 ln_combiner_func ln_combiner_funcs_cpu[] = {
 #ifndef LN_OP_STRIP_relu
     cb_relu_relu,
@@ -544,6 +639,12 @@ ln_combiner_func ln_combiner_funcs_cpu[] = {
 #endif
 #if !(defined(LN_OP_STRIP_gemm) || defined(LN_OP_STRIP_leakyrelu))
     cb_gemm_leakyrelu,
+#endif
+#if !(defined(LN_OP_STRIP_hardsigmoid) || defined(LN_OP_STRIP_hardswish) || defined(LN_OP_STRIP_mul))
+    cb_hardswish_1,
+#endif
+#if !(defined(LN_OP_STRIP_hardsigmoid) || defined(LN_OP_STRIP_hardswish) || defined(LN_OP_STRIP_mul))
+    cb_hardswish_2,
 #endif
     NULL
 };

@@ -75,3 +75,18 @@ save("conv1d_audio",
      {"w1": f32(8, 4, 3), "b1": f32(8), "s": f32(8) + 1.5, "bb": f32(8), "m": f32(8),
       "v": np.abs(f32(8)) + 0.5, "w2": f32(6, 4, 5), "wt": f32(6, 3, 4), "w3": f32(5, 3, 3)},
      [2, 4, 40], [2, 5, 1])
+
+# HardSwish as opset 13 exports it (MobileNetV3): x * HardSigmoid(x) with
+# alpha 1/6, beta 1/2, both operand orders; the combiner makes each one
+# hardswish (a HardSigmoid of other alpha stays as it is)
+save("hardswish_opset13",
+     [helper.make_node("Conv", ["x", "w1"], ["c1"], kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+      helper.make_node("HardSigmoid", ["c1"], ["h1"], alpha=1.0 / 6, beta=0.5),
+      helper.make_node("Mul", ["c1", "h1"], ["m1"]),
+      helper.make_node("Conv", ["m1", "w2"], ["c2"], kernel_shape=[1, 1]),
+      helper.make_node("HardSigmoid", ["c2"], ["h2"], alpha=1.0 / 6, beta=0.5),
+      helper.make_node("Mul", ["h2", "c2"], ["m2"]),
+      helper.make_node("HardSigmoid", ["m2"], ["h3"], alpha=0.2, beta=0.5),
+      helper.make_node("Mul", ["m2", "h3"], ["y"])],
+     {"w1": f32(8, 3, 3, 3), "w2": f32(6, 8, 1, 1)},
+     [1, 3, 10, 10], [1, 6, 10, 10])
