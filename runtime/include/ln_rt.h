@@ -639,6 +639,48 @@ void ln_rt_dequantize_u8(const ln_rt_quant_args *a, const uint8_t *x, const floa
 void ln_rt_dequantize_s32(const ln_rt_quant_args *a, const int32_t *x, const float *scale,
                           const int32_t *zero_point, float *y);
 
+/* ---- recurrent networks (ONNX LSTM, GRU, RNN) ----------------------------
+ * x [seq][batch][input] (layout 0) or [batch][seq][input] (layout 1);
+ * weight [dirs][gates*hidden][input], recurrence [dirs][gates*hidden][hidden],
+ * bias [dirs][2*gates*hidden] (input then recurrence biases) or NULL; gate
+ * order LSTM i o f c, GRU z r h; seq_lens [batch] or NULL (all seq);
+ * initial h (and c) [dirs][batch][hidden] or NULL (zeros); peephole
+ * [dirs][3*hidden] (i o f) or NULL.  Outputs, each may be NULL: y
+ * [seq][dirs][batch][hidden] (layout 1: [batch][seq][dirs][hidden]), zero
+ * past a sequence's length; y_h, y_c [dirs][batch][hidden] (layout 1:
+ * [batch][dirs][hidden]), the last valid state.  Activations per
+ * direction: f, g, h (LSTM), f, g (GRU), f (RNN). */
+typedef enum ln_rt_rnn_act {
+    LN_RT_RNN_SIGMOID,
+    LN_RT_RNN_TANH,
+    LN_RT_RNN_RELU
+} ln_rt_rnn_act;
+
+typedef struct ln_rt_rnn_args {
+    int32_t seq, batch, input, hidden;
+    int32_t dirs;                   /* 1 or 2 */
+    int32_t reverse;                /* one direction, walked backwards */
+    int32_t layout;                 /* 0 or 1 */
+    int32_t act[6];                 /* ln_rt_rnn_act: 3 per direction */
+    float clip;                     /* > 0: gate inputs clipped to [-clip, clip] */
+    int32_t linear_before_reset;    /* GRU */
+    int32_t input_forget;           /* LSTM: f = 1 - i */
+} ln_rt_rnn_args;
+
+size_t ln_rt_lstm_f32_scratch_size(const ln_rt_rnn_args *a);
+void ln_rt_lstm_f32(const ln_rt_rnn_args *a, const float *x, const float *weight,
+                    const float *recurrence, const float *bias, const int32_t *seq_lens,
+                    const float *initial_h, const float *initial_c, const float *peephole,
+                    float *y, float *y_h, float *y_c, void *scratch);
+size_t ln_rt_gru_f32_scratch_size(const ln_rt_rnn_args *a);
+void ln_rt_gru_f32(const ln_rt_rnn_args *a, const float *x, const float *weight,
+                   const float *recurrence, const float *bias, const int32_t *seq_lens,
+                   const float *initial_h, float *y, float *y_h, void *scratch);
+size_t ln_rt_rnn_f32_scratch_size(const ln_rt_rnn_args *a);
+void ln_rt_rnn_f32(const ln_rt_rnn_args *a, const float *x, const float *weight,
+                   const float *recurrence, const float *bias, const int32_t *seq_lens,
+                   const float *initial_h, float *y, float *y_h, void *scratch);
+
 #ifdef __cplusplus
 }
 #endif

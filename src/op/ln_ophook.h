@@ -127,6 +127,11 @@ void ln_ophook_copy(const ln_tensor *src, ln_tensor *dst);
 /* quantize_linear / dequantize_linear: [outer][len][inner] around 'axis'
  * for a per-axis scale, one run for a per-tensor one */
 void ln_ophook_quant_args(const ln_op_arg *op_arg, ln_rt_quant_args *a);
+/* lstm / gru / rnn */
+int ln_ophook_rnn_y_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
+int ln_ophook_rnn_state_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
+ln_bool ln_ophook_rnn_acts_ok(const ln_op_arg *op_arg);
+void ln_ophook_rnn_args(const ln_op_arg *op_arg, ln_rt_rnn_args *a);
 
 LN_CPPEND
 #endif

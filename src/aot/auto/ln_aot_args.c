@@ -594,6 +594,50 @@ static void print_ln_rt_quant_args(ln_aot_buf *b, const void *p)
     ln_aot_buf_putc(b, '}');
 }
 
+static void print_ln_rt_rnn_act(ln_aot_buf *b, const void *p)
+{
+    const ln_rt_rnn_act *v = p;
+
+    switch (*v) {
+    case LN_RT_RNN_SIGMOID:
+        ln_aot_buf_puts(b, "LN_RT_RNN_SIGMOID");
+        return;
+    case LN_RT_RNN_TANH:
+        ln_aot_buf_puts(b, "LN_RT_RNN_TANH");
+        return;
+    case LN_RT_RNN_RELU:
+        ln_aot_buf_puts(b, "LN_RT_RNN_RELU");
+        return;
+    }
+    ln_aot_buf_printf(b, "(ln_rt_rnn_act)%d", (int)*v);
+}
+
+static void print_ln_rt_rnn_args(ln_aot_buf *b, const void *p)
+{
+    const ln_rt_rnn_args *v = p;
+    int n;
+
+    ln_aot_buf_printf(b, "{.seq = %ld", (long)v->seq);
+    ln_aot_buf_printf(b, ", .batch = %ld", (long)v->batch);
+    ln_aot_buf_printf(b, ", .input = %ld", (long)v->input);
+    ln_aot_buf_printf(b, ", .hidden = %ld", (long)v->hidden);
+    ln_aot_buf_printf(b, ", .dirs = %ld", (long)v->dirs);
+    ln_aot_buf_printf(b, ", .reverse = %ld", (long)v->reverse);
+    ln_aot_buf_printf(b, ", .layout = %ld", (long)v->layout);
+    n = (int)(sizeof v->act / sizeof v->act[0]);
+    while (n > 1 && v->act[n - 1] == 0)
+        n--;
+    ln_aot_buf_puts(b, ", .act = {");
+    for (int i = 0; i < n; i++)
+        ln_aot_buf_printf(b, "%s%ld", i ? ", " : "", (long)v->act[i]);
+    ln_aot_buf_putc(b, '}');
+    ln_aot_buf_puts(b, ", .clip = ");
+    ln_aot_buf_float(b, v->clip);
+    ln_aot_buf_printf(b, ", .linear_before_reset = %ld", (long)v->linear_before_reset);
+    ln_aot_buf_printf(b, ", .input_forget = %ld", (long)v->input_forget);
+    ln_aot_buf_putc(b, '}');
+}
+
 static const struct rt_type {
     const char *name;
     size_t size;
@@ -624,6 +668,8 @@ static const struct rt_type {
     {"ln_rt_s8_pool_args", sizeof(ln_rt_s8_pool_args), 1, print_ln_rt_s8_pool_args},
     {"ln_rt_s8_binary_args", sizeof(ln_rt_s8_binary_args), 1, print_ln_rt_s8_binary_args},
     {"ln_rt_quant_args", sizeof(ln_rt_quant_args), 1, print_ln_rt_quant_args},
+    {"ln_rt_rnn_act", sizeof(ln_rt_rnn_act), 0, print_ln_rt_rnn_act},
+    {"ln_rt_rnn_args", sizeof(ln_rt_rnn_args), 1, print_ln_rt_rnn_args},
 };
 
 static const char *const status_kernels[] = {

@@ -32,7 +32,7 @@ def save(name, nodes, inits, x_shape, y_shape):
         nodes, name, [helper.make_tensor_value_info("x", TensorProto.FLOAT, x_shape)],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, y_shape)],
         [numpy_helper.from_array(v, k) for k, v in inits.items()])
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)],
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 14)],
                           producer_name="lightnet-patterns")
     m.ir_version = 8
     onnx.checker.check_model(m, full_check=True)
@@ -90,3 +90,27 @@ save("hardswish_opset13",
       helper.make_node("Mul", ["m2", "h3"], ["y"])],
      {"w1": f32(8, 3, 3, 3), "w2": f32(6, 8, 1, 1)},
      [1, 3, 10, 10], [1, 6, 10, 10])
+
+# Recurrent layers (keyword spotters, voice activity detectors): a
+# bidirectional GRU with linear_before_reset, biases, an initial state and
+# per-sequence lengths; a reverse LSTM with peepholes and initial h and c,
+# read through Y_h (ONNX Runtime has no layout 1, so no reference for it
+# here); an RNN with ReLU
+H = 8
+save("gru_bidirectional",
+     [helper.make_node("GRU", ["x", "gw", "gr", "gb", "sl", "gh"], ["y"], hidden_size=H,
+                       direction="bidirectional", linear_before_reset=1)],
+     {"gw": f32(2, 3 * H, 10), "gr": f32(2, 3 * H, H), "gb": f32(2, 6 * H),
+      "sl": np.array([20, 13], np.int32), "gh": f32(2, 2, H)},
+     [20, 2, 10], [20, 2, 2, H])
+save("lstm_reverse_peephole",
+     [helper.make_node("LSTM", ["x", "lw", "lr", "lb", "", "lh", "lc", "lp"], ["", "y"],
+                       hidden_size=5, direction="reverse")],
+     {"lw": f32(1, 20, 6), "lr": f32(1, 20, 5), "lb": f32(1, 40), "lh": f32(1, 2, 5),
+      "lc": f32(1, 2, 5), "lp": f32(1, 15)},
+     [15, 2, 6], [1, 2, 5])
+save("rnn_relu",
+     [helper.make_node("RNN", ["x", "rw", "rr", "rb"], ["y"], hidden_size=6,
+                       activations=["Relu"])],
+     {"rw": f32(1, 6, 4) * 0.5, "rr": f32(1, 6, 6) * 0.5, "rb": f32(1, 12)},
+     [10, 3, 4], [10, 1, 3, 6])
