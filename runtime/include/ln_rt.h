@@ -681,6 +681,39 @@ void ln_rt_rnn_f32(const ln_rt_rnn_args *a, const float *x, const float *weight,
                    const float *recurrence, const float *bias, const int32_t *seq_lens,
                    const float *initial_h, float *y, float *y_h, void *scratch);
 
+/* ---- integer and bool elementwise (numpy broadcasting, ln_rt_bcast_args)
+ * Integer add/sub/mul wrap; comparisons write bool (uint8 0 or 1). */
+void ln_rt_add_s32(const ln_rt_bcast_args *a, const int32_t *x0, const int32_t *x1, int32_t *y);
+void ln_rt_sub_s32(const ln_rt_bcast_args *a, const int32_t *x0, const int32_t *x1, int32_t *y);
+void ln_rt_mul_s32(const ln_rt_bcast_args *a, const int32_t *x0, const int32_t *x1, int32_t *y);
+void ln_rt_min_s32(const ln_rt_bcast_args *a, const int32_t *x0, const int32_t *x1, int32_t *y);
+void ln_rt_max_s32(const ln_rt_bcast_args *a, const int32_t *x0, const int32_t *x1, int32_t *y);
+void ln_rt_add_s64(const ln_rt_bcast_args *a, const int64_t *x0, const int64_t *x1, int64_t *y);
+void ln_rt_sub_s64(const ln_rt_bcast_args *a, const int64_t *x0, const int64_t *x1, int64_t *y);
+void ln_rt_mul_s64(const ln_rt_bcast_args *a, const int64_t *x0, const int64_t *x1, int64_t *y);
+void ln_rt_min_s64(const ln_rt_bcast_args *a, const int64_t *x0, const int64_t *x1, int64_t *y);
+void ln_rt_max_s64(const ln_rt_bcast_args *a, const int64_t *x0, const int64_t *x1, int64_t *y);
+void ln_rt_equal_f32(const ln_rt_bcast_args *a, const float *x0, const float *x1, uint8_t *y);
+void ln_rt_greater_f32(const ln_rt_bcast_args *a, const float *x0, const float *x1, uint8_t *y);
+void ln_rt_less_f32(const ln_rt_bcast_args *a, const float *x0, const float *x1, uint8_t *y);
+void ln_rt_greater_or_equal_f32(const ln_rt_bcast_args *a, const float *x0, const float *x1, uint8_t *y);
+void ln_rt_less_or_equal_f32(const ln_rt_bcast_args *a, const float *x0, const float *x1, uint8_t *y);
+void ln_rt_equal_s32(const ln_rt_bcast_args *a, const int32_t *x0, const int32_t *x1, uint8_t *y);
+void ln_rt_greater_s32(const ln_rt_bcast_args *a, const int32_t *x0, const int32_t *x1, uint8_t *y);
+void ln_rt_less_s32(const ln_rt_bcast_args *a, const int32_t *x0, const int32_t *x1, uint8_t *y);
+void ln_rt_greater_or_equal_s32(const ln_rt_bcast_args *a, const int32_t *x0, const int32_t *x1, uint8_t *y);
+void ln_rt_less_or_equal_s32(const ln_rt_bcast_args *a, const int32_t *x0, const int32_t *x1, uint8_t *y);
+void ln_rt_equal_s64(const ln_rt_bcast_args *a, const int64_t *x0, const int64_t *x1, uint8_t *y);
+void ln_rt_greater_s64(const ln_rt_bcast_args *a, const int64_t *x0, const int64_t *x1, uint8_t *y);
+void ln_rt_less_s64(const ln_rt_bcast_args *a, const int64_t *x0, const int64_t *x1, uint8_t *y);
+void ln_rt_greater_or_equal_s64(const ln_rt_bcast_args *a, const int64_t *x0, const int64_t *x1, uint8_t *y);
+void ln_rt_less_or_equal_s64(const ln_rt_bcast_args *a, const int64_t *x0, const int64_t *x1, uint8_t *y);
+void ln_rt_equal_b8(const ln_rt_bcast_args *a, const uint8_t *x0, const uint8_t *x1, uint8_t *y);
+void ln_rt_and_b8(const ln_rt_bcast_args *a, const uint8_t *x0, const uint8_t *x1, uint8_t *y);
+void ln_rt_or_b8(const ln_rt_bcast_args *a, const uint8_t *x0, const uint8_t *x1, uint8_t *y);
+void ln_rt_xor_b8(const ln_rt_bcast_args *a, const uint8_t *x0, const uint8_t *x1, uint8_t *y);
+void ln_rt_not_b8(const uint8_t *x, uint8_t *y, size_t n);
+
 #ifdef __cplusplus
 }
 #endif

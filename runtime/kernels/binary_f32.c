@@ -58,9 +58,8 @@ static int bc_make(const ln_rt_bcast_args *a, bc_plan *p)
     return 1;
 }
 
-#define LN_RT_BINARY(NAME, EXPR)                                             \
-void ln_rt_##NAME##_f32(const ln_rt_bcast_args *a, const float *x0,          \
-                        const float *x1, float *y)                           \
+#define LN_RT_BINARY_T(FN, TI, TO, EXPR)                                     \
+void FN(const ln_rt_bcast_args *a, const TI *x0, const TI *x1, TO *y)        \
 {                                                                            \
     bc_plan p;                                                               \
     int32_t cnt[LN_RT_MAX_DIMS] = {0};                                       \
@@ -71,26 +70,27 @@ void ln_rt_##NAME##_f32(const ln_rt_bcast_args *a, const float *x0,          \
         return;                                                              \
     len = p.dims[0];                                                         \
     for (;;) {                                                               \
-        const float *pa = x0 + ia, *pb = x1 + ib;                            \
+        const TI *pa = x0 + ia, *pb = x1 + ib;                               \
         if (p.sa[0] && p.sb[0]) {                                            \
             for (i = 0; i < len; i++) {                                      \
-                float u = pa[i], v = pb[i];                                  \
+                TI u = pa[i], v = pb[i];                                     \
                 y[i] = (EXPR);                                               \
             }                                                                \
         } else if (p.sa[0]) {                                                \
-            float v = pb[0];                                                 \
+            TI v = pb[0];                                                    \
             for (i = 0; i < len; i++) {                                      \
-                float u = pa[i];                                             \
+                TI u = pa[i];                                                \
                 y[i] = (EXPR);                                               \
             }                                                                \
         } else if (p.sb[0]) {                                                \
-            float u = pa[0];                                                 \
+            TI u = pa[0];                                                    \
             for (i = 0; i < len; i++) {                                      \
-                float v = pb[i];                                             \
+                TI v = pb[i];                                                \
                 y[i] = (EXPR);                                               \
             }                                                                \
         } else {                                                             \
-            float u = pa[0], v = pb[0], r = (EXPR);                          \
+            TI u = pa[0], v = pb[0];                                         \
+            TO r = (EXPR);                                                   \
             for (i = 0; i < len; i++)                                        \
                 y[i] = r;                                                    \
         }                                                                    \
@@ -109,6 +109,8 @@ void ln_rt_##NAME##_f32(const ln_rt_bcast_args *a, const float *x0,          \
     }                                                                        \
 }
 
+#define LN_RT_BINARY(NAME, EXPR) LN_RT_BINARY_T(ln_rt_##NAME##_f32, float, float, EXPR)
+
 LN_RT_BINARY(add, u + v)
 LN_RT_BINARY(sub, u - v)
 LN_RT_BINARY(mul, u * v)
@@ -117,6 +119,39 @@ LN_RT_BINARY(min, u < v ? u : v)
 LN_RT_BINARY(max, u > v ? u : v)
 LN_RT_BINARY(pow, powf(u, v))
 LN_RT_BINARY(prelu, u < 0.0f ? u * v : u)
+
+/* integer arithmetic (wrapping as the unsigned types do: no UB) */
+#define LN_RT_INT_ARITH(T, U, S)                                                 \
+    LN_RT_BINARY_T(ln_rt_add_##S, T, T, (T)((U)u + (U)v))                        \
+    LN_RT_BINARY_T(ln_rt_sub_##S, T, T, (T)((U)u - (U)v))                        \
+    LN_RT_BINARY_T(ln_rt_mul_##S, T, T, (T)((U)u * (U)v))                        \
+    LN_RT_BINARY_T(ln_rt_min_##S, T, T, u < v ? u : v)                           \
+    LN_RT_BINARY_T(ln_rt_max_##S, T, T, u > v ? u : v)
+LN_RT_INT_ARITH(int32_t, uint32_t, s32)
+LN_RT_INT_ARITH(int64_t, uint64_t, s64)
+
+/* comparisons: bool (uint8 0/1) out */
+#define LN_RT_COMPARE(T, S)                                                      \
+    LN_RT_BINARY_T(ln_rt_equal_##S, T, uint8_t, (uint8_t)(u == v))               \
+    LN_RT_BINARY_T(ln_rt_greater_##S, T, uint8_t, (uint8_t)(u > v))              \
+    LN_RT_BINARY_T(ln_rt_less_##S, T, uint8_t, (uint8_t)(u < v))                 \
+    LN_RT_BINARY_T(ln_rt_greater_or_equal_##S, T, uint8_t, (uint8_t)(u >= v))    \
+    LN_RT_BINARY_T(ln_rt_less_or_equal_##S, T, uint8_t, (uint8_t)(u <= v))
+LN_RT_COMPARE(float, f32)
+LN_RT_COMPARE(int32_t, s32)
+LN_RT_COMPARE(int64_t, s64)
+LN_RT_BINARY_T(ln_rt_equal_b8, uint8_t, uint8_t, (uint8_t)(u == v))
+
+/* logic on bool */
+LN_RT_BINARY_T(ln_rt_and_b8, uint8_t, uint8_t, (uint8_t)(u && v))
+LN_RT_BINARY_T(ln_rt_or_b8, uint8_t, uint8_t, (uint8_t)(u || v))
+LN_RT_BINARY_T(ln_rt_xor_b8, uint8_t, uint8_t, (uint8_t)(!u != !v))
+
+void ln_rt_not_b8(const uint8_t *x, uint8_t *y, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        y[i] = (uint8_t)!x[i];
+}
 
 /* y = the mean of count tensors of n elements each (ONNX Mean, equal shapes) */
 void ln_rt_mean_f32(const void *const *x, size_t count, float *y, size_t n)

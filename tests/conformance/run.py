@@ -391,6 +391,11 @@ def main():
 
     if args.update_subset:
         update_subset(node_dir, results, tests, frozen, os.path.join(build, "onnx-frozen"))
+    # the last line, for scripts
+    print("\nconformance: %d passed, %d failed (%d known); %d rejected, %d unsupported, "
+          "%d not run; ln-aot + cc: %d passed, %d failed"
+          % (total["PASS"], total["FAIL"], total["KNOWN"], total["REJECTED"], total["UNSUPPORTED"],
+             total["NOTRUN"], aot_counts["pass"] if aot else 0, aot_counts["fail"] if aot else 0))
     sys.exit(1 if total["FAIL"] or model_fail else 0)
 
 

@@ -5,12 +5,37 @@
 #include "ln_ophook.h"
 #include "ln_opregistry.h"
 
-#if !(defined(LN_OP_STRIP_add) && defined(LN_OP_STRIP_div) && defined(LN_OP_STRIP_max) && \
-      defined(LN_OP_STRIP_min) && defined(LN_OP_STRIP_mul) && defined(LN_OP_STRIP_pow) && \
-      defined(LN_OP_STRIP_sub))
-/* What the pre_runs of add, add_cpu, div, div_cpu, max, max_cpu, min, min_cpu, mul, mul_cpu, pow, pow_cpu, sub, sub_cpu have in common: the checks, the outputs. */
+#if !(defined(LN_OP_STRIP_add) && defined(LN_OP_STRIP_max) && defined(LN_OP_STRIP_min) && \
+      defined(LN_OP_STRIP_mul) && defined(LN_OP_STRIP_sub))
+/* What the pre_runs of add, add_cpu, max, max_cpu, min, min_cpu, mul, mul_cpu, sub, sub_cpu have in common: the checks, the outputs. */
 
 static int add_check(ln_op_arg *op_arg)
+{
+    ln_tensor_entry *src1_te;
+    ln_tensor_entry *src2_te;
+    const char *dst_name;
+    int dst_ndim;
+    int dst_dims[LN_MAXDIM];
+
+    LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_EQ, 2));
+    LN_OPCK(ln_opck_tensor_in_exist(op_arg, "src1", &src1_te));
+    LN_OPCK(ln_opck_tensor_dtype_in(op_arg, "src1", src1_te, (1u << LN_DTYPE_FLOAT32) | (1u << LN_DTYPE_INT32) | (1u << LN_DTYPE_INT64)));
+    LN_OPCK(ln_opck_tensor_in_exist(op_arg, "src2", &src2_te));
+    LN_OPCK(ln_opck_tensor_dtype_in(op_arg, "src2", src2_te, (1u << LN_DTYPE_FLOAT32) | (1u << LN_DTYPE_INT32) | (1u << LN_DTYPE_INT64)));
+    LN_OPCK(ln_opck_tensor_same_dtype(op_arg, "src2", src2_te, "src1", src1_te));
+    LN_OPCK(ln_opck_tensors_out_len(op_arg, LN_CMP_EQ, 1));
+    LN_OPCK(ln_opck_tensor_out_new(op_arg, "dst", &dst_name));
+    LN_OPCK(ln_ophook_add_dst_shape(op_arg, &dst_ndim, dst_dims));
+
+    ln_op_output_create(op_arg, dst_name, src1_te->tensor->dtype, dst_ndim, dst_dims, 0);
+    return 0;
+}
+#endif
+
+#if !(defined(LN_OP_STRIP_div) && defined(LN_OP_STRIP_pow))
+/* What the pre_runs of div, div_cpu, pow, pow_cpu have in common: the checks, the outputs. */
+
+static int div_check(ln_op_arg *op_arg)
 {
     ln_tensor_entry *src1_te;
     ln_tensor_entry *src2_te;
@@ -33,10 +58,34 @@ static int add_check(ln_op_arg *op_arg)
 }
 #endif
 
-#if !(defined(LN_OP_STRIP_add) && defined(LN_OP_STRIP_div) && defined(LN_OP_STRIP_max) && \
-      defined(LN_OP_STRIP_min) && defined(LN_OP_STRIP_mul) && defined(LN_OP_STRIP_pow) && \
-      defined(LN_OP_STRIP_sub))
-/* What the run() of add_cpu, div_cpu, max_cpu, min_cpu, mul_cpu, pow_cpu, sub_cpu needs, computed once by pre_run. */
+#if !(defined(LN_OP_STRIP_div) && defined(LN_OP_STRIP_pow))
+/* What the run() of div_cpu, pow_cpu needs, computed once by pre_run. */
+struct div_cpu_priv {
+    ln_rt_bcast_args bcast;
+};
+
+/* The private struct field by field, for ln-aot (ln_opregistry_aot). */
+const ln_opregistry_aot_field ln_opimpl_div_cpu_aot_priv[] = {
+    {"bcast", "ln_rt_bcast_args", offsetof(struct div_cpu_priv, bcast)},
+    {NULL, NULL, 0}
+};
+
+static int div_cpu_pre_run(ln_op_arg *op_arg)
+{
+    struct div_cpu_priv *priv;
+
+    LN_OPCK(div_check(op_arg));
+
+    priv = ln_alloc(sizeof *priv);
+    ln_ophook_add_bcast(op_arg, &priv->bcast);
+    op_arg->priv = priv;
+    return 0;
+}
+#endif
+
+#if !(defined(LN_OP_STRIP_add) && defined(LN_OP_STRIP_max) && defined(LN_OP_STRIP_min) && \
+      defined(LN_OP_STRIP_mul) && defined(LN_OP_STRIP_sub))
+/* What the run() of add_cpu, max_cpu, min_cpu, mul_cpu, sub_cpu needs, computed once by pre_run. */
 struct add_cpu_priv {
     ln_rt_bcast_args bcast;
 };
@@ -71,7 +120,7 @@ ln_op ln_opimpl_add = {
 
 /* ---- add_cpu (arch cpu): add for arch cpu */
 
-/* ln-aot emits: ln_rt_add_f32(&${bcast}, ${src1}, ${src2}, ${dst}); */
+/* ln-aot emits: ln_rt_add_${src1.type}(&${bcast}, ${src1}, ${src2}, ${dst}); */
 static int add_cpu_run(ln_op_arg *op_arg)
 {
     const struct add_cpu_priv *priv = op_arg->priv;
@@ -80,7 +129,12 @@ static int add_cpu_run(ln_op_arg *op_arg)
     ln_tensor *dst = ln_op_tensor_out(op_arg, "dst")->tensor;
     const ln_rt_bcast_args *bcast = &priv->bcast;
 
-    ln_rt_add_f32(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_FLOAT32)
+        ln_rt_add_f32(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_INT32)
+        ln_rt_add_s32(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_INT64)
+        ln_rt_add_s64(bcast, src1->data, src2->data, dst->data);
     return 0;
 }
 
@@ -96,7 +150,7 @@ ln_op ln_opimpl_add_cpu = {
 /* ---- div (arch none): Elementwise division with numpy broadcasting: dst = src1 / src2. */
 
 ln_op ln_opimpl_div = {
-    .op_arg = &(ln_op_arg){.optype = "div", .arch = "none"}, .pre_run = add_check,
+    .op_arg = &(ln_op_arg){.optype = "div", .arch = "none"}, .pre_run = div_check,
     .post_run = ln_op_post_run_outputs, .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst",
     .mem_in = "src1"};
 
@@ -105,7 +159,7 @@ ln_op ln_opimpl_div = {
 /* ln-aot emits: ln_rt_div_f32(&${bcast}, ${src1}, ${src2}, ${dst}); */
 static int div_cpu_run(ln_op_arg *op_arg)
 {
-    const struct add_cpu_priv *priv = op_arg->priv;
+    const struct div_cpu_priv *priv = op_arg->priv;
     ln_tensor *src1 = ln_op_tensor_in(op_arg, "src1")->tensor;
     ln_tensor *src2 = ln_op_tensor_in(op_arg, "src2")->tensor;
     ln_tensor *dst = ln_op_tensor_out(op_arg, "dst")->tensor;
@@ -117,7 +171,7 @@ static int div_cpu_run(ln_op_arg *op_arg)
 
 ln_op ln_opimpl_div_cpu = {
     .op_arg = &(ln_op_arg){.optype = "div_cpu", .arch = "cpu"},
-    .pre_run = add_cpu_pre_run, .run = div_cpu_run, .post_run = ln_op_post_run_outputs,
+    .pre_run = div_cpu_pre_run, .run = div_cpu_run, .post_run = ln_op_post_run_outputs,
     .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst", .mem_in = "src1"};
 
 #endif /* LN_OP_STRIP_div */
@@ -133,7 +187,7 @@ ln_op ln_opimpl_max = {
 
 /* ---- max_cpu (arch cpu): max for arch cpu */
 
-/* ln-aot emits: ln_rt_max_f32(&${bcast}, ${src1}, ${src2}, ${dst}); */
+/* ln-aot emits: ln_rt_max_${src1.type}(&${bcast}, ${src1}, ${src2}, ${dst}); */
 static int max_cpu_run(ln_op_arg *op_arg)
 {
     const struct add_cpu_priv *priv = op_arg->priv;
@@ -142,7 +196,12 @@ static int max_cpu_run(ln_op_arg *op_arg)
     ln_tensor *dst = ln_op_tensor_out(op_arg, "dst")->tensor;
     const ln_rt_bcast_args *bcast = &priv->bcast;
 
-    ln_rt_max_f32(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_FLOAT32)
+        ln_rt_max_f32(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_INT32)
+        ln_rt_max_s32(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_INT64)
+        ln_rt_max_s64(bcast, src1->data, src2->data, dst->data);
     return 0;
 }
 
@@ -164,7 +223,7 @@ ln_op ln_opimpl_min = {
 
 /* ---- min_cpu (arch cpu): min for arch cpu */
 
-/* ln-aot emits: ln_rt_min_f32(&${bcast}, ${src1}, ${src2}, ${dst}); */
+/* ln-aot emits: ln_rt_min_${src1.type}(&${bcast}, ${src1}, ${src2}, ${dst}); */
 static int min_cpu_run(ln_op_arg *op_arg)
 {
     const struct add_cpu_priv *priv = op_arg->priv;
@@ -173,7 +232,12 @@ static int min_cpu_run(ln_op_arg *op_arg)
     ln_tensor *dst = ln_op_tensor_out(op_arg, "dst")->tensor;
     const ln_rt_bcast_args *bcast = &priv->bcast;
 
-    ln_rt_min_f32(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_FLOAT32)
+        ln_rt_min_f32(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_INT32)
+        ln_rt_min_s32(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_INT64)
+        ln_rt_min_s64(bcast, src1->data, src2->data, dst->data);
     return 0;
 }
 
@@ -195,7 +259,7 @@ ln_op ln_opimpl_mul = {
 
 /* ---- mul_cpu (arch cpu): mul for arch cpu */
 
-/* ln-aot emits: ln_rt_mul_f32(&${bcast}, ${src1}, ${src2}, ${dst}); */
+/* ln-aot emits: ln_rt_mul_${src1.type}(&${bcast}, ${src1}, ${src2}, ${dst}); */
 static int mul_cpu_run(ln_op_arg *op_arg)
 {
     const struct add_cpu_priv *priv = op_arg->priv;
@@ -204,7 +268,12 @@ static int mul_cpu_run(ln_op_arg *op_arg)
     ln_tensor *dst = ln_op_tensor_out(op_arg, "dst")->tensor;
     const ln_rt_bcast_args *bcast = &priv->bcast;
 
-    ln_rt_mul_f32(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_FLOAT32)
+        ln_rt_mul_f32(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_INT32)
+        ln_rt_mul_s32(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_INT64)
+        ln_rt_mul_s64(bcast, src1->data, src2->data, dst->data);
     return 0;
 }
 
@@ -220,7 +289,7 @@ ln_op ln_opimpl_mul_cpu = {
 /* ---- pow (arch none): Elementwise power with numpy broadcasting: dst = pow(src1, src2), float exponent. */
 
 ln_op ln_opimpl_pow = {
-    .op_arg = &(ln_op_arg){.optype = "pow", .arch = "none"}, .pre_run = add_check,
+    .op_arg = &(ln_op_arg){.optype = "pow", .arch = "none"}, .pre_run = div_check,
     .post_run = ln_op_post_run_outputs, .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst",
     .mem_in = "src1"};
 
@@ -229,7 +298,7 @@ ln_op ln_opimpl_pow = {
 /* ln-aot emits: ln_rt_pow_f32(&${bcast}, ${src1}, ${src2}, ${dst}); */
 static int pow_cpu_run(ln_op_arg *op_arg)
 {
-    const struct add_cpu_priv *priv = op_arg->priv;
+    const struct div_cpu_priv *priv = op_arg->priv;
     ln_tensor *src1 = ln_op_tensor_in(op_arg, "src1")->tensor;
     ln_tensor *src2 = ln_op_tensor_in(op_arg, "src2")->tensor;
     ln_tensor *dst = ln_op_tensor_out(op_arg, "dst")->tensor;
@@ -241,7 +310,7 @@ static int pow_cpu_run(ln_op_arg *op_arg)
 
 ln_op ln_opimpl_pow_cpu = {
     .op_arg = &(ln_op_arg){.optype = "pow_cpu", .arch = "cpu"},
-    .pre_run = add_cpu_pre_run, .run = pow_cpu_run, .post_run = ln_op_post_run_outputs,
+    .pre_run = div_cpu_pre_run, .run = pow_cpu_run, .post_run = ln_op_post_run_outputs,
     .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst", .mem_in = "src1"};
 
 #endif /* LN_OP_STRIP_pow */
@@ -257,7 +326,7 @@ ln_op ln_opimpl_sub = {
 
 /* ---- sub_cpu (arch cpu): sub for arch cpu */
 
-/* ln-aot emits: ln_rt_sub_f32(&${bcast}, ${src1}, ${src2}, ${dst}); */
+/* ln-aot emits: ln_rt_sub_${src1.type}(&${bcast}, ${src1}, ${src2}, ${dst}); */
 static int sub_cpu_run(ln_op_arg *op_arg)
 {
     const struct add_cpu_priv *priv = op_arg->priv;
@@ -266,7 +335,12 @@ static int sub_cpu_run(ln_op_arg *op_arg)
     ln_tensor *dst = ln_op_tensor_out(op_arg, "dst")->tensor;
     const ln_rt_bcast_args *bcast = &priv->bcast;
 
-    ln_rt_sub_f32(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_FLOAT32)
+        ln_rt_sub_f32(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_INT32)
+        ln_rt_sub_s32(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_INT64)
+        ln_rt_sub_s64(bcast, src1->data, src2->data, dst->data);
     return 0;
 }
 

@@ -5,7 +5,7 @@
 # strips every other one: LN_OP_STRIP_CFLAGS gets -DLN_OP_STRIP_<optype>.
 # Empty LN_OPS keeps everything.
 
-LN_OP_ALL := abs acos acosh add argmax argmin asin asinh atan atanh avgpool2d batchnorm cast celu clip concat conv2d conv_transpose2d cos cosh create depth_to_space dequantize_linear div dropout elu erf exp expand flatten gather gemm globalavgpool globalmaxpool gru hardsigmoid hardswish identity input instancenorm layernorm leakyrelu log logsoftmax lrn lstm matmul max maxpool2d mean min mul neg output pad pow prelu print quantize_linear reciprocal reduce_l1 reduce_l2 reduce_logsum reduce_logsumexp reduce_max reduce_mean reduce_min reduce_prod reduce_sum reduce_sumsquare relu reshape resize rnn round selu shrink sigmoid sign sin sinh slice softmax softplus softsign space_to_depth split sqrt squeeze sub tan tanh thresholdedrelu tile transpose unsqueeze
+LN_OP_ALL := abs acos acosh add and argmax argmin asin asinh atan atanh avgpool2d batchnorm cast celu clip concat conv2d conv_transpose2d cos cosh create depth_to_space dequantize_linear div dropout elu equal erf exp expand flatten gather gemm globalavgpool globalmaxpool greater greater_or_equal gru hardsigmoid hardswish identity input instancenorm layernorm leakyrelu less less_or_equal log logsoftmax lrn lstm matmul max maxpool2d mean min mul neg not or output pad pow prelu print quantize_linear reciprocal reduce_l1 reduce_l2 reduce_logsum reduce_logsumexp reduce_max reduce_mean reduce_min reduce_prod reduce_sum reduce_sumsquare relu reshape resize rnn round selu shrink sigmoid sign sin sinh slice softmax softplus softsign space_to_depth split sqrt squeeze sub tan tanh thresholdedrelu tile transpose unsqueeze xor
 LN_OP_CORE := create input output
 LN_OP_STRIP_CFLAGS :=
 
