@@ -534,6 +534,31 @@ sub dtype_c {
 # body of "static int <root>_check(op_arg, v, scratch_ok)", which ends by
 # copying the locals named in vals ([type, name] pairs) into *v: the ops
 # of one family that declare the same tensors and params share it.
+# Declarations of one type on one line, in order of first appearance
+# ("    ln_param_entry *a_pe, *b_pe;"), at most 90 columns.
+sub group_decls {
+    my ($decls) = @_;
+    my (@types, %names);
+    for my $l (split /\n/, $decls) {
+        my ($t, $n) = $l =~ /^    ((?:const )?[\w ]*?\w)\s*(\**\w+(?:\[[^\]]*\])?);$/;
+        if (!defined $t) {
+            push @types, "\0$l";
+            next;
+        }
+        push @types, $t if !$names{$t};
+        push @{ $names{$t} }, $n;
+    }
+    return join('', map { /^\0(.*)$/s ? "$1\n" : wrap("    $_ ", ', ', '', '        ', $names{$_}) . ";\n" } @types);
+}
+
+# "if (cond) check;", braces only for several checks
+sub checks_if {
+    my ($cond, @ck) = @_;
+    return '' if !@ck;
+    return "    if ($cond)\n        LN_OPCK($ck[0]);\n" if @ck == 1;
+    return "    if ($cond) {\n" . join('', map { "        LN_OPCK($_);\n" } @ck) . "    }\n";
+}
+
 sub pre_run_c {
     my ($d, $refs_pre, $priv_params, $statics, %o) = @_;
     my $o = $d->{optype};
@@ -601,14 +626,8 @@ sub pre_run_c {
             $body .= "        LN_OPCK($_);\n" for @vck;
             $body .= "    }\n";
         } elsif ($t->{optional}) {
-            $body .= "    ${a}_te = NULL;\n"
-                . "    if (ln_tensor_list_find_name(op_arg->tensors_in, \"$a\"))\n"
-                . "        LN_OPCK(ln_opck_tensor_in_exist(op_arg, \"$a\", &${a}_te));\n";
-            if (@ck) {
-                $body .= "    if (${a}_te) {\n";
-                $body .= "        LN_OPCK($_);\n" for @ck;
-                $body .= "    }\n";
-            }
+            $body .= "    LN_OPCK(ln_opck_tensor_in_opt(op_arg, \"$a\", &${a}_te));\n";
+            $body .= checks_if("${a}_te", @ck);
         } else {
             $body .= "    LN_OPCK(ln_opck_tensor_in_exist(op_arg, \"$a\", &${a}_te));\n";
             $body .= "    LN_OPCK($_);\n" for @ck;
@@ -651,11 +670,7 @@ sub pre_run_c {
         }
         if ($has_def) {
             $body .= "    LN_OPCK(ln_opck_param_type_if(op_arg, \"$a\", $ty, &${a}_pe));\n";
-            if (@ck) {
-                $body .= "    if (${a}_pe) {\n";
-                $body .= "        LN_OPCK($_);\n" for @ck;
-                $body .= "    }\n";
-            }
+            $body .= checks_if("${a}_pe", @ck);
         } else {
             $body .= "    LN_OPCK(ln_opck_param_exist(op_arg, \"$a\", $ty, &${a}_pe));\n";
             $body .= "    LN_OPCK($_);\n" for @ck;
@@ -806,12 +821,12 @@ sub pre_run_c {
         }
         $body .= "\n" if @{ $o{vals} };
         $body .= "    v->$_->[1] = $_->[1];\n" for @{ $o{vals} };
-        return ("$decls\n$body    return 0;\n", $need_string);
+        return (group_decls($decls) . "\n$body    return 0;\n", $need_string);
     }
     my ($rd, $rb) = pre_rest_c($d, $priv_params, '');
     $decls .= $rd;
     $body .= $rb;
-    return ("$decls\n$body    return 0;\n", $need_string);
+    return (group_decls($decls) . "\n$body    return 0;\n", $need_string);
 }
 
 # pre_run after the outputs: the private data run() needs and the kernel
@@ -1285,7 +1300,7 @@ for my $grp (@groups) {
         push @{ $users_of{$key} }, $o;
         $share_of{$o} = $users_of{$key}[0];
     }
-    for my $key (keys %users_of) {
+    for my $key (sort { $users_of{$a}[0] cmp $users_of{$b}[0] } keys %users_of) {
         my @u = @{ $users_of{$key} };
         next if @u < 2;
         my $first = $u[0];

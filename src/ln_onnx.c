@@ -233,25 +233,6 @@ static void import_chain(imp *im, const Onnx__NodeProto *node,
 }
 
 
-/* The dims of tensor name (not a constant), from pre_running the ops
- * imported so far; LN_FALSE when they are not known. */
-static ln_bool known_dims(imp *im, const char *name, int *ndim, int *dims)
-{
-    const dims_entry *d = ln_hash_find(im->shapes, name);
-
-    if (!d && im->shapes_ops != cJSON_GetArraySize(im->node_ops) + 1) {
-        cJSON *root = ln_onnx_ir_so_far(im);
-        ln_onnx_pre_run_ir(im, root, LN_FALSE);
-        cJSON_Delete(root);
-        im->shapes_ops = cJSON_GetArraySize(im->node_ops) + 1;
-        d = ln_hash_find(im->shapes, name);
-    }
-    if (!d)
-        return LN_FALSE;
-    *ndim = d->ndim;
-    memcpy(dims, d->dims, sizeof d->dims);
-    return LN_TRUE;
-}
 
 
 /*
@@ -290,7 +271,7 @@ static ln_bool try_eval(imp *im, const Onnx__NodeProto *node, const char *where)
                 e.ndim0 = t->ndim;
                 memcpy(e.dims0, t->dims, sizeof e.dims0);
             } else if (!ln_onnx_set_has(im->defined, in) ||
-                       !known_dims(im, in, &e.ndim0, e.dims0)) {
+                       !ln_onnx_known_dims(im, in, &e.ndim0, e.dims0)) {
                 missing = missing ? missing : in;
                 quiet = quiet || im->n_unsup || im->n_problems || !ln_onnx_set_has(im->defined, in);
             }
@@ -377,7 +358,7 @@ static ln_bool dropout_mask(imp *im, const Onnx__NodeProto *node, const char *o,
     if (x) {
         ndim = x->ndim;
         memcpy(dims, x->dims, sizeof dims);
-    } else if (!known_dims(im, node->input[0], &ndim, dims)) {
+    } else if (!ln_onnx_known_dims(im, node->input[0], &ndim, dims)) {
         return LN_FALSE;
     }
     m = ln_tensor_create_alloc(LN_DTYPE_BOOL, ndim, dims);
@@ -530,123 +511,6 @@ static void map_outputs(nodemap *m, const char *op_type)
     }
 }
 
-/* A tensor name no graph tensor has, from base. */
-static char *fresh_tensor(imp *im, const char *base)
-{
-    char *n = ln_strdup(base);
-
-    for (int i = 1; ln_onnx_set_has(im->defined, n) || ln_onnx_set_has(im->consumed, n); i++) {
-        ln_free(n);
-        n = ln_sprintf("%s_%d", base, i);
-    }
-    ln_onnx_set_add(im->defined, n);
-    return n;
-}
-
-static cJSON *find_item(cJSON *list, const char *arg_name)
-{
-    cJSON *x;
-
-    cJSON_ArrayForEach(x, list) {
-        cJSON *a = cJSON_GetObjectItemCaseSensitive(x, "arg_name");
-        if (cJSON_IsString(a) && ln_streq(a->valuestring, arg_name))
-            return x;
-    }
-    return NULL;
-}
-
-/* A view op (unsqueeze or squeeze of axis 2) from tensor src to dst. */
-static cJSON *axis2_view(imp *im, const char *optype, const char *opname, const char *src,
-                         const char *dst)
-{
-    char *base = ln_sprintf("%s_%s", opname, optype), *n = ln_onnx_op_name(im, base);
-    cJSON *op = ln_onnx_json_op(n, optype), *axes = cJSON_CreateArray();
-
-    cJSON_AddItemToArray(axes, cJSON_CreateNumber(2));
-    ln_onnx_op_add(op, "tensors_in", ln_onnx_json_tensor_ref("src", src));
-    ln_onnx_op_add(op, "tensors_out", ln_onnx_json_tensor_ref("dst", dst));
-    ln_onnx_op_add(op, "params", ln_onnx_json_param("axes", axes));
-    ln_free(base);
-    ln_free(n);
-    return op;
-}
-
-/* Is this Conv, ConvTranspose, MaxPool or AveragePool 1-D (a kernel of
- * one axis, or a rank-3 weight or input)? */
-static ln_bool is_1d(imp *im, const char *op_type, cJSON *op, const Onnx__NodeProto *node)
-{
-    cJSON *ks = find_item(cJSON_GetObjectItemCaseSensitive(op, "params"), "kernel_shape");
-    const ln_tensor *w;
-    int ndim, dims[LN_MAXDIM];
-
-    if (!ln_streq(op_type, "Conv") && !ln_streq(op_type, "ConvTranspose") &&
-        !ln_streq(op_type, "MaxPool") && !ln_streq(op_type, "AveragePool"))
-        return LN_FALSE;
-    if (ks && cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ks, "value")) > 0)
-        return cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ks, "value")) == 1;
-    if (node->n_input > 1 && (w = ln_hash_find(im->consts, node->input[1])))
-        return w->ndim == 3;
-    return node->n_input > 0 && known_dims(im, node->input[0], &ndim, dims) && ndim == 3;
-}
-
-/*
- * A 1-D convolution or pooling viewed as 2-D, which is exact: the input
- * (and a conv's weight) gets a size-1 axis 2, the op a kernel of height 1
- * (kernel_shape, strides, dilations, output_padding [v] -> [1, v], pads
- * [b, e] -> [0, b, 0, e], output_shape [l] -> [1, l]), and its output
- * loses the axis again.  The unsqueeze and squeeze are views (no copy).
- */
-static void view_1d_as_2d(imp *im, cJSON *op, const char *opname)
-{
-    static const char *const pair[] = {"kernel_shape", "stride", "dilation", "output_padding",
-                                       "output_shape", NULL};
-    cJSON *params = cJSON_GetObjectItemCaseSensitive(op, "params"), *x;
-    cJSON *tin = cJSON_GetObjectItemCaseSensitive(op, "tensors_in");
-    cJSON *tout = cJSON_GetObjectItemCaseSensitive(op, "tensors_out");
-
-    for (int i = 0; pair[i]; i++) {
-        cJSON *p = find_item(params, pair[i]), *v;
-        if (p && cJSON_IsArray(v = cJSON_GetObjectItemCaseSensitive(p, "value")) &&
-            cJSON_GetArraySize(v) == 1) {
-            double d[2] = {1, cJSON_GetArrayItem(v, 0)->valuedouble};
-            cJSON_ReplaceItemInObjectCaseSensitive(p, "value", cJSON_CreateDoubleArray(d, 2));
-        }
-    }
-    if ((x = find_item(params, "pads"))) {
-        cJSON *v = cJSON_GetObjectItemCaseSensitive(x, "value");
-        if (cJSON_IsArray(v) && cJSON_GetArraySize(v) == 2) {
-            double d[4] = {0, cJSON_GetArrayItem(v, 0)->valuedouble, 0,
-                           cJSON_GetArrayItem(v, 1)->valuedouble};
-            cJSON_ReplaceItemInObjectCaseSensitive(x, "value", cJSON_CreateDoubleArray(d, 4));
-        }
-    }
-    /* src, weight: through an unsqueeze; dst: from a squeeze */
-    cJSON_ArrayForEach(x, tin) {
-        const char *arg = cJSON_GetObjectItemCaseSensitive(x, "arg_name")->valuestring;
-        cJSON *nm = cJSON_GetObjectItemCaseSensitive(x, "name");
-        char *base, *t;
-        if (!ln_streq(arg, "src") && !ln_streq(arg, "weight"))
-            continue;
-        base = ln_sprintf("%s_2d", nm->valuestring);
-        t = fresh_tensor(im, base);
-        cJSON_AddItemToArray(im->node_ops, axis2_view(im, "unsqueeze", opname, nm->valuestring, t));
-        cJSON_ReplaceItemInObjectCaseSensitive(x, "name", cJSON_CreateString(t));
-        ln_free(base);
-        ln_free(t);
-    }
-    cJSON_ArrayForEach(x, tout) {
-        cJSON *nm = cJSON_GetObjectItemCaseSensitive(x, "name");
-        char *base = ln_sprintf("%s_2d", nm->valuestring), *t = fresh_tensor(im, base);
-        char *y = ln_strdup(nm->valuestring);
-        cJSON_ReplaceItemInObjectCaseSensitive(x, "name", cJSON_CreateString(t));
-        /* the op goes first, then the squeeze (map_node adds it after) */
-        im->pending = axis2_view(im, "squeeze", opname, t, y);
-        ln_free(base);
-        ln_free(t);
-        ln_free(y);
-    }
-}
-
 /* The op of a node its mapping e describes, added to the node ops. */
 static void map_node(imp *im, const Onnx__NodeProto *node, const ln_opregistry_onnx_entry *e,
                      const char *name, const char *where)
@@ -671,8 +535,8 @@ static void map_node(imp *im, const Onnx__NodeProto *node, const ln_opregistry_o
     map_inputs(&m);
     map_attrs(&m, op_type);
     map_outputs(&m, op_type);
-    if (is_1d(im, op_type, m.op, node))
-        view_1d_as_2d(im, m.op, name);
+    if (ln_onnx_is_1d(im, op_type, m.op, node))
+        ln_onnx_view_1d_as_2d(im, m.op, name);
     cJSON_AddItemToArray(im->node_ops, m.op);
     if (im->pending) {
         cJSON_AddItemToArray(im->node_ops, im->pending);

@@ -12,6 +12,7 @@
 #include "ln_datafile.h"
 #include "ln_rt.h"
 #include "op/auto/ln_opregistry.h"
+#include "ln_onnx.h"
 #include "ln_onnx_impl.h"
 
 #ifdef LN_HAVE_ONNX

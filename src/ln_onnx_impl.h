@@ -14,7 +14,7 @@
 #ifdef LN_HAVE_ONNX
 #include <stdint.h>
 #include <cjson/cJSON.h>
-#include "ln_onnx.h"
+#include "ln_serializer.h"
 #include "ln_tensor.h"
 #include "onnx.pb-c.h"
 
@@ -143,6 +143,13 @@ void ln_onnx_pre_run_ir(imp *im, const cJSON *root, ln_bool report);
 void ln_onnx_add_create_ops(imp *im, cJSON *ops);
 cJSON *ln_onnx_ir_so_far(imp *im);
 int ln_onnx_report(imp *im);
+/* The dims of tensor name (not a constant), from pre_running the ops
+ * imported so far; LN_FALSE when they are not known. */
+ln_bool ln_onnx_known_dims(imp *im, const char *name, int *ndim, int *dims);
+/* A 1-D Conv, ConvTranspose, MaxPool or AveragePool, and its op made the
+ * 2-D one on a size-1 axis (views around it). */
+ln_bool ln_onnx_is_1d(imp *im, const char *op_type, cJSON *op, const Onnx__NodeProto *node);
+void ln_onnx_view_1d_as_2d(imp *im, cJSON *op, const char *opname);
 
 #endif /* LN_HAVE_ONNX */
 #endif

@@ -510,3 +510,11 @@ int ln_op_add_scratch(ln_op_arg *op_arg, size_t size, ln_bool listed)
     ln_op_output_create(op_arg, name, LN_DTYPE_UINT8, 1, dims, 0);
     return 0;
 }
+
+int ln_opck_tensor_in_opt(const ln_op_arg *arg, const char *arg_name, ln_tensor_entry **te)
+{
+    *te = NULL;
+    if (!ln_tensor_list_find_name(arg->tensors_in, arg_name))
+        return 0;
+    return ln_opck_tensor_in_exist(arg, arg_name, te);
+}

@@ -138,6 +138,9 @@ int ln_opck_tensors_out_len(const ln_op_arg *arg, ln_cmp_op op, int n);
  * entry is returned through te.  Optional inputs: use ln_op_tensor_in. */
 int ln_opck_tensor_in_exist(const ln_op_arg *arg, const char *arg_name,
                             ln_tensor_entry **te);
+/* An optional input: *te NULL when the op does not list it, else as
+ * ln_opck_tensor_in_exist. */
+int ln_opck_tensor_in_opt(const ln_op_arg *arg, const char *arg_name, ln_tensor_entry **te);
 /* The output arg_name exists in tensors_out and its tensor name is not
  * defined yet (nor an input of this op); its name is returned. */
 int ln_opck_tensor_out_new(const ln_op_arg *arg, const char *arg_name,

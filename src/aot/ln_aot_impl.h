@@ -7,8 +7,10 @@
 #define LN_AOT_IMPL_H
 
 #include <stdio.h>
-#include "ln_aot.h"
+#include "ln_context.h"
 #include "ln_aot_buf.h"
+
+struct ln_aot_opts;
 
 #define LINE_BYTES 96   /* weight bytes per line of string literal (at most) */
 
@@ -27,7 +29,7 @@ typedef struct io {
 
 typedef struct emitter {
     ln_context *ctx;
-    const ln_aot_opts *o;
+    const struct ln_aot_opts *o;
     const char *name;
     char *up;               /* NAME upper-cased */
     ln_hash *idents;        /* every identifier emitted (owned keys) */

@@ -5,6 +5,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include "ln_aot.h"
 #include "ln_aot_impl.h"
 #include "auto/ln_aot_args.h"
 #include "op/auto/ln_opregistry.h"

@@ -14,13 +14,9 @@ struct argmax_vals {
 static int argmax_check(ln_op_arg *op_arg, struct argmax_vals *v, ln_bool scratch_ok)
 {
     ln_tensor_entry *src_te;
-    ln_param_entry *axis_pe;
-    ln_param_entry *keepdims_pe;
-    ln_param_entry *select_last_index_pe;
-    int select_last_index;
+    ln_param_entry *axis_pe, *keepdims_pe, *select_last_index_pe;
+    int select_last_index, dst_ndim, dst_dims[LN_MAXDIM];
     const char *dst_name;
-    int dst_ndim;
-    int dst_dims[LN_MAXDIM];
 
     (void)scratch_ok;
     LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_EQ, 1));

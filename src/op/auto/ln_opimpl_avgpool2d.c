@@ -12,17 +12,10 @@ static const char *const auto_pad_choices[] = {"NOTSET", "SAME_UPPER", "SAME_LOW
 static int avgpool2d_check(ln_op_arg *op_arg)
 {
     ln_tensor_entry *src_te;
-    ln_param_entry *kernel_shape_pe;
-    ln_param_entry *stride_pe;
-    ln_param_entry *dilation_pe;
-    ln_param_entry *pads_pe;
-    ln_param_entry *auto_pad_pe;
-    int auto_pad_index;
-    ln_param_entry *ceil_mode_pe;
-    ln_param_entry *count_include_pad_pe;
+    ln_param_entry *kernel_shape_pe, *stride_pe, *dilation_pe, *pads_pe, *auto_pad_pe,
+        *ceil_mode_pe, *count_include_pad_pe;
+    int auto_pad_index, dst_ndim, dst_dims[LN_MAXDIM];
     const char *dst_name;
-    int dst_ndim;
-    int dst_dims[LN_MAXDIM];
 
     LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_EQ, 1));
     LN_OPCK(ln_opck_tensor_in_exist(op_arg, "src", &src_te));
@@ -48,9 +41,8 @@ static int avgpool2d_check(ln_op_arg *op_arg)
     }
     auto_pad_index = 0;
     LN_OPCK(ln_opck_param_type_if(op_arg, "auto_pad", LN_PARAM_STRING, &auto_pad_pe));
-    if (auto_pad_pe) {
+    if (auto_pad_pe)
         LN_OPCK(ln_opck_param_string_in(op_arg, auto_pad_pe, auto_pad_choices, &auto_pad_index));
-    }
     LN_OPCK(ln_opck_param_type_if(op_arg, "ceil_mode", LN_PARAM_NUMBER, &ceil_mode_pe));
     if (ceil_mode_pe) {
         LN_OPCK(ln_opck_param_number(op_arg, ceil_mode_pe, LN_CMP_GE, 0));

@@ -12,22 +12,11 @@ struct batchnorm_vals {
 
 static int batchnorm_check(ln_op_arg *op_arg, struct batchnorm_vals *v, ln_bool scratch_ok)
 {
-    ln_tensor_entry *src_te;
-    const ln_tensor *src;
-    ln_tensor_entry *scale_te;
-    const ln_tensor *scale;
-    ln_tensor_entry *bias_te;
-    const ln_tensor *bias;
-    ln_tensor_entry *mean_te;
-    const ln_tensor *mean;
-    ln_tensor_entry *var_te;
-    const ln_tensor *var;
-    ln_param_entry *epsilon_pe;
+    ln_tensor_entry *src_te, *scale_te, *bias_te, *mean_te, *var_te;
+    const ln_tensor *src, *scale, *bias, *mean, *var;
+    ln_param_entry *epsilon_pe, *training_mode_pe, *momentum_pe, *spatial_pe;
     float epsilon;
-    ln_param_entry *training_mode_pe;
     int training_mode;
-    ln_param_entry *momentum_pe;
-    ln_param_entry *spatial_pe;
     const char *dst_name;
 
     (void)scratch_ok;
@@ -53,17 +42,15 @@ static int batchnorm_check(ln_op_arg *op_arg, struct batchnorm_vals *v, ln_bool 
     LN_OPCK(ln_opck_tensor_ndim(op_arg, "var", var_te, LN_CMP_EQ, 1));
     var = var_te->tensor;
     LN_OPCK(ln_opck_param_type_if(op_arg, "epsilon", LN_PARAM_NUMBER, &epsilon_pe));
-    if (epsilon_pe) {
+    if (epsilon_pe)
         LN_OPCK(ln_opck_param_number(op_arg, epsilon_pe, LN_CMP_GE, 0));
-    }
     epsilon = epsilon_pe ? epsilon_pe->value_float : 1e-05;
     LN_OPCK(ln_opck_param_type_if(op_arg, "training_mode", LN_PARAM_NUMBER, &training_mode_pe));
     training_mode = training_mode_pe ? training_mode_pe->value_int : 0;
     LN_OPCK(ln_opck_param_type_if(op_arg, "momentum", LN_PARAM_NUMBER, &momentum_pe));
     LN_OPCK(ln_opck_param_type_if(op_arg, "spatial", LN_PARAM_NUMBER, &spatial_pe));
-    if (spatial_pe) {
+    if (spatial_pe)
         LN_OPCK(ln_opck_param_number(op_arg, spatial_pe, LN_CMP_EQ, 1));
-    }
     LN_OPCK(ln_opck(op_arg, training_mode == 0,
                     "'training_mode' is %d: only inference is supported", training_mode));
     LN_OPCK(ln_opck(op_arg, scale->dims[0] == src->dims[1] && bias->dims[0] == src->dims[1] && mean->dims[0] == src->dims[1] && var->dims[0] == src->dims[1],

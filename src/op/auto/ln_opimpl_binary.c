@@ -11,11 +11,9 @@
 
 static int add_check(ln_op_arg *op_arg)
 {
-    ln_tensor_entry *src1_te;
-    ln_tensor_entry *src2_te;
+    ln_tensor_entry *src1_te, *src2_te;
     const char *dst_name;
-    int dst_ndim;
-    int dst_dims[LN_MAXDIM];
+    int dst_ndim, dst_dims[LN_MAXDIM];
 
     LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_EQ, 2));
     LN_OPCK(ln_opck_tensor_in_exist(op_arg, "src1", &src1_te));
@@ -37,11 +35,9 @@ static int add_check(ln_op_arg *op_arg)
 
 static int div_check(ln_op_arg *op_arg)
 {
-    ln_tensor_entry *src1_te;
-    ln_tensor_entry *src2_te;
+    ln_tensor_entry *src1_te, *src2_te;
     const char *dst_name;
-    int dst_ndim;
-    int dst_dims[LN_MAXDIM];
+    int dst_ndim, dst_dims[LN_MAXDIM];
 
     LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_EQ, 2));
     LN_OPCK(ln_opck_tensor_in_exist(op_arg, "src1", &src1_te));
@@ -54,31 +50,6 @@ static int div_check(ln_op_arg *op_arg)
     LN_OPCK(ln_ophook_add_dst_shape(op_arg, &dst_ndim, dst_dims));
 
     ln_op_output_create(op_arg, dst_name, src1_te->tensor->dtype, dst_ndim, dst_dims, 0);
-    return 0;
-}
-#endif
-
-#if !(defined(LN_OP_STRIP_div) && defined(LN_OP_STRIP_pow))
-/* What the run() of div_cpu, pow_cpu needs, computed once by pre_run. */
-struct div_cpu_priv {
-    ln_rt_bcast_args bcast;
-};
-
-/* The private struct field by field, for ln-aot (ln_opregistry_aot). */
-const ln_opregistry_aot_field ln_opimpl_div_cpu_aot_priv[] = {
-    {"bcast", "ln_rt_bcast_args", offsetof(struct div_cpu_priv, bcast)},
-    {NULL, NULL, 0}
-};
-
-static int div_cpu_pre_run(ln_op_arg *op_arg)
-{
-    struct div_cpu_priv *priv;
-
-    LN_OPCK(div_check(op_arg));
-
-    priv = ln_alloc(sizeof *priv);
-    ln_ophook_add_bcast(op_arg, &priv->bcast);
-    op_arg->priv = priv;
     return 0;
 }
 #endif
@@ -101,6 +72,31 @@ static int add_cpu_pre_run(ln_op_arg *op_arg)
     struct add_cpu_priv *priv;
 
     LN_OPCK(add_check(op_arg));
+
+    priv = ln_alloc(sizeof *priv);
+    ln_ophook_add_bcast(op_arg, &priv->bcast);
+    op_arg->priv = priv;
+    return 0;
+}
+#endif
+
+#if !(defined(LN_OP_STRIP_div) && defined(LN_OP_STRIP_pow))
+/* What the run() of div_cpu, pow_cpu needs, computed once by pre_run. */
+struct div_cpu_priv {
+    ln_rt_bcast_args bcast;
+};
+
+/* The private struct field by field, for ln-aot (ln_opregistry_aot). */
+const ln_opregistry_aot_field ln_opimpl_div_cpu_aot_priv[] = {
+    {"bcast", "ln_rt_bcast_args", offsetof(struct div_cpu_priv, bcast)},
+    {NULL, NULL, 0}
+};
+
+static int div_cpu_pre_run(ln_op_arg *op_arg)
+{
+    struct div_cpu_priv *priv;
+
+    LN_OPCK(div_check(op_arg));
 
     priv = ln_alloc(sizeof *priv);
     ln_ophook_add_bcast(op_arg, &priv->bcast);

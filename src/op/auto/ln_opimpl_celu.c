@@ -22,9 +22,8 @@ static int celu_check(ln_op_arg *op_arg, struct celu_vals *v, ln_bool scratch_ok
     LN_OPCK(ln_opck_tensor_in_exist(op_arg, "src", &src_te));
     LN_OPCK(ln_opck_tensor_dtype(op_arg, "src", src_te, LN_DTYPE_FLOAT32));
     LN_OPCK(ln_opck_param_type_if(op_arg, "alpha", LN_PARAM_NUMBER, &alpha_pe));
-    if (alpha_pe) {
+    if (alpha_pe)
         LN_OPCK(ln_opck_param_number(op_arg, alpha_pe, LN_CMP_GT, 0));
-    }
     alpha = alpha_pe ? alpha_pe->value_float : 1;
     LN_OPCK(ln_opck_tensors_out_len(op_arg, LN_CMP_EQ, 1));
     LN_OPCK(ln_opck_tensor_out_new(op_arg, "dst", &dst_name));

@@ -14,10 +14,8 @@ struct clip_vals {
 static int clip_check(ln_op_arg *op_arg, struct clip_vals *v, ln_bool scratch_ok)
 {
     ln_tensor_entry *src_te;
-    ln_param_entry *min_pe;
-    float min;
-    ln_param_entry *max_pe;
-    float max;
+    ln_param_entry *min_pe, *max_pe;
+    float min, max;
     const char *dst_name;
 
     (void)scratch_ok;

@@ -12,11 +12,9 @@
 
 static int equal_check(ln_op_arg *op_arg)
 {
-    ln_tensor_entry *src1_te;
-    ln_tensor_entry *src2_te;
+    ln_tensor_entry *src1_te, *src2_te;
     const char *dst_name;
-    int dst_ndim;
-    int dst_dims[LN_MAXDIM];
+    int dst_ndim, dst_dims[LN_MAXDIM];
 
     LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_EQ, 2));
     LN_OPCK(ln_opck_tensor_in_exist(op_arg, "src1", &src1_te));

@@ -11,11 +11,9 @@
 static int concat_check(ln_op_arg *op_arg)
 {
     ln_tensor_entry *src_te;
-    int src_count;
+    int src_count, dst_ndim, dst_dims[LN_MAXDIM];
     ln_param_entry *axis_pe;
     const char *dst_name;
-    int dst_ndim;
-    int dst_dims[LN_MAXDIM];
 
     src_count = ln_tensor_list_length(op_arg->tensors_in);
     LN_OPCK(ln_opck(op_arg, src_count >= 1,

@@ -16,31 +16,15 @@ struct conv_transpose2d_vals {
 
 static int conv_transpose2d_check(ln_op_arg *op_arg, struct conv_transpose2d_vals *v, ln_bool scratch_ok)
 {
-    ln_tensor_entry *src_te;
-    const ln_tensor *src;
-    ln_tensor_entry *weight_te;
-    const ln_tensor *weight;
-    ln_tensor_entry *bias_te;
-    const ln_tensor *bias;
-    ln_param_entry *group_pe;
-    int group;
-    ln_param_entry *stride_pe;
-    ln_param_entry *dilation_pe;
-    ln_param_entry *pads_pe;
-    ln_param_entry *output_padding_pe;
-    ln_param_entry *output_shape_pe;
-    int output_shape_len;
-    ln_param_entry *auto_pad_pe;
-    int auto_pad_index;
-    ln_param_entry *kernel_shape_pe;
-    ln_param_entry *activation_pe;
-    int activation_index;
-    ln_param_entry *act_alpha_pe;
-    ln_param_entry *act_beta_pe;
+    ln_tensor_entry *src_te, *weight_te, *bias_te;
+    const ln_tensor *src, *weight, *bias;
+    ln_param_entry *group_pe, *stride_pe, *dilation_pe, *pads_pe, *output_padding_pe,
+        *output_shape_pe, *auto_pad_pe, *kernel_shape_pe, *activation_pe, *act_alpha_pe,
+        *act_beta_pe;
+    int group, output_shape_len, auto_pad_index, activation_index, dst_ndim,
+        dst_dims[LN_MAXDIM];
     ln_bool has_scratch;
     const char *dst_name;
-    int dst_ndim;
-    int dst_dims[LN_MAXDIM];
 
     LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_GE, 2));
     LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_LE, 3));
@@ -52,18 +36,15 @@ static int conv_transpose2d_check(ln_op_arg *op_arg, struct conv_transpose2d_val
     LN_OPCK(ln_opck_tensor_dtype(op_arg, "weight", weight_te, LN_DTYPE_FLOAT32));
     LN_OPCK(ln_opck_tensor_ndim(op_arg, "weight", weight_te, LN_CMP_EQ, 4));
     weight = weight_te->tensor;
-    bias_te = NULL;
-    if (ln_tensor_list_find_name(op_arg->tensors_in, "bias"))
-        LN_OPCK(ln_opck_tensor_in_exist(op_arg, "bias", &bias_te));
+    LN_OPCK(ln_opck_tensor_in_opt(op_arg, "bias", &bias_te));
     if (bias_te) {
         LN_OPCK(ln_opck_tensor_dtype(op_arg, "bias", bias_te, LN_DTYPE_FLOAT32));
         LN_OPCK(ln_opck_tensor_ndim(op_arg, "bias", bias_te, LN_CMP_EQ, 1));
     }
     bias = bias_te ? bias_te->tensor : NULL;
     LN_OPCK(ln_opck_param_type_if(op_arg, "group", LN_PARAM_NUMBER, &group_pe));
-    if (group_pe) {
+    if (group_pe)
         LN_OPCK(ln_opck_param_number(op_arg, group_pe, LN_CMP_GE, 1));
-    }
     group = group_pe ? group_pe->value_int : 1;
     LN_OPCK(ln_opck_param_type_if(op_arg, "stride", LN_PARAM_ARRAY_NUMBER, &stride_pe));
     if (stride_pe) {
@@ -86,21 +67,18 @@ static int conv_transpose2d_check(ln_op_arg *op_arg, struct conv_transpose2d_val
         LN_OPCK(ln_opck_param_array_len(op_arg, output_padding_pe, LN_CMP_EQ, 2));
     }
     LN_OPCK(ln_opck_param_type_if(op_arg, "output_shape", LN_PARAM_ARRAY_NUMBER, &output_shape_pe));
-    if (output_shape_pe) {
+    if (output_shape_pe)
         LN_OPCK(ln_opck_param_array_number(op_arg, output_shape_pe, LN_CMP_GE, 1));
-    }
     output_shape_len = output_shape_pe ? output_shape_pe->array_len : 0;
     auto_pad_index = 0;
     LN_OPCK(ln_opck_param_type_if(op_arg, "auto_pad", LN_PARAM_STRING, &auto_pad_pe));
-    if (auto_pad_pe) {
+    if (auto_pad_pe)
         LN_OPCK(ln_opck_param_string_in(op_arg, auto_pad_pe, auto_pad_choices, &auto_pad_index));
-    }
     LN_OPCK(ln_opck_param_type_if(op_arg, "kernel_shape", LN_PARAM_ARRAY_NUMBER, &kernel_shape_pe));
     activation_index = 0;
     LN_OPCK(ln_opck_param_type_if(op_arg, "activation", LN_PARAM_STRING, &activation_pe));
-    if (activation_pe) {
+    if (activation_pe)
         LN_OPCK(ln_opck_param_string_in(op_arg, activation_pe, activation_choices, &activation_index));
-    }
     LN_OPCK(ln_opck_param_type_if(op_arg, "act_alpha", LN_PARAM_NUMBER, &act_alpha_pe));
     LN_OPCK(ln_opck_param_type_if(op_arg, "act_beta", LN_PARAM_NUMBER, &act_beta_pe));
     LN_OPCK(ln_opck(op_arg, weight->dims[0] == src->dims[1],

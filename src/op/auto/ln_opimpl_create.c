@@ -14,15 +14,11 @@ struct create_vals {
 
 static int create_check(ln_op_arg *op_arg, struct create_vals *v, ln_bool scratch_ok)
 {
-    ln_param_entry *dtype_pe;
+    ln_param_entry *dtype_pe, *dims_pe, *data_pe, *from_file_pe;
     ln_dtype dtype;
-    ln_param_entry *dims_pe;
     const int *dims;
-    int dims_len;
-    ln_param_entry *data_pe;
+    int dims_len, data_len;
     const double *data;
-    int data_len;
-    ln_param_entry *from_file_pe;
     ln_bool from_file;
     const char *dst_name;
 

@@ -17,12 +17,9 @@ static int depth_to_space_check(ln_op_arg *op_arg, struct depth_to_space_vals *v
 {
     ln_tensor_entry *src_te;
     const ln_tensor *src;
-    ln_param_entry *blocksize_pe;
-    int blocksize;
-    ln_param_entry *mode_pe;
-    int mode_index;
+    ln_param_entry *blocksize_pe, *mode_pe;
+    int blocksize, mode_index, dst_dims[4];
     const char *dst_name;
-    int dst_dims[4];
 
     (void)scratch_ok;
     LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_EQ, 1));
@@ -35,9 +32,8 @@ static int depth_to_space_check(ln_op_arg *op_arg, struct depth_to_space_vals *v
     blocksize = blocksize_pe->value_int;
     mode_index = 0;
     LN_OPCK(ln_opck_param_type_if(op_arg, "mode", LN_PARAM_STRING, &mode_pe));
-    if (mode_pe) {
+    if (mode_pe)
         LN_OPCK(ln_opck_param_string_in(op_arg, mode_pe, mode_choices, &mode_index));
-    }
     LN_OPCK(ln_opck(op_arg, blocksize <= 46340 && src->dims[1] % (blocksize * blocksize) == 0,
                     "'src' dims[1] (%d) is not a multiple of 'blocksize'^2 (%lld)", src->dims[1], (long long)blocksize * blocksize));
     LN_OPCK(ln_opck(op_arg, (long long)src->dims[2] * blocksize <= INT32_MAX && (long long)src->dims[3] * blocksize <= INT32_MAX,

@@ -10,12 +10,8 @@
 
 static int dequantize_linear_check(ln_op_arg *op_arg)
 {
-    ln_tensor_entry *src_te;
-    const ln_tensor *src;
-    ln_tensor_entry *scale_te;
-    const ln_tensor *scale;
-    ln_tensor_entry *zero_point_te;
-    const ln_tensor *zero_point;
+    ln_tensor_entry *src_te, *scale_te, *zero_point_te;
+    const ln_tensor *src, *scale, *zero_point;
     ln_param_entry *axis_pe;
     int axis;
     const char *dst_name;
@@ -29,9 +25,7 @@ static int dequantize_linear_check(ln_op_arg *op_arg)
     LN_OPCK(ln_opck_tensor_dtype(op_arg, "scale", scale_te, LN_DTYPE_FLOAT32));
     LN_OPCK(ln_opck_tensor_ndim(op_arg, "scale", scale_te, LN_CMP_LE, 1));
     scale = scale_te->tensor;
-    zero_point_te = NULL;
-    if (ln_tensor_list_find_name(op_arg->tensors_in, "zero_point"))
-        LN_OPCK(ln_opck_tensor_in_exist(op_arg, "zero_point", &zero_point_te));
+    LN_OPCK(ln_opck_tensor_in_opt(op_arg, "zero_point", &zero_point_te));
     if (zero_point_te) {
         LN_OPCK(ln_opck_tensor_dtype_in(op_arg, "zero_point", zero_point_te, (1u << LN_DTYPE_INT8) | (1u << LN_DTYPE_UINT8) | (1u << LN_DTYPE_INT32)));
         LN_OPCK(ln_opck_tensor_ndim(op_arg, "zero_point", zero_point_te, LN_CMP_LE, 1));

@@ -9,8 +9,7 @@
 static int dropout_check(ln_op_arg *op_arg)
 {
     ln_tensor_entry *src_te;
-    ln_param_entry *ratio_pe;
-    ln_param_entry *training_mode_pe;
+    ln_param_entry *ratio_pe, *training_mode_pe;
     ln_bool training_mode;
     const char *dst_name;
 

@@ -10,13 +10,11 @@
 
 static int gather_check(ln_op_arg *op_arg)
 {
-    ln_tensor_entry *src_te;
+    ln_tensor_entry *src_te, *indices_te;
     const ln_tensor *src;
-    ln_tensor_entry *indices_te;
     ln_param_entry *axis_pe;
     const char *dst_name;
-    int dst_ndim;
-    int dst_dims[LN_MAXDIM];
+    int dst_ndim, dst_dims[LN_MAXDIM];
 
     LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_EQ, 2));
     LN_OPCK(ln_opck_tensor_in_exist(op_arg, "src", &src_te));

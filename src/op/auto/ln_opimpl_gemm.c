@@ -15,21 +15,12 @@ struct gemm_vals {
 
 static int gemm_check(ln_op_arg *op_arg, struct gemm_vals *v, ln_bool scratch_ok)
 {
-    ln_tensor_entry *src_te;
-    ln_tensor_entry *weight_te;
-    ln_tensor_entry *bias_te;
-    ln_param_entry *trans_a_pe;
-    ln_param_entry *trans_b_pe;
-    ln_param_entry *alpha_pe;
-    ln_param_entry *beta_pe;
-    ln_param_entry *activation_pe;
-    int activation_index;
-    ln_param_entry *act_alpha_pe;
-    ln_param_entry *act_beta_pe;
+    ln_tensor_entry *src_te, *weight_te, *bias_te;
+    ln_param_entry *trans_a_pe, *trans_b_pe, *alpha_pe, *beta_pe, *activation_pe,
+        *act_alpha_pe, *act_beta_pe;
+    int activation_index, dst_ndim, dst_dims[LN_MAXDIM];
     ln_bool has_scratch;
     const char *dst_name;
-    int dst_ndim;
-    int dst_dims[LN_MAXDIM];
 
     LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_GE, 2));
     LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_LE, 3));
@@ -39,9 +30,7 @@ static int gemm_check(ln_op_arg *op_arg, struct gemm_vals *v, ln_bool scratch_ok
     LN_OPCK(ln_opck_tensor_in_exist(op_arg, "weight", &weight_te));
     LN_OPCK(ln_opck_tensor_dtype(op_arg, "weight", weight_te, LN_DTYPE_FLOAT32));
     LN_OPCK(ln_opck_tensor_ndim(op_arg, "weight", weight_te, LN_CMP_EQ, 2));
-    bias_te = NULL;
-    if (ln_tensor_list_find_name(op_arg->tensors_in, "bias"))
-        LN_OPCK(ln_opck_tensor_in_exist(op_arg, "bias", &bias_te));
+    LN_OPCK(ln_opck_tensor_in_opt(op_arg, "bias", &bias_te));
     if (bias_te) {
         LN_OPCK(ln_opck_tensor_dtype(op_arg, "bias", bias_te, LN_DTYPE_FLOAT32));
         LN_OPCK(ln_opck_tensor_ndim(op_arg, "bias", bias_te, LN_CMP_LE, 2));
@@ -60,9 +49,8 @@ static int gemm_check(ln_op_arg *op_arg, struct gemm_vals *v, ln_bool scratch_ok
     LN_OPCK(ln_opck_param_type_if(op_arg, "beta", LN_PARAM_NUMBER, &beta_pe));
     activation_index = 0;
     LN_OPCK(ln_opck_param_type_if(op_arg, "activation", LN_PARAM_STRING, &activation_pe));
-    if (activation_pe) {
+    if (activation_pe)
         LN_OPCK(ln_opck_param_string_in(op_arg, activation_pe, activation_choices, &activation_index));
-    }
     LN_OPCK(ln_opck_param_type_if(op_arg, "act_alpha", LN_PARAM_NUMBER, &act_alpha_pe));
     LN_OPCK(ln_opck_param_type_if(op_arg, "act_beta", LN_PARAM_NUMBER, &act_beta_pe));
     has_scratch = scratch_ok && ln_tensor_list_find_name(op_arg->tensors_out, "scratch") != NULL;

@@ -15,33 +15,15 @@ struct gru_vals {
 
 static int gru_check(ln_op_arg *op_arg, struct gru_vals *v, ln_bool scratch_ok)
 {
-    ln_tensor_entry *src_te;
-    const ln_tensor *src;
-    ln_tensor_entry *weight_te;
-    const ln_tensor *weight;
-    ln_tensor_entry *recurrence_te;
-    const ln_tensor *recurrence;
-    ln_tensor_entry *bias_te;
-    const ln_tensor *bias;
-    ln_tensor_entry *seq_lens_te;
-    ln_tensor_entry *initial_h_te;
-    ln_param_entry *hidden_size_pe;
-    int hidden_size;
-    ln_param_entry *direction_pe;
-    int direction_index;
-    ln_param_entry *layout_pe;
-    ln_param_entry *activations_pe;
-    ln_param_entry *activation_alpha_pe;
-    ln_param_entry *activation_beta_pe;
-    ln_param_entry *clip_pe;
-    ln_param_entry *linear_before_reset_pe;
+    ln_tensor_entry *src_te, *weight_te, *recurrence_te, *bias_te, *seq_lens_te,
+        *initial_h_te;
+    const ln_tensor *src, *weight, *recurrence, *bias;
+    ln_param_entry *hidden_size_pe, *direction_pe, *layout_pe, *activations_pe,
+        *activation_alpha_pe, *activation_beta_pe, *clip_pe, *linear_before_reset_pe;
+    int hidden_size, direction_index, dst_ndim, dst_dims[LN_MAXDIM], dst_h_ndim,
+        dst_h_dims[LN_MAXDIM];
     ln_bool has_scratch;
-    const char *dst_name;
-    const char *dst_h_name;
-    int dst_ndim;
-    int dst_dims[LN_MAXDIM];
-    int dst_h_ndim;
-    int dst_h_dims[LN_MAXDIM];
+    const char *dst_name, *dst_h_name;
 
     LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_GE, 3));
     LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_LE, 6));
@@ -57,38 +39,30 @@ static int gru_check(ln_op_arg *op_arg, struct gru_vals *v, ln_bool scratch_ok)
     LN_OPCK(ln_opck_tensor_dtype(op_arg, "recurrence", recurrence_te, LN_DTYPE_FLOAT32));
     LN_OPCK(ln_opck_tensor_ndim(op_arg, "recurrence", recurrence_te, LN_CMP_EQ, 3));
     recurrence = recurrence_te->tensor;
-    bias_te = NULL;
-    if (ln_tensor_list_find_name(op_arg->tensors_in, "bias"))
-        LN_OPCK(ln_opck_tensor_in_exist(op_arg, "bias", &bias_te));
+    LN_OPCK(ln_opck_tensor_in_opt(op_arg, "bias", &bias_te));
     if (bias_te) {
         LN_OPCK(ln_opck_tensor_dtype(op_arg, "bias", bias_te, LN_DTYPE_FLOAT32));
         LN_OPCK(ln_opck_tensor_ndim(op_arg, "bias", bias_te, LN_CMP_EQ, 2));
     }
     bias = bias_te ? bias_te->tensor : NULL;
-    seq_lens_te = NULL;
-    if (ln_tensor_list_find_name(op_arg->tensors_in, "seq_lens"))
-        LN_OPCK(ln_opck_tensor_in_exist(op_arg, "seq_lens", &seq_lens_te));
+    LN_OPCK(ln_opck_tensor_in_opt(op_arg, "seq_lens", &seq_lens_te));
     if (seq_lens_te) {
         LN_OPCK(ln_opck_tensor_dtype(op_arg, "seq_lens", seq_lens_te, LN_DTYPE_INT32));
         LN_OPCK(ln_opck_tensor_ndim(op_arg, "seq_lens", seq_lens_te, LN_CMP_EQ, 1));
     }
-    initial_h_te = NULL;
-    if (ln_tensor_list_find_name(op_arg->tensors_in, "initial_h"))
-        LN_OPCK(ln_opck_tensor_in_exist(op_arg, "initial_h", &initial_h_te));
+    LN_OPCK(ln_opck_tensor_in_opt(op_arg, "initial_h", &initial_h_te));
     if (initial_h_te) {
         LN_OPCK(ln_opck_tensor_dtype(op_arg, "initial_h", initial_h_te, LN_DTYPE_FLOAT32));
         LN_OPCK(ln_opck_tensor_ndim(op_arg, "initial_h", initial_h_te, LN_CMP_EQ, 3));
     }
     LN_OPCK(ln_opck_param_type_if(op_arg, "hidden_size", LN_PARAM_NUMBER, &hidden_size_pe));
-    if (hidden_size_pe) {
+    if (hidden_size_pe)
         LN_OPCK(ln_opck_param_number(op_arg, hidden_size_pe, LN_CMP_GE, 0));
-    }
     hidden_size = hidden_size_pe ? hidden_size_pe->value_int : 0;
     direction_index = 0;
     LN_OPCK(ln_opck_param_type_if(op_arg, "direction", LN_PARAM_STRING, &direction_pe));
-    if (direction_pe) {
+    if (direction_pe)
         LN_OPCK(ln_opck_param_string_in(op_arg, direction_pe, direction_choices, &direction_index));
-    }
     LN_OPCK(ln_opck_param_type_if(op_arg, "layout", LN_PARAM_NUMBER, &layout_pe));
     if (layout_pe) {
         LN_OPCK(ln_opck_param_number(op_arg, layout_pe, LN_CMP_GE, 0));
@@ -98,9 +72,8 @@ static int gru_check(ln_op_arg *op_arg, struct gru_vals *v, ln_bool scratch_ok)
     LN_OPCK(ln_opck_param_type_if(op_arg, "activation_alpha", LN_PARAM_ARRAY_NUMBER, &activation_alpha_pe));
     LN_OPCK(ln_opck_param_type_if(op_arg, "activation_beta", LN_PARAM_ARRAY_NUMBER, &activation_beta_pe));
     LN_OPCK(ln_opck_param_type_if(op_arg, "clip", LN_PARAM_NUMBER, &clip_pe));
-    if (clip_pe) {
+    if (clip_pe)
         LN_OPCK(ln_opck_param_number(op_arg, clip_pe, LN_CMP_GE, 0));
-    }
     LN_OPCK(ln_opck_param_type_if(op_arg, "linear_before_reset", LN_PARAM_NUMBER, &linear_before_reset_pe));
     LN_OPCK(ln_opck(op_arg, weight->dims[0] == (direction_index == 2 ? 2 : 1) && recurrence->dims[0] == (direction_index == 2 ? 2 : 1),
                     "'weight' and 'recurrence' have %d and %d directions, 'direction' makes %d", weight->dims[0], recurrence->dims[0], (direction_index == 2 ? 2 : 1)));

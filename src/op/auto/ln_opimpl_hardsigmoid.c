@@ -14,10 +14,8 @@ struct hardsigmoid_vals {
 static int hardsigmoid_check(ln_op_arg *op_arg, struct hardsigmoid_vals *v, ln_bool scratch_ok)
 {
     ln_tensor_entry *src_te;
-    ln_param_entry *alpha_pe;
-    float alpha;
-    ln_param_entry *beta_pe;
-    float beta;
+    ln_param_entry *alpha_pe, *beta_pe;
+    float alpha, beta;
     const char *dst_name;
 
     (void)scratch_ok;

@@ -8,9 +8,8 @@
 
 static int input_check(ln_op_arg *op_arg)
 {
-    ln_param_entry *dtype_pe;
+    ln_param_entry *dtype_pe, *dims_pe;
     ln_dtype dtype;
-    ln_param_entry *dims_pe;
     const int *dims;
     int dims_len;
     const char *dst_name;

@@ -12,12 +12,8 @@ struct instancenorm_vals {
 
 static int instancenorm_check(ln_op_arg *op_arg, struct instancenorm_vals *v, ln_bool scratch_ok)
 {
-    ln_tensor_entry *src_te;
-    const ln_tensor *src;
-    ln_tensor_entry *scale_te;
-    const ln_tensor *scale;
-    ln_tensor_entry *bias_te;
-    const ln_tensor *bias;
+    ln_tensor_entry *src_te, *scale_te, *bias_te;
+    const ln_tensor *src, *scale, *bias;
     ln_param_entry *epsilon_pe;
     float epsilon;
     const char *dst_name;
@@ -37,9 +33,8 @@ static int instancenorm_check(ln_op_arg *op_arg, struct instancenorm_vals *v, ln
     LN_OPCK(ln_opck_tensor_ndim(op_arg, "bias", bias_te, LN_CMP_EQ, 1));
     bias = bias_te->tensor;
     LN_OPCK(ln_opck_param_type_if(op_arg, "epsilon", LN_PARAM_NUMBER, &epsilon_pe));
-    if (epsilon_pe) {
+    if (epsilon_pe)
         LN_OPCK(ln_opck_param_number(op_arg, epsilon_pe, LN_CMP_GE, 0));
-    }
     epsilon = epsilon_pe ? epsilon_pe->value_float : 1e-05;
     LN_OPCK(ln_opck(op_arg, scale->dims[0] == src->dims[1] && bias->dims[0] == src->dims[1],
                     "'scale' and 'bias' have %d and %d elements; 'src' has %d channels", scale->dims[0], bias->dims[0], src->dims[1]));

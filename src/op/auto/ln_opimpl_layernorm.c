@@ -13,24 +13,13 @@ struct layernorm_vals {
 
 static int layernorm_check(ln_op_arg *op_arg, struct layernorm_vals *v, ln_bool scratch_ok)
 {
-    ln_tensor_entry *src_te;
-    const ln_tensor *src;
-    ln_tensor_entry *scale_te;
-    const ln_tensor *scale;
-    ln_tensor_entry *bias_te;
-    const ln_tensor *bias;
-    ln_param_entry *axis_pe;
-    int axis;
-    ln_param_entry *epsilon_pe;
+    ln_tensor_entry *src_te, *scale_te, *bias_te;
+    const ln_tensor *src, *scale, *bias;
+    ln_param_entry *axis_pe, *epsilon_pe, *stash_type_pe;
+    int axis, mean_ndim, mean_dims[LN_MAXDIM], inv_std_dev_ndim,
+        inv_std_dev_dims[LN_MAXDIM];
     float epsilon;
-    ln_param_entry *stash_type_pe;
-    const char *dst_name;
-    const char *mean_name;
-    const char *inv_std_dev_name;
-    int mean_ndim;
-    int mean_dims[LN_MAXDIM];
-    int inv_std_dev_ndim;
-    int inv_std_dev_dims[LN_MAXDIM];
+    const char *dst_name, *mean_name, *inv_std_dev_name;
 
     (void)scratch_ok;
     LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_GE, 2));
@@ -42,19 +31,15 @@ static int layernorm_check(ln_op_arg *op_arg, struct layernorm_vals *v, ln_bool 
     LN_OPCK(ln_opck_tensor_in_exist(op_arg, "scale", &scale_te));
     LN_OPCK(ln_opck_tensor_dtype(op_arg, "scale", scale_te, LN_DTYPE_FLOAT32));
     scale = scale_te->tensor;
-    bias_te = NULL;
-    if (ln_tensor_list_find_name(op_arg->tensors_in, "bias"))
-        LN_OPCK(ln_opck_tensor_in_exist(op_arg, "bias", &bias_te));
-    if (bias_te) {
+    LN_OPCK(ln_opck_tensor_in_opt(op_arg, "bias", &bias_te));
+    if (bias_te)
         LN_OPCK(ln_opck_tensor_dtype(op_arg, "bias", bias_te, LN_DTYPE_FLOAT32));
-    }
     bias = bias_te ? bias_te->tensor : NULL;
     LN_OPCK(ln_opck_param_type_if(op_arg, "axis", LN_PARAM_NUMBER, &axis_pe));
     axis = axis_pe ? axis_pe->value_int : -1;
     LN_OPCK(ln_opck_param_type_if(op_arg, "epsilon", LN_PARAM_NUMBER, &epsilon_pe));
-    if (epsilon_pe) {
+    if (epsilon_pe)
         LN_OPCK(ln_opck_param_number(op_arg, epsilon_pe, LN_CMP_GE, 0));
-    }
     epsilon = epsilon_pe ? epsilon_pe->value_float : 1e-05;
     LN_OPCK(ln_opck_param_type_if(op_arg, "stash_type", LN_PARAM_NUMBER, &stash_type_pe));
     LN_OPCK(ln_opck(op_arg, axis >= -src->ndim && axis < src->ndim,

@@ -16,14 +16,9 @@ struct lrn_vals {
 static int lrn_check(ln_op_arg *op_arg, struct lrn_vals *v, ln_bool scratch_ok)
 {
     ln_tensor_entry *src_te;
-    ln_param_entry *size_pe;
+    ln_param_entry *size_pe, *alpha_pe, *beta_pe, *bias_pe;
     int size;
-    ln_param_entry *alpha_pe;
-    float alpha;
-    ln_param_entry *beta_pe;
-    float beta;
-    ln_param_entry *bias_pe;
-    float bias;
+    float alpha, beta, bias;
     const char *dst_name;
 
     (void)scratch_ok;

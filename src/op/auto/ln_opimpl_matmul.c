@@ -13,12 +13,10 @@ struct matmul_vals {
 
 static int matmul_check(ln_op_arg *op_arg, struct matmul_vals *v, ln_bool scratch_ok)
 {
-    ln_tensor_entry *src1_te;
-    ln_tensor_entry *src2_te;
+    ln_tensor_entry *src1_te, *src2_te;
     ln_bool has_scratch;
     const char *dst_name;
-    int dst_ndim;
-    int dst_dims[LN_MAXDIM];
+    int dst_ndim, dst_dims[LN_MAXDIM];
 
     LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_EQ, 2));
     LN_OPCK(ln_opck_tensor_in_exist(op_arg, "src1", &src1_te));

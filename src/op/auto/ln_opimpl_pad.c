@@ -12,13 +12,9 @@ static const char *const mode_choices[] = {"constant", "reflect", "edge", NULL};
 static int pad_check(ln_op_arg *op_arg)
 {
     ln_tensor_entry *src_te;
-    ln_param_entry *pads_pe;
-    ln_param_entry *mode_pe;
-    int mode_index;
-    ln_param_entry *value_pe;
+    ln_param_entry *pads_pe, *mode_pe, *value_pe;
+    int mode_index, dst_ndim, dst_dims[LN_MAXDIM];
     const char *dst_name;
-    int dst_ndim;
-    int dst_dims[LN_MAXDIM];
 
     LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_EQ, 1));
     LN_OPCK(ln_opck_tensor_in_exist(op_arg, "src", &src_te));
@@ -26,9 +22,8 @@ static int pad_check(ln_op_arg *op_arg)
     LN_OPCK(ln_opck_param_exist(op_arg, "pads", LN_PARAM_ARRAY_NUMBER, &pads_pe));
     mode_index = 0;
     LN_OPCK(ln_opck_param_type_if(op_arg, "mode", LN_PARAM_STRING, &mode_pe));
-    if (mode_pe) {
+    if (mode_pe)
         LN_OPCK(ln_opck_param_string_in(op_arg, mode_pe, mode_choices, &mode_index));
-    }
     LN_OPCK(ln_opck_param_type_if(op_arg, "value", LN_PARAM_NUMBER, &value_pe));
     LN_OPCK(ln_opck_tensors_out_len(op_arg, LN_CMP_EQ, 1));
     LN_OPCK(ln_opck_tensor_out_new(op_arg, "dst", &dst_name));

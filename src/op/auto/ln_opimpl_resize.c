@@ -14,20 +14,12 @@ static const char *const nearest_mode_choices[] = {"round_prefer_floor", "round_
 static int resize_check(ln_op_arg *op_arg)
 {
     ln_tensor_entry *src_te;
-    ln_param_entry *mode_pe;
-    int mode_index;
-    ln_param_entry *coordinate_transformation_mode_pe;
-    int coordinate_transformation_mode_index;
-    ln_param_entry *nearest_mode_pe;
-    int nearest_mode_index;
-    ln_param_entry *scales_pe;
-    ln_param_entry *sizes_pe;
-    ln_param_entry *cubic_coeff_a_pe;
-    ln_param_entry *exclude_outside_pe;
-    ln_param_entry *extrapolation_value_pe;
+    ln_param_entry *mode_pe, *coordinate_transformation_mode_pe, *nearest_mode_pe,
+        *scales_pe, *sizes_pe, *cubic_coeff_a_pe, *exclude_outside_pe,
+        *extrapolation_value_pe;
+    int mode_index, coordinate_transformation_mode_index, nearest_mode_index, dst_ndim,
+        dst_dims[LN_MAXDIM];
     const char *dst_name;
-    int dst_ndim;
-    int dst_dims[LN_MAXDIM];
 
     LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_EQ, 1));
     LN_OPCK(ln_opck_tensor_in_exist(op_arg, "src", &src_te));
@@ -35,26 +27,22 @@ static int resize_check(ln_op_arg *op_arg)
     LN_OPCK(ln_opck_tensor_ndim(op_arg, "src", src_te, LN_CMP_EQ, 4));
     mode_index = 0;
     LN_OPCK(ln_opck_param_type_if(op_arg, "mode", LN_PARAM_STRING, &mode_pe));
-    if (mode_pe) {
+    if (mode_pe)
         LN_OPCK(ln_opck_param_string_in(op_arg, mode_pe, mode_choices, &mode_index));
-    }
     coordinate_transformation_mode_index = 0;
     LN_OPCK(ln_opck_param_type_if(op_arg, "coordinate_transformation_mode", LN_PARAM_STRING, &coordinate_transformation_mode_pe));
-    if (coordinate_transformation_mode_pe) {
+    if (coordinate_transformation_mode_pe)
         LN_OPCK(ln_opck_param_string_in(op_arg, coordinate_transformation_mode_pe, coordinate_transformation_mode_choices, &coordinate_transformation_mode_index));
-    }
     nearest_mode_index = 0;
     LN_OPCK(ln_opck_param_type_if(op_arg, "nearest_mode", LN_PARAM_STRING, &nearest_mode_pe));
-    if (nearest_mode_pe) {
+    if (nearest_mode_pe)
         LN_OPCK(ln_opck_param_string_in(op_arg, nearest_mode_pe, nearest_mode_choices, &nearest_mode_index));
-    }
     LN_OPCK(ln_opck_param_type_if(op_arg, "scales", LN_PARAM_ARRAY_NUMBER, &scales_pe));
     LN_OPCK(ln_opck_param_type_if(op_arg, "sizes", LN_PARAM_ARRAY_NUMBER, &sizes_pe));
     LN_OPCK(ln_opck_param_type_if(op_arg, "cubic_coeff_a", LN_PARAM_NUMBER, &cubic_coeff_a_pe));
     LN_OPCK(ln_opck_param_type_if(op_arg, "exclude_outside", LN_PARAM_NUMBER, &exclude_outside_pe));
-    if (exclude_outside_pe) {
+    if (exclude_outside_pe)
         LN_OPCK(ln_opck_param_number(op_arg, exclude_outside_pe, LN_CMP_EQ, 0));
-    }
     LN_OPCK(ln_opck_param_type_if(op_arg, "extrapolation_value", LN_PARAM_NUMBER, &extrapolation_value_pe));
     LN_OPCK(ln_opck_tensors_out_len(op_arg, LN_CMP_EQ, 1));
     LN_OPCK(ln_opck_tensor_out_new(op_arg, "dst", &dst_name));

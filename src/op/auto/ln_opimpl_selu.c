@@ -14,10 +14,8 @@ struct selu_vals {
 static int selu_check(ln_op_arg *op_arg, struct selu_vals *v, ln_bool scratch_ok)
 {
     ln_tensor_entry *src_te;
-    ln_param_entry *alpha_pe;
-    float alpha;
-    ln_param_entry *gamma_pe;
-    float gamma;
+    ln_param_entry *alpha_pe, *gamma_pe;
+    float alpha, gamma;
     const char *dst_name;
 
     (void)scratch_ok;
@@ -25,14 +23,12 @@ static int selu_check(ln_op_arg *op_arg, struct selu_vals *v, ln_bool scratch_ok
     LN_OPCK(ln_opck_tensor_in_exist(op_arg, "src", &src_te));
     LN_OPCK(ln_opck_tensor_dtype(op_arg, "src", src_te, LN_DTYPE_FLOAT32));
     LN_OPCK(ln_opck_param_type_if(op_arg, "alpha", LN_PARAM_NUMBER, &alpha_pe));
-    if (alpha_pe) {
+    if (alpha_pe)
         LN_OPCK(ln_opck_param_number(op_arg, alpha_pe, LN_CMP_GT, 0));
-    }
     alpha = alpha_pe ? alpha_pe->value_float : 1.67326319217682;
     LN_OPCK(ln_opck_param_type_if(op_arg, "gamma", LN_PARAM_NUMBER, &gamma_pe));
-    if (gamma_pe) {
+    if (gamma_pe)
         LN_OPCK(ln_opck_param_number(op_arg, gamma_pe, LN_CMP_GT, 0));
-    }
     gamma = gamma_pe ? gamma_pe->value_float : 1.05070102214813;
     LN_OPCK(ln_opck_tensors_out_len(op_arg, LN_CMP_EQ, 1));
     LN_OPCK(ln_opck_tensor_out_new(op_arg, "dst", &dst_name));

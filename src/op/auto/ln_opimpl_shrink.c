@@ -14,10 +14,8 @@ struct shrink_vals {
 static int shrink_check(ln_op_arg *op_arg, struct shrink_vals *v, ln_bool scratch_ok)
 {
     ln_tensor_entry *src_te;
-    ln_param_entry *bias_pe;
-    float bias;
-    ln_param_entry *lambd_pe;
-    float lambd;
+    ln_param_entry *bias_pe, *lambd_pe;
+    float bias, lambd;
     const char *dst_name;
 
     (void)scratch_ok;

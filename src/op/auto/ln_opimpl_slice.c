@@ -11,31 +11,21 @@
 static int slice_check(ln_op_arg *op_arg)
 {
     ln_tensor_entry *src_te;
-    ln_param_entry *axis_pe;
-    ln_param_entry *start_pe;
-    ln_param_entry *len_pe;
-    ln_param_entry *starts_pe;
-    ln_param_entry *ends_pe;
-    ln_param_entry *axes_pe;
-    ln_param_entry *steps_pe;
+    ln_param_entry *axis_pe, *start_pe, *len_pe, *starts_pe, *ends_pe, *axes_pe, *steps_pe;
     const char *dst_name;
-    int dst_ndim;
-    int dst_dims[LN_MAXDIM];
+    int dst_ndim, dst_dims[LN_MAXDIM];
 
     LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_EQ, 1));
     LN_OPCK(ln_opck_tensor_in_exist(op_arg, "src", &src_te));
     LN_OPCK(ln_opck_param_type_if(op_arg, "axis", LN_PARAM_NUMBER, &axis_pe));
-    if (axis_pe) {
+    if (axis_pe)
         LN_OPCK(ln_opck_param_number(op_arg, axis_pe, LN_CMP_GE, 0));
-    }
     LN_OPCK(ln_opck_param_type_if(op_arg, "start", LN_PARAM_NUMBER, &start_pe));
-    if (start_pe) {
+    if (start_pe)
         LN_OPCK(ln_opck_param_number(op_arg, start_pe, LN_CMP_GE, 0));
-    }
     LN_OPCK(ln_opck_param_type_if(op_arg, "len", LN_PARAM_NUMBER, &len_pe));
-    if (len_pe) {
+    if (len_pe)
         LN_OPCK(ln_opck_param_number(op_arg, len_pe, LN_CMP_GE, 1));
-    }
     LN_OPCK(ln_opck_param_type_if(op_arg, "starts", LN_PARAM_ARRAY_NUMBER, &starts_pe));
     LN_OPCK(ln_opck_param_type_if(op_arg, "ends", LN_PARAM_ARRAY_NUMBER, &ends_pe));
     LN_OPCK(ln_opck_param_type_if(op_arg, "axes", LN_PARAM_ARRAY_NUMBER, &axes_pe));

@@ -11,11 +11,9 @@
 static int logsoftmax_check(ln_op_arg *op_arg)
 {
     ln_tensor_entry *src_te;
-    ln_param_entry *axis_pe;
-    ln_param_entry *coerce_2d_pe;
+    ln_param_entry *axis_pe, *coerce_2d_pe;
     const char *dst_name;
-    int dst_ndim;
-    int dst_dims[LN_MAXDIM];
+    int dst_ndim, dst_dims[LN_MAXDIM];
 
     LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_EQ, 1));
     LN_OPCK(ln_opck_tensor_in_exist(op_arg, "src", &src_te));

@@ -15,9 +15,8 @@ static int space_to_depth_check(ln_op_arg *op_arg, struct space_to_depth_vals *v
     ln_tensor_entry *src_te;
     const ln_tensor *src;
     ln_param_entry *blocksize_pe;
-    int blocksize;
+    int blocksize, dst_dims[4];
     const char *dst_name;
-    int dst_dims[4];
 
     (void)scratch_ok;
     LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_EQ, 1));

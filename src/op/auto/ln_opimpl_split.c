@@ -11,21 +11,17 @@
 static int split_check(ln_op_arg *op_arg)
 {
     ln_tensor_entry *src_te;
-    ln_param_entry *axis_pe;
-    ln_param_entry *split_pe;
-    int dst_count;
+    ln_param_entry *axis_pe, *split_pe;
+    int dst_count, dst_ndim, dst_dims[LN_MAXDIM];
     const char *dst_name;
-    int dst_ndim;
-    int dst_dims[LN_MAXDIM];
 
     LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_EQ, 1));
     LN_OPCK(ln_opck_tensor_in_exist(op_arg, "src", &src_te));
     LN_OPCK(ln_opck_tensor_ndim(op_arg, "src", src_te, LN_CMP_GE, 1));
     LN_OPCK(ln_opck_param_type_if(op_arg, "axis", LN_PARAM_NUMBER, &axis_pe));
     LN_OPCK(ln_opck_param_type_if(op_arg, "split", LN_PARAM_ARRAY_NUMBER, &split_pe));
-    if (split_pe) {
+    if (split_pe)
         LN_OPCK(ln_opck_param_array_number(op_arg, split_pe, LN_CMP_GE, 0));
-    }
     dst_count = ln_tensor_list_length(op_arg->tensors_out);
     LN_OPCK(ln_opck(op_arg, dst_count >= 1,
                     "'dst' should be >= 1 tensors (dst_0, ...), got %d", dst_count));
