@@ -714,6 +714,30 @@ void ln_rt_or_b8(const ln_rt_bcast_args *a, const uint8_t *x0, const uint8_t *x1
 void ln_rt_xor_b8(const ln_rt_bcast_args *a, const uint8_t *x0, const uint8_t *x1, uint8_t *y);
 void ln_rt_not_b8(const uint8_t *x, uint8_t *y, size_t n);
 
+/* ---- where (ONNX Where) ----------------------------------------------------
+ * dst = cond ? x : y elementwise, numpy broadcasting of the three (dims
+ * right-aligned to ndim, 1 where an input has fewer), any element size. */
+typedef struct ln_rt_where_args {
+    int32_t ndim;
+    int32_t c_dims[LN_RT_MAX_DIMS], x_dims[LN_RT_MAX_DIMS], y_dims[LN_RT_MAX_DIMS];
+    int32_t o_dims[LN_RT_MAX_DIMS];
+} ln_rt_where_args;
+
+void ln_rt_where(const ln_rt_where_args *a, size_t elem_size, const uint8_t *cond,
+                 const void *x, const void *y, void *dst);
+
+/* ---- gather_elements (ONNX GatherElements) -----------------------------------
+ * dst has the indices' shape; dst[i] = data[i with its axis coordinate
+ * replaced by indices[i]] (negative indices count from the end; an index
+ * out of range gives LN_RT_ARG_ERROR and stops). */
+typedef struct ln_rt_gather_elements_args {
+    int32_t ndim, axis;
+    int32_t data_dims[LN_RT_MAX_DIMS], idx_dims[LN_RT_MAX_DIMS];
+} ln_rt_gather_elements_args;
+
+int ln_rt_gather_elements(const ln_rt_gather_elements_args *a, size_t elem_size,
+                          const void *data, const int64_t *indices, void *dst);
+
 #ifdef __cplusplus
 }
 #endif

@@ -461,3 +461,74 @@ void ln_rt_cast_i64_i32(const int64_t *x, int32_t *y, size_t n)
     for (i = 0; i < n; i++)
         y[i] = (int32_t)x[i];
 }
+
+/* dst = cond ? x : y, the three broadcast to o_dims (ln_rt.h) */
+void ln_rt_where(const ln_rt_where_args *a, size_t elem_size, const uint8_t *cond,
+                 const void *x, const void *y, void *dst)
+{
+    size_t sc[LN_RT_MAX_DIMS], sx[LN_RT_MAX_DIMS], sy[LN_RT_MAX_DIMS];
+    size_t c = 1, xs = 1, ys = 1, n = 1, ic = 0, ix = 0, iy = 0;
+    int32_t cnt[LN_RT_MAX_DIMS] = {0};
+    unsigned char *o = dst;
+    int d;
+
+    for (d = a->ndim - 1; d >= 0; d--) {
+        sc[d] = a->c_dims[d] == 1 ? 0 : c;
+        sx[d] = a->x_dims[d] == 1 ? 0 : xs;
+        sy[d] = a->y_dims[d] == 1 ? 0 : ys;
+        c *= (size_t)a->c_dims[d];
+        xs *= (size_t)a->x_dims[d];
+        ys *= (size_t)a->y_dims[d];
+        n *= (size_t)a->o_dims[d];
+    }
+    for (size_t i = 0; i < n; i++) {
+        const unsigned char *src = cond[ic] ? (const unsigned char *)x + ix * elem_size
+                                            : (const unsigned char *)y + iy * elem_size;
+        memcpy(o + i * elem_size, src, elem_size);
+        for (d = a->ndim - 1; d >= 0; d--) {
+            ic += sc[d];
+            ix += sx[d];
+            iy += sy[d];
+            if (++cnt[d] < a->o_dims[d])
+                break;
+            ic -= sc[d] * (size_t)a->o_dims[d];
+            ix -= sx[d] * (size_t)a->o_dims[d];
+            iy -= sy[d] * (size_t)a->o_dims[d];
+            cnt[d] = 0;
+        }
+    }
+}
+
+int ln_rt_gather_elements(const ln_rt_gather_elements_args *a, size_t elem_size,
+                          const void *data, const int64_t *indices, void *dst)
+{
+    size_t dstride[LN_RT_MAX_DIMS], s = 1, n = 1, off = 0;
+    int32_t cnt[LN_RT_MAX_DIMS] = {0};
+    int d;
+
+    for (d = a->ndim - 1; d >= 0; d--) {
+        dstride[d] = s;
+        s *= (size_t)a->data_dims[d];
+        n *= (size_t)a->idx_dims[d];
+    }
+    for (size_t i = 0; i < n; i++) {
+        int64_t k = indices[i], len = a->data_dims[a->axis];
+        if (k < 0)
+            k += len;
+        if (k < 0 || k >= len)
+            return LN_RT_ARG_ERROR;
+        memcpy((unsigned char *)dst + i * elem_size,
+               (const unsigned char *)data + (off + (size_t)k * dstride[a->axis]) * elem_size,
+               elem_size);
+        for (d = a->ndim - 1; d >= 0; d--) {
+            if (d != a->axis)
+                off += dstride[d];
+            if (++cnt[d] < a->idx_dims[d])
+                break;
+            if (d != a->axis)
+                off -= dstride[d] * (size_t)a->idx_dims[d];
+            cnt[d] = 0;
+        }
+    }
+    return LN_RT_OK;
+}

@@ -127,6 +127,11 @@ void ln_ophook_copy(const ln_tensor *src, ln_tensor *dst);
 /* quantize_linear / dequantize_linear: [outer][len][inner] around 'axis'
  * for a per-axis scale, one run for a per-tensor one */
 void ln_ophook_quant_args(const ln_op_arg *op_arg, ln_rt_quant_args *a);
+/* where: the three inputs broadcast */
+int ln_ophook_where_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
+void ln_ophook_where_args(const ln_op_arg *op_arg, ln_rt_where_args *a);
+/* gather_elements */
+void ln_ophook_gather_elements_args(const ln_op_arg *op_arg, ln_rt_gather_elements_args *a);
 /* lstm / gru / rnn */
 int ln_ophook_rnn_y_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
 int ln_ophook_rnn_state_shape(const ln_op_arg *op_arg, int *ndim, int *dims);

@@ -45,3 +45,59 @@ void ln_ophook_add_bcast(const ln_op_arg *op_arg, ln_rt_bcast_args *bcast)
         bcast->y_dims[i] = y->dims[i];
     }
 }
+
+/* where: cond, src1 (x) and src2 (y) broadcast together */
+int ln_ophook_where_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims)
+{
+    const ln_tensor *t[3] = {ln_op_tensor_in(op_arg, "cond")->tensor,
+                             ln_op_tensor_in(op_arg, "src1")->tensor,
+                             ln_op_tensor_in(op_arg, "src2")->tensor};
+    int n = 0;
+
+    for (int k = 0; k < 3; k++)
+        n = t[k]->ndim > n ? t[k]->ndim : n;
+    for (int i = 0; i < n; i++) {
+        int d = 1;
+        for (int k = 0; k < 3; k++) {
+            int ik = t[k]->ndim - 1 - i, dk = ik >= 0 ? t[k]->dims[ik] : 1;
+            if (dk != 1 && d != 1 && dk != d)
+                return ln_opck(op_arg, LN_FALSE, "'cond', 'src1' and 'src2' do not broadcast "
+                               "(axis %d from the right: %d vs %d)", i, d, dk);
+            d = dk != 1 ? dk : d;
+        }
+        dims[n - 1 - i] = d;
+    }
+    *ndim = n;
+    return 0;
+}
+
+void ln_ophook_where_args(const ln_op_arg *op_arg, ln_rt_where_args *a)
+{
+    const ln_tensor *c = ln_op_tensor_in(op_arg, "cond")->tensor;
+    const ln_tensor *x = ln_op_tensor_in(op_arg, "src1")->tensor;
+    const ln_tensor *y = ln_op_tensor_in(op_arg, "src2")->tensor;
+    const ln_tensor *o = ln_op_tensor_out(op_arg, "dst")->tensor;
+    int n = o->ndim;
+
+    a->ndim = n;
+    for (int i = 0; i < n; i++) {
+        int ic = i - (n - c->ndim), ix = i - (n - x->ndim), iy = i - (n - y->ndim);
+        a->c_dims[i] = ic >= 0 ? c->dims[ic] : 1;
+        a->x_dims[i] = ix >= 0 ? x->dims[ix] : 1;
+        a->y_dims[i] = iy >= 0 ? y->dims[iy] : 1;
+        a->o_dims[i] = o->dims[i];
+    }
+}
+
+void ln_ophook_gather_elements_args(const ln_op_arg *op_arg, ln_rt_gather_elements_args *a)
+{
+    const ln_tensor *x = ln_op_tensor_in(op_arg, "src")->tensor;
+    const ln_tensor *i = ln_op_tensor_in(op_arg, "indices")->tensor;
+
+    a->ndim = x->ndim;
+    a->axis = ln_ophook_axis(op_arg, "axis", 0, x->ndim);
+    for (int d = 0; d < x->ndim; d++) {
+        a->data_dims[d] = x->dims[d];
+        a->idx_dims[d] = i->dims[d];
+    }
+}

@@ -638,6 +638,67 @@ static void print_ln_rt_rnn_args(ln_aot_buf *b, const void *p)
     ln_aot_buf_putc(b, '}');
 }
 
+static void print_ln_rt_where_args(ln_aot_buf *b, const void *p)
+{
+    const ln_rt_where_args *v = p;
+    int n;
+
+    ln_aot_buf_printf(b, "{.ndim = %ld", (long)v->ndim);
+    n = (int)(sizeof v->c_dims / sizeof v->c_dims[0]);
+    while (n > 1 && v->c_dims[n - 1] == 0)
+        n--;
+    ln_aot_buf_puts(b, ", .c_dims = {");
+    for (int i = 0; i < n; i++)
+        ln_aot_buf_printf(b, "%s%ld", i ? ", " : "", (long)v->c_dims[i]);
+    ln_aot_buf_putc(b, '}');
+    n = (int)(sizeof v->x_dims / sizeof v->x_dims[0]);
+    while (n > 1 && v->x_dims[n - 1] == 0)
+        n--;
+    ln_aot_buf_puts(b, ", .x_dims = {");
+    for (int i = 0; i < n; i++)
+        ln_aot_buf_printf(b, "%s%ld", i ? ", " : "", (long)v->x_dims[i]);
+    ln_aot_buf_putc(b, '}');
+    n = (int)(sizeof v->y_dims / sizeof v->y_dims[0]);
+    while (n > 1 && v->y_dims[n - 1] == 0)
+        n--;
+    ln_aot_buf_puts(b, ", .y_dims = {");
+    for (int i = 0; i < n; i++)
+        ln_aot_buf_printf(b, "%s%ld", i ? ", " : "", (long)v->y_dims[i]);
+    ln_aot_buf_putc(b, '}');
+    n = (int)(sizeof v->o_dims / sizeof v->o_dims[0]);
+    while (n > 1 && v->o_dims[n - 1] == 0)
+        n--;
+    ln_aot_buf_puts(b, ", .o_dims = {");
+    for (int i = 0; i < n; i++)
+        ln_aot_buf_printf(b, "%s%ld", i ? ", " : "", (long)v->o_dims[i]);
+    ln_aot_buf_putc(b, '}');
+    ln_aot_buf_putc(b, '}');
+}
+
+static void print_ln_rt_gather_elements_args(ln_aot_buf *b, const void *p)
+{
+    const ln_rt_gather_elements_args *v = p;
+    int n;
+
+    ln_aot_buf_printf(b, "{.ndim = %ld", (long)v->ndim);
+    ln_aot_buf_printf(b, ", .axis = %ld", (long)v->axis);
+    n = (int)(sizeof v->data_dims / sizeof v->data_dims[0]);
+    while (n > 1 && v->data_dims[n - 1] == 0)
+        n--;
+    ln_aot_buf_puts(b, ", .data_dims = {");
+    for (int i = 0; i < n; i++)
+        ln_aot_buf_printf(b, "%s%ld", i ? ", " : "", (long)v->data_dims[i]);
+    ln_aot_buf_putc(b, '}');
+    n = (int)(sizeof v->idx_dims / sizeof v->idx_dims[0]);
+    while (n > 1 && v->idx_dims[n - 1] == 0)
+        n--;
+    ln_aot_buf_puts(b, ", .idx_dims = {");
+    for (int i = 0; i < n; i++)
+        ln_aot_buf_printf(b, "%s%ld", i ? ", " : "", (long)v->idx_dims[i]);
+    ln_aot_buf_putc(b, '}');
+    ln_aot_buf_putc(b, '}');
+}
+
 static const struct rt_type {
     const char *name;
     size_t size;
@@ -670,6 +731,8 @@ static const struct rt_type {
     {"ln_rt_quant_args", sizeof(ln_rt_quant_args), 1, print_ln_rt_quant_args},
     {"ln_rt_rnn_act", sizeof(ln_rt_rnn_act), 0, print_ln_rt_rnn_act},
     {"ln_rt_rnn_args", sizeof(ln_rt_rnn_args), 1, print_ln_rt_rnn_args},
+    {"ln_rt_where_args", sizeof(ln_rt_where_args), 1, print_ln_rt_where_args},
+    {"ln_rt_gather_elements_args", sizeof(ln_rt_gather_elements_args), 1, print_ln_rt_gather_elements_args},
 };
 
 static const char *const status_kernels[] = {
@@ -683,6 +746,7 @@ static const char *const status_kernels[] = {
     "ln_rt_conv_transpose2d_s8",
     "ln_rt_fully_connected_s8",
     "ln_rt_gather",
+    "ln_rt_gather_elements",
     "ln_rt_gather_f32",
     "ln_rt_gemm_f32",
     "ln_rt_matmul_f32",

@@ -109,6 +109,7 @@ const ln_expand_default ln_expand_defaults_cpu[] = {
     {"expand", "expand_cpu"},
     {"flatten", "flatten_cpu"},
     {"gather", "gather_cpu"},
+    {"gather_elements", "gather_elements_cpu"},
     {"gemm", "gemm_cpu"},
     {"globalavgpool", "globalavgpool_cpu"},
     {"globalmaxpool", "globalmaxpool_cpu"},
@@ -180,6 +181,7 @@ const ln_expand_default ln_expand_defaults_cpu[] = {
     {"tile", "tile_cpu"},
     {"transpose", "transpose_cpu"},
     {"unsqueeze", "unsqueeze_cpu"},
+    {"where", "where_cpu"},
     {"xor", "xor_cpu"},
     {NULL, NULL}
 };

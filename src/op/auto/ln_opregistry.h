@@ -77,6 +77,8 @@ extern ln_op ln_opimpl_flatten;
 extern ln_op ln_opimpl_flatten_cpu;
 extern ln_op ln_opimpl_gather;
 extern ln_op ln_opimpl_gather_cpu;
+extern ln_op ln_opimpl_gather_elements;
+extern ln_op ln_opimpl_gather_elements_cpu;
 extern ln_op ln_opimpl_gemm;
 extern ln_op ln_opimpl_gemm_cpu;
 extern ln_op ln_opimpl_globalavgpool;
@@ -219,6 +221,8 @@ extern ln_op ln_opimpl_transpose;
 extern ln_op ln_opimpl_transpose_cpu;
 extern ln_op ln_opimpl_unsqueeze;
 extern ln_op ln_opimpl_unsqueeze_cpu;
+extern ln_op ln_opimpl_where;
+extern ln_op ln_opimpl_where_cpu;
 extern ln_op ln_opimpl_xor;
 extern ln_op ln_opimpl_xor_cpu;
 
@@ -319,6 +323,7 @@ extern const ln_opregistry_aot_field ln_opimpl_elu_cpu_aot_priv[];
 extern const ln_opregistry_aot_field ln_opimpl_equal_cpu_aot_priv[];
 extern const ln_opregistry_aot_field ln_opimpl_expand_cpu_aot_priv[];
 extern const ln_opregistry_aot_field ln_opimpl_gather_cpu_aot_priv[];
+extern const ln_opregistry_aot_field ln_opimpl_gather_elements_cpu_aot_priv[];
 extern const ln_opregistry_aot_field ln_opimpl_gemm_cpu_aot_priv[];
 extern const ln_opregistry_aot_field ln_opimpl_gru_cpu_aot_priv[];
 extern const ln_opregistry_aot_field ln_opimpl_hardsigmoid_cpu_aot_priv[];
@@ -344,5 +349,6 @@ extern const ln_opregistry_aot_field ln_opimpl_split_cpu_aot_priv[];
 extern const ln_opregistry_aot_field ln_opimpl_thresholdedrelu_cpu_aot_priv[];
 extern const ln_opregistry_aot_field ln_opimpl_tile_cpu_aot_priv[];
 extern const ln_opregistry_aot_field ln_opimpl_transpose_cpu_aot_priv[];
+extern const ln_opregistry_aot_field ln_opimpl_where_cpu_aot_priv[];
 
 #endif
