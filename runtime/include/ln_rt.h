@@ -713,6 +713,14 @@ void ln_rt_and_b8(const ln_rt_bcast_args *a, const uint8_t *x0, const uint8_t *x
 void ln_rt_or_b8(const ln_rt_bcast_args *a, const uint8_t *x0, const uint8_t *x1, uint8_t *y);
 void ln_rt_xor_b8(const ln_rt_bcast_args *a, const uint8_t *x0, const uint8_t *x1, uint8_t *y);
 void ln_rt_not_b8(const uint8_t *x, uint8_t *y, size_t n);
+/* ONNX Mod: fmod 0 takes the divisor's sign, 1 the dividend's (float:
+ * always fmod); a divisor of 0 (or -1) gives 0. */
+void ln_rt_mod_s32(const ln_rt_bcast_args *a, int32_t fmod, const int32_t *x0,
+                   const int32_t *x1, int32_t *y);
+void ln_rt_mod_s64(const ln_rt_bcast_args *a, int32_t fmod, const int64_t *x0,
+                   const int64_t *x1, int64_t *y);
+void ln_rt_mod_f32(const ln_rt_bcast_args *a, int32_t fmod, const float *x0, const float *x1,
+                   float *y);
 
 /* ---- where (ONNX Where) ----------------------------------------------------
  * dst = cond ? x : y elementwise, numpy broadcasting of the three (dims

@@ -163,3 +163,37 @@ void ln_rt_mean_f32(const void *const *x, size_t count, float *y, size_t n)
         y[i] = s / (float)count;
     }
 }
+
+/* ONNX Mod: fmod 0 gives the divisor's sign (Python's %), fmod 1 the
+ * dividend's (C's % and fmodf); a zero divisor gives 0 (ONNX leaves it
+ * undefined), and so does -1 (x % -1 is 0, and INT_MIN % -1 would trap). */
+#define LN_RT_MOD_INT(T, S)                                                      \
+    static T pymod_##S(T u, T v)                                                 \
+    {                                                                            \
+        T r;                                                                     \
+        if (v == 0 || v == -1)                                                   \
+            return 0;                                                            \
+        r = (T)(u % v);                                                          \
+        return r != 0 && ((r < 0) != (v < 0)) ? (T)(r + v) : r;                  \
+    }                                                                            \
+    static LN_RT_BINARY_T(mod_##S, T, T, pymod_##S(u, v))                        \
+    static LN_RT_BINARY_T(fmod_##S, T, T, v == 0 || v == -1 ? (T)0 : (T)(u % v)) \
+    void ln_rt_mod_##S(const ln_rt_bcast_args *a, int32_t fmod, const T *x0,      \
+                       const T *x1, T *y)                                        \
+    {                                                                            \
+        if (fmod)                                                                \
+            fmod_##S(a, x0, x1, y);                                              \
+        else                                                                     \
+            mod_##S(a, x0, x1, y);                                               \
+    }
+LN_RT_MOD_INT(int32_t, s32)
+LN_RT_MOD_INT(int64_t, s64)
+
+static LN_RT_BINARY_T(fmod_f32, float, float, fmodf(u, v))
+
+void ln_rt_mod_f32(const ln_rt_bcast_args *a, int32_t fmod, const float *x0, const float *x1,
+                   float *y)
+{
+    (void)fmod;     /* the op's check: float Mod is fmod */
+    fmod_f32(a, x0, x1, y);
+}

@@ -36,6 +36,8 @@ const ln_opregistry_row ln_opregistry[] = {
     {"batchnorm_cpu", "cpu", LN_OPREG_PROTO(batchnorm, batchnorm_cpu)},
     {"cast", "none", LN_OPREG_PROTO(cast, cast)},
     {"cast_cpu", "cpu", LN_OPREG_PROTO(cast, cast_cpu)},
+    {"cast_like", "none", LN_OPREG_PROTO(cast_like, cast_like)},
+    {"cast_like_cpu", "cpu", LN_OPREG_PROTO(cast_like, cast_like_cpu)},
     {"celu", "none", LN_OPREG_PROTO(celu, celu)},
     {"celu_cpu", "cpu", LN_OPREG_PROTO(celu, celu_cpu)},
     {"clip", "none", LN_OPREG_PROTO(clip, clip)},
@@ -125,6 +127,8 @@ const ln_opregistry_row ln_opregistry[] = {
     {"mean_cpu", "cpu", LN_OPREG_PROTO(mean, mean_cpu)},
     {"min", "none", LN_OPREG_PROTO(min, min)},
     {"min_cpu", "cpu", LN_OPREG_PROTO(min, min_cpu)},
+    {"mod", "none", LN_OPREG_PROTO(mod, mod)},
+    {"mod_cpu", "cpu", LN_OPREG_PROTO(mod, mod_cpu)},
     {"mul", "none", LN_OPREG_PROTO(mul, mul)},
     {"mul_cpu", "cpu", LN_OPREG_PROTO(mul, mul_cpu)},
     {"neg", "none", LN_OPREG_PROTO(neg, neg)},
@@ -270,6 +274,7 @@ static const ln_opregistry_onnx_attr onnx_attrs_7[] = {
     {"to", "to", NULL},
     {NULL, NULL, NULL}
 };
+static const char *const onnx_names_5[] = {"src", "like", NULL};
 static const ln_opregistry_onnx_attr onnx_attrs_8[] = {
     {"alpha", "alpha", "1"},
     {NULL, NULL, NULL}
@@ -279,12 +284,12 @@ static const ln_opregistry_onnx_attr onnx_attrs_9[] = {
     {"max", "max", "3.4028234e+38"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_5[] = {"src", "@min", "@max", NULL};
+static const char *const onnx_names_6[] = {"src", "@min", "@max", NULL};
 static const ln_opregistry_onnx_attr onnx_attrs_10[] = {
     {"axis", "axis", NULL},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_6[] = {"src", "weight", "bias", NULL};
+static const char *const onnx_names_7[] = {"src", "weight", "bias", NULL};
 static const ln_opregistry_onnx_attr onnx_attrs_11[] = {
     {"group", "group", "1"},
     {"strides", "stride", "[1,1]"},
@@ -310,7 +315,7 @@ static const ln_opregistry_onnx_attr onnx_attrs_13[] = {
     {"mode", "mode", "\"DCR\""},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_7[] = {"src", "scale", "zero_point", NULL};
+static const char *const onnx_names_8[] = {"src", "scale", "zero_point", NULL};
 static const ln_opregistry_onnx_attr onnx_attrs_14[] = {
     {"axis", "axis", "1"},
     {NULL, NULL, NULL}
@@ -319,9 +324,9 @@ static const ln_opregistry_onnx_attr onnx_attrs_15[] = {
     {"ratio", "ratio", "0.5"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_8[] = {"src", "@ratio", "@training_mode", NULL};
-static const char *const onnx_names_9[] = {"src", "@shape", NULL};
-static const char *const onnx_names_10[] = {"src", "indices", NULL};
+static const char *const onnx_names_9[] = {"src", "@ratio", "@training_mode", NULL};
+static const char *const onnx_names_10[] = {"src", "@shape", NULL};
+static const char *const onnx_names_11[] = {"src", "indices", NULL};
 static const ln_opregistry_onnx_attr onnx_attrs_16[] = {
     {"axis", "axis", "0"},
     {NULL, NULL, NULL}
@@ -333,8 +338,8 @@ static const ln_opregistry_onnx_attr onnx_attrs_17[] = {
     {"beta", "beta", "1"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_11[] = {"src", "weight", "recurrence", "bias", "seq_lens", "initial_h", NULL};
-static const char *const onnx_names_12[] = {"dst", "dst_h", NULL};
+static const char *const onnx_names_12[] = {"src", "weight", "recurrence", "bias", "seq_lens", "initial_h", NULL};
+static const char *const onnx_names_13[] = {"dst", "dst_h", NULL};
 static const ln_opregistry_onnx_attr onnx_attrs_18[] = {
     {"hidden_size", "hidden_size", "0"},
     {"direction", "direction", "\"forward\""},
@@ -361,12 +366,12 @@ static const ln_opregistry_onnx_attr onnx_attrs_20[] = {
     {"beta", "beta", "0.5"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_13[] = {"src", "scale", "bias", NULL};
+static const char *const onnx_names_14[] = {"src", "scale", "bias", NULL};
 static const ln_opregistry_onnx_attr onnx_attrs_21[] = {
     {"epsilon", "epsilon", "1e-05"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_14[] = {"dst", "mean", "inv_std_dev", NULL};
+static const char *const onnx_names_15[] = {"dst", "mean", "inv_std_dev", NULL};
 static const ln_opregistry_onnx_attr onnx_attrs_22[] = {
     {"axis", "axis", "-1"},
     {"epsilon", "epsilon", "1e-05"},
@@ -393,8 +398,8 @@ static const ln_opregistry_onnx_attr onnx_attrs_26[] = {
     {"bias", "bias", "1"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_15[] = {"src", "weight", "recurrence", "bias", "seq_lens", "initial_h", "initial_c", "peephole", NULL};
-static const char *const onnx_names_16[] = {"dst", "dst_h", "dst_c", NULL};
+static const char *const onnx_names_16[] = {"src", "weight", "recurrence", "bias", "seq_lens", "initial_h", "initial_c", "peephole", NULL};
+static const char *const onnx_names_17[] = {"dst", "dst_h", "dst_c", NULL};
 static const ln_opregistry_onnx_attr onnx_attrs_27[] = {
     {"hidden_size", "hidden_size", "0"},
     {"direction", "direction", "\"forward\""},
@@ -427,68 +432,63 @@ static const ln_opregistry_onnx_attr onnx_attrs_29[] = {
     {NULL, NULL, NULL}
 };
 static const ln_opregistry_onnx_attr onnx_attrs_30[] = {
+    {"fmod", "fmod", "0"},
+    {NULL, NULL, NULL}
+};
+static const ln_opregistry_onnx_attr onnx_attrs_31[] = {
     {"pads", "pads", NULL},
     {"mode", "mode", "\"constant\""},
     {"value", "value", "0"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_17[] = {"src", "@pads", "@value", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_31[] = {
+static const char *const onnx_names_18[] = {"src", "@pads", "@value", NULL};
+static const ln_opregistry_onnx_attr onnx_attrs_32[] = {
     {"mode", "mode", "\"constant\""},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_18[] = {"src", "slope", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_32[] = {
+static const char *const onnx_names_19[] = {"src", "slope", NULL};
+static const ln_opregistry_onnx_attr onnx_attrs_33[] = {
     {"axes", "axes", "[]"},
     {"keepdims", "keepdims", "1"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_19[] = {"src", "@axes", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_33[] = {
+static const char *const onnx_names_20[] = {"src", "@axes", NULL};
+static const ln_opregistry_onnx_attr onnx_attrs_34[] = {
     {"keepdims", "keepdims", "1"},
     {"noop_with_empty_axes", "noop_with_empty_axes", "0"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_34[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_35[] = {
     {"shape", "dims", NULL},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_20[] = {"src", "@dims", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_35[] = {
+static const char *const onnx_names_21[] = {"src", "@dims", NULL};
+static const ln_opregistry_onnx_attr onnx_attrs_36[] = {
     {"allowzero", "allowzero", "0"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_36[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_37[] = {
     {"mode", "mode", "\"nearest\""},
     {"scales", "scales", NULL},
     {"", "coordinate_transformation_mode", "\"asymmetric\""},
     {"", "nearest_mode", "\"floor\""},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_21[] = {"src", "@scales", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_37[] = {
+static const char *const onnx_names_22[] = {"src", "@scales", NULL};
+static const ln_opregistry_onnx_attr onnx_attrs_38[] = {
     {"mode", "mode", "\"nearest\""},
     {"", "coordinate_transformation_mode", "\"asymmetric\""},
     {"", "nearest_mode", "\"floor\""},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_22[] = {"src", "", "@scales", "@sizes", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_38[] = {
+static const char *const onnx_names_23[] = {"src", "", "@scales", "@sizes", NULL};
+static const ln_opregistry_onnx_attr onnx_attrs_39[] = {
     {"mode", "mode", "\"nearest\""},
     {"coordinate_transformation_mode", "coordinate_transformation_mode", "\"half_pixel\""},
     {"nearest_mode", "nearest_mode", "\"round_prefer_floor\""},
     {"cubic_coeff_a", "cubic_coeff_a", "-0.75"},
     {"exclude_outside", "exclude_outside", "0"},
     {"extrapolation_value", "extrapolation_value", "0"},
-    {NULL, NULL, NULL}
-};
-static const ln_opregistry_onnx_attr onnx_attrs_39[] = {
-    {"hidden_size", "hidden_size", "0"},
-    {"direction", "direction", "\"forward\""},
-    {"activations", "activations", "[]"},
-    {"activation_alpha", "activation_alpha", "[]"},
-    {"activation_beta", "activation_beta", "[]"},
-    {"clip", "clip", "0"},
     {NULL, NULL, NULL}
 };
 static const ln_opregistry_onnx_attr onnx_attrs_40[] = {
@@ -498,50 +498,59 @@ static const ln_opregistry_onnx_attr onnx_attrs_40[] = {
     {"activation_alpha", "activation_alpha", "[]"},
     {"activation_beta", "activation_beta", "[]"},
     {"clip", "clip", "0"},
-    {"layout", "layout", "0"},
     {NULL, NULL, NULL}
 };
 static const ln_opregistry_onnx_attr onnx_attrs_41[] = {
+    {"hidden_size", "hidden_size", "0"},
+    {"direction", "direction", "\"forward\""},
+    {"activations", "activations", "[]"},
+    {"activation_alpha", "activation_alpha", "[]"},
+    {"activation_beta", "activation_beta", "[]"},
+    {"clip", "clip", "0"},
+    {"layout", "layout", "0"},
+    {NULL, NULL, NULL}
+};
+static const ln_opregistry_onnx_attr onnx_attrs_42[] = {
     {"alpha", "alpha", "1.67326319217682"},
     {"gamma", "gamma", "1.05070102214813"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_42[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_43[] = {
     {"bias", "bias", "0"},
     {"lambd", "lambd", "0.5"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_43[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_44[] = {
     {"starts", "starts", NULL},
     {"ends", "ends", NULL},
     {"axes", "axes", "[]"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_23[] = {"src", "@starts", "@ends", "@axes", "@steps", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_44[] = {
+static const char *const onnx_names_24[] = {"src", "@starts", "@ends", "@axes", "@steps", NULL};
+static const ln_opregistry_onnx_attr onnx_attrs_45[] = {
     {"blocksize", "blocksize", NULL},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_45[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_46[] = {
     {"axis", "axis", "0"},
     {"split", "split", "[]"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_24[] = {"src", "@split", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_46[] = {
+static const char *const onnx_names_25[] = {"src", "@split", NULL};
+static const ln_opregistry_onnx_attr onnx_attrs_47[] = {
     {"axes", "axes", "[]"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_25[] = {"src", "@repeats", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_47[] = {
+static const char *const onnx_names_26[] = {"src", "@repeats", NULL};
+static const ln_opregistry_onnx_attr onnx_attrs_48[] = {
     {"perm", "perm", "[]"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_48[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_49[] = {
     {"axes", "axes", NULL},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_26[] = {"cond", "src1", "src2", NULL};
+static const char *const onnx_names_27[] = {"cond", "src1", "src2", NULL};
 
 const ln_opregistry_onnx_entry ln_opregistry_onnx[] = {
     {"Abs", 6, 0, "abs", onnx_names_1, onnx_names_2, onnx_attrs_1},
@@ -560,31 +569,32 @@ const ln_opregistry_onnx_entry ln_opregistry_onnx[] = {
     {"BatchNormalization", 9, 13, "batchnorm", onnx_names_4, onnx_names_2, onnx_attrs_5},
     {"BatchNormalization", 14, 0, "batchnorm", onnx_names_4, onnx_names_2, onnx_attrs_6},
     {"Cast", 6, 0, "cast", onnx_names_1, onnx_names_2, onnx_attrs_7},
+    {"CastLike", 15, 0, "cast_like", onnx_names_5, onnx_names_2, onnx_attrs_1},
     {"Celu", 12, 0, "celu", onnx_names_1, onnx_names_2, onnx_attrs_8},
     {"Clip", 6, 10, "clip", onnx_names_1, onnx_names_2, onnx_attrs_9},
-    {"Clip", 11, 0, "clip", onnx_names_5, onnx_names_2, onnx_attrs_1},
+    {"Clip", 11, 0, "clip", onnx_names_6, onnx_names_2, onnx_attrs_1},
     {"Concat", 4, 0, "concat", onnx_names_1, onnx_names_2, onnx_attrs_10},
-    {"Conv", 1, 0, "conv2d", onnx_names_6, onnx_names_2, onnx_attrs_11},
-    {"ConvTranspose", 1, 0, "conv_transpose2d", onnx_names_6, onnx_names_2, onnx_attrs_12},
+    {"Conv", 1, 0, "conv2d", onnx_names_7, onnx_names_2, onnx_attrs_11},
+    {"ConvTranspose", 1, 0, "conv_transpose2d", onnx_names_7, onnx_names_2, onnx_attrs_12},
     {"Cos", 7, 0, "cos", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Cosh", 9, 0, "cosh", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"DepthToSpace", 1, 0, "depth_to_space", onnx_names_1, onnx_names_2, onnx_attrs_13},
-    {"DequantizeLinear", 10, 12, "dequantize_linear", onnx_names_7, onnx_names_2, onnx_attrs_1},
-    {"DequantizeLinear", 13, 0, "dequantize_linear", onnx_names_7, onnx_names_2, onnx_attrs_14},
+    {"DequantizeLinear", 10, 12, "dequantize_linear", onnx_names_8, onnx_names_2, onnx_attrs_1},
+    {"DequantizeLinear", 13, 0, "dequantize_linear", onnx_names_8, onnx_names_2, onnx_attrs_14},
     {"Div", 7, 0, "div", onnx_names_3, onnx_names_2, onnx_attrs_1},
     {"Dropout", 7, 11, "dropout", onnx_names_1, onnx_names_2, onnx_attrs_15},
-    {"Dropout", 12, 0, "dropout", onnx_names_8, onnx_names_2, onnx_attrs_1},
+    {"Dropout", 12, 0, "dropout", onnx_names_9, onnx_names_2, onnx_attrs_1},
     {"Elu", 6, 0, "elu", onnx_names_1, onnx_names_2, onnx_attrs_8},
     {"Equal", 7, 0, "equal", onnx_names_3, onnx_names_2, onnx_attrs_1},
     {"Erf", 9, 0, "erf", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Exp", 6, 0, "exp", onnx_names_1, onnx_names_2, onnx_attrs_1},
-    {"Expand", 8, 0, "expand", onnx_names_9, onnx_names_2, onnx_attrs_1},
+    {"Expand", 8, 0, "expand", onnx_names_10, onnx_names_2, onnx_attrs_1},
     {"Flatten", 1, 0, "flatten", onnx_names_1, onnx_names_2, onnx_attrs_14},
-    {"GRU", 7, 13, "gru", onnx_names_11, onnx_names_12, onnx_attrs_18},
-    {"GRU", 14, 0, "gru", onnx_names_11, onnx_names_12, onnx_attrs_19},
-    {"Gather", 1, 0, "gather", onnx_names_10, onnx_names_2, onnx_attrs_16},
-    {"GatherElements", 11, 0, "gather_elements", onnx_names_10, onnx_names_2, onnx_attrs_16},
-    {"Gemm", 7, 0, "gemm", onnx_names_6, onnx_names_2, onnx_attrs_17},
+    {"GRU", 7, 13, "gru", onnx_names_12, onnx_names_13, onnx_attrs_18},
+    {"GRU", 14, 0, "gru", onnx_names_12, onnx_names_13, onnx_attrs_19},
+    {"Gather", 1, 0, "gather", onnx_names_11, onnx_names_2, onnx_attrs_16},
+    {"GatherElements", 11, 0, "gather_elements", onnx_names_11, onnx_names_2, onnx_attrs_16},
+    {"Gemm", 7, 0, "gemm", onnx_names_7, onnx_names_2, onnx_attrs_17},
     {"GlobalAveragePool", 1, 0, "globalavgpool", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"GlobalMaxPool", 1, 0, "globalmaxpool", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Greater", 7, 0, "greater", onnx_names_3, onnx_names_2, onnx_attrs_1},
@@ -592,11 +602,11 @@ const ln_opregistry_onnx_entry ln_opregistry_onnx[] = {
     {"HardSigmoid", 6, 0, "hardsigmoid", onnx_names_1, onnx_names_2, onnx_attrs_20},
     {"HardSwish", 14, 0, "hardswish", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Identity", 1, 0, "identity", onnx_names_1, onnx_names_2, onnx_attrs_1},
-    {"InstanceNormalization", 6, 0, "instancenorm", onnx_names_13, onnx_names_2, onnx_attrs_21},
+    {"InstanceNormalization", 6, 0, "instancenorm", onnx_names_14, onnx_names_2, onnx_attrs_21},
     {"LRN", 1, 0, "lrn", onnx_names_1, onnx_names_2, onnx_attrs_26},
-    {"LSTM", 7, 13, "lstm", onnx_names_15, onnx_names_16, onnx_attrs_27},
-    {"LSTM", 14, 0, "lstm", onnx_names_15, onnx_names_16, onnx_attrs_28},
-    {"LayerNormalization", 17, 0, "layernorm", onnx_names_13, onnx_names_14, onnx_attrs_22},
+    {"LSTM", 7, 13, "lstm", onnx_names_16, onnx_names_17, onnx_attrs_27},
+    {"LSTM", 14, 0, "lstm", onnx_names_16, onnx_names_17, onnx_attrs_28},
+    {"LayerNormalization", 17, 0, "layernorm", onnx_names_14, onnx_names_15, onnx_attrs_22},
     {"LeakyRelu", 6, 0, "leakyrelu", onnx_names_1, onnx_names_2, onnx_attrs_23},
     {"Less", 7, 0, "less", onnx_names_3, onnx_names_2, onnx_attrs_1},
     {"LessOrEqual", 12, 0, "less_or_equal", onnx_names_3, onnx_names_2, onnx_attrs_1},
@@ -608,67 +618,68 @@ const ln_opregistry_onnx_entry ln_opregistry_onnx[] = {
     {"MaxPool", 1, 0, "maxpool2d", onnx_names_1, onnx_names_2, onnx_attrs_29},
     {"Mean", 6, 0, "mean", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Min", 6, 0, "min", onnx_names_3, onnx_names_2, onnx_attrs_1},
+    {"Mod", 10, 0, "mod", onnx_names_3, onnx_names_2, onnx_attrs_30},
     {"Mul", 7, 0, "mul", onnx_names_3, onnx_names_2, onnx_attrs_1},
     {"Neg", 6, 0, "neg", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Not", 1, 0, "not", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Or", 7, 0, "or", onnx_names_3, onnx_names_2, onnx_attrs_1},
-    {"PRelu", 7, 0, "prelu", onnx_names_18, onnx_names_2, onnx_attrs_1},
-    {"Pad", 2, 10, "pad", onnx_names_1, onnx_names_2, onnx_attrs_30},
-    {"Pad", 11, 0, "pad", onnx_names_17, onnx_names_2, onnx_attrs_31},
+    {"PRelu", 7, 0, "prelu", onnx_names_19, onnx_names_2, onnx_attrs_1},
+    {"Pad", 2, 10, "pad", onnx_names_1, onnx_names_2, onnx_attrs_31},
+    {"Pad", 11, 0, "pad", onnx_names_18, onnx_names_2, onnx_attrs_32},
     {"Pow", 7, 0, "pow", onnx_names_3, onnx_names_2, onnx_attrs_1},
-    {"QuantizeLinear", 10, 12, "quantize_linear", onnx_names_7, onnx_names_2, onnx_attrs_1},
-    {"QuantizeLinear", 13, 0, "quantize_linear", onnx_names_7, onnx_names_2, onnx_attrs_14},
-    {"RNN", 7, 13, "rnn", onnx_names_11, onnx_names_12, onnx_attrs_39},
-    {"RNN", 14, 0, "rnn", onnx_names_11, onnx_names_12, onnx_attrs_40},
+    {"QuantizeLinear", 10, 12, "quantize_linear", onnx_names_8, onnx_names_2, onnx_attrs_1},
+    {"QuantizeLinear", 13, 0, "quantize_linear", onnx_names_8, onnx_names_2, onnx_attrs_14},
+    {"RNN", 7, 13, "rnn", onnx_names_12, onnx_names_13, onnx_attrs_40},
+    {"RNN", 14, 0, "rnn", onnx_names_12, onnx_names_13, onnx_attrs_41},
     {"Reciprocal", 6, 0, "reciprocal", onnx_names_1, onnx_names_2, onnx_attrs_1},
-    {"ReduceL1", 1, 0, "reduce_l1", onnx_names_1, onnx_names_2, onnx_attrs_32},
-    {"ReduceL2", 1, 0, "reduce_l2", onnx_names_1, onnx_names_2, onnx_attrs_32},
-    {"ReduceLogSum", 1, 0, "reduce_logsum", onnx_names_1, onnx_names_2, onnx_attrs_32},
-    {"ReduceLogSumExp", 1, 0, "reduce_logsumexp", onnx_names_1, onnx_names_2, onnx_attrs_32},
-    {"ReduceMax", 1, 0, "reduce_max", onnx_names_1, onnx_names_2, onnx_attrs_32},
-    {"ReduceMean", 1, 0, "reduce_mean", onnx_names_1, onnx_names_2, onnx_attrs_32},
-    {"ReduceMin", 1, 0, "reduce_min", onnx_names_1, onnx_names_2, onnx_attrs_32},
-    {"ReduceProd", 1, 0, "reduce_prod", onnx_names_1, onnx_names_2, onnx_attrs_32},
-    {"ReduceSum", 1, 12, "reduce_sum", onnx_names_1, onnx_names_2, onnx_attrs_32},
-    {"ReduceSum", 13, 0, "reduce_sum", onnx_names_19, onnx_names_2, onnx_attrs_33},
-    {"ReduceSumSquare", 1, 0, "reduce_sumsquare", onnx_names_1, onnx_names_2, onnx_attrs_32},
+    {"ReduceL1", 1, 0, "reduce_l1", onnx_names_1, onnx_names_2, onnx_attrs_33},
+    {"ReduceL2", 1, 0, "reduce_l2", onnx_names_1, onnx_names_2, onnx_attrs_33},
+    {"ReduceLogSum", 1, 0, "reduce_logsum", onnx_names_1, onnx_names_2, onnx_attrs_33},
+    {"ReduceLogSumExp", 1, 0, "reduce_logsumexp", onnx_names_1, onnx_names_2, onnx_attrs_33},
+    {"ReduceMax", 1, 0, "reduce_max", onnx_names_1, onnx_names_2, onnx_attrs_33},
+    {"ReduceMean", 1, 0, "reduce_mean", onnx_names_1, onnx_names_2, onnx_attrs_33},
+    {"ReduceMin", 1, 0, "reduce_min", onnx_names_1, onnx_names_2, onnx_attrs_33},
+    {"ReduceProd", 1, 0, "reduce_prod", onnx_names_1, onnx_names_2, onnx_attrs_33},
+    {"ReduceSum", 1, 12, "reduce_sum", onnx_names_1, onnx_names_2, onnx_attrs_33},
+    {"ReduceSum", 13, 0, "reduce_sum", onnx_names_20, onnx_names_2, onnx_attrs_34},
+    {"ReduceSumSquare", 1, 0, "reduce_sumsquare", onnx_names_1, onnx_names_2, onnx_attrs_33},
     {"Relu", 1, 0, "relu", onnx_names_1, onnx_names_2, onnx_attrs_1},
-    {"Reshape", 1, 4, "reshape", onnx_names_1, onnx_names_2, onnx_attrs_34},
-    {"Reshape", 5, 13, "reshape", onnx_names_20, onnx_names_2, onnx_attrs_1},
-    {"Reshape", 14, 0, "reshape", onnx_names_20, onnx_names_2, onnx_attrs_35},
-    {"Resize", 10, 10, "resize", onnx_names_21, onnx_names_2, onnx_attrs_37},
-    {"Resize", 11, 0, "resize", onnx_names_22, onnx_names_2, onnx_attrs_38},
+    {"Reshape", 1, 4, "reshape", onnx_names_1, onnx_names_2, onnx_attrs_35},
+    {"Reshape", 5, 13, "reshape", onnx_names_21, onnx_names_2, onnx_attrs_1},
+    {"Reshape", 14, 0, "reshape", onnx_names_21, onnx_names_2, onnx_attrs_36},
+    {"Resize", 10, 10, "resize", onnx_names_22, onnx_names_2, onnx_attrs_38},
+    {"Resize", 11, 0, "resize", onnx_names_23, onnx_names_2, onnx_attrs_39},
     {"Round", 11, 0, "round", onnx_names_1, onnx_names_2, onnx_attrs_1},
-    {"Selu", 6, 0, "selu", onnx_names_1, onnx_names_2, onnx_attrs_41},
-    {"Shrink", 9, 0, "shrink", onnx_names_1, onnx_names_2, onnx_attrs_42},
+    {"Selu", 6, 0, "selu", onnx_names_1, onnx_names_2, onnx_attrs_42},
+    {"Shrink", 9, 0, "shrink", onnx_names_1, onnx_names_2, onnx_attrs_43},
     {"Sigmoid", 6, 0, "sigmoid", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Sign", 9, 0, "sign", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Sin", 7, 0, "sin", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Sinh", 9, 0, "sinh", onnx_names_1, onnx_names_2, onnx_attrs_1},
-    {"Slice", 1, 9, "slice", onnx_names_1, onnx_names_2, onnx_attrs_43},
-    {"Slice", 10, 0, "slice", onnx_names_23, onnx_names_2, onnx_attrs_1},
+    {"Slice", 1, 9, "slice", onnx_names_1, onnx_names_2, onnx_attrs_44},
+    {"Slice", 10, 0, "slice", onnx_names_24, onnx_names_2, onnx_attrs_1},
     {"Softmax", 1, 12, "softmax", onnx_names_1, onnx_names_2, onnx_attrs_24},
     {"Softmax", 13, 0, "softmax", onnx_names_1, onnx_names_2, onnx_attrs_25},
     {"Softplus", 1, 0, "softplus", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Softsign", 1, 0, "softsign", onnx_names_1, onnx_names_2, onnx_attrs_1},
-    {"SpaceToDepth", 1, 0, "space_to_depth", onnx_names_1, onnx_names_2, onnx_attrs_44},
-    {"Split", 2, 12, "split", onnx_names_1, onnx_names_2, onnx_attrs_45},
-    {"Split", 13, 0, "split", onnx_names_24, onnx_names_2, onnx_attrs_16},
+    {"SpaceToDepth", 1, 0, "space_to_depth", onnx_names_1, onnx_names_2, onnx_attrs_45},
+    {"Split", 2, 12, "split", onnx_names_1, onnx_names_2, onnx_attrs_46},
+    {"Split", 13, 0, "split", onnx_names_25, onnx_names_2, onnx_attrs_16},
     {"Sqrt", 6, 0, "sqrt", onnx_names_1, onnx_names_2, onnx_attrs_1},
-    {"Squeeze", 1, 12, "squeeze", onnx_names_1, onnx_names_2, onnx_attrs_46},
-    {"Squeeze", 13, 0, "squeeze", onnx_names_19, onnx_names_2, onnx_attrs_1},
+    {"Squeeze", 1, 12, "squeeze", onnx_names_1, onnx_names_2, onnx_attrs_47},
+    {"Squeeze", 13, 0, "squeeze", onnx_names_20, onnx_names_2, onnx_attrs_1},
     {"Sub", 7, 0, "sub", onnx_names_3, onnx_names_2, onnx_attrs_1},
     {"Sum", 6, 0, "add", onnx_names_3, onnx_names_2, onnx_attrs_1},
     {"Tan", 7, 0, "tan", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Tanh", 6, 0, "tanh", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"ThresholdedRelu", 10, 0, "thresholdedrelu", onnx_names_1, onnx_names_2, onnx_attrs_8},
-    {"Tile", 6, 0, "tile", onnx_names_25, onnx_names_2, onnx_attrs_1},
-    {"Transpose", 1, 0, "transpose", onnx_names_1, onnx_names_2, onnx_attrs_47},
-    {"Unsqueeze", 1, 12, "unsqueeze", onnx_names_1, onnx_names_2, onnx_attrs_48},
-    {"Unsqueeze", 13, 0, "unsqueeze", onnx_names_19, onnx_names_2, onnx_attrs_1},
-    {"Upsample", 7, 8, "resize", onnx_names_1, onnx_names_2, onnx_attrs_36},
-    {"Upsample", 9, 9, "resize", onnx_names_21, onnx_names_2, onnx_attrs_37},
-    {"Where", 9, 0, "where", onnx_names_26, onnx_names_2, onnx_attrs_1},
+    {"Tile", 6, 0, "tile", onnx_names_26, onnx_names_2, onnx_attrs_1},
+    {"Transpose", 1, 0, "transpose", onnx_names_1, onnx_names_2, onnx_attrs_48},
+    {"Unsqueeze", 1, 12, "unsqueeze", onnx_names_1, onnx_names_2, onnx_attrs_49},
+    {"Unsqueeze", 13, 0, "unsqueeze", onnx_names_20, onnx_names_2, onnx_attrs_1},
+    {"Upsample", 7, 8, "resize", onnx_names_1, onnx_names_2, onnx_attrs_37},
+    {"Upsample", 9, 9, "resize", onnx_names_22, onnx_names_2, onnx_attrs_38},
+    {"Where", 9, 0, "where", onnx_names_27, onnx_names_2, onnx_attrs_1},
     {"Xor", 7, 0, "xor", onnx_names_3, onnx_names_2, onnx_attrs_1},
     {NULL, 0, 0, NULL, NULL, NULL, NULL}
 };
@@ -688,6 +699,7 @@ const ln_opregistry_aot_entry ln_opregistry_aot[] = {
     {"avgpool2d_cpu", "ln_rt_avgpool2d_f32(&${args}, ${src}, ${dst});", LN_OPREG_IF_KEPT(avgpool2d, ln_opimpl_avgpool2d_cpu_aot_priv)},
     {"batchnorm_cpu", "ln_rt_batchnorm_f32(${src.dims[0]}, ${src.dims[1]}, ${src.len} / (${src.dims[0]} * ${src.dims[1]}), ${epsilon}, ${src}, ${scale}, ${bias}, ${mean}, ${var}, ${dst});", LN_OPREG_IF_KEPT(batchnorm, ln_opimpl_batchnorm_cpu_aot_priv)},
     {"cast_cpu", "ln_rt_cast(${rt_from}, ${src}, ${rt_to}, ${dst}, ${src.len});", LN_OPREG_IF_KEPT(cast, ln_opimpl_cast_cpu_aot_priv)},
+    {"cast_like_cpu", "ln_rt_cast(${rt_from}, ${src}, ${rt_to}, ${dst}, ${src.len});", LN_OPREG_IF_KEPT(cast_like, ln_opimpl_cast_like_cpu_aot_priv)},
     {"celu_cpu", "ln_rt_celu_f32(${src}, ${dst}, ${src.len}, ${alpha});", LN_OPREG_IF_KEPT(celu, ln_opimpl_celu_cpu_aot_priv)},
     {"clip_cpu", "ln_rt_clip_f32(${src}, ${dst}, ${src.len}, ${min}, ${max});", LN_OPREG_IF_KEPT(clip, ln_opimpl_clip_cpu_aot_priv)},
     {"concat_cpu", "ln_rt_concat(${src.count}, ${src}, ${args}.axis_dims, ${args}.outer, ${args}.inner, ${src.elem_size}, ${dst});", LN_OPREG_IF_KEPT(concat, ln_opimpl_concat_cpu_aot_priv)},
@@ -728,6 +740,7 @@ const ln_opregistry_aot_entry ln_opregistry_aot[] = {
     {"maxpool2d_cpu", "ln_rt_maxpool2d_f32(&${args}, ${src}, ${dst});", LN_OPREG_IF_KEPT(maxpool2d, ln_opimpl_maxpool2d_cpu_aot_priv)},
     {"mean_cpu", "ln_rt_mean_f32(${src}, ${src.count}, ${dst}, ${dst.len});", NULL},
     {"min_cpu", "ln_rt_min_${src1.type}(&${bcast}, ${src1}, ${src2}, ${dst});", LN_OPREG_IF_KEPT(min, ln_opimpl_add_cpu_aot_priv)},
+    {"mod_cpu", "ln_rt_mod_${src1.type}(&${bcast}, ${fmod}, ${src1}, ${src2}, ${dst});", LN_OPREG_IF_KEPT(mod, ln_opimpl_mod_cpu_aot_priv)},
     {"mul_cpu", "ln_rt_mul_${src1.type}(&${bcast}, ${src1}, ${src2}, ${dst});", LN_OPREG_IF_KEPT(mul, ln_opimpl_add_cpu_aot_priv)},
     {"neg_cpu", "ln_rt_neg_f32(${src}, ${dst}, ${src.len});", NULL},
     {"not_cpu", "ln_rt_not_b8(${src}, ${dst}, ${src.len});", NULL},
