@@ -713,6 +713,13 @@ void ln_rt_and_b8(const ln_rt_bcast_args *a, const uint8_t *x0, const uint8_t *x
 void ln_rt_or_b8(const ln_rt_bcast_args *a, const uint8_t *x0, const uint8_t *x1, uint8_t *y);
 void ln_rt_xor_b8(const ln_rt_bcast_args *a, const uint8_t *x0, const uint8_t *x1, uint8_t *y);
 void ln_rt_not_b8(const uint8_t *x, uint8_t *y, size_t n);
+/* bool out: NaN; an infinity of a sign asked for (ONNX IsNaN, IsInf) */
+void ln_rt_isnan_f32(const float *x, uint8_t *y, size_t n);
+void ln_rt_isinf_f32(const float *x, uint8_t *y, size_t n, int32_t detect_negative,
+                     int32_t detect_positive);
+/* 1 at the first maximum along len of x viewed as [outer][len][inner], 0
+ * elsewhere (ONNX Hardmax) */
+void ln_rt_hardmax_f32(int32_t outer, int32_t len, int32_t inner, const float *x, float *y);
 /* ONNX Mod: fmod 0 takes the divisor's sign, 1 the dividend's (float:
  * always fmod); a divisor of 0 (or -1) gives 0. */
 void ln_rt_mod_s32(const ln_rt_bcast_args *a, int32_t fmod, const int32_t *x0,

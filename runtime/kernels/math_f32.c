@@ -67,3 +67,18 @@ void ln_rt_shrink_f32(const float *x, float *y, size_t n, float bias,
         y[i] = v < -lambd ? v + bias : v > lambd ? v - bias : 0.0f;
     }
 }
+
+/* bool (uint8) out: x is NaN; x is an infinity of a sign asked for */
+void ln_rt_isnan_f32(const float *x, uint8_t *y, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        y[i] = (uint8_t)(x[i] != x[i]);
+}
+
+void ln_rt_isinf_f32(const float *x, uint8_t *y, size_t n, int32_t detect_negative,
+                     int32_t detect_positive)
+{
+    for (size_t i = 0; i < n; i++)
+        y[i] = (uint8_t)((detect_positive && x[i] == INFINITY) ||
+                         (detect_negative && x[i] == -INFINITY));
+}

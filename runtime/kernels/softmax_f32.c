@@ -50,3 +50,19 @@ void ln_rt_logsoftmax_f32(int32_t outer, int32_t len, int32_t inner,
 {
     softmax(outer, len, inner, x, y, 1);
 }
+
+/* 1 at the first maximum along len, 0 elsewhere (ONNX Hardmax) */
+void ln_rt_hardmax_f32(int32_t outer, int32_t len, int32_t inner, const float *x, float *y)
+{
+    for (int32_t o = 0; o < outer; o++)
+        for (int32_t j = 0; j < inner; j++) {
+            const float *xb = x + (size_t)o * len * inner + j;
+            float *yb = y + (size_t)o * len * inner + j;
+            int32_t best = 0;
+            for (int32_t i = 1; i < len; i++)
+                if (xb[(size_t)i * inner] > xb[(size_t)best * inner])
+                    best = i;
+            for (int32_t i = 0; i < len; i++)
+                yb[(size_t)i * inner] = i == best ? 1.0f : 0.0f;
+        }
+}

@@ -91,6 +91,8 @@ const ln_opregistry_row ln_opregistry[] = {
     {"greater_or_equal_cpu", "cpu", LN_OPREG_PROTO(greater_or_equal, greater_or_equal_cpu)},
     {"gru", "none", LN_OPREG_PROTO(gru, gru)},
     {"gru_cpu", "cpu", LN_OPREG_PROTO(gru, gru_cpu)},
+    {"hardmax", "none", LN_OPREG_PROTO(hardmax, hardmax)},
+    {"hardmax_cpu", "cpu", LN_OPREG_PROTO(hardmax, hardmax_cpu)},
     {"hardsigmoid", "none", LN_OPREG_PROTO(hardsigmoid, hardsigmoid)},
     {"hardsigmoid_cpu", "cpu", LN_OPREG_PROTO(hardsigmoid, hardsigmoid_cpu)},
     {"hardswish", "none", LN_OPREG_PROTO(hardswish, hardswish)},
@@ -101,6 +103,10 @@ const ln_opregistry_row ln_opregistry[] = {
     {"input_cpu", "cpu", LN_OPREG_PROTO(input, input_cpu)},
     {"instancenorm", "none", LN_OPREG_PROTO(instancenorm, instancenorm)},
     {"instancenorm_cpu", "cpu", LN_OPREG_PROTO(instancenorm, instancenorm_cpu)},
+    {"isinf", "none", LN_OPREG_PROTO(isinf, isinf)},
+    {"isinf_cpu", "cpu", LN_OPREG_PROTO(isinf, isinf_cpu)},
+    {"isnan", "none", LN_OPREG_PROTO(isnan, isnan)},
+    {"isnan_cpu", "cpu", LN_OPREG_PROTO(isnan, isnan_cpu)},
     {"layernorm", "none", LN_OPREG_PROTO(layernorm, layernorm)},
     {"layernorm_cpu", "cpu", LN_OPREG_PROTO(layernorm, layernorm_cpu)},
     {"leakyrelu", "none", LN_OPREG_PROTO(leakyrelu, leakyrelu)},
@@ -362,36 +368,41 @@ static const ln_opregistry_onnx_attr onnx_attrs_19[] = {
     {NULL, NULL, NULL}
 };
 static const ln_opregistry_onnx_attr onnx_attrs_20[] = {
+    {"axis", "axis", "1"},
+    {"", "coerce_2d", "true"},
+    {NULL, NULL, NULL}
+};
+static const ln_opregistry_onnx_attr onnx_attrs_21[] = {
+    {"axis", "axis", "-1"},
+    {NULL, NULL, NULL}
+};
+static const ln_opregistry_onnx_attr onnx_attrs_22[] = {
     {"alpha", "alpha", "0.2"},
     {"beta", "beta", "0.5"},
     {NULL, NULL, NULL}
 };
 static const char *const onnx_names_14[] = {"src", "scale", "bias", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_21[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_23[] = {
     {"epsilon", "epsilon", "1e-05"},
     {NULL, NULL, NULL}
 };
+static const ln_opregistry_onnx_attr onnx_attrs_24[] = {
+    {"detect_negative", "detect_negative", "1"},
+    {"detect_positive", "detect_positive", "1"},
+    {NULL, NULL, NULL}
+};
 static const char *const onnx_names_15[] = {"dst", "mean", "inv_std_dev", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_22[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_25[] = {
     {"axis", "axis", "-1"},
     {"epsilon", "epsilon", "1e-05"},
     {"stash_type", "stash_type", "1"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_23[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_26[] = {
     {"alpha", "alpha", "0.01"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_24[] = {
-    {"axis", "axis", "1"},
-    {"", "coerce_2d", "true"},
-    {NULL, NULL, NULL}
-};
-static const ln_opregistry_onnx_attr onnx_attrs_25[] = {
-    {"axis", "axis", "-1"},
-    {NULL, NULL, NULL}
-};
-static const ln_opregistry_onnx_attr onnx_attrs_26[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_27[] = {
     {"size", "size", NULL},
     {"alpha", "alpha", "0.0001"},
     {"beta", "beta", "0.75"},
@@ -400,7 +411,7 @@ static const ln_opregistry_onnx_attr onnx_attrs_26[] = {
 };
 static const char *const onnx_names_16[] = {"src", "weight", "recurrence", "bias", "seq_lens", "initial_h", "initial_c", "peephole", NULL};
 static const char *const onnx_names_17[] = {"dst", "dst_h", "dst_c", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_27[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_28[] = {
     {"hidden_size", "hidden_size", "0"},
     {"direction", "direction", "\"forward\""},
     {"activations", "activations", "[]"},
@@ -410,7 +421,7 @@ static const ln_opregistry_onnx_attr onnx_attrs_27[] = {
     {"input_forget", "input_forget", "0"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_28[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_29[] = {
     {"hidden_size", "hidden_size", "0"},
     {"direction", "direction", "\"forward\""},
     {"activations", "activations", "[]"},
@@ -421,7 +432,7 @@ static const ln_opregistry_onnx_attr onnx_attrs_28[] = {
     {"layout", "layout", "0"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_29[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_30[] = {
     {"kernel_shape", "kernel_shape", NULL},
     {"strides", "stride", "[1,1]"},
     {"dilations", "dilation", "[1,1]"},
@@ -431,43 +442,43 @@ static const ln_opregistry_onnx_attr onnx_attrs_29[] = {
     {"storage_order", "storage_order", "0"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_30[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_31[] = {
     {"fmod", "fmod", "0"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_31[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_32[] = {
     {"pads", "pads", NULL},
     {"mode", "mode", "\"constant\""},
     {"value", "value", "0"},
     {NULL, NULL, NULL}
 };
 static const char *const onnx_names_18[] = {"src", "@pads", "@value", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_32[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_33[] = {
     {"mode", "mode", "\"constant\""},
     {NULL, NULL, NULL}
 };
 static const char *const onnx_names_19[] = {"src", "slope", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_33[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_34[] = {
     {"axes", "axes", "[]"},
     {"keepdims", "keepdims", "1"},
     {NULL, NULL, NULL}
 };
 static const char *const onnx_names_20[] = {"src", "@axes", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_34[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_35[] = {
     {"keepdims", "keepdims", "1"},
     {"noop_with_empty_axes", "noop_with_empty_axes", "0"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_35[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_36[] = {
     {"shape", "dims", NULL},
     {NULL, NULL, NULL}
 };
 static const char *const onnx_names_21[] = {"src", "@dims", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_36[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_37[] = {
     {"allowzero", "allowzero", "0"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_37[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_38[] = {
     {"mode", "mode", "\"nearest\""},
     {"scales", "scales", NULL},
     {"", "coordinate_transformation_mode", "\"asymmetric\""},
@@ -475,29 +486,20 @@ static const ln_opregistry_onnx_attr onnx_attrs_37[] = {
     {NULL, NULL, NULL}
 };
 static const char *const onnx_names_22[] = {"src", "@scales", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_38[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_39[] = {
     {"mode", "mode", "\"nearest\""},
     {"", "coordinate_transformation_mode", "\"asymmetric\""},
     {"", "nearest_mode", "\"floor\""},
     {NULL, NULL, NULL}
 };
 static const char *const onnx_names_23[] = {"src", "", "@scales", "@sizes", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_39[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_40[] = {
     {"mode", "mode", "\"nearest\""},
     {"coordinate_transformation_mode", "coordinate_transformation_mode", "\"half_pixel\""},
     {"nearest_mode", "nearest_mode", "\"round_prefer_floor\""},
     {"cubic_coeff_a", "cubic_coeff_a", "-0.75"},
     {"exclude_outside", "exclude_outside", "0"},
     {"extrapolation_value", "extrapolation_value", "0"},
-    {NULL, NULL, NULL}
-};
-static const ln_opregistry_onnx_attr onnx_attrs_40[] = {
-    {"hidden_size", "hidden_size", "0"},
-    {"direction", "direction", "\"forward\""},
-    {"activations", "activations", "[]"},
-    {"activation_alpha", "activation_alpha", "[]"},
-    {"activation_beta", "activation_beta", "[]"},
-    {"clip", "clip", "0"},
     {NULL, NULL, NULL}
 };
 static const ln_opregistry_onnx_attr onnx_attrs_41[] = {
@@ -507,46 +509,55 @@ static const ln_opregistry_onnx_attr onnx_attrs_41[] = {
     {"activation_alpha", "activation_alpha", "[]"},
     {"activation_beta", "activation_beta", "[]"},
     {"clip", "clip", "0"},
-    {"layout", "layout", "0"},
     {NULL, NULL, NULL}
 };
 static const ln_opregistry_onnx_attr onnx_attrs_42[] = {
+    {"hidden_size", "hidden_size", "0"},
+    {"direction", "direction", "\"forward\""},
+    {"activations", "activations", "[]"},
+    {"activation_alpha", "activation_alpha", "[]"},
+    {"activation_beta", "activation_beta", "[]"},
+    {"clip", "clip", "0"},
+    {"layout", "layout", "0"},
+    {NULL, NULL, NULL}
+};
+static const ln_opregistry_onnx_attr onnx_attrs_43[] = {
     {"alpha", "alpha", "1.67326319217682"},
     {"gamma", "gamma", "1.05070102214813"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_43[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_44[] = {
     {"bias", "bias", "0"},
     {"lambd", "lambd", "0.5"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_44[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_45[] = {
     {"starts", "starts", NULL},
     {"ends", "ends", NULL},
     {"axes", "axes", "[]"},
     {NULL, NULL, NULL}
 };
 static const char *const onnx_names_24[] = {"src", "@starts", "@ends", "@axes", "@steps", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_45[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_46[] = {
     {"blocksize", "blocksize", NULL},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_46[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_47[] = {
     {"axis", "axis", "0"},
     {"split", "split", "[]"},
     {NULL, NULL, NULL}
 };
 static const char *const onnx_names_25[] = {"src", "@split", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_47[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_48[] = {
     {"axes", "axes", "[]"},
     {NULL, NULL, NULL}
 };
 static const char *const onnx_names_26[] = {"src", "@repeats", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_48[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_49[] = {
     {"perm", "perm", "[]"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_49[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_50[] = {
     {"axes", "axes", NULL},
     {NULL, NULL, NULL}
 };
@@ -599,74 +610,78 @@ const ln_opregistry_onnx_entry ln_opregistry_onnx[] = {
     {"GlobalMaxPool", 1, 0, "globalmaxpool", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Greater", 7, 0, "greater", onnx_names_3, onnx_names_2, onnx_attrs_1},
     {"GreaterOrEqual", 12, 0, "greater_or_equal", onnx_names_3, onnx_names_2, onnx_attrs_1},
-    {"HardSigmoid", 6, 0, "hardsigmoid", onnx_names_1, onnx_names_2, onnx_attrs_20},
+    {"HardSigmoid", 6, 0, "hardsigmoid", onnx_names_1, onnx_names_2, onnx_attrs_22},
     {"HardSwish", 14, 0, "hardswish", onnx_names_1, onnx_names_2, onnx_attrs_1},
+    {"Hardmax", 1, 12, "hardmax", onnx_names_1, onnx_names_2, onnx_attrs_20},
+    {"Hardmax", 13, 0, "hardmax", onnx_names_1, onnx_names_2, onnx_attrs_21},
     {"Identity", 1, 0, "identity", onnx_names_1, onnx_names_2, onnx_attrs_1},
-    {"InstanceNormalization", 6, 0, "instancenorm", onnx_names_14, onnx_names_2, onnx_attrs_21},
-    {"LRN", 1, 0, "lrn", onnx_names_1, onnx_names_2, onnx_attrs_26},
-    {"LSTM", 7, 13, "lstm", onnx_names_16, onnx_names_17, onnx_attrs_27},
-    {"LSTM", 14, 0, "lstm", onnx_names_16, onnx_names_17, onnx_attrs_28},
-    {"LayerNormalization", 17, 0, "layernorm", onnx_names_14, onnx_names_15, onnx_attrs_22},
-    {"LeakyRelu", 6, 0, "leakyrelu", onnx_names_1, onnx_names_2, onnx_attrs_23},
+    {"InstanceNormalization", 6, 0, "instancenorm", onnx_names_14, onnx_names_2, onnx_attrs_23},
+    {"IsInf", 10, 0, "isinf", onnx_names_1, onnx_names_2, onnx_attrs_24},
+    {"IsNaN", 9, 0, "isnan", onnx_names_1, onnx_names_2, onnx_attrs_1},
+    {"LRN", 1, 0, "lrn", onnx_names_1, onnx_names_2, onnx_attrs_27},
+    {"LSTM", 7, 13, "lstm", onnx_names_16, onnx_names_17, onnx_attrs_28},
+    {"LSTM", 14, 0, "lstm", onnx_names_16, onnx_names_17, onnx_attrs_29},
+    {"LayerNormalization", 17, 0, "layernorm", onnx_names_14, onnx_names_15, onnx_attrs_25},
+    {"LeakyRelu", 6, 0, "leakyrelu", onnx_names_1, onnx_names_2, onnx_attrs_26},
     {"Less", 7, 0, "less", onnx_names_3, onnx_names_2, onnx_attrs_1},
     {"LessOrEqual", 12, 0, "less_or_equal", onnx_names_3, onnx_names_2, onnx_attrs_1},
     {"Log", 6, 0, "log", onnx_names_1, onnx_names_2, onnx_attrs_1},
-    {"LogSoftmax", 1, 12, "logsoftmax", onnx_names_1, onnx_names_2, onnx_attrs_24},
-    {"LogSoftmax", 13, 0, "logsoftmax", onnx_names_1, onnx_names_2, onnx_attrs_25},
+    {"LogSoftmax", 1, 12, "logsoftmax", onnx_names_1, onnx_names_2, onnx_attrs_20},
+    {"LogSoftmax", 13, 0, "logsoftmax", onnx_names_1, onnx_names_2, onnx_attrs_21},
     {"MatMul", 1, 0, "matmul", onnx_names_3, onnx_names_2, onnx_attrs_1},
     {"Max", 6, 0, "max", onnx_names_3, onnx_names_2, onnx_attrs_1},
-    {"MaxPool", 1, 0, "maxpool2d", onnx_names_1, onnx_names_2, onnx_attrs_29},
+    {"MaxPool", 1, 0, "maxpool2d", onnx_names_1, onnx_names_2, onnx_attrs_30},
     {"Mean", 6, 0, "mean", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Min", 6, 0, "min", onnx_names_3, onnx_names_2, onnx_attrs_1},
-    {"Mod", 10, 0, "mod", onnx_names_3, onnx_names_2, onnx_attrs_30},
+    {"Mod", 10, 0, "mod", onnx_names_3, onnx_names_2, onnx_attrs_31},
     {"Mul", 7, 0, "mul", onnx_names_3, onnx_names_2, onnx_attrs_1},
     {"Neg", 6, 0, "neg", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Not", 1, 0, "not", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Or", 7, 0, "or", onnx_names_3, onnx_names_2, onnx_attrs_1},
     {"PRelu", 7, 0, "prelu", onnx_names_19, onnx_names_2, onnx_attrs_1},
-    {"Pad", 2, 10, "pad", onnx_names_1, onnx_names_2, onnx_attrs_31},
-    {"Pad", 11, 0, "pad", onnx_names_18, onnx_names_2, onnx_attrs_32},
+    {"Pad", 2, 10, "pad", onnx_names_1, onnx_names_2, onnx_attrs_32},
+    {"Pad", 11, 0, "pad", onnx_names_18, onnx_names_2, onnx_attrs_33},
     {"Pow", 7, 0, "pow", onnx_names_3, onnx_names_2, onnx_attrs_1},
     {"QuantizeLinear", 10, 12, "quantize_linear", onnx_names_8, onnx_names_2, onnx_attrs_1},
     {"QuantizeLinear", 13, 0, "quantize_linear", onnx_names_8, onnx_names_2, onnx_attrs_14},
-    {"RNN", 7, 13, "rnn", onnx_names_12, onnx_names_13, onnx_attrs_40},
-    {"RNN", 14, 0, "rnn", onnx_names_12, onnx_names_13, onnx_attrs_41},
+    {"RNN", 7, 13, "rnn", onnx_names_12, onnx_names_13, onnx_attrs_41},
+    {"RNN", 14, 0, "rnn", onnx_names_12, onnx_names_13, onnx_attrs_42},
     {"Reciprocal", 6, 0, "reciprocal", onnx_names_1, onnx_names_2, onnx_attrs_1},
-    {"ReduceL1", 1, 0, "reduce_l1", onnx_names_1, onnx_names_2, onnx_attrs_33},
-    {"ReduceL2", 1, 0, "reduce_l2", onnx_names_1, onnx_names_2, onnx_attrs_33},
-    {"ReduceLogSum", 1, 0, "reduce_logsum", onnx_names_1, onnx_names_2, onnx_attrs_33},
-    {"ReduceLogSumExp", 1, 0, "reduce_logsumexp", onnx_names_1, onnx_names_2, onnx_attrs_33},
-    {"ReduceMax", 1, 0, "reduce_max", onnx_names_1, onnx_names_2, onnx_attrs_33},
-    {"ReduceMean", 1, 0, "reduce_mean", onnx_names_1, onnx_names_2, onnx_attrs_33},
-    {"ReduceMin", 1, 0, "reduce_min", onnx_names_1, onnx_names_2, onnx_attrs_33},
-    {"ReduceProd", 1, 0, "reduce_prod", onnx_names_1, onnx_names_2, onnx_attrs_33},
-    {"ReduceSum", 1, 12, "reduce_sum", onnx_names_1, onnx_names_2, onnx_attrs_33},
-    {"ReduceSum", 13, 0, "reduce_sum", onnx_names_20, onnx_names_2, onnx_attrs_34},
-    {"ReduceSumSquare", 1, 0, "reduce_sumsquare", onnx_names_1, onnx_names_2, onnx_attrs_33},
+    {"ReduceL1", 1, 0, "reduce_l1", onnx_names_1, onnx_names_2, onnx_attrs_34},
+    {"ReduceL2", 1, 0, "reduce_l2", onnx_names_1, onnx_names_2, onnx_attrs_34},
+    {"ReduceLogSum", 1, 0, "reduce_logsum", onnx_names_1, onnx_names_2, onnx_attrs_34},
+    {"ReduceLogSumExp", 1, 0, "reduce_logsumexp", onnx_names_1, onnx_names_2, onnx_attrs_34},
+    {"ReduceMax", 1, 0, "reduce_max", onnx_names_1, onnx_names_2, onnx_attrs_34},
+    {"ReduceMean", 1, 0, "reduce_mean", onnx_names_1, onnx_names_2, onnx_attrs_34},
+    {"ReduceMin", 1, 0, "reduce_min", onnx_names_1, onnx_names_2, onnx_attrs_34},
+    {"ReduceProd", 1, 0, "reduce_prod", onnx_names_1, onnx_names_2, onnx_attrs_34},
+    {"ReduceSum", 1, 12, "reduce_sum", onnx_names_1, onnx_names_2, onnx_attrs_34},
+    {"ReduceSum", 13, 0, "reduce_sum", onnx_names_20, onnx_names_2, onnx_attrs_35},
+    {"ReduceSumSquare", 1, 0, "reduce_sumsquare", onnx_names_1, onnx_names_2, onnx_attrs_34},
     {"Relu", 1, 0, "relu", onnx_names_1, onnx_names_2, onnx_attrs_1},
-    {"Reshape", 1, 4, "reshape", onnx_names_1, onnx_names_2, onnx_attrs_35},
+    {"Reshape", 1, 4, "reshape", onnx_names_1, onnx_names_2, onnx_attrs_36},
     {"Reshape", 5, 13, "reshape", onnx_names_21, onnx_names_2, onnx_attrs_1},
-    {"Reshape", 14, 0, "reshape", onnx_names_21, onnx_names_2, onnx_attrs_36},
-    {"Resize", 10, 10, "resize", onnx_names_22, onnx_names_2, onnx_attrs_38},
-    {"Resize", 11, 0, "resize", onnx_names_23, onnx_names_2, onnx_attrs_39},
+    {"Reshape", 14, 0, "reshape", onnx_names_21, onnx_names_2, onnx_attrs_37},
+    {"Resize", 10, 10, "resize", onnx_names_22, onnx_names_2, onnx_attrs_39},
+    {"Resize", 11, 0, "resize", onnx_names_23, onnx_names_2, onnx_attrs_40},
     {"Round", 11, 0, "round", onnx_names_1, onnx_names_2, onnx_attrs_1},
-    {"Selu", 6, 0, "selu", onnx_names_1, onnx_names_2, onnx_attrs_42},
-    {"Shrink", 9, 0, "shrink", onnx_names_1, onnx_names_2, onnx_attrs_43},
+    {"Selu", 6, 0, "selu", onnx_names_1, onnx_names_2, onnx_attrs_43},
+    {"Shrink", 9, 0, "shrink", onnx_names_1, onnx_names_2, onnx_attrs_44},
     {"Sigmoid", 6, 0, "sigmoid", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Sign", 9, 0, "sign", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Sin", 7, 0, "sin", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Sinh", 9, 0, "sinh", onnx_names_1, onnx_names_2, onnx_attrs_1},
-    {"Slice", 1, 9, "slice", onnx_names_1, onnx_names_2, onnx_attrs_44},
+    {"Slice", 1, 9, "slice", onnx_names_1, onnx_names_2, onnx_attrs_45},
     {"Slice", 10, 0, "slice", onnx_names_24, onnx_names_2, onnx_attrs_1},
-    {"Softmax", 1, 12, "softmax", onnx_names_1, onnx_names_2, onnx_attrs_24},
-    {"Softmax", 13, 0, "softmax", onnx_names_1, onnx_names_2, onnx_attrs_25},
+    {"Softmax", 1, 12, "softmax", onnx_names_1, onnx_names_2, onnx_attrs_20},
+    {"Softmax", 13, 0, "softmax", onnx_names_1, onnx_names_2, onnx_attrs_21},
     {"Softplus", 1, 0, "softplus", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Softsign", 1, 0, "softsign", onnx_names_1, onnx_names_2, onnx_attrs_1},
-    {"SpaceToDepth", 1, 0, "space_to_depth", onnx_names_1, onnx_names_2, onnx_attrs_45},
-    {"Split", 2, 12, "split", onnx_names_1, onnx_names_2, onnx_attrs_46},
+    {"SpaceToDepth", 1, 0, "space_to_depth", onnx_names_1, onnx_names_2, onnx_attrs_46},
+    {"Split", 2, 12, "split", onnx_names_1, onnx_names_2, onnx_attrs_47},
     {"Split", 13, 0, "split", onnx_names_25, onnx_names_2, onnx_attrs_16},
     {"Sqrt", 6, 0, "sqrt", onnx_names_1, onnx_names_2, onnx_attrs_1},
-    {"Squeeze", 1, 12, "squeeze", onnx_names_1, onnx_names_2, onnx_attrs_47},
+    {"Squeeze", 1, 12, "squeeze", onnx_names_1, onnx_names_2, onnx_attrs_48},
     {"Squeeze", 13, 0, "squeeze", onnx_names_20, onnx_names_2, onnx_attrs_1},
     {"Sub", 7, 0, "sub", onnx_names_3, onnx_names_2, onnx_attrs_1},
     {"Sum", 6, 0, "add", onnx_names_3, onnx_names_2, onnx_attrs_1},
@@ -674,11 +689,11 @@ const ln_opregistry_onnx_entry ln_opregistry_onnx[] = {
     {"Tanh", 6, 0, "tanh", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"ThresholdedRelu", 10, 0, "thresholdedrelu", onnx_names_1, onnx_names_2, onnx_attrs_8},
     {"Tile", 6, 0, "tile", onnx_names_26, onnx_names_2, onnx_attrs_1},
-    {"Transpose", 1, 0, "transpose", onnx_names_1, onnx_names_2, onnx_attrs_48},
-    {"Unsqueeze", 1, 12, "unsqueeze", onnx_names_1, onnx_names_2, onnx_attrs_49},
+    {"Transpose", 1, 0, "transpose", onnx_names_1, onnx_names_2, onnx_attrs_49},
+    {"Unsqueeze", 1, 12, "unsqueeze", onnx_names_1, onnx_names_2, onnx_attrs_50},
     {"Unsqueeze", 13, 0, "unsqueeze", onnx_names_20, onnx_names_2, onnx_attrs_1},
-    {"Upsample", 7, 8, "resize", onnx_names_1, onnx_names_2, onnx_attrs_37},
-    {"Upsample", 9, 9, "resize", onnx_names_22, onnx_names_2, onnx_attrs_38},
+    {"Upsample", 7, 8, "resize", onnx_names_1, onnx_names_2, onnx_attrs_38},
+    {"Upsample", 9, 9, "resize", onnx_names_22, onnx_names_2, onnx_attrs_39},
     {"Where", 9, 0, "where", onnx_names_27, onnx_names_2, onnx_attrs_1},
     {"Xor", 7, 0, "xor", onnx_names_3, onnx_names_2, onnx_attrs_1},
     {NULL, 0, 0, NULL, NULL, NULL, NULL}
@@ -724,15 +739,18 @@ const ln_opregistry_aot_entry ln_opregistry_aot[] = {
     {"greater_cpu", "ln_rt_greater_${src1.type}(&${bcast}, ${src1}, ${src2}, ${dst});", LN_OPREG_IF_KEPT(greater, ln_opimpl_equal_cpu_aot_priv)},
     {"greater_or_equal_cpu", "ln_rt_greater_or_equal_${src1.type}(&${bcast}, ${src1}, ${src2}, ${dst});", LN_OPREG_IF_KEPT(greater_or_equal, ln_opimpl_equal_cpu_aot_priv)},
     {"gru_cpu", "ln_rt_gru_f32(&${args}, ${src}, ${weight}, ${recurrence}, ${bias}, ${seq_lens}, ${initial_h}, ${dst}, ${dst_h}, ${scratch});", LN_OPREG_IF_KEPT(gru, ln_opimpl_gru_cpu_aot_priv)},
+    {"hardmax_cpu", "ln_rt_hardmax_f32(${outer}, ${len}, ${inner}, ${src}, ${dst});", LN_OPREG_IF_KEPT(hardmax, ln_opimpl_hardmax_cpu_aot_priv)},
     {"hardsigmoid_cpu", "ln_rt_hardsigmoid_f32(${src}, ${dst}, ${src.len}, ${alpha}, ${beta});", LN_OPREG_IF_KEPT(hardsigmoid, ln_opimpl_hardsigmoid_cpu_aot_priv)},
     {"hardswish_cpu", "ln_rt_hardswish_f32(${src}, ${dst}, ${src.len});", NULL},
     {"instancenorm_cpu", "ln_rt_instancenorm_f32(${src.dims[0]}, ${src.dims[1]}, ${src.len} / (${src.dims[0]} * ${src.dims[1]}), ${epsilon}, ${src}, ${scale}, ${bias}, ${dst});", LN_OPREG_IF_KEPT(instancenorm, ln_opimpl_instancenorm_cpu_aot_priv)},
+    {"isinf_cpu", "ln_rt_isinf_f32(${src}, ${dst}, ${src.len}, ${detect_negative}, ${detect_positive});", LN_OPREG_IF_KEPT(isinf, ln_opimpl_isinf_cpu_aot_priv)},
+    {"isnan_cpu", "ln_rt_isnan_f32(${src}, ${dst}, ${src.len});", NULL},
     {"layernorm_cpu", "ln_rt_layernorm_stats_f32(${outer}, ${inner}, ${epsilon}, ${src}, ${scale}, ${bias}, ${dst}, ${mean}, ${inv_std_dev});", LN_OPREG_IF_KEPT(layernorm, ln_opimpl_layernorm_cpu_aot_priv)},
     {"leakyrelu_cpu", "ln_rt_leakyrelu_f32(${src}, ${dst}, ${src.len}, ${alpha});", LN_OPREG_IF_KEPT(leakyrelu, ln_opimpl_leakyrelu_cpu_aot_priv)},
     {"less_cpu", "ln_rt_less_${src1.type}(&${bcast}, ${src1}, ${src2}, ${dst});", LN_OPREG_IF_KEPT(less, ln_opimpl_equal_cpu_aot_priv)},
     {"less_or_equal_cpu", "ln_rt_less_or_equal_${src1.type}(&${bcast}, ${src1}, ${src2}, ${dst});", LN_OPREG_IF_KEPT(less_or_equal, ln_opimpl_equal_cpu_aot_priv)},
     {"log_cpu", "ln_rt_log_f32(${src}, ${dst}, ${src.len});", NULL},
-    {"logsoftmax_cpu", "ln_rt_logsoftmax_f32(${outer}, ${len}, ${inner}, ${src}, ${dst});", LN_OPREG_IF_KEPT(logsoftmax, ln_opimpl_logsoftmax_cpu_aot_priv)},
+    {"logsoftmax_cpu", "ln_rt_logsoftmax_f32(${outer}, ${len}, ${inner}, ${src}, ${dst});", LN_OPREG_IF_KEPT(logsoftmax, ln_opimpl_hardmax_cpu_aot_priv)},
     {"lrn_cpu", "ln_rt_lrn_f32(${src.dims[0]}, ${src.dims[1]}, ${src.len} / (${src.dims[0]} * ${src.dims[1]}), ${size}, ${alpha}, ${beta}, ${bias}, ${src}, ${dst});", LN_OPREG_IF_KEPT(lrn, ln_opimpl_lrn_cpu_aot_priv)},
     {"lstm_cpu", "ln_rt_lstm_f32(&${args}, ${src}, ${weight}, ${recurrence}, ${bias}, ${seq_lens}, ${initial_h}, ${initial_c}, ${peephole}, ${dst}, ${dst_h}, ${dst_c}, ${scratch});", LN_OPREG_IF_KEPT(lstm, ln_opimpl_lstm_cpu_aot_priv)},
     {"matmul_cpu", "ln_rt_matmul_f32(&${args}, ${src1}, ${src2}, ${dst}, ${scratch});", LN_OPREG_IF_KEPT(matmul, ln_opimpl_matmul_cpu_aot_priv)},
@@ -771,7 +789,7 @@ const ln_opregistry_aot_entry ln_opregistry_aot[] = {
     {"sin_cpu", "ln_rt_sin_f32(${src}, ${dst}, ${src.len});", NULL},
     {"sinh_cpu", "ln_rt_sinh_f32(${src}, ${dst}, ${src.len});", NULL},
     {"slice_cpu", "ln_rt_slice(&${args}, ${src.elem_size}, ${src}, ${dst});", LN_OPREG_IF_KEPT(slice, ln_opimpl_slice_cpu_aot_priv)},
-    {"softmax_cpu", "ln_rt_softmax_f32(${outer}, ${len}, ${inner}, ${src}, ${dst});", LN_OPREG_IF_KEPT(softmax, ln_opimpl_logsoftmax_cpu_aot_priv)},
+    {"softmax_cpu", "ln_rt_softmax_f32(${outer}, ${len}, ${inner}, ${src}, ${dst});", LN_OPREG_IF_KEPT(softmax, ln_opimpl_hardmax_cpu_aot_priv)},
     {"softplus_cpu", "ln_rt_softplus_f32(${src}, ${dst}, ${src.len});", NULL},
     {"softsign_cpu", "ln_rt_softsign_f32(${src}, ${dst}, ${src.len});", NULL},
     {"space_to_depth_cpu", "ln_rt_space_to_depth_f32(${src.dims[0]}, ${src.dims[1]}, ${src.dims[2]}, ${src.dims[3]}, ${blocksize}, ${src}, ${dst});", LN_OPREG_IF_KEPT(space_to_depth, ln_opimpl_space_to_depth_cpu_aot_priv)},
