@@ -262,9 +262,12 @@ sub validate {
                 fail($nw, 'must be a string') if !is_str($n);
                 if ($io eq 'inputs' && $n eq '') {
                     next;   # an ONNX input LightNet ignores
-                } elsif ($io eq 'inputs' && $n =~ /^@(.*)$/) {
+                } elsif ($io eq 'inputs' && $n =~ /^@(\w+)(?:\|(\w+))?$/) {
+                    # "@min": a constant input becomes the param; "@min|min_t":
+                    # else the input is the (optional) tensor min_t
                     fail($nw, "no param '$1'") if !$par{$1};
                     fail($nw, "param '$1' is mapped twice") if $bound{$1}++;
+                    fail($nw, "no optional input tensor '$2'") if defined $2 && !($set->{$2} && $set->{$2}{optional});
                     next;
                 }
                 fail($nw, 'no ' . ($io eq 'inputs' ? 'input' : 'output') . " tensor '$n'")

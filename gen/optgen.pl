@@ -233,10 +233,15 @@ sub cond_c {
     if (exists $c->{tensor}) {
         check_keys($where, $c, { tensor => 'str', dtype => 'str', ndim => 'int|object',
                                  consumers => 'int|object', producer => 'str', dim => 'int',
-                                 same => 'str', map { ($_ => 'num') } keys %LnGen::CMP });
+                                 same => 'str', present => 'bool',
+                                 map { ($_ => 'num') } keys %LnGen::CMP });
         my ($i) = ref_parse("$where.tensor", $pat, $c->{tensor});
         my $name = tensor_name_c("$where.tensor", $pat, $c->{tensor});
         my @out;
+        if (exists $c->{present}) {
+            # an optional tensor the op lists, or not
+            push @out, ($c->{present} ? '' : '!') . "($name)";
+        }
         if (exists $c->{same}) {
             # the same tensor as another op's (x in x * f(x))
             my $other = tensor_name_c("$where.same", $pat, $c->{same});

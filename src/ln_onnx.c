@@ -410,14 +410,23 @@ static void map_inputs(nodemap *m)
         if (!*arg)
             continue;                       /* ignored by the mapping */
         if (arg[0] == '@') {
+            /* "@param" or "@param|tensor": a constant is the param, else the
+             * input is that tensor when the mapping names one */
             ln_tensor *t = ln_hash_find(im->consts, in);
-            if (!t) {
+            const char *bar = strchr(arg, '|');
+            char *param = ln_strdup(arg + 1);
+            if (bar)
+                param[bar - arg - 1] = '\0';
+            if (!t && bar && ln_onnx_set_has(im->defined, in)) {
+                ln_onnx_op_add(m->op, "tensors_in", ln_onnx_json_tensor_ref(bar + 1, in));
+            } else if (!t) {
                 ln_onnx_problem(im, "%s: input '%s' (%s) must be a constant (an initializer, a "
                                 "Constant node, or computed from those and known shapes), not a "
-                                "graph input or computed at run time", m->where, in, arg + 1);
-                continue;
+                                "graph input or computed at run time", m->where, in, param);
+            } else {
+                ln_onnx_op_add(m->op, "params", ln_onnx_json_param(param, ln_onnx_json_const_value(t)));
             }
-            ln_onnx_op_add(m->op, "params", ln_onnx_json_param(arg + 1, ln_onnx_json_const_value(t)));
+            ln_free(param);
             continue;
         }
         if (!ln_onnx_set_has(im->defined, in)) {

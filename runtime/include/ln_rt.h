@@ -50,6 +50,9 @@ void ln_rt_relu_f32(const float *x, float *y, size_t n);
 void ln_rt_leakyrelu_f32(const float *x, float *y, size_t n, float alpha);
 /* min(max(x, lo), hi) */
 void ln_rt_clip_f32(const float *x, float *y, size_t n, float lo, float hi);
+/* ln_rt_clip_f32 with a bound from *lo_t / *hi_t where not NULL */
+void ln_rt_clip_t_f32(const float *x, float *y, size_t n, float lo, float hi, const float *lo_t,
+                      const float *hi_t);
 void ln_rt_sigmoid_f32(const float *x, float *y, size_t n);
 void ln_rt_tanh_f32(const float *x, float *y, size_t n);
 /* max(0, min(1, alpha * x + beta)) (ONNX defaults alpha 0.2, beta 0.5) */

@@ -52,3 +52,11 @@ void ln_rt_softsign_f32(const float *x, float *y, size_t n)
         y[i] = v / (1.0f + (v < 0 ? -v : v));
     }
 }
+
+/* ln_rt_clip_f32 with bounds that may come at run time: *lo_t and *hi_t
+ * when not NULL (ONNX Clip's min and max inputs computed by the graph) */
+void ln_rt_clip_t_f32(const float *x, float *y, size_t n, float lo, float hi, const float *lo_t,
+                      const float *hi_t)
+{
+    ln_rt_clip_f32(x, y, n, lo_t ? *lo_t : lo, hi_t ? *hi_t : hi);
+}

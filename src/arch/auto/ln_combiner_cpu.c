@@ -228,7 +228,9 @@ static ln_list *cb_conv2d_clip(const ln_context *ctx, const ln_list *win_ops,
           (!ln_op_param(op0->op_arg, "activation") ||
          ln_streq(ln_op_param(op0->op_arg, "activation")->value_string, "none")) &&
           ln_dfg_num_readers(ctx->dfg,
-                           ln_tensor_list_find_name(op0->op_arg->tensors_out, "dst")) == 1))
+                           ln_tensor_list_find_name(op0->op_arg->tensors_out, "dst")) == 1 &&
+          !(ln_tensor_list_find_name(op1->op_arg->tensors_in, "min_t")) &&
+          !(ln_tensor_list_find_name(op1->op_arg->tensors_in, "max_t"))))
         return NULL;
 
     tin = ln_tensor_list_copy(op0->op_arg->tensors_in);
@@ -273,7 +275,9 @@ static ln_list *cb_conv2d_dw_clip(const ln_context *ctx, const ln_list *win_ops,
           (!ln_op_param(op0->op_arg, "activation") ||
          ln_streq(ln_op_param(op0->op_arg, "activation")->value_string, "none")) &&
           ln_dfg_num_readers(ctx->dfg,
-                           ln_tensor_list_find_name(op0->op_arg->tensors_out, "dst")) == 1))
+                           ln_tensor_list_find_name(op0->op_arg->tensors_out, "dst")) == 1 &&
+          !(ln_tensor_list_find_name(op1->op_arg->tensors_in, "min_t")) &&
+          !(ln_tensor_list_find_name(op1->op_arg->tensors_in, "max_t"))))
         return NULL;
 
     tin = ln_tensor_list_copy(op0->op_arg->tensors_in);
@@ -449,7 +453,9 @@ static ln_list *cb_gemm_clip(const ln_context *ctx, const ln_list *win_ops,
           (!ln_op_param(op0->op_arg, "activation") ||
          ln_streq(ln_op_param(op0->op_arg, "activation")->value_string, "none")) &&
           ln_dfg_num_readers(ctx->dfg,
-                           ln_tensor_list_find_name(op0->op_arg->tensors_out, "dst")) == 1))
+                           ln_tensor_list_find_name(op0->op_arg->tensors_out, "dst")) == 1 &&
+          !(ln_tensor_list_find_name(op1->op_arg->tensors_in, "min_t")) &&
+          !(ln_tensor_list_find_name(op1->op_arg->tensors_in, "max_t"))))
         return NULL;
 
     tin = ln_tensor_list_copy(op0->op_arg->tensors_in);

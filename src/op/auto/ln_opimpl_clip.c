@@ -13,19 +13,31 @@ struct clip_vals {
 
 static int clip_check(ln_op_arg *op_arg, struct clip_vals *v, ln_bool scratch_ok)
 {
-    ln_tensor_entry *src_te;
+    ln_tensor_entry *src_te, *min_t_te, *max_t_te;
+    const ln_tensor *min_t, *max_t;
     ln_param_entry *min_pe, *max_pe;
     float min, max;
     const char *dst_name;
 
     (void)scratch_ok;
-    LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_EQ, 1));
+    LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_GE, 1));
+    LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_LE, 3));
     LN_OPCK(ln_opck_tensor_in_exist(op_arg, "src", &src_te));
     LN_OPCK(ln_opck_tensor_dtype(op_arg, "src", src_te, LN_DTYPE_FLOAT32));
+    LN_OPCK(ln_opck_tensor_in_opt(op_arg, "min_t", &min_t_te));
+    if (min_t_te)
+        LN_OPCK(ln_opck_tensor_dtype(op_arg, "min_t", min_t_te, LN_DTYPE_FLOAT32));
+    min_t = min_t_te ? min_t_te->tensor : NULL;
+    LN_OPCK(ln_opck_tensor_in_opt(op_arg, "max_t", &max_t_te));
+    if (max_t_te)
+        LN_OPCK(ln_opck_tensor_dtype(op_arg, "max_t", max_t_te, LN_DTYPE_FLOAT32));
+    max_t = max_t_te ? max_t_te->tensor : NULL;
     LN_OPCK(ln_opck_param_type_if(op_arg, "min", LN_PARAM_NUMBER, &min_pe));
     min = min_pe ? min_pe->value_float : -3.4028234e+38;
     LN_OPCK(ln_opck_param_type_if(op_arg, "max", LN_PARAM_NUMBER, &max_pe));
     max = max_pe ? max_pe->value_float : 3.4028234e+38;
+    LN_OPCK(ln_opck(op_arg, (!min_t || min_t->len == 1) && (!max_t || max_t->len == 1),
+                    "'min_t' and 'max_t' must have one element"));
     LN_OPCK(ln_opck_tensors_out_len(op_arg, LN_CMP_EQ, 1));
     LN_OPCK(ln_opck_tensor_out_new(op_arg, "dst", &dst_name));
 
@@ -39,7 +51,7 @@ static int clip_check(ln_op_arg *op_arg, struct clip_vals *v, ln_bool scratch_ok
 
 #ifndef LN_OP_STRIP_clip
 
-/* ---- clip (arch none): Clamp, elementwise: dst = min(max(src, min), max) (so max where min > max, as ONNX says). */
+/* ---- clip (arch none): Clamp, elementwise: dst = min(max(src, min), max) (so max where min > max, as ONNX says); min and max are params, or tensors min_t, max_t (one element) computed at run time. */
 static int clip_pre_run(ln_op_arg *op_arg)
 {
     struct clip_vals v;
@@ -81,16 +93,20 @@ static int clip_cpu_pre_run(ln_op_arg *op_arg)
     return 0;
 }
 
-/* ln-aot emits: ln_rt_clip_f32(${src}, ${dst}, ${src.len}, ${min}, ${max}); */
+/* ln-aot emits: ln_rt_clip_t_f32(${src}, ${dst}, ${src.len}, ${min}, ${max}, ${min_t}, ${max_t}); */
 static int clip_cpu_run(ln_op_arg *op_arg)
 {
     const struct clip_cpu_priv *priv = op_arg->priv;
     ln_tensor *src = ln_op_tensor_in(op_arg, "src")->tensor;
+    ln_tensor_entry *min_t_te = ln_op_tensor_in(op_arg, "min_t");
+    ln_tensor *min_t = min_t_te ? min_t_te->tensor : NULL;
+    ln_tensor_entry *max_t_te = ln_op_tensor_in(op_arg, "max_t");
+    ln_tensor *max_t = max_t_te ? max_t_te->tensor : NULL;
     ln_tensor *dst = ln_op_tensor_out(op_arg, "dst")->tensor;
     float min = priv->min;
     float max = priv->max;
 
-    ln_rt_clip_f32(src->data, dst->data, src->len, min, max);
+    ln_rt_clip_t_f32(src->data, dst->data, src->len, min, max, min_t ? min_t->data : NULL, max_t ? max_t->data : NULL);
     return 0;
 }
 

@@ -290,7 +290,7 @@ static const ln_opregistry_onnx_attr onnx_attrs_9[] = {
     {"max", "max", "3.4028234e+38"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_6[] = {"src", "@min", "@max", NULL};
+static const char *const onnx_names_6[] = {"src", "@min|min_t", "@max|max_t", NULL};
 static const ln_opregistry_onnx_attr onnx_attrs_10[] = {
     {"axis", "axis", NULL},
     {NULL, NULL, NULL}
@@ -716,7 +716,7 @@ const ln_opregistry_aot_entry ln_opregistry_aot[] = {
     {"cast_cpu", "ln_rt_cast(${rt_from}, ${src}, ${rt_to}, ${dst}, ${src.len});", LN_OPREG_IF_KEPT(cast, ln_opimpl_cast_cpu_aot_priv)},
     {"cast_like_cpu", "ln_rt_cast(${rt_from}, ${src}, ${rt_to}, ${dst}, ${src.len});", LN_OPREG_IF_KEPT(cast_like, ln_opimpl_cast_like_cpu_aot_priv)},
     {"celu_cpu", "ln_rt_celu_f32(${src}, ${dst}, ${src.len}, ${alpha});", LN_OPREG_IF_KEPT(celu, ln_opimpl_celu_cpu_aot_priv)},
-    {"clip_cpu", "ln_rt_clip_f32(${src}, ${dst}, ${src.len}, ${min}, ${max});", LN_OPREG_IF_KEPT(clip, ln_opimpl_clip_cpu_aot_priv)},
+    {"clip_cpu", "ln_rt_clip_t_f32(${src}, ${dst}, ${src.len}, ${min}, ${max}, ${min_t}, ${max_t});", LN_OPREG_IF_KEPT(clip, ln_opimpl_clip_cpu_aot_priv)},
     {"concat_cpu", "ln_rt_concat(${src.count}, ${src}, ${args}.axis_dims, ${args}.outer, ${args}.inner, ${src.elem_size}, ${dst});", LN_OPREG_IF_KEPT(concat, ln_opimpl_concat_cpu_aot_priv)},
     {"conv2d_cpu", "ln_rt_conv2d_f32(&${args}, ${src}, ${weight}, ${bias}, ${dst}, ${scratch});", LN_OPREG_IF_KEPT(conv2d, ln_opimpl_conv2d_cpu_aot_priv)},
     {"conv2d_dw_cpu", "ln_rt_conv2d_depthwise_f32(&${args}, ${src}, ${weight}, ${bias}, ${dst}, ${scratch});", LN_OPREG_IF_KEPT(conv2d, ln_opimpl_conv2d_dw_cpu_aot_priv)},

@@ -114,3 +114,15 @@ save("rnn_relu",
                        activations=["Relu"])],
      {"rw": f32(1, 6, 4) * 0.5, "rr": f32(1, 6, 6) * 0.5, "rb": f32(1, 12)},
      [10, 3, 4], [10, 1, 3, 6])
+
+# A log-mel front end's floor: Clip(x, max(x) - 8, none), the min computed
+# at run time from the input (a tensor input of clip, not a param); and a
+# Clip with a constant max after a conv stays fusable
+save("clip_runtime_min",
+     [helper.make_node("Conv", ["x", "cw"], ["c"], kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+      helper.make_node("Clip", ["c", "", "hi"], ["c2"]),
+      helper.make_node("ReduceMax", ["c2"], ["m"], keepdims=0),
+      helper.make_node("Sub", ["m", "db"], ["floor"]),
+      helper.make_node("Clip", ["c2", "floor"], ["y"])],
+     {"cw": f32(4, 2, 3, 3) * 3, "hi": np.float32(2.5), "db": np.float32(3.0)},
+     [1, 2, 8, 8], [1, 4, 8, 8])
