@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
-#include "ln_pass.h"
+#include "ln_pass_impl.h"
 
 static int cmp_default(const void *key, const void *row)
 {
@@ -110,8 +110,8 @@ static ln_bool is_base(const ln_op *op, const char *base)
 }
 
 /* A create op (of op's arch) for constant tname read from the store. */
-static ln_op *const_op(ln_context *ctx, const char *arch, const char *tname,
-                       const ln_tensor *t)
+ln_op *ln_pass_const_op(ln_context *ctx, const char *arch, const char *tname,
+                        const ln_tensor *t)
 {
     char optype[64], name[256];
     const ln_op *proto;
@@ -206,7 +206,7 @@ static int fold_one(ln_context *ctx, ln_op *op, ln_list **new_ops)
         if (!ret && !ln_streq(tl->arg_name, "scratch")) {
             ln_op *c;
             ln_context_const_set(ctx, te->name, ln_tensor_copy(te->tensor));
-            if (!(c = const_op(ctx, op->op_arg->arch, te->name, te->tensor)))
+            if (!(c = ln_pass_const_op(ctx, op->op_arg->arch, te->name, te->tensor)))
                 ret = ln_error(LN_EUNSUPPORTED, "no create op for arch '%s'", op->op_arg->arch);
             else
                 *new_ops = ln_list_append(*new_ops, c);
@@ -353,30 +353,30 @@ int ln_pass_remove_identity(ln_context *ctx)
 
 /* ---- folds into conv2d / gemm ------------------------------------------- */
 
-static ln_tensor_entry *tin(const ln_context *ctx, const ln_op *op, const char *arg)
+ln_tensor_entry *ln_pass_tin(const ln_context *ctx, const ln_op *op, const char *arg)
 {
     const char *n = ln_tensor_list_find_name(op->op_arg->tensors_in, arg);
     return n ? ln_tensor_table_find(ctx->tensor_table, n) : NULL;
 }
 
-static const char *tname_in(const ln_op *op, const char *arg)
+const char *ln_pass_tname_in(const ln_op *op, const char *arg)
 {
     return ln_tensor_list_find_name(op->op_arg->tensors_in, arg);
 }
 
-static const char *tname_out(const ln_op *op, const char *arg)
+const char *ln_pass_tname_out(const ln_op *op, const char *arg)
 {
     return ln_tensor_list_find_name(op->op_arg->tensors_out, arg);
 }
 
 /* Number param with its described default when absent. */
-static double num_param(const ln_op *op, const char *arg, double def)
+double ln_pass_num_param(const ln_op *op, const char *arg, double def)
 {
     ln_param_entry *pe = ln_op_param(op->op_arg, arg);
     return pe && pe->type == LN_PARAM_NUMBER ? pe->value_double : def;
 }
 
-static const char *str_param(const ln_op *op, const char *arg, const char *def)
+const char *ln_pass_str_param(const ln_op *op, const char *arg, const char *def)
 {
     ln_param_entry *pe = ln_op_param(op->op_arg, arg);
     return pe && pe->type == LN_PARAM_STRING ? pe->value_string : def;
@@ -404,7 +404,7 @@ static ln_list *set_param(ln_list *params, ln_param_entry *pe)
 }
 
 /* The only reader of tname (NULL when none or several, or a graph output). */
-static ln_op *sole_reader(const ln_context *ctx, const char *tname)
+ln_op *ln_pass_sole_reader(const ln_context *ctx, const char *tname)
 {
     ln_op *prod = ln_dfg_producer(ctx->dfg, tname);
     ln_tensor_entry *te = ln_tensor_table_find(ctx->tensor_table, tname);
@@ -430,8 +430,8 @@ static ln_list *find_node(ln_list *ops, const ln_op *op)
 
 /* Offer every op of optype to fold until none changes any more (a fold
  * edits the op list, so the walk starts over after each). */
-static int fold_all(ln_context *ctx, const char *optype,
-                    int (*fold)(ln_context *, ln_op *, ln_bool *))
+int ln_pass_fold_all(ln_context *ctx, const char *optype,
+                     int (*fold)(ln_context *, ln_op *, ln_bool *))
 {
     ln_bool again = LN_TRUE;
     int ret;
@@ -454,7 +454,7 @@ static int fold_all(ln_context *ctx, const char *optype,
 }
 
 /* Replace op by `before` constant ops followed by `repl`. */
-static int replace_with(ln_context *ctx, ln_op *op, ln_list *before, ln_op *repl)
+int ln_pass_replace_with(ln_context *ctx, ln_op *op, ln_list *before, ln_op *repl)
 {
     ln_list *pos = find_node(ctx->ops, op);
     ln_list *new_ops = ln_list_append(before, repl);
@@ -462,7 +462,7 @@ static int replace_with(ln_context *ctx, ln_op *op, ln_list *before, ln_op *repl
 }
 
 /* A unique op/tensor name from a prefix. */
-static char *unique(const ln_context *ctx, const char *prefix)
+char *ln_pass_unique(const ln_context *ctx, const char *prefix)
 {
     char buf[256];
     for (int i = 0;; i++) {
@@ -483,13 +483,13 @@ static char *unique(const ln_context *ctx, const char *prefix)
  */
 static int fold_bn_one(ln_context *ctx, ln_op *bn, ln_bool *done)
 {
-    const char *x = tname_in(bn, "src");
+    const char *x = ln_pass_tname_in(bn, "src");
     ln_op *prod = x ? ln_dfg_producer(ctx->dfg, x) : NULL;
     ln_tensor *scale, *bias, *mean, *var, *w, *b = NULL;
     ln_tensor_entry *we, *be, *ye;
     ln_bool is_gemm;
     int nout, ret, trans_b = 0;
-    double eps = num_param(bn, "epsilon", 1e-5), beta = 1.0;
+    double eps = ln_pass_num_param(bn, "epsilon", 1e-5), beta = 1.0;
     float *nw, *nb;
     ln_tensor *tw, *tb;
     char *wname, *bname;
@@ -497,31 +497,31 @@ static int fold_bn_one(ln_context *ctx, ln_op *bn, ln_bool *done)
     ln_list *before;
 
     *done = LN_FALSE;
-    if (!prod || sole_reader(ctx, x) != bn)
+    if (!prod || ln_pass_sole_reader(ctx, x) != bn)
         return 0;
     is_gemm = ln_streq(prod->op_arg->optype, "gemm_cpu");
     if (!is_gemm && !ln_streq(prod->op_arg->optype, "conv2d_cpu") &&
         !ln_streq(prod->op_arg->optype, "conv2d_dw_cpu"))
         return 0;
-    if (!ln_streq(str_param(prod, "activation", "none"), "none"))
+    if (!ln_streq(ln_pass_str_param(prod, "activation", "none"), "none"))
         return 0;
-    we = tin(ctx, prod, "weight");
-    be = tin(ctx, prod, "bias");
-    ye = tin(ctx, bn, "src");
+    we = ln_pass_tin(ctx, prod, "weight");
+    be = ln_pass_tin(ctx, prod, "bias");
+    ye = ln_pass_tin(ctx, bn, "src");
     if (!we || !we->isstatic || (be && !be->isstatic) || we->tensor->dtype != LN_DTYPE_FLOAT32)
         return 0;
     {
         const char *args[4] = {"scale", "bias", "mean", "var"};
         for (int i = 0; i < 4; i++) {
-            ln_tensor_entry *e = tin(ctx, bn, args[i]);
+            ln_tensor_entry *e = ln_pass_tin(ctx, bn, args[i]);
             if (!e || !e->isstatic || e->tensor->dtype != LN_DTYPE_FLOAT32)
                 return 0;
         }
     }
     nout = ye->tensor->dims[1];
     if (is_gemm) {
-        trans_b = (int)num_param(prod, "trans_b", 0);
-        beta = num_param(prod, "beta", 1.0);
+        trans_b = (int)ln_pass_num_param(prod, "trans_b", 0);
+        beta = ln_pass_num_param(prod, "beta", 1.0);
         if (we->tensor->ndim != 2 || we->tensor->dims[trans_b ? 0 : 1] != nout)
             return 0;
         if (be && !(be->tensor->len == (size_t)nout &&
@@ -530,10 +530,10 @@ static int fold_bn_one(ln_context *ctx, ln_op *bn, ln_bool *done)
     } else if (we->tensor->dims[0] != nout) {
         return 0;
     }
-    if ((ret = ln_context_static_data(ctx, tname_in(bn, "scale"), &scale)) ||
-        (ret = ln_context_static_data(ctx, tname_in(bn, "bias"), &bias)) ||
-        (ret = ln_context_static_data(ctx, tname_in(bn, "mean"), &mean)) ||
-        (ret = ln_context_static_data(ctx, tname_in(bn, "var"), &var)) ||
+    if ((ret = ln_context_static_data(ctx, ln_pass_tname_in(bn, "scale"), &scale)) ||
+        (ret = ln_context_static_data(ctx, ln_pass_tname_in(bn, "bias"), &bias)) ||
+        (ret = ln_context_static_data(ctx, ln_pass_tname_in(bn, "mean"), &mean)) ||
+        (ret = ln_context_static_data(ctx, ln_pass_tname_in(bn, "var"), &var)) ||
         (ret = ln_context_static_data(ctx, we->name, &w)) ||
         (be && (ret = ln_context_static_data(ctx, be->name, &b))))
         return ret;
@@ -564,24 +564,24 @@ static int fold_bn_one(ln_context *ctx, ln_op *bn, ln_bool *done)
                     (float)(s * nw[(size_t)k * (size_t)nout + (size_t)c]);
         }
     }
-    wname = unique(ctx, we->name);
-    bname = unique(ctx, be ? be->name : prod->op_arg->name);
+    wname = ln_pass_unique(ctx, we->name);
+    bname = ln_pass_unique(ctx, be ? be->name : prod->op_arg->name);
     if (!be) {
         char *t = bname;
         bname = ln_sprintf("%s_bias", t);
         ln_free(t);
         t = bname;
-        bname = unique(ctx, t);
+        bname = ln_pass_unique(ctx, t);
         ln_free(t);
     }
     ln_context_const_set(ctx, wname, tw);
     ln_context_const_set(ctx, bname, tb);
-    cw = const_op(ctx, "cpu", wname, tw);
-    cb = const_op(ctx, "cpu", bname, tb);
+    cw = ln_pass_const_op(ctx, "cpu", wname, tw);
+    cb = ln_pass_const_op(ctx, "cpu", bname, tb);
     newop = ln_op_copy(prod);
     set_tensor_name(newop->op_arg->tensors_in, "weight", wname);
     set_tensor_name(newop->op_arg->tensors_in, "bias", bname);
-    set_tensor_name(newop->op_arg->tensors_out, "dst", tname_out(bn, "dst"));
+    set_tensor_name(newop->op_arg->tensors_out, "dst", ln_pass_tname_out(bn, "dst"));
     if (is_gemm) {
         ln_param_entry *pe = ln_param_entry_create("beta", LN_PARAM_NUMBER);
         ln_param_set_satu_number(pe, 1.0);
@@ -592,7 +592,7 @@ static int fold_bn_one(ln_context *ctx, ln_op *bn, ln_bool *done)
     before = ln_list_append(ln_list_append(NULL, cw), cb);
     /* the batchnorm goes first: the new op writes its output */
     if ((ret = ln_context_remove_op(ctx, bn->op_arg->name)) ||
-        (ret = replace_with(ctx, prod, before, newop)))
+        (ret = ln_pass_replace_with(ctx, prod, before, newop)))
         return ret;
     *done = LN_TRUE;
     return 0;
@@ -600,7 +600,7 @@ static int fold_bn_one(ln_context *ctx, ln_op *bn, ln_bool *done)
 
 int ln_pass_fold_batchnorm(ln_context *ctx)
 {
-    return fold_all(ctx, "batchnorm_cpu", fold_bn_one);
+    return ln_pass_fold_all(ctx, "batchnorm_cpu", fold_bn_one);
 }
 
 /*
@@ -611,16 +611,16 @@ int ln_pass_fold_batchnorm(ln_context *ctx)
 static int fold_pad_one(ln_context *ctx, ln_op *pad, ln_bool *done)
 {
     ln_param_entry *pp = ln_op_param(pad->op_arg, "pads"), *cp;
-    const char *x = tname_in(pad, "src"), *y = tname_out(pad, "dst");
-    ln_tensor_entry *xe = tin(ctx, pad, "src");
+    const char *x = ln_pass_tname_in(pad, "src"), *y = ln_pass_tname_out(pad, "dst");
+    ln_tensor_entry *xe = ln_pass_tin(ctx, pad, "src");
     ln_op *next, *newop;
     int n, zero = 1, ret;
     double add[4], np[4];
 
     *done = LN_FALSE;
     if (!pp || pp->type != LN_PARAM_ARRAY_NUMBER || !xe || !y ||
-        !ln_streq(str_param(pad, "mode", "constant"), "constant") ||
-        num_param(pad, "value", 0.0) != 0.0)
+        !ln_streq(ln_pass_str_param(pad, "mode", "constant"), "constant") ||
+        ln_pass_num_param(pad, "value", 0.0) != 0.0)
         return 0;
     n = pp->array_len / 2;
     for (int i = 0; i < pp->array_len; i++)
@@ -640,20 +640,20 @@ static int fold_pad_one(ln_context *ctx, ln_op *pad, ln_bool *done)
     for (int i = 0; i < 4; i++)
         if (pp->value_array_double[2 + (i % 2) + (i / 2) * 4] < 0)
             return 0;
-    next = sole_reader(ctx, y);
-    if (!next || !ln_streq(tname_in(next, "src"), y))
+    next = ln_pass_sole_reader(ctx, y);
+    if (!next || !ln_streq(ln_pass_tname_in(next, "src"), y))
         return 0;
     if (ln_streq(next->op_arg->optype, "avgpool2d_cpu")) {
         /* in ceil mode a window starting in the trailing pad is dropped,
          * one starting in the explicit Pad's zeros is not: the output
          * shape could change */
-        if (num_param(next, "count_include_pad", 0) != 1 || num_param(next, "ceil_mode", 0) != 0)
+        if (ln_pass_num_param(next, "count_include_pad", 0) != 1 || ln_pass_num_param(next, "ceil_mode", 0) != 0)
             return 0;
     } else if (!ln_streq(next->op_arg->optype, "conv2d_cpu") &&
                !ln_streq(next->op_arg->optype, "conv2d_dw_cpu")) {
         return 0;
     }
-    if (!ln_streq(str_param(next, "auto_pad", "NOTSET"), "NOTSET"))
+    if (!ln_streq(ln_pass_str_param(next, "auto_pad", "NOTSET"), "NOTSET"))
         return 0;
     /* ONNX pads: [n_b, c_b, h_b, w_b, n_e, c_e, h_e, w_e]; conv: [h_b, w_b, h_e, w_e] */
     add[0] = pp->value_array_double[2];
@@ -679,7 +679,7 @@ static int fold_pad_one(ln_context *ctx, ln_op *pad, ln_bool *done)
         newop->op_arg->params = set_param(newop->op_arg->params, pe);
     }
     set_tensor_name(newop->op_arg->tensors_in, "src", x);
-    if ((ret = replace_with(ctx, next, NULL, newop)) ||
+    if ((ret = ln_pass_replace_with(ctx, next, NULL, newop)) ||
         (ret = ln_context_remove_op(ctx, pad->op_arg->name)))
         return ret;
     *done = LN_TRUE;
@@ -688,5 +688,5 @@ static int fold_pad_one(ln_context *ctx, ln_op *pad, ln_bool *done)
 
 int ln_pass_fold_pad(ln_context *ctx)
 {
-    return fold_all(ctx, "pad_cpu", fold_pad_one);
+    return ln_pass_fold_all(ctx, "pad_cpu", fold_pad_one);
 }

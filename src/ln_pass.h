@@ -35,6 +35,11 @@ int ln_pass_fold_batchnorm(ln_context *ctx);
 /* A zero constant pad before conv2d (or avgpool2d counting pads) becomes
  * the op's padding; a pad of all zeros goes. */
 int ln_pass_fold_pad(ln_context *ctx);
+/* DequantizeLinear -> conv2d/gemm/matmul [-> relu/clip] -> QuantizeLinear
+ * chains of int8 tensors and constants become conv2d_s8 / fc_s8
+ * (ln_pass_qdq.c); runs before constant folding, which would turn the
+ * weights' DequantizeLinear into float constants. */
+int ln_pass_fuse_qdq(ln_context *ctx);
 /* Every op must now belong to arch (abstract ops with no expansion fail). */
 int ln_pass_check_arch(const ln_context *ctx, const char *arch);
 

@@ -553,6 +553,10 @@ typedef struct ln_rt_s8_conv_args {
 int ln_rt_conv2d_s8(const ln_rt_s8_conv_args *a, const int8_t *src, const int8_t *weight,
                     const int32_t *bias, const int32_t *mult, const int32_t *shift,
                     int8_t *dst);
+/* The same on NCHW src/dst with weight [oc][c/group][kh][kw] (ONNX's). */
+int ln_rt_conv2d_nchw_s8(const ln_rt_s8_conv_args *a, const int8_t *src, const int8_t *weight,
+                         const int32_t *bias, const int32_t *mult, const int32_t *shift,
+                         int8_t *dst);
 /* Depthwise convolution, weight [1][kh][kw][oc], output channel
  * ic * ch_mult + m reads input channel ic. */
 int ln_rt_conv2d_depthwise_s8(const ln_rt_s8_conv_args *a, const int8_t *src,

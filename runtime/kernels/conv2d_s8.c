@@ -1,8 +1,8 @@
 /*
  * conv2d_s8.c -- int8 convolutions with TensorFlow Lite's arithmetic, NHWC
  * (ln_rt.h): standard and grouped, depthwise (any channel multiplier),
- * transposed.  The accumulator is int32: sum over the taps inside the input
- * of (x + input_offset) * w, plus the bias, then requantized per output
+ * transposed; standard and grouped on NCHW too.  The accumulator is int32:
+ * sum over the taps inside the input of (x + input_offset) * w, plus the bias, then requantized per output
  * channel, offset by the output zero point and clamped.  Taps in the
  * padding add nothing (the input's zero point is what padding holds).
  */
@@ -66,6 +66,53 @@ int ln_rt_conv2d_s8(const ln_rt_s8_conv_args *a, const int8_t *src, const int8_t
                     out[o] = finish(acc, a, bias, mult, shift, o);
                 }
             }
+    return LN_RT_OK;
+}
+
+/* The same convolution on NCHW tensors with ONNX's weight layout
+ * [oc][c/group][kh][kw]: what a QDQ model's Conv becomes (the graph stays
+ * NCHW).  Integer sums do not depend on their order, so it agrees with
+ * ln_rt_conv2d_s8 bit for bit on transposed data. */
+int ln_rt_conv2d_nchw_s8(const ln_rt_s8_conv_args *a, const int8_t *src, const int8_t *weight,
+                         const int32_t *bias, const int32_t *mult, const int32_t *shift,
+                         int8_t *dst)
+{
+    int32_t groups = a->group > 0 ? a->group : 1, cg, og;
+    size_t plane, kk;
+
+    if (!conv_s8_ok(a) || a->c % groups != 0 || a->oc % groups != 0)
+        return LN_RT_ARG_ERROR;
+    cg = a->c / groups;
+    og = a->oc / groups;
+    plane = (size_t)a->h * a->w;
+    kk = (size_t)a->kh * a->kw;
+    for (int32_t b = 0; b < a->n; b++)
+        for (int32_t o = 0; o < a->oc; o++) {
+            const int8_t *x0 = src + ((size_t)b * a->c + (size_t)(o / og) * cg) * plane;
+            const int8_t *wo = weight + (size_t)o * cg * kk;
+            int8_t *out = dst + ((size_t)b * a->oc + o) * a->oh * a->ow;
+            for (int32_t oy = 0; oy < a->oh; oy++)
+                for (int32_t ox = 0; ox < a->ow; ox++) {
+                    int32_t iy0 = oy * a->stride_h - a->pad_top;
+                    int32_t ix0 = ox * a->stride_w - a->pad_left, acc = 0;
+                    for (int32_t ic = 0; ic < cg; ic++) {
+                        const int8_t *x = x0 + (size_t)ic * plane, *wk = wo + (size_t)ic * kk;
+                        for (int32_t ky = 0; ky < a->kh; ky++) {
+                            int32_t iy = iy0 + ky * a->dil_h;
+                            if (iy < 0 || iy >= a->h)
+                                continue;
+                            for (int32_t kx = 0; kx < a->kw; kx++) {
+                                int32_t ix = ix0 + kx * a->dil_w;
+                                if (ix < 0 || ix >= a->w)
+                                    continue;
+                                acc += ((int32_t)x[(size_t)iy * a->w + ix] + a->input_offset) *
+                                       wk[ky * a->kw + kx];
+                            }
+                        }
+                    }
+                    out[(size_t)oy * a->ow + ox] = finish(acc, a, bias, mult, shift, o);
+                }
+        }
     return LN_RT_OK;
 }
 

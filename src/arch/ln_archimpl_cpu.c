@@ -3,16 +3,18 @@
  *
  * The compile recipe, in order:
  *   1. expander  abstract ops -> cpu ops (gen/opt_descs rules)
- *   2. fold      ops on constants only run now and become constants;
+ *   2. qdq       DequantizeLinear -> conv/gemm -> QuantizeLinear chains
+ *                become int8 ops (before fold: it needs the int8 weights)
+ *   3. fold      ops on constants only run now and become constants;
  *                batchnorm folds into the conv2d/gemm before it, a zero pad
  *                into the conv2d/avgpool after it
- *   3. combiner  peephole fusions over windows of 2 ops (gen/opt_descs rules:
+ *   4. combiner  peephole fusions over windows of 2 ops (gen/opt_descs rules:
  *                activations into conv2d/gemm)
- *   4. clean     identities and dead ops go
- *   5. check     a view of a constant becomes a constant (also at -O0: a
+ *   5. clean     identities and dead ops go
+ *   6. check     a view of a constant becomes a constant (also at -O0: a
  *                view has no kernel to fill a buffer of its own); every
  *                op is a cpu op now
- *   6. plan      lifetimes, in-place, views, offsets in one arena
+ *   7. plan      lifetimes, in-place, views, offsets in one arena
  * pre_run already ran for every op at init, so shapes are known throughout.
  */
 #include "ln_context.h"
@@ -30,6 +32,8 @@ static int optimize_cpu(ln_context *ctx)
     if ((ret = ln_pass_expander(ctx, ln_expander_funcs_cpu, ln_expand_defaults_cpu)))
         return ret;
     if (!ctx->no_opt) {
+        if ((ret = ln_pass_fuse_qdq(ctx)))
+            return ret;
         if ((ret = ln_pass_fold_constants(ctx)))
             return ret;
         if ((ret = ln_pass_fold_pad(ctx)))

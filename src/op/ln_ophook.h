@@ -72,6 +72,8 @@ ln_rt_act ln_ophook_act(const ln_op_arg *op_arg, float *alpha, float *beta);
 /* conv2d, conv_transpose2d */
 int ln_ophook_conv2d_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
 void ln_ophook_conv2d_args(const ln_op_arg *op_arg, ln_rt_conv2d_args *args);
+/* conv2d_s8: conv2d's geometry, the zero points as offsets, the clamp */
+void ln_ophook_s8_conv_args(const ln_op_arg *op_arg, ln_rt_s8_conv_args *a);
 int ln_ophook_conv_transpose2d_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
 void ln_ophook_conv_transpose2d_args(const ln_op_arg *op_arg,
                                      ln_rt_conv_transpose2d_args *args);
@@ -127,6 +129,8 @@ void ln_ophook_copy(const ln_tensor *src, ln_tensor *dst);
 /* quantize_linear / dequantize_linear: [outer][len][inner] around 'axis'
  * for a per-axis scale, one run for a per-tensor one */
 void ln_ophook_quant_args(const ln_op_arg *op_arg, ln_rt_quant_args *a);
+/* fc_s8: [batches][in] x [out][in], the zero points as offsets */
+void ln_ophook_s8_fc_args(const ln_op_arg *op_arg, ln_rt_s8_fc_args *a);
 /* where: the three inputs broadcast */
 int ln_ophook_where_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
 void ln_ophook_where_args(const ln_op_arg *op_arg, ln_rt_where_args *a);

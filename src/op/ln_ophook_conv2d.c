@@ -86,6 +86,38 @@ void ln_ophook_conv2d_args(const ln_op_arg *op_arg, ln_rt_conv2d_args *a)
     a->act = ln_ophook_act(op_arg, &a->alpha, &a->beta);
 }
 
+void ln_ophook_s8_conv_args(const ln_op_arg *op_arg, ln_rt_s8_conv_args *a)
+{
+    const ln_tensor *src = ln_op_tensor_in(op_arg, "src")->tensor;
+    const ln_tensor *w = ln_op_tensor_in(op_arg, "weight")->tensor;
+    const ln_tensor *dst = ln_op_tensor_out(op_arg, "dst")->tensor;
+    int k[2], stride[2], dil[2], pads[4];
+
+    (void)geometry(op_arg, src, w, k, stride, dil, pads);
+    memset(a, 0, sizeof *a);
+    a->n = src->dims[0];
+    a->c = src->dims[1];
+    a->h = src->dims[2];
+    a->w = src->dims[3];
+    a->oc = w->dims[0];
+    a->oh = dst->dims[2];
+    a->ow = dst->dims[3];
+    a->kh = k[0];
+    a->kw = k[1];
+    a->stride_h = stride[0];
+    a->stride_w = stride[1];
+    a->dil_h = dil[0];
+    a->dil_w = dil[1];
+    a->pad_top = pads[0];
+    a->pad_left = pads[1];
+    a->group = ln_ophook_param_int(op_arg, "group", 1);
+    a->ch_mult = 1;
+    a->input_offset = -ln_ophook_param_int(op_arg, "src_zero_point", 0);
+    a->output_offset = ln_ophook_param_int(op_arg, "dst_zero_point", 0);
+    a->act_min = ln_ophook_param_int(op_arg, "act_min", -128);
+    a->act_max = ln_ophook_param_int(op_arg, "act_max", 127);
+}
+
 /*
  * ConvTranspose: out = stride * (in - 1) + output_padding
  * + dil * (k - 1) + 1 - pad_begin - pad_end.  With output_shape the pads

@@ -2,8 +2,9 @@
  * ln_ophook_quant.c -- quantize_linear / dequantize_linear: the
  * [outer][len][inner] view of 'src' around 'axis' (default 1, as ONNX)
  * when the scale has more than one entry (one per element of that axis:
- * the description checks it), else one run.
+ * the description checks it), else one run.  And fc_s8's arguments.
  */
+#include <string.h>
 #include "ln_ophook.h"
 
 void ln_ophook_quant_args(const ln_op_arg *op_arg, ln_rt_quant_args *a)
@@ -23,4 +24,21 @@ void ln_ophook_quant_args(const ln_op_arg *op_arg, ln_rt_quant_args *a)
     a->outer = (int32_t)ln_ophook_dims_prod(src->dims, 0, axis);
     a->len = src->dims[axis];
     a->inner = (int32_t)ln_ophook_dims_prod(src->dims, axis + 1, src->ndim);
+}
+
+void ln_ophook_s8_fc_args(const ln_op_arg *op_arg, ln_rt_s8_fc_args *a)
+{
+    const ln_tensor *src = ln_op_tensor_in(op_arg, "src")->tensor;
+    const ln_tensor *w = ln_op_tensor_in(op_arg, "weight")->tensor;
+
+    memset(a, 0, sizeof *a);
+    a->batches = src->dims[0];
+    a->in = src->dims[1];
+    a->out = w->dims[0];
+    a->input_offset = -ln_ophook_param_int(op_arg, "src_zero_point", 0);
+    a->filter_offset = -ln_ophook_param_int(op_arg, "weight_zero_point", 0);
+    a->output_offset = ln_ophook_param_int(op_arg, "dst_zero_point", 0);
+    a->act_min = ln_ophook_param_int(op_arg, "act_min", -128);
+    a->act_max = ln_ophook_param_int(op_arg, "act_max", 127);
+    a->per_channel = 1;
 }

@@ -169,6 +169,18 @@ for m in tests/difftest/found/*.onnx tests/onnx/patterns/*.onnx; do
     one_model "$n" "$m" 1e-5 "$in" "${m%.onnx}.ref.bin"
 done
 
+# 2c. quantized (QDQ) models (tests/onnx/qdq, ONNX Runtime references):
+#     within 2 output steps on 99% of the elements, 4 on all (q:STEP), and
+#     every conv / gemm / matmul must have become an int8 kernel call
+for m in tests/onnx/qdq/*.onnx; do
+    n=$(basename "$m" .onnx)
+    one_model "$n" "$m" "q:$(cat "${m%.onnx}.scale")" "${m%.onnx}.in.bin" "${m%.onnx}.ref.bin"
+    c="$T/$n/$n.c"
+    if [ -f "$c" ] && grep -q 'ln_rt_\(conv2d_nchw\|fully_connected\)_s8(' "$c" &&
+       ! grep -q 'ln_rt_\(conv2d\|conv2d_depthwise\|gemm\|matmul\)_f32(' "$c"; then ok
+    else bad "$n: a conv, gemm or matmul did not become an int8 kernel call"; fi
+done
+
 # 3. two models in one program, interleaved
 if [ -f "$T/ew/ew.o" ] && [ -f "$T/act/act.o" ]; then
     if $CC $DRIVER_CFLAGS -I"$T/ew" -I"$T/act" tests/aot/two_models.c "$T/ew/ew.o" "$T/act/act.o" \

@@ -10,6 +10,7 @@
 #define OUT_MAX 65536
 static int8_t out[OUT_MAX];
 static int32_t scratch[OUT_MAX];
+static int8_t x_nchw[OUT_MAX], w_oihw[OUT_MAX], y_nchw[OUT_MAX];
 
 static void put_int(char *s, long v)
 {
@@ -147,20 +148,67 @@ static int run(const s8_case *k)
     }
 }
 
+/* A conv or depthwise case again through ln_rt_conv2d_nchw_s8: input,
+ * weights and output transposed to NCHW / OIHW and the output back, so
+ * the same reference checks the NCHW kernel.  -1 when k is not a conv or
+ * does not fit the buffers. */
+static int run_nchw(const s8_case *k)
+{
+    const s8_cfg *f = &k->cfg;
+    ln_rt_s8_conv_args ca;
+    int dw = k->kind == S8_DEPTHWISE;
+    int32_t g = dw ? f->c : (f->group > 0 ? f->group : 1), cg = f->c / g;
+    size_t nx = (size_t)f->n * f->h * f->w * f->c, nw = (size_t)f->oc * f->kh * f->kw * cg;
+
+    if ((k->kind != S8_CONV && !dw) || nx > OUT_MAX || nw > OUT_MAX || k->n_ref > OUT_MAX)
+        return -1;
+    conv_args(f, &ca);
+    ca.group = g;
+    for (int32_t b = 0; b < f->n; b++)
+        for (int32_t y = 0; y < f->h; y++)
+            for (int32_t x = 0; x < f->w; x++)
+                for (int32_t c = 0; c < f->c; c++)
+                    x_nchw[(((size_t)b * f->c + c) * f->h + y) * f->w + x] =
+                        k->in1[(((size_t)b * f->h + y) * f->w + x) * f->c + c];
+    for (int32_t o = 0; o < f->oc; o++)     /* NHWC [oc][kh][kw][cg]; depthwise [1][kh][kw][oc] */
+        for (int32_t i = 0; i < cg; i++)
+            for (int32_t y = 0; y < f->kh; y++)
+                for (int32_t x = 0; x < f->kw; x++)
+                    w_oihw[(((size_t)o * cg + i) * f->kh + y) * f->kw + x] =
+                        dw ? k->w[((size_t)y * f->kw + x) * f->oc + o]
+                           : k->w[(((size_t)o * f->kh + y) * f->kw + x) * cg + i];
+    if (ln_rt_conv2d_nchw_s8(&ca, x_nchw, w_oihw, k->bias, k->mult, k->shift, y_nchw) !=
+        LN_RT_OK)
+        return 1;
+    for (int32_t b = 0; b < f->n; b++)
+        for (int32_t y = 0; y < f->oh; y++)
+            for (int32_t x = 0; x < f->ow; x++)
+                for (int32_t c = 0; c < f->oc; c++)
+                    out[(((size_t)b * f->oh + y) * f->ow + x) * f->oc + c] =
+                        y_nchw[(((size_t)b * f->oc + c) * f->oh + y) * f->ow + x];
+    return 0;
+}
+
 int s8_check_all(void (*report)(const char *line), int *n_cases)
 {
     char line[200];
     int fails = 0, n = 0;
 
-    for (const s8_case *k = s8_cases; k->name; k++, n++) {
+    for (int pass = 0; pass < 2; pass++)
+    for (const s8_case *k = s8_cases; k->name; k++) {
         size_t i = 0;
         int refused;
-        if (k->n_ref > OUT_MAX) {
+        if (pass == 1) {
+            memset(out, 0x5a, k->n_ref <= OUT_MAX ? k->n_ref : 0);
+            if ((refused = run_nchw(k)) < 0)
+                continue;
+        } else if (k->n_ref > OUT_MAX) {
             refused = 1;
         } else {
             memset(out, 0x5a, k->n_ref);
             refused = run(k);
         }
+        n++;
         while (!refused && i < k->n_ref && out[i] == k->ref[i])
             i++;
         if (!refused && i == k->n_ref)
@@ -168,6 +216,8 @@ int s8_check_all(void (*report)(const char *line), int *n_cases)
         fails++;
         strcpy(line, "FAIL int8 ");
         strcat(line, k->name);
+        if (pass == 1)
+            strcat(line, " (NCHW)");
         if (refused) {
             strcat(line, ": the kernel refused the arguments");
         } else {

@@ -1,0 +1,440 @@
+/*
+ * ln_pass_qdq.c -- QDQ models to int8 ops.
+ *
+ * A QDQ model (what ONNX Runtime's quantizer and PyTorch's quantized
+ * export write) keeps float ops between DequantizeLinear and
+ * QuantizeLinear:
+ *
+ *   x_q -> DQ -> conv2d/gemm/matmul (weight DQ(w_q), bias DQ(b_q)) [-> relu/clip] -> Q -> y_q
+ *
+ * When x_q and y_q are int8 at one scale each, w_q is an int8 constant
+ * (symmetric, per tensor or per output channel) and the bias an int32
+ * constant at scale x_scale * w_scale[o] (or a float constant, quantized
+ * here to that scale), the chain becomes one conv2d_s8 / fc_s8 with
+ * TensorFlow Lite's arithmetic: the real multipliers x_scale * w_scale[o] /
+ * y_scale become Q31 multipliers and shifts now, as int32 constants (ln-aot
+ * writes them to flash), and the relu/clip becomes the output clamp.
+ * Anything else stays float between its DQ and Q ops, which compute the
+ * QDQ semantics exactly.  A per-tensor DQ before a view (flatten,
+ * reshape, squeeze, unsqueeze, transpose) moves after it first, so that
+ * the view works on the int8 tensor.  The int8 result differs from the float path
+ * only in rounding: at most a step or two of the output scale.
+ *
+ * Written as a pass beside fold_batchnorm rather than as combiner rules:
+ * the rewrite computes new constants from the matched ones, which the
+ * optimizer descriptions cannot express yet.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+#include "ln_pass_impl.h"
+
+typedef struct qchain {
+    ln_op *q, *act, *op, *dqx, *dqw, *dqb;  /* act, dqb may be NULL */
+    double x_scale, y_scale;
+    int x_zp, y_zp, act_min, act_max;
+    int kind;                   /* 0 conv2d, 1 gemm, 2 matmul */
+    int trans_b;
+} qchain;
+
+/* The producer of op's input arg when it is a cpu op of optype. */
+static ln_op *producer_of(const ln_context *ctx, const ln_op *op, const char *arg,
+                          const char *optype)
+{
+    const char *n = ln_pass_tname_in(op, arg);
+    ln_op *p = n ? ln_dfg_producer(ctx->dfg, n) : NULL;
+    return p && ln_streq(p->op_arg->optype, optype) ? p : NULL;
+}
+
+static ln_bool is_static(const ln_context *ctx, const ln_op *op, const char *arg)
+{
+    ln_tensor_entry *te = ln_pass_tin(ctx, op, arg);
+    return te && te->isstatic;
+}
+
+/* Scale and zero point of a per-tensor (de)quantize op with an int8 zero
+ * point (or none, for a dequantize of int8); LN_FALSE otherwise. */
+static ln_bool per_tensor_s8(ln_context *ctx, const ln_op *op, double *scale, int *zp)
+{
+    ln_tensor_entry *s = ln_pass_tin(ctx, op, "scale"), *z = ln_pass_tin(ctx, op, "zero_point");
+    ln_tensor *t;
+
+    if (!s || !s->isstatic || s->tensor->len != 1 || (z && !z->isstatic))
+        return LN_FALSE;
+    if (ln_context_static_data(ctx, s->name, &t))
+        return LN_FALSE;
+    *scale = ((const float *)t->data)[0];
+    if (!(*scale > 0) || !isfinite(*scale))
+        return LN_FALSE;
+    *zp = 0;
+    if (z) {
+        if (z->tensor->dtype != LN_DTYPE_INT8 || ln_context_static_data(ctx, z->name, &t))
+            return LN_FALSE;
+        *zp = ((const int8_t *)t->data)[0];
+    }
+    return LN_TRUE;
+}
+
+/* round half to even, as ONNX's QuantizeLinear */
+static double round_even(double v)
+{
+    double r = floor(v + 0.5);
+    if (r - v == 0.5 && fmod(r, 2.0) != 0.0)
+        r -= 1.0;
+    return r;
+}
+
+/* The output clamp of the relu/clip between the op and the Q. */
+static ln_bool clamp_of(const qchain *c, int *lo, int *hi)
+{
+    double a, b;
+
+    *lo = -128;
+    *hi = 127;
+    if (!c->act)
+        return LN_TRUE;
+    if (ln_streq(c->act->op_arg->optype, "relu_cpu")) {
+        *lo = c->y_zp;
+        return LN_TRUE;
+    }
+    if (ln_pass_tname_in(c->act, "min_t") || ln_pass_tname_in(c->act, "max_t"))
+        return LN_FALSE;
+    a = round_even(ln_pass_num_param(c->act, "min", -INFINITY) / c->y_scale) + c->y_zp;
+    b = round_even(ln_pass_num_param(c->act, "max", INFINITY) / c->y_scale) + c->y_zp;
+    if (a > -128)
+        *lo = a > 127 ? 127 : (int)a;
+    if (b < 127)
+        *hi = b < -128 ? -128 : (int)b;
+    return *lo <= *hi;
+}
+
+/* Find the chain ending in quantize op q; LN_FALSE when it is not one. */
+static ln_bool match(ln_context *ctx, ln_op *q, qchain *c)
+{
+    const char *y = ln_pass_tname_in(q, "src");
+    ln_op *p = y ? ln_dfg_producer(ctx->dfg, y) : NULL;
+    const char *t;
+
+    memset(c, 0, sizeof *c);
+    c->q = q;
+    if (!p || ln_pass_sole_reader(ctx, y) != q || !per_tensor_s8(ctx, q, &c->y_scale, &c->y_zp) ||
+        !ln_pass_tname_in(q, "zero_point"))
+        return LN_FALSE;
+    t = p->op_arg->optype;
+    if (ln_streq(t, "relu_cpu") || ln_streq(t, "clip_cpu")) {
+        const char *x = ln_pass_tname_in(p, "src");
+        c->act = p;
+        p = x ? ln_dfg_producer(ctx->dfg, x) : NULL;
+        if (!p || ln_pass_sole_reader(ctx, x) != c->act)
+            return LN_FALSE;
+        t = p->op_arg->optype;
+    }
+    c->op = p;
+    c->kind = ln_streq(t, "gemm_cpu") ? 1 : ln_streq(t, "matmul_cpu") ? 2
+              : ln_streq(t, "conv2d_cpu") || ln_streq(t, "conv2d_dw_cpu") ? 0 : -1;
+    if (c->kind < 0 || !ln_streq(ln_pass_str_param(p, "activation", "none"), "none"))
+        return LN_FALSE;
+    if (c->kind == 1 && (ln_pass_num_param(p, "trans_a", 0) != 0 ||
+                         ln_pass_num_param(p, "alpha", 1) != 1 || ln_pass_num_param(p, "beta", 1) != 1))
+        return LN_FALSE;
+    c->trans_b = c->kind == 1 ? (int)ln_pass_num_param(p, "trans_b", 0) : c->kind == 0;
+    c->dqx = producer_of(ctx, p, c->kind == 2 ? "src1" : "src", "dequantize_linear_cpu");
+    c->dqw = producer_of(ctx, p, c->kind == 2 ? "src2" : "weight", "dequantize_linear_cpu");
+    if (!c->dqx || !c->dqw || !per_tensor_s8(ctx, c->dqx, &c->x_scale, &c->x_zp) ||
+        ln_pass_tin(ctx, c->dqx, "src")->tensor->dtype != LN_DTYPE_INT8 ||
+        ln_pass_tin(ctx, c->dqx, "src")->tensor->ndim != (c->kind ? 2 : 4) ||
+        !is_static(ctx, c->dqw, "src") || !is_static(ctx, c->dqw, "scale") ||
+        ln_pass_tin(ctx, c->dqw, "src")->tensor->dtype != LN_DTYPE_INT8)
+        return LN_FALSE;
+    if (c->kind != 2 && ln_pass_tname_in(p, "bias")) {
+        ln_tensor_entry *b = ln_pass_tin(ctx, p, "bias");
+        c->dqb = producer_of(ctx, p, "bias", "dequantize_linear_cpu");
+        if (!(b->isstatic && b->tensor->dtype == LN_DTYPE_FLOAT32) &&
+            !(c->dqb && is_static(ctx, c->dqb, "src") && is_static(ctx, c->dqb, "scale") &&
+              ln_pass_tin(ctx, c->dqb, "src")->tensor->dtype == LN_DTYPE_INT32))
+            return LN_FALSE;
+        if (b->isstatic)
+            c->dqb = NULL;
+    }
+    return clamp_of(c, &c->act_min, &c->act_max);
+}
+
+/* TFLite's QuantizeMultiplier: m = mult * 2^(shift - 31), mult in
+ * [2^30, 2^31); LN_FALSE when m is out of the kernels' range. */
+static ln_bool quantize_multiplier(double m, int32_t *mult, int32_t *shift)
+{
+    int e;
+    double f;
+    long long q;
+
+    if (m == 0) {
+        *mult = 0;
+        *shift = 0;
+        return LN_TRUE;
+    }
+    f = frexp(m, &e);
+    q = llround(f * 2147483648.0);
+    if (q == 2147483648LL) {
+        q /= 2;
+        e++;
+    }
+    if (e < -31) {
+        *mult = 0;
+        *shift = 0;
+        return LN_TRUE;
+    }
+    if (e > 30)
+        return LN_FALSE;
+    *mult = (int32_t)q;
+    *shift = e;
+    return LN_TRUE;
+}
+
+/* Per output channel weight scales (n of them) and the weight zero point:
+ * all zero for a conv (symmetric), one value for a gemm. */
+static ln_bool weight_scales(ln_context *ctx, const qchain *c, int n, double *ws, int *wzp)
+{
+    ln_tensor *s, *z = NULL, *w;
+    const char *zn = ln_pass_tname_in(c->dqw, "zero_point");
+    int axis = (int)ln_pass_num_param(c->dqw, "axis", 1), out_axis;
+
+    if (ln_context_static_data(ctx, ln_pass_tname_in(c->dqw, "scale"), &s) ||
+        ln_context_static_data(ctx, ln_pass_tname_in(c->dqw, "src"), &w) ||
+        (zn && ln_context_static_data(ctx, zn, &z)) || s->dtype != LN_DTYPE_FLOAT32 ||
+        (z && z->dtype != LN_DTYPE_INT8))
+        return LN_FALSE;
+    out_axis = c->trans_b ? 0 : 1;
+    if (axis < 0)
+        axis += w->ndim;
+    if (s->len != 1 && (s->len != (size_t)n || axis != out_axis))
+        return LN_FALSE;
+    *wzp = z ? ((const int8_t *)z->data)[0] : 0;
+    for (size_t i = 0; z && i < z->len; i++)
+        if (((const int8_t *)z->data)[i] != *wzp)
+            return LN_FALSE;
+    if (*wzp != 0 && c->kind == 0)
+        return LN_FALSE;       /* the conv kernels take symmetric weights */
+    for (int o = 0; o < n; o++) {
+        ws[o] = ((const float *)s->data)[s->len == 1 ? 0 : o];
+        if (!(ws[o] > 0) || !isfinite(ws[o]))
+            return LN_FALSE;
+    }
+    return LN_TRUE;
+}
+
+/* The bias as int32 at scale x_scale * ws[o]: the DQ's own values when its
+ * scale is that (to float precision), else quantized from the float. */
+static ln_bool bias_s8(ln_context *ctx, const qchain *c, int n, const double *ws, int32_t *b)
+{
+    ln_tensor *t, *s = NULL, *z = NULL;
+    const char *zn = c->dqb ? ln_pass_tname_in(c->dqb, "zero_point") : NULL;
+
+    if (ln_context_static_data(ctx, ln_pass_tname_in(c->dqb ? c->dqb : c->op,
+                                                     c->dqb ? "src" : "bias"), &t) ||
+        t->len != (size_t)n ||
+        (c->dqb && (ln_context_static_data(ctx, ln_pass_tname_in(c->dqb, "scale"), &s) ||
+                    (s->len != 1 && s->len != (size_t)n))) ||
+        (zn && ln_context_static_data(ctx, zn, &z)))
+        return LN_FALSE;
+    for (size_t i = 0; z && i < z->len; i++)
+        if (((const int32_t *)z->data)[i] != 0)
+            return LN_FALSE;
+    for (int o = 0; o < n; o++) {
+        double want = c->x_scale * ws[o], v;
+        if (s) {
+            double have = ((const float *)s->data)[s->len == 1 ? 0 : o];
+            if (fabs(have - want) <= 1e-6 * want) {
+                b[o] = ((const int32_t *)t->data)[o];
+                continue;
+            }
+            v = ((const int32_t *)t->data)[o] * have;
+        } else {
+            v = ((const float *)t->data)[o];
+        }
+        v = round_even(v / want);
+        if (!(fabs(v) < 2147483647.0))
+            return LN_FALSE;
+        b[o] = (int32_t)v;
+    }
+    return LN_TRUE;
+}
+
+/* A new int32 (int8) constant of dims and its create op appended to *before. */
+static char *add_const(ln_context *ctx, const char *prefix, ln_dtype dt, int ndim, const int *dims,
+                       const void *data, ln_list **before)
+{
+    ln_tensor *t = ln_tensor_create_alloc(dt, ndim, dims);
+    char *name = ln_pass_unique(ctx, prefix);
+
+    memcpy(t->data, data, ln_tensor_size(t));
+    ln_context_const_set(ctx, name, t);
+    *before = ln_list_append(*before, ln_pass_const_op(ctx, "cpu", name, t));
+    return name;
+}
+
+static ln_list *copy_params(const ln_op *op, ln_list *params, const char *const *names)
+{
+    for (int i = 0; names[i]; i++) {
+        ln_param_entry *pe = ln_op_param(op->op_arg, names[i]);
+        if (pe)
+            params = ln_param_list_append_entry(params, ln_param_entry_copy(pe));
+    }
+    return params;
+}
+
+/* The int8 op of chain c, with the constants it needs in *before; NULL
+ * when a scale or the bias does not fit the kernels. */
+static ln_op *int8_op(ln_context *ctx, const qchain *c, ln_list **before)
+{
+    static const char *const conv_params[] = {"group", "stride", "dilation", "pads",
+                                              "auto_pad", "kernel_shape", NULL};
+    ln_tensor *w;
+    int n, wzp = 0, ok, dims[2];
+    double *ws = NULL;
+    int32_t *mult = NULL, *shift = NULL, *bias = NULL;
+    int8_t *wt = NULL;
+    char prefix[256], *names[4] = {NULL, NULL, NULL, NULL};
+    ln_list *ins = NULL, *params = NULL;
+    ln_op *op = NULL;
+    const char *wname = ln_pass_tname_in(c->dqw, "src");
+
+    if (ln_context_static_data(ctx, wname, &w) || w->ndim != (c->kind ? 2 : 4))
+        return NULL;
+    n = w->dims[c->trans_b ? 0 : 1];
+    ws = ln_alloc(sizeof *ws * (size_t)n);
+    mult = ln_alloc(sizeof *mult * (size_t)n);
+    shift = ln_alloc(sizeof *shift * (size_t)n);
+    bias = ln_alloc(sizeof *bias * (size_t)n);
+    ok = weight_scales(ctx, c, n, ws, &wzp) &&
+         (!ln_pass_tname_in(c->op, "bias") || c->kind == 2 || bias_s8(ctx, c, n, ws, bias));
+    for (int o = 0; ok && o < n; o++)
+        ok = quantize_multiplier(c->x_scale * ws[o] / c->y_scale, &mult[o], &shift[o]);
+    if (ok) {
+        snprintf(prefix, sizeof prefix, "%s__mult", c->op->op_arg->name);
+        names[0] = add_const(ctx, prefix, LN_DTYPE_INT32, 1, &n, mult, before);
+        snprintf(prefix, sizeof prefix, "%s__shift", c->op->op_arg->name);
+        names[1] = add_const(ctx, prefix, LN_DTYPE_INT32, 1, &n, shift, before);
+        if (ln_pass_tname_in(c->op, "bias") && c->kind != 2) {
+            snprintf(prefix, sizeof prefix, "%s__bias_s32", c->op->op_arg->name);
+            names[2] = add_const(ctx, prefix, LN_DTYPE_INT32, 1, &n, bias, before);
+        }
+        if (!c->trans_b) {      /* [K][N] -> [N][K] for the fc kernel */
+            int k = w->dims[0];
+            wt = ln_alloc((size_t)n * (size_t)k);
+            for (int i = 0; i < k; i++)
+                for (int o = 0; o < n; o++)
+                    wt[(size_t)o * k + i] = ((const int8_t *)w->data)[(size_t)i * n + o];
+            dims[0] = n;
+            dims[1] = k;
+            snprintf(prefix, sizeof prefix, "%s__weight_t", c->op->op_arg->name);
+            names[3] = add_const(ctx, prefix, LN_DTYPE_INT8, 2, dims, wt, before);
+            wname = names[3];
+        }
+        ins = ln_tensor_list_append(ins, "src", ln_pass_tname_in(c->dqx, "src"));
+        ins = ln_tensor_list_append(ins, "weight", wname);
+        if (names[2])
+            ins = ln_tensor_list_append(ins, "bias", names[2]);
+        ins = ln_tensor_list_append(ins, "mult", names[0]);
+        ins = ln_tensor_list_append(ins, "shift", names[1]);
+        if (c->kind == 0)
+            params = copy_params(c->op, params, conv_params);
+        else
+            params = ln_param_list_append_int(params, "weight_zero_point", wzp);
+        params = ln_param_list_append_int(params, "src_zero_point", c->x_zp);
+        params = ln_param_list_append_int(params, "dst_zero_point", c->y_zp);
+        params = ln_param_list_append_int(params, "act_min", c->act_min);
+        params = ln_param_list_append_int(params, "act_max", c->act_max);
+        op = ln_op_create_from_proto(ln_arch_op_proto(c->kind ? "fc_s8_cpu" : "conv2d_s8_cpu"),
+                                     c->op->op_arg->name, ins,
+                                     ln_tensor_list_append(NULL, "dst", ln_pass_tname_out(c->q, "dst")),
+                                     params, ctx->tensor_table);
+    }
+    for (int i = 0; i < 4; i++)
+        ln_free(names[i]);
+    ln_free(ws);
+    ln_free(mult);
+    ln_free(shift);
+    ln_free(bias);
+    ln_free(wt);
+    return op;
+}
+
+static int fuse_one(ln_context *ctx, ln_op *q, ln_bool *done)
+{
+    qchain c;
+    ln_list *before = NULL;
+    ln_op *op;
+    int ret;
+
+    *done = LN_FALSE;
+    if (!match(ctx, q, &c) || !(op = int8_op(ctx, &c, &before))) {
+        LN_LIST_FOREACH(ln_op, cop, before)
+            ln_op_free(cop);    /* their constants stay in the store, unread */
+        ln_list_free(before);
+        return 0;
+    }
+    /* the readers of the old outputs go first: the new op writes q's output */
+    if ((ret = ln_context_remove_op(ctx, q->op_arg->name)) ||
+        (c.act && (ret = ln_context_remove_op(ctx, c.act->op_arg->name))) ||
+        (ret = ln_pass_replace_with(ctx, c.op, before, op)))
+        return ret;
+    *done = LN_TRUE;
+    return 0;
+}
+
+/* view(DQ(x_q)) -> DQ(view(x_q)) for a per-tensor DQ: the int8 tensor
+ * goes through the view (flatten before a classifier's gemm), and the DQ
+ * comes next to the op it feeds. */
+static int sink_one(ln_context *ctx, ln_op *view, ln_bool *done)
+{
+    ln_op *dq = producer_of(ctx, view, "src", "dequantize_linear_cpu"), *v2, *dq2;
+    ln_tensor_entry *x;
+    ln_list *ins = NULL;
+    double scale;
+    int zp;
+    char buf[256], *tq, *dqname;
+    const char *zn;
+
+    *done = LN_FALSE;
+    if (!dq || !per_tensor_s8(ctx, dq, &scale, &zp) || !(x = ln_pass_tin(ctx, dq, "src")) ||
+        x->isstatic || x->tensor->dtype != LN_DTYPE_INT8)
+        return 0;
+    snprintf(buf, sizeof buf, "%s__q", ln_pass_tname_out(view, "dst"));
+    tq = ln_pass_unique(ctx, buf);
+    snprintf(buf, sizeof buf, "%s__dq", view->op_arg->name);
+    dqname = ln_pass_unique(ctx, buf);
+    v2 = ln_op_create_from_proto(ln_arch_op_proto(view->op_arg->optype), view->op_arg->name,
+                                 ln_tensor_list_append(NULL, "src", x->name),
+                                 ln_tensor_list_append(NULL, "dst", tq),
+                                 ln_param_list_copy(view->op_arg->params), ctx->tensor_table);
+    ins = ln_tensor_list_append(ln_tensor_list_append(ins, "src", tq), "scale",
+                                ln_pass_tname_in(dq, "scale"));
+    if ((zn = ln_pass_tname_in(dq, "zero_point")))
+        ins = ln_tensor_list_append(ins, "zero_point", zn);
+    dq2 = ln_op_create_from_proto(ln_arch_op_proto("dequantize_linear_cpu"), dqname, ins,
+                                  ln_tensor_list_append(NULL, "dst", ln_pass_tname_out(view, "dst")),
+                                  ln_param_list_copy(dq->op_arg->params), ctx->tensor_table);
+    ln_free(tq);
+    ln_free(dqname);
+    if (!v2 || !dq2) {
+        if (v2)
+            ln_op_free(v2);
+        if (dq2)
+            ln_op_free(dq2);
+        return 0;
+    }
+    *done = LN_TRUE;
+    return ln_pass_replace_with(ctx, view, ln_list_append(NULL, v2), dq2);
+}
+
+int ln_pass_fuse_qdq(ln_context *ctx)
+{
+    static const char *const views[] = {"flatten_cpu", "reshape_cpu", "squeeze_cpu",
+                                        "unsqueeze_cpu", "transpose_cpu", NULL};
+    int ret;
+
+    for (int i = 0; views[i]; i++)
+        if ((ret = ln_pass_fold_all(ctx, views[i], sink_one)))
+            return ret;
+    return ln_pass_fold_all(ctx, "quantize_linear_cpu", fuse_one);
+}

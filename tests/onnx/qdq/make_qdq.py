@@ -1,0 +1,177 @@
+#!/usr/bin/env python3
+"""QDQ test models (the layout ONNX Runtime's quantizer writes: int8
+activations as QuantizeLinear -> DequantizeLinear pairs, int8 weights and
+int32 biases as constants behind DequantizeLinear), each calibrated on
+its own input with a float forward pass in numpy: <name>.onnx, the input
+<name>.in.bin (raw float32), ONNX Runtime's output <name>.ref.bin
+(onnxruntime-node, graph optimizations off: the plain QDQ semantics; run
+`sh bench/setup.sh` first) and <name>.scale (the output's quantization
+step).  Committed; tests/onnx/qdq/check.sh runs them.
+
+  /usr/bin/python3 tests/onnx/qdq/make_qdq.py
+"""
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+R = np.random.RandomState(7)
+
+
+class Builder:
+    def __init__(self):
+        self.nodes, self.inits, self.n = [], {}, 0
+
+    def name(self, p):
+        self.n += 1
+        return "%s%d" % (p, self.n)
+
+    def const(self, p, v):
+        n = self.name(p)
+        self.inits[n] = v
+        return n
+
+    def node(self, op, ins, **attrs):
+        out = self.name(op.lower() + "_")
+        self.nodes.append(helper.make_node(op, ins, [out], name=out, **attrs))
+        return out
+
+    def qdq(self, x, v):
+        """Q -> DQ of float tensor x whose calibration values are v."""
+        lo, hi = min(float(v.min()), 0.0), max(float(v.max()), 0.0)
+        scale = np.float32(max(hi - lo, 1e-6) / 255.0)
+        zp = np.int8(np.clip(np.round(-128 - lo / scale), -128, 127))
+        s, z = self.const("s", np.array(scale, np.float32)), self.const("z", np.array(zp, np.int8))
+        q = self.node("QuantizeLinear", [x, s, z])
+        return self.node("DequantizeLinear", [q, s, z]), float(scale), int(zp)
+
+    def weight(self, w, axis=None, zp=0):
+        """int8 weight constant + DQ: per channel along axis, else per tensor."""
+        if axis is None:
+            s = np.float32(np.abs(w).max() / 127.0)
+            q = np.clip(np.round(w / s) + zp, -128, 127).astype(np.int8)
+            sc, deq = np.array(s, np.float32), (q.astype(np.float32) - zp) * s
+            zc = np.array(zp, np.int8)
+            ins = [self.const("wq", q), self.const("ws", sc), self.const("wz", zc)]
+            return self.node("DequantizeLinear", ins), deq, np.full(w.shape[0 if w.ndim == 4 else 1], s)
+        red = tuple(i for i in range(w.ndim) if i != axis)
+        s = (np.abs(w).max(axis=red) / 127.0).astype(np.float32)
+        shp = [1] * w.ndim
+        shp[axis] = -1
+        q = np.clip(np.round(w / s.reshape(shp)), -128, 127).astype(np.int8)
+        ins = [self.const("wq", q), self.const("ws", s), self.const("wz", np.zeros(s.shape, np.int8))]
+        return (self.node("DequantizeLinear", ins, axis=axis),
+                q.astype(np.float32) * s.reshape(shp), s)
+
+    def bias(self, b, x_scale, w_scales):
+        s = (np.float32(x_scale) * w_scales.astype(np.float32)).astype(np.float32)
+        q = np.round(b / s).astype(np.int32)
+        ins = [self.const("bq", q), self.const("bs", s), self.const("bz", np.zeros(s.shape, np.int32))]
+        return self.node("DequantizeLinear", ins, axis=0), q.astype(np.float32) * s
+
+
+def conv(x, w, b, stride=1, pad=0, group=1):
+    n, c, h, wd = x.shape
+    oc, cg, kh, kw = w.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    oh, ow = (h + 2 * pad - kh) // stride + 1, (wd + 2 * pad - kw) // stride + 1
+    y = np.zeros((n, oc, oh, ow), np.float64)
+    og = oc // group
+    for o in range(oc):
+        g = o // og
+        for i in range(cg):
+            for ky in range(kh):
+                for kx in range(kw):
+                    y[:, o] += w[o, i, ky, kx] * xp[:, g * cg + i, ky:ky + stride * oh:stride,
+                                                    kx:kx + stride * ow:stride]
+        if b is not None:
+            y[:, o] += b[o]
+    return y.astype(np.float32)
+
+
+def cnn(B):
+    """conv+relu (per-channel), depthwise stride 2 + relu6, 1x1 conv (per
+    tensor, no bias), a float maxpool between Q/DQ, flatten, gemm."""
+    x = R.uniform(-1, 1, (1, 3, 12, 12)).astype(np.float32)
+    t, sx, _ = B.qdq("x", x)
+    w1, wd1, ws1 = B.weight(R.normal(0, 0.3, (8, 3, 3, 3)).astype(np.float32), axis=0)
+    b1, bd1 = B.bias(R.normal(0, 0.2, 8).astype(np.float32), sx, ws1)
+    v = np.maximum(conv(x, wd1, bd1, pad=1), 0)
+    t = B.node("Relu", [B.node("Conv", [t, w1, b1], pads=[1, 1, 1, 1])])
+    t, sx, _ = B.qdq(t, v)
+    w2, wd2, ws2 = B.weight(R.normal(0, 0.5, (8, 1, 3, 3)).astype(np.float32), axis=0)
+    b2, bd2 = B.bias(R.normal(0, 0.2, 8).astype(np.float32), sx, ws2)
+    v = np.clip(conv(v, wd2, bd2, stride=2, pad=1, group=8), 0, 6)
+    t = B.node("Conv", [t, w2, b2], pads=[1, 1, 1, 1], strides=[2, 2], group=8)
+    t = B.node("Clip", [t, B.const("lo", np.array(0, np.float32)), B.const("hi", np.array(6, np.float32))])
+    t, sx, _ = B.qdq(t, v)
+    w3, wd3, _ = B.weight(R.normal(0, 0.4, (16, 8, 1, 1)).astype(np.float32))
+    v = conv(v, wd3, None)
+    t, sx, _ = B.qdq(B.node("Conv", [t, w3]), v)
+    v = v.reshape(1, 16, 3, 2, 3, 2).max(axis=(3, 5))
+    t, sx, _ = B.qdq(B.node("MaxPool", [t], kernel_shape=[2, 2], strides=[2, 2]), v)
+    t = B.node("Flatten", [t])
+    v = v.reshape(1, -1)
+    w4, wd4, ws4 = B.weight(R.normal(0, 0.2, (10, 144)).astype(np.float32), axis=0)
+    b4, bd4 = B.bias(R.normal(0, 0.2, 10).astype(np.float32), sx, ws4)
+    v = v @ wd4.T + bd4
+    t, s_out, _ = B.qdq(B.node("Gemm", [t, w4, b4], transB=1), v)
+    return x, t, s_out, [1, 10]
+
+
+def mlp(B):
+    """gemm with asymmetric per-tensor weights and a float bias, relu,
+    matmul with per-channel weights, a batch of 4."""
+    x = R.uniform(-2, 2, (4, 32)).astype(np.float32)
+    t, sx, _ = B.qdq("x", x)
+    w1, wd1, _ = B.weight(R.normal(0, 0.3, (32, 24)).astype(np.float32), zp=5)
+    b1 = R.normal(0, 0.3, 24).astype(np.float32)
+    v = np.maximum(x @ wd1 + b1, 0)
+    t = B.node("Relu", [B.node("Gemm", [t, w1, B.const("b", b1)])])
+    t, sx, _ = B.qdq(t, v)
+    w2, wd2, _ = B.weight(R.normal(0, 0.3, (24, 8)).astype(np.float32), axis=1)
+    v = v @ wd2
+    t, s_out, _ = B.qdq(B.node("MatMul", [t, w2]), v)
+    return x, t, s_out, [4, 8]
+
+
+def save(name, make):
+    B = Builder()
+    x, y, s_out, y_shape = make(B)
+    B.nodes[-1].output[0] = "y"
+    g = helper.make_graph(B.nodes, name,
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x.shape))],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, y_shape)],
+                          [numpy_helper.from_array(v, k) for k, v in B.inits.items()])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)],
+                          producer_name="lightnet-qdq")
+    m.ir_version = 7
+    onnx.checker.check_model(m, full_check=True)
+    onnx.save(m, os.path.join(HERE, name + ".onnx"))
+    x.tofile(os.path.join(HERE, name + ".in.bin"))
+    open(os.path.join(HERE, name + ".scale"), "w").write("%.9g\n" % s_out)
+    d = tempfile.mkdtemp()
+    try:
+        shutil.copy(os.path.join(HERE, name + ".onnx"), os.path.join(d, "model.onnx"))
+        x.tofile(os.path.join(d, "in_0.bin"))
+        json.dump(list(x.shape), open(os.path.join(d, "shape_0.json"), "w"))
+        open(os.path.join(d, "inputs.txt"), "w").write("x\n")
+        open(os.path.join(d, "outs.txt"), "w").write("y\n")
+        subprocess.run(["node", os.path.join(ROOT, "tests", "difftest", "ort_run.js"), d],
+                       check=True, stderr=subprocess.DEVNULL)
+        if os.path.exists(os.path.join(d, "ort.err")):
+            raise SystemExit("%s: ONNX Runtime: %s" % (name, open(os.path.join(d, "ort.err")).read()))
+        shutil.copy(os.path.join(d, "ort_0.bin"), os.path.join(HERE, name + ".ref.bin"))
+    finally:
+        shutil.rmtree(d)
+
+
+save("qdq_cnn", cnn)
+save("qdq_mlp", mlp)
