@@ -30,7 +30,8 @@ static void usage(FILE *fp)
           "  -o OUT           output file for the IR (default stdout with -c)\n"
           "  -f DATAFILE      weights file (.params or .wts); default: the IR's \"data\"\n"
           "  -i NAME=FILE     fill tensor NAME from FILE (raw little-endian data)\n"
-          "  --save NAME=FILE write tensor NAME to FILE (raw) after the run\n"
+          "  --save NAME=FILE write tensor NAME to FILE (raw) after the run (the plan\n"
+          "                   then shares no buffer, so any tensor keeps its value)\n"
           "  --shape NAME=DIMS  fix a graph input's shape when importing (1x3x224x224)\n"
           "  --io-in-arena    plan graph inputs/outputs inside the arena\n"
           "  -O0              no folding or fusion (the expander only)\n"
@@ -99,6 +100,13 @@ static int save_output(const ln_context *ctx, const char *arg)
         return ret;
     if (!(n = ln_context_data_size(ctx, name)))
         return ln_error(LN_ENOTFOUND, "--save: the model has no tensor '%s'", name);
+    if (!ctx->plan_noreuse) {   /* -r: the IR's own plan may reuse its bytes */
+        ln_tensor_entry *te = ln_tensor_table_find(ctx->tensor_table, name);
+        if (te && !te->is_io && !te->isstatic)
+            return ln_error(LN_EINVAL, "--save: '%s' is not a graph output, and the plan of a "
+                            "compiled IR (-r) may reuse its bytes; run the model without -r",
+                            name);
+    }
     buf = ln_alloc(n);
     if ((ret = ln_context_get_data(ctx, name, buf, n))) {
         ln_free(buf);
@@ -191,6 +199,7 @@ int main(int argc, char **argv)
         ln_context_set_data_file(ctx, datafile);
     ctx->io_in_arena = io_in_arena;
     ctx->no_opt = no_opt;
+    ctx->plan_noreuse = nsaves > 0 && !run_only;
     if (!run_only && ln_context_compile(ctx, target))
         return fail(ctx);
     if (!ctx->planned && ln_context_plan(ctx))

@@ -90,5 +90,29 @@ if command -v python3 >/dev/null 2>&1; then
 fi
 expect_error "bad -i size" "tensor 'x' needs 24" -i x="$T/g.dot" "$T/net.json"
 
+# --save of an intermediate tensor: its value after the run, although the
+# plan would hand its bytes to a later tensor (relu -> sigmoid -> neg ->
+# neg: 'a' dies at the sigmoid); a compiled IR run with -r refuses
+cat >"$T/chain.json" <<'EOF2'
+{"ops": [
+ {"name": "in", "optype": "input", "tensors_out": [{"arg_name": "dst", "name": "x"}],
+  "params": [{"arg_name": "dtype", "value": "float32"}, {"arg_name": "dims", "value": [2, 3]}]},
+ {"name": "r1", "optype": "relu", "tensors_in": [{"arg_name": "src", "name": "x"}],
+  "tensors_out": [{"arg_name": "dst", "name": "a"}]},
+ {"name": "s1", "optype": "sigmoid", "tensors_in": [{"arg_name": "src", "name": "a"}],
+  "tensors_out": [{"arg_name": "dst", "name": "b"}]},
+ {"name": "n1", "optype": "neg", "tensors_in": [{"arg_name": "src", "name": "b"}],
+  "tensors_out": [{"arg_name": "dst", "name": "c"}]},
+ {"name": "n2", "optype": "neg", "tensors_in": [{"arg_name": "src", "name": "c"}],
+  "tensors_out": [{"arg_name": "dst", "name": "y"}]},
+ {"name": "out", "optype": "output", "tensors_in": [{"arg_name": "src", "name": "y"}]}]}
+EOF2
+printf '\000\000\000\000\000\000\000\100\000\000\000\000\000\000\200\100\000\000\000\000\000\000\300\100' >"$T/relu.bin"
+if "$LN" -i x="$T/x.bin" --save a="$T/a.bin" "$T/chain.json" >/dev/null 2>"$T/err" &&
+   cmp -s "$T/a.bin" "$T/relu.bin"; then ok; else bad "--save of an intermediate tensor"; cat "$T/err"; fi
+"$LN" -c -o "$T/chain_planned.json" "$T/chain.json" 2>/dev/null
+expect_error "--save intermediate with -r" "'a' is not a graph output" -r -i x="$T/x.bin" \
+    --save a="$T/a2.bin" "$T/chain_planned.json"
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
