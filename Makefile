@@ -125,7 +125,8 @@ test-gen:
 # Everything: Check suites + CLI + ONNX tool tests, generator tests, kernel
 # tests, ln-aot end to end (gcc, clang, arm-none-eabi-gcc), all of it again
 # under ASan+UBSan, the kernel tests and every test model as Cortex-M4
-# firmware under qemu, 300 random graphs through the differential tester,
+# firmware under qemu, the QDQ networks against ONNX Runtime and on the
+# Cortex-M4, 300 random graphs through the differential tester,
 # the fuzz regressions and 10 s of each libFuzzer harness, and generated
 # files in sync.
 test: all
@@ -136,6 +137,8 @@ test: all
 	$(MAKE) test-asan
 	$(MAKE) test-m4
 	$(MAKE) test-m4-models
+	$(MAKE) test-qdq
+	$(MAKE) test-m4-qdq
 	$(MAKE) difftest-quick
 	$(MAKE) fuzz-quick
 	$(MAKE) check-gen
@@ -164,7 +167,7 @@ install: all
 	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/lightnet.pc
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-fuzz
 	$(MAKE) -C runtime clean
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -7,8 +7,8 @@
 
 .PHONY: test-aot example-aot
 
-test-aot: $(BUILD)/bin/ln-aot $(BUILD)/liblightnet.a $(RT_LIB)
-	BUILD=$(BUILD) RT_LIB=$(RT_LIB) CC="$(CC)" AOT_CFLAGS="$(CJSON_CFLAGS) $(SAN)" \
+test-aot: $(BUILD)/bin/ln-aot $(BUILD)/liblightnet.a $(RT_LIB) qdq-models
+	BUILD=$(BUILD) RT_LIB=$(RT_LIB) CC="$(CC)" AOT_CFLAGS="$(CJSON_CFLAGS) $(SAN)" QDQ_DIR=$(QDQ_DIR) \
 	    AOT_LDLIBS="$(SAN) $(LDLIBS_ALL)" sh tests/aot/run.sh
 
 example-aot: $(BUILD)/bin/ln-aot $(RT_LIB)

@@ -72,45 +72,93 @@ int ln_rt_conv2d_s8(const ln_rt_s8_conv_args *a, const int8_t *src, const int8_t
 /* The same convolution on NCHW tensors with ONNX's weight layout
  * [oc][c/group][kh][kw]: what a QDQ model's Conv becomes (the graph stays
  * NCHW).  Integer sums do not depend on their order, so it agrees with
- * ln_rt_conv2d_s8 bit for bit on transposed data. */
+ * ln_rt_conv2d_s8 bit for bit on transposed data.  Each output row is
+ * accumulated in pieces of up to NCHW_ROW pixels on the stack, tap by tap:
+ * the inner loop runs along a contiguous input row (stride 1), and the
+ * taps that fall into the padding are cut off once per row, not tested
+ * per pixel.  No scratch. */
+#define NCHW_ROW 64
+
+/* The outputs i in [*lo, *hi) of a row piece whose tap reads input column
+ * ix0 + i * stride, inside [0, w). */
+static void tap_range(int32_t ix0, int32_t stride, int32_t w, int32_t n, int32_t *lo,
+                      int32_t *hi)
+{
+    *lo = ix0 >= 0 ? 0 : (-ix0 + stride - 1) / stride;
+    *hi = ix0 > w - 1 ? 0 : (w - 1 - ix0) / stride + 1;
+    if (*hi > n)
+        *hi = n;
+    if (*lo > *hi)
+        *lo = *hi;
+}
+
+static void conv_row_nchw(const ln_rt_s8_conv_args *a, const int8_t *x0, const int8_t *wo,
+                          int32_t cg, int32_t oy, int32_t ox0, int32_t n, int32_t *acc)
+{
+    size_t plane = (size_t)a->h * a->w, kk = (size_t)a->kh * a->kw;
+    int32_t off = a->input_offset;
+
+    for (int32_t ic = 0; ic < cg; ic++) {
+        const int8_t *x = x0 + (size_t)ic * plane, *wk = wo + (size_t)ic * kk;
+        for (int32_t ky = 0; ky < a->kh; ky++) {
+            int32_t iy = oy * a->stride_h - a->pad_top + ky * a->dil_h;
+            const int8_t *xr;
+            if (iy < 0 || iy >= a->h)
+                continue;
+            xr = x + (size_t)iy * a->w;
+            for (int32_t kx = 0; kx < a->kw; kx++) {
+                int32_t wv = wk[ky * a->kw + kx], lo, hi;
+                int32_t ix0 = ox0 * a->stride_w - a->pad_left + kx * a->dil_w;
+                if (wv == 0)
+                    continue;
+                tap_range(ix0, a->stride_w, a->w, n, &lo, &hi);
+                if (a->stride_w == 1) {
+                    const int8_t *p = xr + ix0 + lo;
+                    int32_t *q = acc + lo;
+                    for (int32_t i = 0; i < hi - lo; i++)
+                        q[i] += ((int32_t)p[i] + off) * wv;
+                } else {
+                    for (int32_t i = lo; i < hi; i++)
+                        acc[i] += ((int32_t)xr[ix0 + i * a->stride_w] + off) * wv;
+                }
+            }
+        }
+    }
+}
+
 int ln_rt_conv2d_nchw_s8(const ln_rt_s8_conv_args *a, const int8_t *src, const int8_t *weight,
                          const int32_t *bias, const int32_t *mult, const int32_t *shift,
                          int8_t *dst)
 {
-    int32_t groups = a->group > 0 ? a->group : 1, cg, og;
-    size_t plane, kk;
+    int32_t groups = a->group > 0 ? a->group : 1, cg, og, acc[NCHW_ROW];
+    ln_rt_s8_conv_args flat;
 
     if (!conv_s8_ok(a) || a->c % groups != 0 || a->oc % groups != 0)
         return LN_RT_ARG_ERROR;
+    if (a->kh == 1 && a->kw == 1 && a->stride_h == 1 && a->stride_w == 1 && a->pad_top == 0 &&
+        a->pad_left == 0 && a->oh == a->h && a->ow == a->w) {
+        flat = *a;      /* pointwise: each plane is one long row */
+        flat.w = flat.ow = a->h * a->w;
+        flat.h = flat.oh = 1;
+        a = &flat;
+    }
     cg = a->c / groups;
     og = a->oc / groups;
-    plane = (size_t)a->h * a->w;
-    kk = (size_t)a->kh * a->kw;
     for (int32_t b = 0; b < a->n; b++)
         for (int32_t o = 0; o < a->oc; o++) {
-            const int8_t *x0 = src + ((size_t)b * a->c + (size_t)(o / og) * cg) * plane;
-            const int8_t *wo = weight + (size_t)o * cg * kk;
+            const int8_t *x0 = src + ((size_t)b * a->c + (size_t)(o / og) * cg) * a->h * a->w;
+            const int8_t *wo = weight + (size_t)o * cg * a->kh * a->kw;
             int8_t *out = dst + ((size_t)b * a->oc + o) * a->oh * a->ow;
+            int32_t b0 = bias ? bias[o] : 0;
             for (int32_t oy = 0; oy < a->oh; oy++)
-                for (int32_t ox = 0; ox < a->ow; ox++) {
-                    int32_t iy0 = oy * a->stride_h - a->pad_top;
-                    int32_t ix0 = ox * a->stride_w - a->pad_left, acc = 0;
-                    for (int32_t ic = 0; ic < cg; ic++) {
-                        const int8_t *x = x0 + (size_t)ic * plane, *wk = wo + (size_t)ic * kk;
-                        for (int32_t ky = 0; ky < a->kh; ky++) {
-                            int32_t iy = iy0 + ky * a->dil_h;
-                            if (iy < 0 || iy >= a->h)
-                                continue;
-                            for (int32_t kx = 0; kx < a->kw; kx++) {
-                                int32_t ix = ix0 + kx * a->dil_w;
-                                if (ix < 0 || ix >= a->w)
-                                    continue;
-                                acc += ((int32_t)x[(size_t)iy * a->w + ix] + a->input_offset) *
-                                       wk[ky * a->kw + kx];
-                            }
-                        }
-                    }
-                    out[(size_t)oy * a->ow + ox] = finish(acc, a, bias, mult, shift, o);
+                for (int32_t ox0 = 0; ox0 < a->ow; ox0 += NCHW_ROW) {
+                    int32_t n = a->ow - ox0 < NCHW_ROW ? a->ow - ox0 : NCHW_ROW;
+                    int8_t *orow = out + (size_t)oy * a->ow + ox0;
+                    for (int32_t i = 0; i < n; i++)
+                        acc[i] = b0;
+                    conv_row_nchw(a, x0, wo, cg, oy, ox0, n, acc);
+                    for (int32_t i = 0; i < n; i++)
+                        orow[i] = finish(acc[i], a, NULL, mult, shift, o);
                 }
         }
     return LN_RT_OK;

@@ -227,14 +227,29 @@ static inline int32_t ln_rt__rdivpot(int32_t x, int exponent)
     return (x >> exponent) + (rem > threshold ? 1 : 0);
 }
 
-/* TFLite's MultiplyByQuantizedMultiplier: shift > 0 multiplies by 2^shift
- * first (wrapping as TFLite's int32 does), shift < 0 divides after. */
+#ifdef LN_RT_S8_SINGLE_ROUNDING
+/* TFLite's MultiplyByQuantizedMultiplier built with TFLITE_SINGLE_ROUNDING
+ * (CMSIS-NN's CMSIS_NN_USE_SINGLE_ROUNDING): x * mult / 2^(31 - shift) in
+ * 64 bits, rounded once, halves up; saturated to int32. */
+static inline int32_t ln_rt__requant(int32_t x, int32_t mult, int32_t shift)
+{
+    int total = 31 - shift;
+    int64_t v = (int64_t)x * (int64_t)mult + ((int64_t)1 << (total - 1)), q;
+
+    q = v >= 0 ? v >> total : -((-(v + 1)) >> total) - 1;      /* floor */
+    return q > INT32_MAX ? INT32_MAX : q < INT32_MIN ? INT32_MIN : (int32_t)q;
+}
+#else
+/* TFLite's MultiplyByQuantizedMultiplier (its default, "double rounding"):
+ * shift > 0 multiplies by 2^shift first (wrapping as TFLite's int32 does),
+ * shift < 0 divides after. */
 static inline int32_t ln_rt__requant(int32_t x, int32_t mult, int32_t shift)
 {
     int32_t left = shift > 0 ? shift : 0, right = shift > 0 ? 0 : -shift;
 
     return ln_rt__rdivpot(ln_rt__srdhm((int32_t)((uint32_t)x << left), mult), right);
 }
+#endif
 
 static inline int8_t ln_rt__clamp_s8(int32_t v, int32_t lo, int32_t hi)
 {

@@ -1,0 +1,52 @@
+# mk/qdq.mk -- the quantized (QDQ) versions of the test networks (issue 13;
+# docs/quantization.md).  Included by the top-level Makefile.
+#
+#   make qdq-models   tests/onnx/qdq/quantize_models.py: QDQ copies of the
+#                     five test networks, calibrated and run in ONNX Runtime
+#                     (the references), into $(BUILD)/qdq
+#   make test-qdq     the interpreter against ONNX Runtime, in TFLite's
+#                     default arithmetic and with the runtime built for
+#                     single rounding (tests/onnx/qdq/check_nets.py);
+#                     test-aot runs the same networks through ln-aot + cc
+#   make test-m4-qdq  each as Cortex-M4 firmware under qemu, against the
+#                     host interpreter's output
+# Needs /usr/bin/python3 with onnx and numpy (tools/setup.sh) and
+# onnxruntime-node (bench/setup.sh, run here when missing).
+
+QDQ_PY ?= /usr/bin/python3
+QDQ_NETS := lenet5 ds_cnn resnet8 mobilenet_v1_025 ad_autoencoder
+QDQ_DIR := $(BUILD)/qdq
+QDQ_SR_RT := runtime/build-sr/libln_rt.a
+
+.PHONY: qdq-models test-qdq test-m4-qdq qdq-sr-rt
+
+$(QDQ_DIR)/stamp: tests/onnx/qdq/quantize_models.py tests/difftest/ort_run.js \
+                  $(foreach n,$(QDQ_NETS),tests/models/$(n)/model.onnx tests/models/$(n)/input.bin)
+	@test -f bench/node_modules/onnxruntime-node/package.json || sh bench/setup.sh
+	$(QDQ_PY) tests/onnx/qdq/quantize_models.py $(QDQ_DIR) $(QDQ_NETS)
+	@touch $@
+
+qdq-models: $(QDQ_DIR)/stamp
+
+qdq-sr-rt:
+	$(MAKE) --no-print-directory -C runtime BUILD=build-sr CFLAGS=-DLN_RT_S8_SINGLE_ROUNDING
+
+$(QDQ_DIR)/lightnet-sr: $(BUILD)/src/tools/lightnet.o $(BUILD)/liblightnet.a qdq-sr-rt
+	@mkdir -p $(dir $@)
+	$(CC) $(SAN) -o $@ $< $(BUILD)/liblightnet.a $(QDQ_SR_RT) $(LDLIBS_ALL)
+
+test-qdq: qdq-models $(BUILD)/bin/lightnet $(QDQ_DIR)/lightnet-sr
+	$(QDQ_PY) tests/onnx/qdq/check_nets.py --dir $(QDQ_DIR) --lightnet $(BUILD)/bin/lightnet \
+	    --lightnet-sr $(QDQ_DIR)/lightnet-sr $(QDQ_NETS)
+
+test-m4-qdq: qdq-models $(BUILD)/bin/ln-aot $(BUILD)/bin/lightnet
+	@$(MAKE) --no-print-directory -C runtime m4
+	@set -e; for n in $(QDQ_NETS); do \
+	  d=$(CURDIR)/$(QDQ_DIR)/m4/qdq_$$n; mkdir -p $$d; \
+	  cp $(QDQ_DIR)/$$n.onnx $$d/model.onnx; cp $(QDQ_DIR)/$$n.in.bin $$d/input.bin; \
+	  io=$$($(QDQ_PY) -c "import onnx, sys; g = onnx.load(sys.argv[1]).graph; print(g.input[0].name, g.output[0].name)" $$d/model.onnx); \
+	  set -- $$io; \
+	  $(BUILD)/bin/lightnet -i $$1=$$d/input.bin --save $$2=$$d/output.bin $$d/model.onnx > /dev/null; \
+	  echo "== qdq_$$n"; \
+	  $(MAKE) --no-print-directory -s -C $(M4_EX) MODEL_DIR=$$d run; \
+	done
