@@ -311,7 +311,7 @@ static ln_bool is_identity(const ln_context *ctx, const ln_op *op, const char **
 
 /* Remove op, whose output `from` carries the same values as `to`: its
  * readers read `to` instead (and the dfg follows them). */
-static int bypass_op(ln_context *ctx, ln_op *op, const char *from, const char *to)
+int ln_pass_bypass(ln_context *ctx, ln_op *op, const char *from, const char *to)
 {
     char *f = ln_strdup(from), *t = ln_strdup(to);
     ln_list *readers = ln_dfg_nexts(ctx->dfg, op, f);
@@ -345,7 +345,7 @@ int ln_pass_remove_identity(ln_context *ctx)
         const char *src = NULL, *dst = NULL;
 
         l = l->next;
-        if (is_identity(ctx, op, &src, &dst) && (ret = bypass_op(ctx, op, dst, src)))
+        if (is_identity(ctx, op, &src, &dst) && (ret = ln_pass_bypass(ctx, op, dst, src)))
             return ret;
     }
     return 0;
@@ -630,7 +630,7 @@ static int fold_pad_one(ln_context *ctx, ln_op *pad, ln_bool *done)
         ln_tensor_entry *ye = ln_tensor_table_find(ctx->tensor_table, y);
         if (ye && ye->is_io)
             return 0;       /* a graph output keeps its name */
-        ret = bypass_op(ctx, pad, y, x);
+        ret = ln_pass_bypass(ctx, pad, y, x);
         *done = ret == 0;
         return ret;
     }

@@ -25,6 +25,9 @@ int ln_pass_fold_all(ln_context *ctx, const char *optype,
                      int (*fold)(ln_context *, ln_op *, ln_bool *));
 /* Replace op by the (constant) ops `before` followed by repl. */
 int ln_pass_replace_with(ln_context *ctx, ln_op *op, ln_list *before, ln_op *repl);
+/* Remove op, whose output `from` carries the same values as `to`: its
+ * readers read `to` instead. */
+int ln_pass_bypass(ln_context *ctx, ln_op *op, const char *from, const char *to);
 /* A name no tensor or op has yet, from prefix (caller frees). */
 char *ln_pass_unique(const ln_context *ctx, const char *prefix);
 

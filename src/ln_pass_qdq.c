@@ -17,7 +17,9 @@
  * Anything else stays float between its DQ and Q ops, which compute the
  * QDQ semantics exactly.  A per-tensor DQ before a view (flatten,
  * reshape, squeeze, unsqueeze, transpose) moves after it first, so that
- * the view works on the int8 tensor.  The int8 result differs from the float path
+ * the view works on the int8 tensor.  Then a Q(DQ(x)) of equal parameters
+ * goes, and DQ -> max/average pool -> Q of equal parameters becomes the
+ * pool on int8, DQ x2 -> Add [-> Relu] -> Q an add_s8 (TFLite's ADD).  The int8 result differs from the float path
  * only in rounding: at most a step or two of the output scale.
  *
  * Written as a pass beside fold_batchnorm rather than as combiner rules:
@@ -44,6 +46,12 @@ static ln_op *producer_of(const ln_context *ctx, const ln_op *op, const char *ar
     const char *n = ln_pass_tname_in(op, arg);
     ln_op *p = n ? ln_dfg_producer(ctx->dfg, n) : NULL;
     return p && ln_streq(p->op_arg->optype, optype) ? p : NULL;
+}
+
+static ln_tensor_entry *tout(const ln_context *ctx, const ln_op *op, const char *arg)
+{
+    const char *n = ln_pass_tname_out(op, arg);
+    return n ? ln_tensor_table_find(ctx->tensor_table, n) : NULL;
 }
 
 static ln_bool is_static(const ln_context *ctx, const ln_op *op, const char *arg)
@@ -384,10 +392,24 @@ static int fuse_one(ln_context *ctx, ln_op *q, ln_bool *done)
 
 /* view(DQ(x_q)) -> DQ(view(x_q)) for a per-tensor DQ: the int8 tensor
  * goes through the view (flatten before a classifier's gemm), and the DQ
- * comes next to the op it feeds. */
+ * comes next to the op it feeds.  A pad of nothing (MLPerf Tiny's
+ * Pad -> AveragePool) is an identity view here. */
+static ln_bool zero_pad(const ln_op *pad)
+{
+    ln_param_entry *pe = ln_op_param(pad->op_arg, "pads");
+
+    if (!pe || pe->type != LN_PARAM_ARRAY_NUMBER)
+        return LN_FALSE;
+    for (int i = 0; i < pe->array_len; i++)
+        if (pe->value_array_double[i] != 0)
+            return LN_FALSE;
+    return LN_TRUE;
+}
+
 static int sink_one(ln_context *ctx, ln_op *view, ln_bool *done)
 {
     ln_op *dq = producer_of(ctx, view, "src", "dequantize_linear_cpu"), *v2, *dq2;
+    ln_bool is_pad = ln_streq(view->op_arg->optype, "pad_cpu");
     ln_tensor_entry *x;
     ln_list *ins = NULL;
     double scale;
@@ -397,16 +419,17 @@ static int sink_one(ln_context *ctx, ln_op *view, ln_bool *done)
 
     *done = LN_FALSE;
     if (!dq || !per_tensor_s8(ctx, dq, &scale, &zp) || !(x = ln_pass_tin(ctx, dq, "src")) ||
-        x->isstatic || x->tensor->dtype != LN_DTYPE_INT8)
+        x->isstatic || x->tensor->dtype != LN_DTYPE_INT8 || (is_pad && !zero_pad(view)))
         return 0;
     snprintf(buf, sizeof buf, "%s__q", ln_pass_tname_out(view, "dst"));
     tq = ln_pass_unique(ctx, buf);
     snprintf(buf, sizeof buf, "%s__dq", view->op_arg->name);
     dqname = ln_pass_unique(ctx, buf);
-    v2 = ln_op_create_from_proto(ln_arch_op_proto(view->op_arg->optype), view->op_arg->name,
-                                 ln_tensor_list_append(NULL, "src", x->name),
+    v2 = ln_op_create_from_proto(ln_arch_op_proto(is_pad ? "identity_cpu" : view->op_arg->optype),
+                                 view->op_arg->name, ln_tensor_list_append(NULL, "src", x->name),
                                  ln_tensor_list_append(NULL, "dst", tq),
-                                 ln_param_list_copy(view->op_arg->params), ctx->tensor_table);
+                                 is_pad ? NULL : ln_param_list_copy(view->op_arg->params),
+                                 ctx->tensor_table);
     ins = ln_tensor_list_append(ln_tensor_list_append(ins, "src", tq), "scale",
                                 ln_pass_tname_in(dq, "scale"));
     if ((zn = ln_pass_tname_in(dq, "zero_point")))
@@ -427,14 +450,150 @@ static int sink_one(ln_context *ctx, ln_op *view, ln_bool *done)
     return ln_pass_replace_with(ctx, view, ln_list_append(NULL, v2), dq2);
 }
 
+/* Do two per-tensor int8 (de)quantize ops have the same scale and zero
+ * point (to float precision)? */
+static ln_bool same_qparams(ln_context *ctx, const ln_op *a, const ln_op *b)
+{
+    double sa, sb;
+    int za, zb;
+
+    return per_tensor_s8(ctx, a, &sa, &za) && per_tensor_s8(ctx, b, &sb, &zb) && za == zb &&
+           fabs(sa - sb) <= 1e-6 * sa;
+}
+
+/* Q(DQ(x)) with the same parameters is x: its readers read x. */
+static int requant_one(ln_context *ctx, ln_op *q, ln_bool *done)
+{
+    ln_op *dq = producer_of(ctx, q, "src", "dequantize_linear_cpu");
+    ln_tensor_entry *x = dq ? ln_pass_tin(ctx, dq, "src") : NULL, *y;
+
+    *done = LN_FALSE;
+    y = tout(ctx, q, "dst");
+    if (!x || !y || y->is_io || x->tensor->dtype != LN_DTYPE_INT8 ||
+        y->tensor->dtype != LN_DTYPE_INT8 || !same_qparams(ctx, dq, q))
+        return 0;
+    *done = LN_TRUE;
+    return ln_pass_bypass(ctx, q, y->name, x->name);
+}
+
+/* Q(pool(DQ(x))) with the same parameters in and out is pool(x) on int8
+ * (max commutes with the quantization; the average is TFLite's, whose
+ * rounding differs from the float path's at ties only).  Not an average
+ * that counts padding unless the zero point is 0: the int8 kernel pads
+ * with 0, which is the real 0 only then. */
+static int pool_one(ln_context *ctx, ln_op *q, ln_bool *done)
+{
+    const char *y = ln_pass_tname_in(q, "src");
+    ln_op *pool = y ? ln_dfg_producer(ctx->dfg, y) : NULL, *dq, *np;
+    double scale;
+    int zp, ret;
+
+    *done = LN_FALSE;
+    if (!pool || ln_pass_sole_reader(ctx, y) != q ||
+        !(ln_streq(pool->op_arg->optype, "maxpool2d_cpu") ||
+          ln_streq(pool->op_arg->optype, "avgpool2d_cpu")) ||
+        !(dq = producer_of(ctx, pool, "src", "dequantize_linear_cpu")) ||
+        ln_pass_tin(ctx, dq, "src")->tensor->dtype != LN_DTYPE_INT8 ||
+        tout(ctx, q, "dst")->tensor->dtype != LN_DTYPE_INT8 || !same_qparams(ctx, dq, q) ||
+        !per_tensor_s8(ctx, q, &scale, &zp))
+        return 0;
+    if (ln_streq(pool->op_arg->optype, "avgpool2d_cpu") && zp != 0 &&
+        ln_pass_num_param(pool, "count_include_pad", 0) != 0)
+        return 0;
+    np = ln_op_create_from_proto(ln_arch_op_proto(pool->op_arg->optype), pool->op_arg->name,
+                                 ln_tensor_list_append(NULL, "src", ln_pass_tname_in(dq, "src")),
+                                 ln_tensor_list_append(NULL, "dst", ln_pass_tname_out(q, "dst")),
+                                 ln_param_list_copy(pool->op_arg->params), ctx->tensor_table);
+    if (!np)
+        return 0;
+    *done = LN_TRUE;
+    if ((ret = ln_context_remove_op(ctx, q->op_arg->name)))
+        return ret;
+    return ln_pass_replace_with(ctx, pool, NULL, np);
+}
+
+/* TFLite's ADD parameters for input scales s1, s2 and output scale so. */
+static ln_bool add_multipliers(double s1, double s2, double so, int32_t *m)
+{
+    double twice = 2 * (s1 > s2 ? s1 : s2);
+
+    return quantize_multiplier(s1 / twice, &m[0], &m[1]) &&
+           quantize_multiplier(s2 / twice, &m[2], &m[3]) &&
+           quantize_multiplier(twice / ((double)(1 << 20) * so), &m[4], &m[5]) &&
+           m[1] <= 0 && m[3] <= 0;
+}
+
+/* Q(add(DQ(a), DQ(b)) [-> relu/clip]) of one shape -> add_s8. */
+static int add_one(ln_context *ctx, ln_op *q, ln_bool *done)
+{
+    static const char *const pn[] = {"src1_mult", "src1_shift", "src2_mult", "src2_shift",
+                                     "dst_mult", "dst_shift"};
+    qchain c;
+    ln_op *dqa, *dqb, *op;
+    double sa, sb;
+    int za, zb, ret;
+    int32_t m[6];
+    ln_list *params = NULL;
+    const char *y = ln_pass_tname_in(q, "src");
+    ln_op *p = y ? ln_dfg_producer(ctx->dfg, y) : NULL;
+
+    *done = LN_FALSE;
+    memset(&c, 0, sizeof c);
+    if (!p || ln_pass_sole_reader(ctx, y) != q || !per_tensor_s8(ctx, q, &c.y_scale, &c.y_zp) ||
+        !ln_pass_tname_in(q, "zero_point"))
+        return 0;
+    if (ln_streq(p->op_arg->optype, "relu_cpu") || ln_streq(p->op_arg->optype, "clip_cpu")) {
+        const char *x = ln_pass_tname_in(p, "src");
+        c.act = p;
+        p = x ? ln_dfg_producer(ctx->dfg, x) : NULL;
+        if (!p || ln_pass_sole_reader(ctx, x) != c.act)
+            return 0;
+    }
+    if (!ln_streq(p->op_arg->optype, "add_cpu") || !clamp_of(&c, &c.act_min, &c.act_max) ||
+        !(dqa = producer_of(ctx, p, "src1", "dequantize_linear_cpu")) ||
+        !(dqb = producer_of(ctx, p, "src2", "dequantize_linear_cpu")) ||
+        !per_tensor_s8(ctx, dqa, &sa, &za) || !per_tensor_s8(ctx, dqb, &sb, &zb) ||
+        ln_pass_tin(ctx, dqa, "src")->tensor->dtype != LN_DTYPE_INT8 ||
+        ln_pass_tin(ctx, dqb, "src")->tensor->dtype != LN_DTYPE_INT8 ||
+        !ln_tensor_same_shape(ln_pass_tin(ctx, dqa, "src")->tensor,
+                              ln_pass_tin(ctx, dqb, "src")->tensor) ||
+        !add_multipliers(sa, sb, c.y_scale, m))
+        return 0;
+    params = ln_param_list_append_int(params, "src1_zero_point", za);
+    params = ln_param_list_append_int(params, "src2_zero_point", zb);
+    params = ln_param_list_append_int(params, "dst_zero_point", c.y_zp);
+    for (int i = 0; i < 6; i++)
+        params = ln_param_list_append_int(params, pn[i], m[i]);
+    params = ln_param_list_append_int(params, "act_min", c.act_min);
+    params = ln_param_list_append_int(params, "act_max", c.act_max);
+    op = ln_op_create_from_proto(
+        ln_arch_op_proto("add_s8_cpu"), p->op_arg->name,
+        ln_tensor_list_append(ln_tensor_list_append(NULL, "src1", ln_pass_tname_in(dqa, "src")),
+                              "src2", ln_pass_tname_in(dqb, "src")),
+        ln_tensor_list_append(NULL, "dst", ln_pass_tname_out(q, "dst")), params,
+        ctx->tensor_table);
+    if (!op)
+        return 0;
+    *done = LN_TRUE;
+    if ((ret = ln_context_remove_op(ctx, q->op_arg->name)) ||
+        (c.act && (ret = ln_context_remove_op(ctx, c.act->op_arg->name))))
+        return ret;
+    return ln_pass_replace_with(ctx, p, NULL, op);
+}
+
 int ln_pass_fuse_qdq(ln_context *ctx)
 {
     static const char *const views[] = {"flatten_cpu", "reshape_cpu", "squeeze_cpu",
-                                        "unsqueeze_cpu", "transpose_cpu", NULL};
+                                        "unsqueeze_cpu", "transpose_cpu", "pad_cpu", NULL};
+    int (*const fuse[])(ln_context *, ln_op *, ln_bool *) = {requant_one, fuse_one, pool_one,
+                                                             add_one};
     int ret;
 
     for (int i = 0; views[i]; i++)
         if ((ret = ln_pass_fold_all(ctx, views[i], sink_one)))
             return ret;
-    return ln_pass_fold_all(ctx, "quantize_linear_cpu", fuse_one);
+    for (size_t i = 0; i < sizeof fuse / sizeof fuse[0]; i++)
+        if ((ret = ln_pass_fold_all(ctx, "quantize_linear_cpu", fuse[i])))
+            return ret;
+    return 0;
 }

@@ -298,6 +298,11 @@ typedef struct {
 
 int ln_rt_maxpool2d_f32(const ln_rt_pool2d_args *a, const float *x, float *y);
 int ln_rt_avgpool2d_f32(const ln_rt_pool2d_args *a, const float *x, float *y);
+/* The same on int8 tensors of one scale and zero point in and out: the
+ * maximum, the average rounded half away from zero (TFLite's); padded taps
+ * count as 0 with count_include_pad. */
+int ln_rt_maxpool2d_s8(const ln_rt_pool2d_args *a, const int8_t *x, int8_t *y);
+int ln_rt_avgpool2d_s8(const ln_rt_pool2d_args *a, const int8_t *x, int8_t *y);
 /* Global pooling: x is [nc][hw], y is [nc]. */
 void ln_rt_global_avgpool_f32(int32_t nc, int32_t hw, const float *x,
                               float *y);
@@ -587,10 +592,10 @@ typedef struct ln_rt_s8_pool_args {
     int32_t act_min, act_max;
 } ln_rt_s8_pool_args;
 
-/* The average of the window's elements inside the input, rounded half
- * away from zero; the maximum. */
-void ln_rt_avgpool2d_s8(const ln_rt_s8_pool_args *a, const int8_t *src, int8_t *dst);
-void ln_rt_maxpool2d_s8(const ln_rt_s8_pool_args *a, const int8_t *src, int8_t *dst);
+/* NHWC: the average of the window's elements inside the input, rounded
+ * half away from zero; the maximum. */
+void ln_rt_avgpool2d_nhwc_s8(const ln_rt_s8_pool_args *a, const int8_t *src, int8_t *dst);
+void ln_rt_maxpool2d_nhwc_s8(const ln_rt_s8_pool_args *a, const int8_t *src, int8_t *dst);
 
 typedef struct ln_rt_s8_binary_args {
     int32_t in1_offset, in2_offset, output_offset;

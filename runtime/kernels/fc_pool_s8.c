@@ -36,7 +36,7 @@ static void window(const ln_rt_s8_pool_args *a, int32_t oy, int32_t ox, int32_t 
     *x1 = sx + a->kw < a->w ? sx + a->kw : a->w;
 }
 
-void ln_rt_avgpool2d_s8(const ln_rt_s8_pool_args *a, const int8_t *src, int8_t *dst)
+void ln_rt_avgpool2d_nhwc_s8(const ln_rt_s8_pool_args *a, const int8_t *src, int8_t *dst)
 {
     for (int32_t b = 0; b < a->n; b++)
         for (int32_t oy = 0; oy < a->oh; oy++)
@@ -60,7 +60,7 @@ void ln_rt_avgpool2d_s8(const ln_rt_s8_pool_args *a, const int8_t *src, int8_t *
             }
 }
 
-void ln_rt_maxpool2d_s8(const ln_rt_s8_pool_args *a, const int8_t *src, int8_t *dst)
+void ln_rt_maxpool2d_nhwc_s8(const ln_rt_s8_pool_args *a, const int8_t *src, int8_t *dst)
 {
     for (int32_t b = 0; b < a->n; b++)
         for (int32_t oy = 0; oy < a->oh; oy++)
@@ -78,4 +78,58 @@ void ln_rt_maxpool2d_s8(const ln_rt_s8_pool_args *a, const int8_t *src, int8_t *
                     out[ch] = ln_rt__clamp_s8(m, a->act_min, a->act_max);
                 }
             }
+}
+
+/* NCHW pooling of int8 tensors that share one scale and zero point in
+ * and out (ln_rt_pool2d_args, the float kernels' windows): the maximum,
+ * or the average rounded half away from zero (TFLite's int8 average
+ * pool).  With count_include_pad the padded taps count as 0. */
+static int pool2d_s8(const ln_rt_pool2d_args *a, const int8_t *x, int8_t *y, int is_max)
+{
+    size_t planes, hw;
+
+    if (!ln_rt__pool_args_ok(a))
+        return LN_RT_ARG_ERROR;
+    planes = (size_t)a->n * a->c;
+    hw = (size_t)a->h * a->w;
+    for (size_t q = 0; q < planes; q++) {
+        const int8_t *in = x + q * hw;
+        for (int32_t oy = 0; oy < a->oh; oy++) {
+            int32_t y0 = oy * a->stride_h - a->pad_top, ylo, yhi, pylo, pyhi;
+            ln_rt__pool_taps(y0, a->kh, a->dil_h, a->h, &ylo, &yhi);
+            ln_rt__pool_taps(y0 + a->pad_top, a->kh, a->dil_h, a->h + a->pad_top + a->pad_bottom,
+                             &pylo, &pyhi);
+            for (int32_t ox = 0; ox < a->ow; ox++) {
+                int32_t x0 = ox * a->stride_w - a->pad_left, xlo, xhi, pxlo, pxhi, cnt;
+                int32_t acc = is_max ? -128 : 0;
+                ln_rt__pool_taps(x0, a->kw, a->dil_w, a->w, &xlo, &xhi);
+                for (int32_t ky = ylo; ky < yhi; ky++) {
+                    const int8_t *r = in + (size_t)(y0 + ky * a->dil_h) * a->w;
+                    for (int32_t kx = xlo; kx < xhi; kx++) {
+                        int32_t v = r[x0 + kx * a->dil_w];
+                        acc = is_max ? (v > acc ? v : acc) : acc + v;
+                    }
+                }
+                if (!is_max) {
+                    ln_rt__pool_taps(x0 + a->pad_left, a->kw, a->dil_w,
+                                     a->w + a->pad_left + a->pad_right, &pxlo, &pxhi);
+                    cnt = a->count_include_pad ? (pyhi - pylo) * (pxhi - pxlo)
+                                               : (yhi - ylo) * (xhi - xlo);
+                    acc = cnt == 0 ? 0 : acc > 0 ? (acc + cnt / 2) / cnt : (acc - cnt / 2) / cnt;
+                }
+                *y++ = (int8_t)acc;
+            }
+        }
+    }
+    return LN_RT_OK;
+}
+
+int ln_rt_maxpool2d_s8(const ln_rt_pool2d_args *a, const int8_t *x, int8_t *y)
+{
+    return pool2d_s8(a, x, y, 1);
+}
+
+int ln_rt_avgpool2d_s8(const ln_rt_pool2d_args *a, const int8_t *x, int8_t *y)
+{
+    return pool2d_s8(a, x, y, 0);
 }

@@ -202,6 +202,38 @@ int ln_rt__conv2d_direct_ok(const ln_rt_conv2d_args *a);
 void ln_rt__conv2d_direct_f32_c(const ln_rt_conv2d_args *a, const float *src,
                                 const float *weight, const float *bias,
                                 float *dst);
+/* ---- pooling (pool_f32.c, fc_pool_s8.c) ---- */
+
+/* The pool args are consistent. */
+static inline int ln_rt__pool_args_ok(const ln_rt_pool2d_args *a)
+{
+    return a->n >= 0 && a->c >= 0 && a->h > 0 && a->w > 0 && a->oh >= 0 &&
+           a->ow >= 0 && a->kh > 0 && a->kw > 0 && a->stride_h > 0 &&
+           a->stride_w > 0 && a->dil_h > 0 && a->dil_w > 0 &&
+           a->pad_top >= 0 && a->pad_left >= 0 && a->pad_bottom >= 0 &&
+           a->pad_right >= 0;
+}
+
+/* taps [lo, hi) of a window starting at s0 that land inside [0, n) */
+static inline void ln_rt__pool_taps(int32_t s0, int32_t k, int32_t d, int32_t n,
+                                    int32_t *lo, int32_t *hi)
+{
+    int32_t l, h;
+    if (s0 >= 0 && s0 + (k - 1) * d < n) { /* interior: no divisions */
+        *lo = 0;
+        *hi = k;
+        return;
+    }
+    l = s0 >= 0 ? 0 : (-s0 + d - 1) / d;
+    h = n - s0 <= 0 ? 0 : (n - 1 - s0) / d + 1;
+    if (h > k)
+        h = k;
+    if (l > h)
+        l = h;
+    *lo = l;
+    *hi = h;
+}
+
 /* ---- int8: TFLite's fixed-point primitives ---------------------------- */
 
 /* (a * b * 2) >> 32 rounded to nearest, halves up (TFLite's nudge, then

@@ -10,35 +10,6 @@
 #include <math.h>
 #include "ln_rt_internal.h"
 
-static int pool_args_ok(const ln_rt_pool2d_args *a)
-{
-    return a->n >= 0 && a->c >= 0 && a->h > 0 && a->w > 0 && a->oh >= 0 &&
-           a->ow >= 0 && a->kh > 0 && a->kw > 0 && a->stride_h > 0 &&
-           a->stride_w > 0 && a->dil_h > 0 && a->dil_w > 0 &&
-           a->pad_top >= 0 && a->pad_left >= 0 && a->pad_bottom >= 0 &&
-           a->pad_right >= 0;
-}
-
-/* taps [lo, hi) of a window starting at s0 that land inside [0, n) */
-static void tap_range(int32_t s0, int32_t k, int32_t d, int32_t n,
-                      int32_t *lo, int32_t *hi)
-{
-    int32_t l, h;
-    if (s0 >= 0 && s0 + (k - 1) * d < n) { /* interior: no divisions */
-        *lo = 0;
-        *hi = k;
-        return;
-    }
-    l = s0 >= 0 ? 0 : (-s0 + d - 1) / d;
-    h = n - s0 <= 0 ? 0 : (n - 1 - s0) / d + 1;
-    if (h > k)
-        h = k;
-    if (l > h)
-        l = h;
-    *lo = l;
-    *hi = h;
-}
-
 /* Separable pooling of one plane: for each output row the kh input rows of
  * its window are first reduced into a row buffer (a vectorizable elementwise
  * max or sum over whole rows), then each output reduces kw entries of that
@@ -67,8 +38,8 @@ static void pool_plane(const ln_rt_pool2d_args *a, const float *in, float *y,
 
     for (oy = 0; oy < a->oh; oy++) {
         int32_t y0 = oy * a->stride_h - a->pad_top, ylo, yhi, pylo, pyhi;
-        tap_range(y0, a->kh, a->dil_h, a->h, &ylo, &yhi);
-        tap_range(y0 + a->pad_top, a->kh, a->dil_h,
+        ln_rt__pool_taps(y0, a->kh, a->dil_h, a->h, &ylo, &yhi);
+        ln_rt__pool_taps(y0 + a->pad_top, a->kh, a->dil_h,
                   a->h + a->pad_top + a->pad_bottom, &pylo, &pyhi);
         for (oxa = 0; oxa < a->ow; oxa += chunk) {
             int32_t oxb = oxa + chunk < a->ow ? oxa + chunk : a->ow;
@@ -152,7 +123,7 @@ static void pool_edge(const ln_rt_pool2d_args *a, const float *row,
 {
     int32_t x0 = ox * a->stride_w - a->pad_left, xlo, xhi, kx;
     float acc = is_max ? -INFINITY : 0.0f;
-    tap_range(x0, a->kw, a->dil_w, a->w, &xlo, &xhi);
+    ln_rt__pool_taps(x0, a->kw, a->dil_w, a->w, &xlo, &xhi);
     if (is_max) {
         for (kx = xlo; kx < xhi; kx++) {
             float v = row[x0 + kx * a->dil_w - c0];
@@ -162,7 +133,7 @@ static void pool_edge(const ln_rt_pool2d_args *a, const float *row,
         int32_t pxlo, pxhi, cnt;
         for (kx = xlo; kx < xhi; kx++)
             acc += row[x0 + kx * a->dil_w - c0];
-        tap_range(x0 + a->pad_left, a->kw, a->dil_w,
+        ln_rt__pool_taps(x0 + a->pad_left, a->kw, a->dil_w,
                   a->w + a->pad_left + a->pad_right, &pxlo, &pxhi);
         cnt = a->count_include_pad ? (pyhi - pylo) * (pxhi - pxlo)
                                    : (yhi - ylo) * (xhi - xlo);
@@ -178,13 +149,13 @@ static void pool_plane_direct(const ln_rt_pool2d_args *a, const float *in,
     int32_t oy, ox, ky, kx, ylo, yhi, xlo, xhi, pylo, pyhi, pxlo, pxhi;
     for (oy = 0; oy < a->oh; oy++) {
         int32_t y0 = oy * a->stride_h - a->pad_top;
-        tap_range(y0, a->kh, a->dil_h, a->h, &ylo, &yhi);
-        tap_range(y0 + a->pad_top, a->kh, a->dil_h,
+        ln_rt__pool_taps(y0, a->kh, a->dil_h, a->h, &ylo, &yhi);
+        ln_rt__pool_taps(y0 + a->pad_top, a->kh, a->dil_h,
                   a->h + a->pad_top + a->pad_bottom, &pylo, &pyhi);
         for (ox = 0; ox < a->ow; ox++) {
             int32_t x0 = ox * a->stride_w - a->pad_left, cnt;
             float acc = is_max ? -INFINITY : 0.0f;
-            tap_range(x0, a->kw, a->dil_w, a->w, &xlo, &xhi);
+            ln_rt__pool_taps(x0, a->kw, a->dil_w, a->w, &xlo, &xhi);
             for (ky = ylo; ky < yhi; ky++) {
                 const float *r = in + (size_t)(y0 + ky * a->dil_h) * a->w;
                 for (kx = xlo; kx < xhi; kx++) {
@@ -193,7 +164,7 @@ static void pool_plane_direct(const ln_rt_pool2d_args *a, const float *in,
                 }
             }
             if (!is_max) {
-                tap_range(x0 + a->pad_left, a->kw, a->dil_w,
+                ln_rt__pool_taps(x0 + a->pad_left, a->kw, a->dil_w,
                           a->w + a->pad_left + a->pad_right, &pxlo, &pxhi);
                 cnt = a->count_include_pad ? (pyhi - pylo) * (pxhi - pxlo)
                                            : (yhi - ylo) * (xhi - xlo);
@@ -246,7 +217,7 @@ static int pool2d(const ln_rt_pool2d_args *a, const float *x, float *y,
                   int is_max)
 {
     size_t planes, q, hw, ohw;
-    if (!pool_args_ok(a))
+    if (!ln_rt__pool_args_ok(a))
         return LN_RT_ARG_ERROR;
     planes = (size_t)a->n * a->c;
     hw = (size_t)a->h * a->w;

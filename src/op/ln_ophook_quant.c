@@ -2,7 +2,8 @@
  * ln_ophook_quant.c -- quantize_linear / dequantize_linear: the
  * [outer][len][inner] view of 'src' around 'axis' (default 1, as ONNX)
  * when the scale has more than one entry (one per element of that axis:
- * the description checks it), else one run.  And fc_s8's arguments.
+ * the description checks it), else one run.  And the arguments of fc_s8
+ * and add_s8.
  */
 #include <string.h>
 #include "ln_ophook.h"
@@ -41,4 +42,21 @@ void ln_ophook_s8_fc_args(const ln_op_arg *op_arg, ln_rt_s8_fc_args *a)
     a->act_min = ln_ophook_param_int(op_arg, "act_min", -128);
     a->act_max = ln_ophook_param_int(op_arg, "act_max", 127);
     a->per_channel = 1;
+}
+
+void ln_ophook_s8_add_args(const ln_op_arg *op_arg, ln_rt_s8_binary_args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->in1_offset = -ln_ophook_param_int(op_arg, "src1_zero_point", 0);
+    a->in2_offset = -ln_ophook_param_int(op_arg, "src2_zero_point", 0);
+    a->output_offset = ln_ophook_param_int(op_arg, "dst_zero_point", 0);
+    a->in1_mult = ln_ophook_param_int(op_arg, "src1_mult", 1073741824);
+    a->in1_shift = ln_ophook_param_int(op_arg, "src1_shift", 0);
+    a->in2_mult = ln_ophook_param_int(op_arg, "src2_mult", 1073741824);
+    a->in2_shift = ln_ophook_param_int(op_arg, "src2_shift", 0);
+    a->left_shift = 20;
+    a->output_mult = ln_ophook_param_int(op_arg, "dst_mult", 1073741824);
+    a->output_shift = ln_ophook_param_int(op_arg, "dst_shift", 0);
+    a->act_min = ln_ophook_param_int(op_arg, "act_min", -128);
+    a->act_max = ln_ophook_param_int(op_arg, "act_max", 127);
 }

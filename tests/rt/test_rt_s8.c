@@ -3,6 +3,7 @@
  * outputs, bit for bit: every case of tests/rt/s8/ref (s8_check.c, which
  * the Cortex-M4 tests run too).
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include "rt_test.h"
@@ -129,6 +130,65 @@ START_TEST(test_s8_conv_nchw_random)
 }
 END_TEST
 
+/* ln_rt_maxpool2d_s8 / ln_rt_avgpool2d_s8 (NCHW) against the float
+ * kernels on the same values: the float maximum exactly, the float mean
+ * rounded half away from zero (sums of int8 are exact in float, and a
+ * mean is either a tie or at least 1/(2 count) away from one). */
+START_TEST(test_s8_pool_nchw_random)
+{
+    static int8_t x[8192], y[8192];
+    static float xf[8192], yf[8192];
+    uint32_t seed = 777;
+
+    for (int t = 0; t < 400; t++) {
+        ln_rt_pool2d_args a;
+        size_t nx, ny;
+        int is_max = t & 1;
+        memset(&a, 0, sizeof a);
+        a.n = 1 + (int32_t)(lcg(&seed) % 2);
+        a.c = 1 + (int32_t)(lcg(&seed) % 3);
+        a.h = 1 + (int32_t)(lcg(&seed) % 12);
+        a.w = 1 + (int32_t)(lcg(&seed) % 12);
+        a.kh = 1 + (int32_t)(lcg(&seed) % 4);
+        a.kw = 1 + (int32_t)(lcg(&seed) % 4);
+        a.stride_h = 1 + (int32_t)(lcg(&seed) % 3);
+        a.stride_w = 1 + (int32_t)(lcg(&seed) % 3);
+        a.dil_h = 1 + (int32_t)(lcg(&seed) % 2);
+        a.dil_w = 1 + (int32_t)(lcg(&seed) % 2);
+        a.pad_top = (int32_t)(lcg(&seed) % (uint32_t)a.kh);
+        a.pad_left = (int32_t)(lcg(&seed) % (uint32_t)a.kw);
+        a.pad_bottom = (int32_t)(lcg(&seed) % (uint32_t)a.kh);
+        a.pad_right = (int32_t)(lcg(&seed) % (uint32_t)a.kw);
+        a.count_include_pad = (int)(lcg(&seed) & 1);
+        a.oh = (a.h + a.pad_top + a.pad_bottom - a.dil_h * (a.kh - 1) - 1) / a.stride_h + 1;
+        a.ow = (a.w + a.pad_left + a.pad_right - a.dil_w * (a.kw - 1) - 1) / a.stride_w + 1;
+        if (a.oh < 1 || a.ow < 1)
+            continue;
+        nx = (size_t)a.n * a.c * a.h * a.w;
+        ny = (size_t)a.n * a.c * a.oh * a.ow;
+        for (size_t i = 0; i < nx; i++) {
+            x[i] = (int8_t)(lcg(&seed) & 0xff);
+            xf[i] = x[i];
+        }
+        if (is_max) {
+            ck_assert_int_eq(ln_rt_maxpool2d_s8(&a, x, y), LN_RT_OK);
+            ck_assert_int_eq(ln_rt_maxpool2d_f32(&a, xf, yf), LN_RT_OK);
+        } else {
+            ck_assert_int_eq(ln_rt_avgpool2d_s8(&a, x, y), LN_RT_OK);
+            ck_assert_int_eq(ln_rt_avgpool2d_f32(&a, xf, yf), LN_RT_OK);
+        }
+        for (size_t i = 0; i < ny; i++) {
+            float m = yf[i];
+            int want = is_max ? (int)m : (int)(m > 0 ? floorf(m + 0.5f) : ceilf(m - 0.5f));
+            if (is_max && m < -128)
+                want = -128;    /* a window all in the padding */
+            ck_assert_msg(y[i] == want, "case %d (%s): output %zu is %d, want %d (%g)", t,
+                          is_max ? "max" : "avg", i, y[i], want, (double)m);
+        }
+    }
+}
+END_TEST
+
 Suite *rt_s8_suite(void)
 {
     Suite *s = suite_create("rt_s8");
@@ -137,6 +197,7 @@ Suite *rt_s8_suite(void)
     tcase_add_test(tc, test_s8_tflite_reference);
     tcase_add_test(tc, test_s8_requantize);
     tcase_add_test(tc, test_s8_conv_nchw_random);
+    tcase_add_test(tc, test_s8_pool_nchw_random);
     suite_add_tcase(s, tc);
     return s;
 }

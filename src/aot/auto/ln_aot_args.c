@@ -737,6 +737,7 @@ static const struct rt_type {
 
 static const char *const status_kernels[] = {
     "ln_rt_avgpool2d_f32",
+    "ln_rt_avgpool2d_s8",
     "ln_rt_cast",
     "ln_rt_conv2d_depthwise_f32",
     "ln_rt_conv2d_depthwise_s8",
@@ -752,6 +753,7 @@ static const char *const status_kernels[] = {
     "ln_rt_gemm_f32",
     "ln_rt_matmul_f32",
     "ln_rt_maxpool2d_f32",
+    "ln_rt_maxpool2d_s8",
     "ln_rt_pad_f32",
     "ln_rt_resize_f32",
     NULL

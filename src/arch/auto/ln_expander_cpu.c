@@ -81,6 +81,7 @@ const ln_expand_default ln_expand_defaults_cpu[] = {
     {"acos", "acos_cpu"},
     {"acosh", "acosh_cpu"},
     {"add", "add_cpu"},
+    {"add_s8", "add_s8_cpu"},
     {"and", "and_cpu"},
     {"argmax", "argmax_cpu"},
     {"argmin", "argmin_cpu"},

@@ -19,7 +19,7 @@ static int avgpool2d_check(ln_op_arg *op_arg)
 
     LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_EQ, 1));
     LN_OPCK(ln_opck_tensor_in_exist(op_arg, "src", &src_te));
-    LN_OPCK(ln_opck_tensor_dtype(op_arg, "src", src_te, LN_DTYPE_FLOAT32));
+    LN_OPCK(ln_opck_tensor_dtype_in(op_arg, "src", src_te, (1u << LN_DTYPE_FLOAT32) | (1u << LN_DTYPE_INT8)));
     LN_OPCK(ln_opck_tensor_ndim(op_arg, "src", src_te, LN_CMP_EQ, 4));
     LN_OPCK(ln_opck_param_exist(op_arg, "kernel_shape", LN_PARAM_ARRAY_NUMBER, &kernel_shape_pe));
     LN_OPCK(ln_opck_param_array_number(op_arg, kernel_shape_pe, LN_CMP_GE, 1));
@@ -64,7 +64,7 @@ static int avgpool2d_check(ln_op_arg *op_arg)
 
 #ifndef LN_OP_STRIP_avgpool2d
 
-/* ---- avgpool2d (arch none): 2-D average pooling, NCHW: kernel_shape, stride, pads or ONNX auto_pad, ceil_mode, count_include_pad. */
+/* ---- avgpool2d (arch none): 2-D average pooling, NCHW: kernel_shape, stride, pads or ONNX auto_pad, ceil_mode, count_include_pad. int8: one scale and zero point in and out, the average rounded half away from zero (TFLite's; padded taps count as 0 with count_include_pad). */
 
 ln_op ln_opimpl_avgpool2d = {
     .op_arg = &(ln_op_arg){.optype = "avgpool2d", .arch = "none"},
@@ -96,7 +96,7 @@ static int avgpool2d_cpu_pre_run(ln_op_arg *op_arg)
     return 0;
 }
 
-/* ln-aot emits: ln_rt_avgpool2d_f32(&${args}, ${src}, ${dst}); */
+/* ln-aot emits: ln_rt_avgpool2d_${src.type}(&${args}, ${src}, ${dst}); */
 static int avgpool2d_cpu_run(ln_op_arg *op_arg)
 {
     const struct avgpool2d_cpu_priv *priv = op_arg->priv;
@@ -104,7 +104,10 @@ static int avgpool2d_cpu_run(ln_op_arg *op_arg)
     ln_tensor *dst = ln_op_tensor_out(op_arg, "dst")->tensor;
     const ln_rt_pool2d_args *args = &priv->args;
 
-    ln_rt_avgpool2d_f32(args, src->data, dst->data);
+    if (src->dtype == LN_DTYPE_FLOAT32)
+        ln_rt_avgpool2d_f32(args, src->data, dst->data);
+    if (src->dtype == LN_DTYPE_INT8)
+        ln_rt_avgpool2d_s8(args, src->data, dst->data);
     return 0;
 }
 

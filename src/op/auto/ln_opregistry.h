@@ -18,6 +18,8 @@ extern ln_op ln_opimpl_acosh;
 extern ln_op ln_opimpl_acosh_cpu;
 extern ln_op ln_opimpl_add;
 extern ln_op ln_opimpl_add_cpu;
+extern ln_op ln_opimpl_add_s8;
+extern ln_op ln_opimpl_add_s8_cpu;
 extern ln_op ln_opimpl_and;
 extern ln_op ln_opimpl_and_cpu;
 extern ln_op ln_opimpl_argmax;
@@ -319,6 +321,7 @@ typedef struct ln_opregistry_aot_entry {
 
 extern const ln_opregistry_aot_entry ln_opregistry_aot[];
 extern const ln_opregistry_aot_field ln_opimpl_add_cpu_aot_priv[];
+extern const ln_opregistry_aot_field ln_opimpl_add_s8_cpu_aot_priv[];
 extern const ln_opregistry_aot_field ln_opimpl_and_cpu_aot_priv[];
 extern const ln_opregistry_aot_field ln_opimpl_argmax_cpu_aot_priv[];
 extern const ln_opregistry_aot_field ln_opimpl_avgpool2d_cpu_aot_priv[];

@@ -8,7 +8,8 @@ weights per output channel (symmetric) and int32 biases at input scale *
 weight scale behind DequantizeLinear.  Batch norm is folded into the
 conv/gemm before it first (as the quantizer's pre-processing does); a
 Relu/Clip after a conv or gemm is quantized at its output (its clamp);
-Flatten/Reshape outputs share their input's parameters.
+Flatten/Reshape/Pad outputs share their input's parameters, and so do
+MaxPool/AveragePool outputs (as TensorFlow Lite's converter makes them).
 
   quantize_models.py OUTDIR NAME...
 
@@ -34,7 +35,8 @@ ORT_RUN = os.path.join(ROOT, "tests", "difftest", "ort_run.js")
 WEIGHTED = ("Conv", "Gemm", "MatMul")
 QUANTIZED = WEIGHTED + ("Add", "MaxPool", "AveragePool", "GlobalAveragePool", "Concat")
 ACTS = ("Relu", "Clip")
-VIEWS = ("Flatten", "Reshape", "Squeeze", "Unsqueeze")
+VIEWS = ("Flatten", "Reshape", "Squeeze", "Unsqueeze", "Pad")
+POOLS = ("MaxPool", "AveragePool")
 
 
 def ort(model, xs, outs):
@@ -200,10 +202,10 @@ class Quantizer:
             if len(r) == 1 and r[0].op_type in ACTS and o not in outputs:
                 o = r[0].output[0]
             quant.add(o)
-        for n in self.g.node:      # a view of a quantized tensor keeps its params
-            if n.op_type in VIEWS and n.output[0] in quant:
+        for n in self.g.node:      # a view or pool of a quantized tensor keeps its params
+            if n.op_type in VIEWS + POOLS and n.output[0] in quant:
                 src = n.input[0]
-                while src not in quant and src in like:
+                while src in like:
                     src = like[src]
                 if src in quant:
                     like[n.output[0]] = src

@@ -108,9 +108,9 @@ static int run(const s8_case *k)
         pa.act_min = f->lo;
         pa.act_max = f->hi;
         if (k->kind == S8_AVGPOOL)
-            ln_rt_avgpool2d_s8(&pa, k->in1, out);
+            ln_rt_avgpool2d_nhwc_s8(&pa, k->in1, out);
         else
-            ln_rt_maxpool2d_s8(&pa, k->in1, out);
+            ln_rt_maxpool2d_nhwc_s8(&pa, k->in1, out);
         return 0;
     case S8_ADD:
     case S8_MUL:
