@@ -52,6 +52,15 @@ class Builder:
         q = self.node("QuantizeLinear", [x, s, z])
         return self.node("DequantizeLinear", [q, s, z]), float(scale), int(zp)
 
+    def qdq_u8(self, x, v):
+        """Q -> DQ with uint8 activations (ONNX Runtime's other default)."""
+        lo, hi = min(float(v.min()), 0.0), max(float(v.max()), 0.0)
+        scale = np.float32(max(hi - lo, 1e-6) / 255.0)
+        zp = np.uint8(np.clip(np.round(-lo / scale), 0, 255))
+        s, z = self.const("s", np.array(scale, np.float32)), self.const("z", np.array(zp, np.uint8))
+        q = self.node("QuantizeLinear", [x, s, z])
+        return self.node("DequantizeLinear", [q, s, z]), float(scale), int(zp)
+
     def weight(self, w, axis=None, zp=0):
         """int8 weight constant + DQ: per channel along axis, else per tensor."""
         if axis is None:
@@ -142,6 +151,30 @@ def mlp(B):
     return x, t, s_out, [4, 8]
 
 
+def keep(B):
+    """What the int8 kernels cannot take stays float between its Q/DQ
+    pairs and must still be right: uint8 activations, asymmetric conv
+    weights, an add that broadcasts, an average pool counting padding
+    with a zero point that is not 0."""
+    x = R.uniform(-1, 1, (1, 4, 6, 6)).astype(np.float32)
+    t, sx, _ = B.qdq_u8("x", x)
+    w1, wd1, ws1 = B.weight(R.normal(0, 0.3, (4, 4, 3, 3)).astype(np.float32), axis=0)
+    b1, bd1 = B.bias(R.normal(0, 0.2, 4).astype(np.float32), sx, ws1)
+    v = conv(x, wd1, bd1, pad=1)
+    t, sx, _ = B.qdq(B.node("Conv", [t, w1, b1], pads=[1, 1, 1, 1]), v)
+    w2, wd2, _ = B.weight(R.normal(0, 0.3, (4, 4, 1, 1)).astype(np.float32), zp=4)
+    v2 = conv(v, wd2, None)
+    t2, _, _ = B.qdq(B.node("Conv", [t, w2]), v2)
+    g = R.uniform(-1, 1, (1, 4, 1, 1)).astype(np.float32)
+    gq, _, _ = B.qdq(B.const("g", g), g)
+    v = v2 + g
+    t, _, _ = B.qdq(B.node("Add", [t2, gq]), v)
+    v = np.pad(v, ((0, 0), (0, 0), (1, 1), (1, 1))).reshape(1, 4, 4, 2, 4, 2).mean(axis=(3, 5))
+    t, s_out, _ = B.qdq(B.node("AveragePool", [t], kernel_shape=[2, 2], strides=[2, 2],
+                               pads=[1, 1, 1, 1], count_include_pad=1), v)
+    return x, t, s_out, [1, 4, 4, 4]
+
+
 def save(name, make):
     B = Builder()
     x, y, s_out, y_shape = make(B)
@@ -175,3 +208,4 @@ def save(name, make):
 
 save("qdq_cnn", cnn)
 save("qdq_mlp", mlp)
+save("qdq_keep_float", keep)
