@@ -60,6 +60,35 @@ static double pct(size_t a, size_t b)
     return b ? 100.0 * (double)a / (double)b : 0.0;
 }
 
+/* Constants (flash on a microcontroller): every static tensor an op
+ * reads, and of those the int8 requantization tables (mult, shift). */
+static void report_constants(FILE *fp, const ln_context *ctx)
+{
+    size_t bytes = 0, requant = 0;
+    int n = 0;
+    ln_hash *seen = ln_hash_create(ln_str_hash, ln_str_cmp, NULL, NULL);
+
+    LN_LIST_FOREACH(ln_op, op, ctx->ops) {
+        LN_LIST_FOREACH(ln_tensor_list_entry, tl, op->op_arg->tensors_in) {
+            ln_tensor_entry *te = ln_tensor_table_find(ctx->tensor_table, tl->name);
+            if (!te || !te->isstatic)
+                continue;
+            if (ln_streq(tl->arg_name, "mult") || ln_streq(tl->arg_name, "shift"))
+                requant += ln_tensor_size(te->tensor);
+            if (ln_hash_find(seen, te->name))
+                continue;
+            ln_hash_insert(seen, te->name, te);
+            bytes += ln_tensor_size(te->tensor);
+            n++;
+        }
+    }
+    ln_hash_free(seen);
+    fprintf(fp, "  constants                  %10zu bytes  (%d tensors; flash", bytes, n);
+    if (requant)
+        fprintf(fp, ", of which %zu int8 requantization tables", requant);
+    fputs(")\n", fp);
+}
+
 int ln_report_mem(FILE *fp, const ln_context *ctx)
 {
     int n, steps;
@@ -81,6 +110,7 @@ int ln_report_mem(FILE *fp, const ln_context *ctx)
             ctx->lower_bound_noalias);
     fprintf(fp, "  no reuse at all            %10zu bytes  (every tensor its own buffer)\n",
             ctx->noreuse_size);
+    report_constants(fp, ctx);
     fprintf(fp, "  %-28s %10s %10s %6s  %s\n", "tensor", "bytes", "offset", "life", "where");
     for (int i = 0; i < n; i++) {
         ln_tensor_entry *te = L[i].te;

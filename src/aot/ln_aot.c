@@ -568,10 +568,9 @@ static int emit_op(emitter *e, const ln_op *op)
     ln_aot_buf_puts(&e->body, " -> ");
     describe_list(e, &e->body, arg->tensors_out);
     ln_aot_buf_puts(&e->body, " */\n");
-    n = strcspn(ae->call, " (");
-    if (n >= sizeof fn)
-        n = sizeof fn - 1;
-    memcpy(fn, ae->call, n);
+    for (n = 0; n < call.len && n + 1 < sizeof fn && call.data[n] != ' ' && call.data[n] != '(';
+         n++)
+        fn[n] = call.data[n];   /* the name as called: ${t.type} substituted */
     fn[n] = '\0';
     if (!ln_hash_find(e->kernels, fn)) {
         char *k = ln_strdup(fn);
@@ -802,6 +801,15 @@ int ln_aot_emit(ln_context *ctx, const ln_aot_opts *opts, FILE *c, FILE *h,
                 for (int i = 0; i < (k ? e.nout : e.nin); i++)
                     stats->io_bytes += ln_tensor_size((k ? e.outs : e.ins)[i].te->tensor);
         stats->kernels = kernel_list(e.kernels);
+        stats->requant_bytes = 0;
+        LN_LIST_FOREACH(ln_op, op, ctx->ops) {
+            LN_LIST_FOREACH(ln_tensor_list_entry, tl, op->op_arg->tensors_in) {
+                ln_tensor_entry *te = ln_tensor_table_find(ctx->tensor_table, tl->name);
+                if (te && te->isstatic &&
+                    (ln_streq(tl->arg_name, "mult") || ln_streq(tl->arg_name, "shift")))
+                    stats->requant_bytes += ln_tensor_size(te->tensor);
+            }
+        }
     }
 
     ln_aot_buf_free(&e.offs);

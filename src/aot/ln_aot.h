@@ -45,6 +45,7 @@ typedef struct ln_aot_opts {
 /* What the emission found, for reports. */
 typedef struct ln_aot_stats {
     size_t weights_bytes;     /* constants emitted (blob size with padding) */
+    size_t requant_bytes;     /* of which int8 requantization tables (mult, shift) */
     int nweights;
     int ncalls;               /* kernel calls in NAME_run */
     int ncopies;              /* input/output copies at the edges */

@@ -177,8 +177,11 @@ static void report(FILE *fp, const ln_context *ctx, const char *name, const ln_a
             ctx->io_in_arena ? "(inside the arena)" : "in the caller's buffers");
     fprintf(fp, "%s: RAM for one inference %zu bytes (arena + caller buffers)\n", name,
             ctx->arena_size + st->io_bytes);
-    fprintf(fp, "%s: constants %zu bytes in %d tensors (flash)\n", name, st->weights_bytes,
+    fprintf(fp, "%s: constants %zu bytes in %d tensors (flash)", name, st->weights_bytes,
             st->nweights);
+    if (st->requant_bytes)
+        fprintf(fp, ", of which int8 requantization tables %zu bytes", st->requant_bytes);
+    fputc('\n', fp);
     fprintf(fp, "%s: %d kernel calls, %d edge copies; kernels: %s\n", name, st->ncalls,
             st->ncopies, st->kernels && *st->kernels ? st->kernels : "(none)");
 }
@@ -332,11 +335,12 @@ int main(int argc, char **argv)
     int status = EXIT_FAILURE;
     size_t len = 0;
     ln_aot_opts ao;
-    ln_aot_stats st = {0, 0, 0, 0, 0, NULL};
+    ln_aot_stats st;
     ln_context *ctx = NULL;
     FILE *cfp = NULL, *hfp = NULL, *bfp = NULL;
     clock_t t0 = clock();
 
+    memset(&st, 0, sizeof st);
     ln_tool_alloc_setup("ln-aot");
     if ((status = parse_args(argc, argv, &g)) >= 0)
         return status;
