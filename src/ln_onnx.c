@@ -68,6 +68,11 @@ ln_bool ln_onnx_op_supported(const char *op_type, int opset, const char **optype
 {
     const ln_opregistry_onnx_entry *e = find_entry(op_type, opset);
 
+    if (ln_onnx_is_qop(op_type) && opset >= 10) {
+        if (optype)
+            *optype = "(as DequantizeLinear -> op -> QuantizeLinear)";
+        return LN_TRUE;
+    }
     if (!e || optype_stripped(e->optype))
         return LN_FALSE;
     if (optype)
@@ -568,7 +573,7 @@ static ln_bool reads_unknown(imp *im, const Onnx__NodeProto *node)
     return LN_FALSE;
 }
 
-static void import_node(imp *im, const Onnx__NodeProto *node, int index)
+void ln_onnx_import_node(imp *im, const Onnx__NodeProto *node, int index)
 {
     const char *op_type = ln_onnx_str_or_empty(node->op_type);
     const ln_opregistry_onnx_entry *e = NULL;
@@ -592,6 +597,9 @@ static void import_node(imp *im, const Onnx__NodeProto *node, int index)
         done = LN_TRUE;
     } else if (reads_unknown(im, node)) {
         ;
+    } else if (ln_onnx_is_qop(op_type)) {
+        ln_onnx_import_qop(im, node, index, where);
+        done = LN_TRUE;
     } else if (!(e = find_entry(op_type, im->opset))) {
         ln_onnx_unsupported_op(im, op_type, name);
     } else if (optype_stripped(e->optype)) {
@@ -704,6 +712,7 @@ static void imp_free(imp *im)
     ln_hash_free(im->shapes);
     ln_free(im->shape_err);
     ln_list_free(im->const_order);
+    ln_list_free_deep(im->names, ln_free);
     ln_hash_free(im->consts);
     ln_hash_free(im->defined);
     ln_hash_free(im->as_tensor);
@@ -845,7 +854,7 @@ static int onnx_load(const void *buf, size_t len, const char *source,
     /* the inputs first: the shapes of the nodes' tensors build on them */
     import_inputs(&im, model->graph);
     for (size_t i = 0; i < model->graph->n_node; i++)
-        import_node(&im, model->graph->node[i], (int)i);
+        ln_onnx_import_node(&im, model->graph->node[i], (int)i);
     root = assemble(&im, model->graph);
     if (!im.n_unsup && !im.n_problems)
         ln_onnx_pre_run_ir(&im, root, LN_TRUE);

@@ -51,6 +51,7 @@ typedef struct imp {
     int n_problems;
     int code;                /* of the first problem */
     cJSON *pending;          /* an op to add after the one being mapped */
+    ln_list *names;          /* tensor names the importer made (owned) */
 } imp;
 
 typedef struct dims_entry {
@@ -77,6 +78,15 @@ void ln_onnx_problem_c(imp *im, int code, const char *fmt, ...)
     ;
 void ln_onnx_unsupported_op(imp *im, const char *op_type, const char *node);
 char *ln_onnx_op_name(imp *im, const char *base);
+/* Import one node (ln_onnx.c): an op, a constant, or a problem recorded. */
+void ln_onnx_import_node(imp *im, const Onnx__NodeProto *node, int index);
+
+/* ---- ln_onnx_qop.c ---- */
+
+/* QLinearConv, QLinearMatMul: imported as their DequantizeLinear -> op ->
+ * QuantizeLinear nodes. */
+ln_bool ln_onnx_is_qop(const char *op_type);
+void ln_onnx_import_qop(imp *im, const Onnx__NodeProto *node, int index, const char *where);
 const char *ln_onnx_str_or_empty(const char *s);
 ln_dtype ln_onnx_dtype(int32_t t);
 const char *ln_onnx_type_name(int32_t t);

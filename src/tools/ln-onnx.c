@@ -115,6 +115,8 @@ static void list_ops(void)
         if (!mapped)
             printf("%s\t1-\t(evaluated at import)\n", t);
     }
+    printf("QLinearConv\t10-\t(as DequantizeLinear -> Conv -> QuantizeLinear)\n");
+    printf("QLinearMatMul\t10-\t(as DequantizeLinear -> MatMul -> QuantizeLinear)\n");
 }
 
 int main(int argc, char **argv)

@@ -175,6 +175,35 @@ def keep(B):
     return x, t, s_out, [1, 4, 4, 4]
 
 
+def qop(B):
+    """The QOperator form (what tf2onnx writes for a TFLite int8 model):
+    QLinearConv with per-channel int8 weights and an int32 bias, then
+    QLinearMatMul, all int8."""
+    x = R.uniform(-1, 1, (1, 2, 6, 6)).astype(np.float32)
+    sx, zx = np.float32(2.0 / 255), np.int8(-1)
+    xq = B.node("QuantizeLinear", ["x", B.const("s", np.array(sx)), B.const("z", np.array(zx))])
+    w = R.normal(0, 0.3, (4, 2, 3, 3)).astype(np.float32)
+    ws = (np.abs(w).max(axis=(1, 2, 3)) / 127).astype(np.float32)
+    wq = np.round(w / ws.reshape(-1, 1, 1, 1)).astype(np.int8)
+    b = np.round(R.normal(0, 0.2, 4) / (sx * ws)).astype(np.int32)
+    sy, zy = np.float32(0.02), np.int8(3)
+    y = B.node("QLinearConv", [xq, B.const("s", np.array(sx)), B.const("z", np.array(zx)),
+                               B.const("w", wq), B.const("ws", ws),
+                               B.const("wz", np.zeros(4, np.int8)),
+                               B.const("s", np.array(sy)), B.const("z", np.array(zy)),
+                               B.const("b", b)], pads=[1, 1, 1, 1], strides=[2, 2])
+    y = B.node("Reshape", [y, B.const("shape", np.array([1, 36], np.int64))])
+    m = R.normal(0, 0.3, (36, 5)).astype(np.float32)
+    ms = np.float32(np.abs(m).max() / 127)
+    s_out, z_out = np.float32(0.05), np.int8(-2)
+    y = B.node("QLinearMatMul", [y, B.const("s", np.array(sy)), B.const("z", np.array(zy)),
+                                 B.const("m", np.round(m / ms).astype(np.int8)),
+                                 B.const("ms", np.array(ms)), B.const("mz", np.array(0, np.int8)),
+                                 B.const("s", np.array(s_out)), B.const("z", np.array(z_out))])
+    B.node("DequantizeLinear", [y, B.const("s", np.array(s_out)), B.const("z", np.array(z_out))])
+    return x, None, float(s_out), [1, 5]
+
+
 def save(name, make):
     B = Builder()
     x, y, s_out, y_shape = make(B)
@@ -209,3 +238,4 @@ def save(name, make):
 save("qdq_cnn", cnn)
 save("qdq_mlp", mlp)
 save("qdq_keep_float", keep)
+save("qop_conv_matmul", qop)
