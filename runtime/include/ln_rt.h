@@ -650,6 +650,11 @@ void ln_rt_dequantize_u8(const ln_rt_quant_args *a, const uint8_t *x, const floa
                          const uint8_t *zero_point, float *y);
 void ln_rt_dequantize_s32(const ln_rt_quant_args *a, const int32_t *x, const float *scale,
                           const int32_t *zero_point, float *y);
+/* ONNX DynamicQuantizeLinear: scale = (max(x, 0) - min(x, 0)) / 255, zero
+ * point round(-min / scale) in [0, 255], y = saturate(round(x / scale) +
+ * zero point), rounding half to even; n elements. */
+void ln_rt_dynamic_quantize_u8(const float *x, size_t n, uint8_t *y, float *scale,
+                               uint8_t *zero_point);
 
 /* ---- recurrent networks (ONNX LSTM, GRU, RNN) ----------------------------
  * x [seq][batch][input] (layout 0) or [batch][seq][input] (layout 1);

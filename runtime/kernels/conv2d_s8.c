@@ -72,12 +72,15 @@ int ln_rt_conv2d_s8(const ln_rt_s8_conv_args *a, const int8_t *src, const int8_t
 /* The same convolution on NCHW tensors with ONNX's weight layout
  * [oc][c/group][kh][kw]: what a QDQ model's Conv becomes (the graph stays
  * NCHW).  Integer sums do not depend on their order, so it agrees with
- * ln_rt_conv2d_s8 bit for bit on transposed data.  Each output row is
- * accumulated in pieces of up to NCHW_ROW pixels on the stack, tap by tap:
- * the inner loop runs along a contiguous input row (stride 1), and the
- * taps that fall into the padding are cut off once per row, not tested
- * per pixel.  No scratch. */
-#define NCHW_ROW 64
+ * ln_rt_conv2d_s8 bit for bit on transposed data.  Up to NCHW_OC output
+ * channels of a group at a time, each output row in pieces of up to
+ * NCHW_ROW pixels, are accumulated on the stack (512 bytes), tap by tap:
+ * the inner loop runs along a contiguous input row (stride 1) and feeds
+ * the NCHW_OC channels from one load, and the taps that fall into the
+ * padding are cut off once per row, not tested per pixel.  A pointwise
+ * conv treats each plane as one row.  No scratch. */
+#define NCHW_ROW 32
+#define NCHW_OC 4
 
 /* The outputs i in [*lo, *hi) of a row piece whose tap reads input column
  * ix0 + i * stride, inside [0, w). */
@@ -92,11 +95,28 @@ static void tap_range(int32_t ix0, int32_t stride, int32_t w, int32_t n, int32_t
         *lo = *hi;
 }
 
-static void conv_row_nchw(const ln_rt_s8_conv_args *a, const int8_t *x0, const int8_t *wo,
-                          int32_t cg, int32_t oy, int32_t ox0, int32_t n, int32_t *acc)
+/* One tap of NCHW_OC channels (weights w[0..3]) over inputs p[0, m) at
+ * stride s into acc[k][0, m). */
+static void tap4(const int8_t *p, int32_t s, int32_t m, int32_t off, const int32_t *w,
+                 int32_t (*acc)[NCHW_ROW], int32_t lo)
 {
-    size_t plane = (size_t)a->h * a->w, kk = (size_t)a->kh * a->kw;
-    int32_t off = a->input_offset;
+    int32_t *q0 = acc[0] + lo, *q1 = acc[1] + lo, *q2 = acc[2] + lo, *q3 = acc[3] + lo;
+
+    for (int32_t i = 0; i < m; i++) {
+        int32_t xv = (int32_t)p[i * s] + off;
+        q0[i] += xv * w[0];
+        q1[i] += xv * w[1];
+        q2[i] += xv * w[2];
+        q3[i] += xv * w[3];
+    }
+}
+
+static void conv_row_nchw(const ln_rt_s8_conv_args *a, const int8_t *x0, const int8_t *wo,
+                          int32_t cg, int32_t nb, int32_t oy, int32_t ox0, int32_t n,
+                          int32_t (*acc)[NCHW_ROW])
+{
+    size_t plane = (size_t)a->h * a->w, kk = (size_t)a->kh * a->kw, ws = (size_t)cg * kk;
+    int32_t off = a->input_offset, s = a->stride_w;
 
     for (int32_t ic = 0; ic < cg; ic++) {
         const int8_t *x = x0 + (size_t)ic * plane, *wk = wo + (size_t)ic * kk;
@@ -107,19 +127,25 @@ static void conv_row_nchw(const ln_rt_s8_conv_args *a, const int8_t *x0, const i
                 continue;
             xr = x + (size_t)iy * a->w;
             for (int32_t kx = 0; kx < a->kw; kx++) {
-                int32_t wv = wk[ky * a->kw + kx], lo, hi;
-                int32_t ix0 = ox0 * a->stride_w - a->pad_left + kx * a->dil_w;
-                if (wv == 0)
+                int32_t ix0 = ox0 * s - a->pad_left + kx * a->dil_w, lo, hi, w4[NCHW_OC];
+                const int8_t *p;
+                size_t t = (size_t)ky * a->kw + kx;
+                tap_range(ix0, s, a->w, n, &lo, &hi);
+                if (lo >= hi)
                     continue;
-                tap_range(ix0, a->stride_w, a->w, n, &lo, &hi);
-                if (a->stride_w == 1) {
-                    const int8_t *p = xr + ix0 + lo;
-                    int32_t *q = acc + lo;
+                p = xr + ix0 + lo * s;
+                if (nb == NCHW_OC) {
+                    for (int k = 0; k < NCHW_OC; k++)
+                        w4[k] = wk[k * ws + t];
+                    tap4(p, s, hi - lo, off, w4, acc, lo);
+                    continue;
+                }
+                for (int32_t k = 0; k < nb; k++) {
+                    int32_t wv = wk[k * ws + t], *q = acc[k] + lo;
+                    if (wv == 0)
+                        continue;
                     for (int32_t i = 0; i < hi - lo; i++)
-                        q[i] += ((int32_t)p[i] + off) * wv;
-                } else {
-                    for (int32_t i = lo; i < hi; i++)
-                        acc[i] += ((int32_t)xr[ix0 + i * a->stride_w] + off) * wv;
+                        q[i] += ((int32_t)p[i * s] + off) * wv;
                 }
             }
         }
@@ -130,7 +156,8 @@ int ln_rt_conv2d_nchw_s8(const ln_rt_s8_conv_args *a, const int8_t *src, const i
                          const int32_t *bias, const int32_t *mult, const int32_t *shift,
                          int8_t *dst)
 {
-    int32_t groups = a->group > 0 ? a->group : 1, cg, og, acc[NCHW_ROW];
+    int32_t groups = a->group > 0 ? a->group : 1, cg, og, acc[NCHW_OC][NCHW_ROW];
+    size_t ohw;
     ln_rt_s8_conv_args flat;
 
     if (!conv_s8_ok(a) || a->c % groups != 0 || a->oc % groups != 0)
@@ -144,22 +171,28 @@ int ln_rt_conv2d_nchw_s8(const ln_rt_s8_conv_args *a, const int8_t *src, const i
     }
     cg = a->c / groups;
     og = a->oc / groups;
+    ohw = (size_t)a->oh * a->ow;
     for (int32_t b = 0; b < a->n; b++)
-        for (int32_t o = 0; o < a->oc; o++) {
-            const int8_t *x0 = src + ((size_t)b * a->c + (size_t)(o / og) * cg) * a->h * a->w;
-            const int8_t *wo = weight + (size_t)o * cg * a->kh * a->kw;
-            int8_t *out = dst + ((size_t)b * a->oc + o) * a->oh * a->ow;
-            int32_t b0 = bias ? bias[o] : 0;
-            for (int32_t oy = 0; oy < a->oh; oy++)
-                for (int32_t ox0 = 0; ox0 < a->ow; ox0 += NCHW_ROW) {
-                    int32_t n = a->ow - ox0 < NCHW_ROW ? a->ow - ox0 : NCHW_ROW;
-                    int8_t *orow = out + (size_t)oy * a->ow + ox0;
-                    for (int32_t i = 0; i < n; i++)
-                        acc[i] = b0;
-                    conv_row_nchw(a, x0, wo, cg, oy, ox0, n, acc);
-                    for (int32_t i = 0; i < n; i++)
-                        orow[i] = finish(acc[i], a, NULL, mult, shift, o);
-                }
+        for (int32_t g = 0; g < groups; g++) {
+            const int8_t *x0 = src + ((size_t)b * a->c + (size_t)g * cg) * a->h * a->w;
+            for (int32_t o0 = g * og, nb; o0 < (g + 1) * og; o0 += nb) {
+                const int8_t *wo = weight + (size_t)o0 * cg * a->kh * a->kw;
+                int8_t *out = dst + ((size_t)b * a->oc + o0) * ohw;
+                nb = (g + 1) * og - o0 < NCHW_OC ? (g + 1) * og - o0 : NCHW_OC;
+                for (int32_t oy = 0; oy < a->oh; oy++)
+                    for (int32_t ox0 = 0; ox0 < a->ow; ox0 += NCHW_ROW) {
+                        int32_t n = a->ow - ox0 < NCHW_ROW ? a->ow - ox0 : NCHW_ROW;
+                        for (int32_t k = 0; k < nb; k++)
+                            for (int32_t i = 0; i < n; i++)
+                                acc[k][i] = bias ? bias[o0 + k] : 0;
+                        conv_row_nchw(a, x0, wo, cg, nb, oy, ox0, n, acc);
+                        for (int32_t k = 0; k < nb; k++) {
+                            int8_t *orow = out + (size_t)k * ohw + (size_t)oy * a->ow + ox0;
+                            for (int32_t i = 0; i < n; i++)
+                                orow[i] = finish(acc[k][i], a, NULL, mult, shift, o0 + k);
+                        }
+                    }
+            }
         }
     return LN_RT_OK;
 }

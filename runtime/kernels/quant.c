@@ -2,7 +2,8 @@
  * quant.c -- quantize float32 to int8 / uint8 and dequantize int8, uint8,
  * int32 to float32, per tensor or per axis (ONNX QuantizeLinear and
  * DequantizeLinear; ln_rt.h).  Rounding is half to even (rintf in the
- * default rounding mode), as ONNX says.
+ * default rounding mode), as ONNX says; NaN quantizes to the zero point.
+ * And ONNX DynamicQuantizeLinear.
  */
 #include <math.h>
 #include "ln_rt_internal.h"
@@ -19,7 +20,7 @@
                 float z = zero_point ? (float)zero_point[k] : 0.0f;                \
                 for (int32_t j = 0; j < a->inner; j++, i++) {                      \
                     float v = rintf(x[i] / s) + z;                                 \
-                    y[i] = (T)(v < (LO) ? (LO) : v > (HI) ? (HI) : v);             \
+                    y[i] = (T)(v != v ? z : v < (LO) ? (LO) : v > (HI) ? (HI) : v);\
                 }                                                                  \
             }                                                                      \
     }
@@ -43,3 +44,34 @@ QUANTIZE(ln_rt_quantize_u8, uint8_t, 0.0f, 255.0f)
 DEQUANTIZE(ln_rt_dequantize_s8, int8_t)
 DEQUANTIZE(ln_rt_dequantize_u8, uint8_t)
 DEQUANTIZE(ln_rt_dequantize_s32, int32_t)
+
+/* ONNX DynamicQuantizeLinear: the uint8 scale and zero point of x's range
+ * widened to hold 0, then x quantized with them.  An all-zero x has scale
+ * 0: zero point 0 and y all 0.  NaNs are left out of the range. */
+void ln_rt_dynamic_quantize_u8(const float *x, size_t n, uint8_t *y, float *scale,
+                               uint8_t *zero_point)
+{
+    float lo = 0.0f, hi = 0.0f, s, zf;
+    uint8_t z;
+
+    for (size_t i = 0; i < n; i++) {
+        lo = x[i] < lo ? x[i] : lo;
+        hi = x[i] > hi ? x[i] : hi;
+    }
+    s = (hi - lo) / 255.0f;
+    if (!(s > 0.0f) || !isfinite(s)) {
+        *scale = s == s ? s : 0.0f;
+        *zero_point = 0;
+        for (size_t i = 0; i < n; i++)
+            y[i] = 0;
+        return;
+    }
+    zf = rintf(0.0f - lo / s);
+    z = (uint8_t)(zf < 0.0f ? 0.0f : zf > 255.0f ? 255.0f : zf);
+    *scale = s;
+    *zero_point = z;
+    for (size_t i = 0; i < n; i++) {
+        float v = rintf(x[i] / s) + (float)z;
+        y[i] = (uint8_t)(v != v ? z : v < 0.0f ? 0.0f : v > 255.0f ? 255.0f : v);
+    }
+}

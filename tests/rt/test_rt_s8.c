@@ -189,6 +189,27 @@ START_TEST(test_s8_pool_nchw_random)
 }
 END_TEST
 
+/* ONNX's DynamicQuantizeLinear example, an all-zero input and a NaN */
+START_TEST(test_dynamic_quantize)
+{
+    const float x[6] = {0.0f, 2.0f, -3.0f, -2.5f, 1.34f, 0.5f};
+    const uint8_t want[6] = {153, 255, 0, 26, 221, 179};
+    float z6[6] = {0}, xn[3] = {1.0f, 0.0f, 0.0f}, s;
+    uint8_t y[6], zp;
+
+    ln_rt_dynamic_quantize_u8(x, 6, y, &s, &zp);
+    ck_assert_msg(fabsf(s - 5.0f / 255.0f) < 1e-8f, "scale %g", (double)s);
+    ck_assert_int_eq(zp, 153);
+    for (int i = 0; i < 6; i++)
+        ck_assert_int_eq(y[i], want[i]);
+    ln_rt_dynamic_quantize_u8(z6, 6, y, &s, &zp);
+    ck_assert(s == 0.0f && zp == 0 && y[0] == 0 && y[5] == 0);
+    xn[2] = nanf("");
+    ln_rt_dynamic_quantize_u8(xn, 3, y, &s, &zp);
+    ck_assert(s == 1.0f / 255.0f && zp == 0 && y[0] == 255 && y[2] == 0);
+}
+END_TEST
+
 Suite *rt_s8_suite(void)
 {
     Suite *s = suite_create("rt_s8");
@@ -198,6 +219,7 @@ Suite *rt_s8_suite(void)
     tcase_add_test(tc, test_s8_requantize);
     tcase_add_test(tc, test_s8_conv_nchw_random);
     tcase_add_test(tc, test_s8_pool_nchw_random);
+    tcase_add_test(tc, test_dynamic_quantize);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -67,6 +67,8 @@ const ln_opregistry_row ln_opregistry[] = {
     {"div_cpu", "cpu", LN_OPREG_PROTO(div, div_cpu)},
     {"dropout", "none", LN_OPREG_PROTO(dropout, dropout)},
     {"dropout_cpu", "cpu", LN_OPREG_PROTO(dropout, dropout_cpu)},
+    {"dynamic_quantize_linear", "none", LN_OPREG_PROTO(dynamic_quantize_linear, dynamic_quantize_linear)},
+    {"dynamic_quantize_linear_cpu", "cpu", LN_OPREG_PROTO(dynamic_quantize_linear, dynamic_quantize_linear_cpu)},
     {"elu", "none", LN_OPREG_PROTO(elu, elu)},
     {"elu_cpu", "cpu", LN_OPREG_PROTO(elu, elu_cpu)},
     {"equal", "none", LN_OPREG_PROTO(equal, equal)},
@@ -337,8 +339,9 @@ static const ln_opregistry_onnx_attr onnx_attrs_15[] = {
     {NULL, NULL, NULL}
 };
 static const char *const onnx_names_9[] = {"src", "@ratio", "@training_mode", NULL};
-static const char *const onnx_names_10[] = {"src", "@shape", NULL};
-static const char *const onnx_names_11[] = {"src", "indices", NULL};
+static const char *const onnx_names_10[] = {"dst", "scale", "zero_point", NULL};
+static const char *const onnx_names_11[] = {"src", "@shape", NULL};
+static const char *const onnx_names_12[] = {"src", "indices", NULL};
 static const ln_opregistry_onnx_attr onnx_attrs_16[] = {
     {"axis", "axis", "0"},
     {NULL, NULL, NULL}
@@ -350,8 +353,8 @@ static const ln_opregistry_onnx_attr onnx_attrs_17[] = {
     {"beta", "beta", "1"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_12[] = {"src", "weight", "recurrence", "bias", "seq_lens", "initial_h", NULL};
-static const char *const onnx_names_13[] = {"dst", "dst_h", NULL};
+static const char *const onnx_names_13[] = {"src", "weight", "recurrence", "bias", "seq_lens", "initial_h", NULL};
+static const char *const onnx_names_14[] = {"dst", "dst_h", NULL};
 static const ln_opregistry_onnx_attr onnx_attrs_18[] = {
     {"hidden_size", "hidden_size", "0"},
     {"direction", "direction", "\"forward\""},
@@ -387,7 +390,7 @@ static const ln_opregistry_onnx_attr onnx_attrs_22[] = {
     {"beta", "beta", "0.5"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_14[] = {"src", "scale", "bias", NULL};
+static const char *const onnx_names_15[] = {"src", "scale", "bias", NULL};
 static const ln_opregistry_onnx_attr onnx_attrs_23[] = {
     {"epsilon", "epsilon", "1e-05"},
     {NULL, NULL, NULL}
@@ -397,7 +400,7 @@ static const ln_opregistry_onnx_attr onnx_attrs_24[] = {
     {"detect_positive", "detect_positive", "1"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_15[] = {"dst", "mean", "inv_std_dev", NULL};
+static const char *const onnx_names_16[] = {"dst", "mean", "inv_std_dev", NULL};
 static const ln_opregistry_onnx_attr onnx_attrs_25[] = {
     {"axis", "axis", "-1"},
     {"epsilon", "epsilon", "1e-05"},
@@ -415,8 +418,8 @@ static const ln_opregistry_onnx_attr onnx_attrs_27[] = {
     {"bias", "bias", "1"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_16[] = {"src", "weight", "recurrence", "bias", "seq_lens", "initial_h", "initial_c", "peephole", NULL};
-static const char *const onnx_names_17[] = {"dst", "dst_h", "dst_c", NULL};
+static const char *const onnx_names_17[] = {"src", "weight", "recurrence", "bias", "seq_lens", "initial_h", "initial_c", "peephole", NULL};
+static const char *const onnx_names_18[] = {"dst", "dst_h", "dst_c", NULL};
 static const ln_opregistry_onnx_attr onnx_attrs_28[] = {
     {"hidden_size", "hidden_size", "0"},
     {"direction", "direction", "\"forward\""},
@@ -458,18 +461,18 @@ static const ln_opregistry_onnx_attr onnx_attrs_32[] = {
     {"value", "value", "0"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_18[] = {"src", "@pads", "@value", NULL};
+static const char *const onnx_names_19[] = {"src", "@pads", "@value", NULL};
 static const ln_opregistry_onnx_attr onnx_attrs_33[] = {
     {"mode", "mode", "\"constant\""},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_19[] = {"src", "slope", NULL};
+static const char *const onnx_names_20[] = {"src", "slope", NULL};
 static const ln_opregistry_onnx_attr onnx_attrs_34[] = {
     {"axes", "axes", "[]"},
     {"keepdims", "keepdims", "1"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_20[] = {"src", "@axes", NULL};
+static const char *const onnx_names_21[] = {"src", "@axes", NULL};
 static const ln_opregistry_onnx_attr onnx_attrs_35[] = {
     {"keepdims", "keepdims", "1"},
     {"noop_with_empty_axes", "noop_with_empty_axes", "0"},
@@ -479,7 +482,7 @@ static const ln_opregistry_onnx_attr onnx_attrs_36[] = {
     {"shape", "dims", NULL},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_21[] = {"src", "@dims", NULL};
+static const char *const onnx_names_22[] = {"src", "@dims", NULL};
 static const ln_opregistry_onnx_attr onnx_attrs_37[] = {
     {"allowzero", "allowzero", "0"},
     {NULL, NULL, NULL}
@@ -491,14 +494,14 @@ static const ln_opregistry_onnx_attr onnx_attrs_38[] = {
     {"", "nearest_mode", "\"floor\""},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_22[] = {"src", "@scales", NULL};
+static const char *const onnx_names_23[] = {"src", "@scales", NULL};
 static const ln_opregistry_onnx_attr onnx_attrs_39[] = {
     {"mode", "mode", "\"nearest\""},
     {"", "coordinate_transformation_mode", "\"asymmetric\""},
     {"", "nearest_mode", "\"floor\""},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_23[] = {"src", "", "@scales", "@sizes", NULL};
+static const char *const onnx_names_24[] = {"src", "", "@scales", "@sizes", NULL};
 static const ln_opregistry_onnx_attr onnx_attrs_40[] = {
     {"mode", "mode", "\"nearest\""},
     {"coordinate_transformation_mode", "coordinate_transformation_mode", "\"half_pixel\""},
@@ -543,7 +546,7 @@ static const ln_opregistry_onnx_attr onnx_attrs_45[] = {
     {"axes", "axes", "[]"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_24[] = {"src", "@starts", "@ends", "@axes", "@steps", NULL};
+static const char *const onnx_names_25[] = {"src", "@starts", "@ends", "@axes", "@steps", NULL};
 static const ln_opregistry_onnx_attr onnx_attrs_46[] = {
     {"blocksize", "blocksize", NULL},
     {NULL, NULL, NULL}
@@ -553,12 +556,12 @@ static const ln_opregistry_onnx_attr onnx_attrs_47[] = {
     {"split", "split", "[]"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_25[] = {"src", "@split", NULL};
+static const char *const onnx_names_26[] = {"src", "@split", NULL};
 static const ln_opregistry_onnx_attr onnx_attrs_48[] = {
     {"axes", "axes", "[]"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_26[] = {"src", "@repeats", NULL};
+static const char *const onnx_names_27[] = {"src", "@repeats", NULL};
 static const ln_opregistry_onnx_attr onnx_attrs_49[] = {
     {"perm", "perm", "[]"},
     {NULL, NULL, NULL}
@@ -567,7 +570,7 @@ static const ln_opregistry_onnx_attr onnx_attrs_50[] = {
     {"axes", "axes", NULL},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_27[] = {"cond", "src1", "src2", NULL};
+static const char *const onnx_names_28[] = {"cond", "src1", "src2", NULL};
 
 const ln_opregistry_onnx_entry ln_opregistry_onnx[] = {
     {"Abs", 6, 0, "abs", onnx_names_1, onnx_names_2, onnx_attrs_1},
@@ -601,16 +604,17 @@ const ln_opregistry_onnx_entry ln_opregistry_onnx[] = {
     {"Div", 7, 0, "div", onnx_names_3, onnx_names_2, onnx_attrs_1},
     {"Dropout", 7, 11, "dropout", onnx_names_1, onnx_names_2, onnx_attrs_15},
     {"Dropout", 12, 0, "dropout", onnx_names_9, onnx_names_2, onnx_attrs_1},
+    {"DynamicQuantizeLinear", 11, 0, "dynamic_quantize_linear", onnx_names_1, onnx_names_10, onnx_attrs_1},
     {"Elu", 6, 0, "elu", onnx_names_1, onnx_names_2, onnx_attrs_8},
     {"Equal", 7, 0, "equal", onnx_names_3, onnx_names_2, onnx_attrs_1},
     {"Erf", 9, 0, "erf", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Exp", 6, 0, "exp", onnx_names_1, onnx_names_2, onnx_attrs_1},
-    {"Expand", 8, 0, "expand", onnx_names_10, onnx_names_2, onnx_attrs_1},
+    {"Expand", 8, 0, "expand", onnx_names_11, onnx_names_2, onnx_attrs_1},
     {"Flatten", 1, 0, "flatten", onnx_names_1, onnx_names_2, onnx_attrs_14},
-    {"GRU", 7, 13, "gru", onnx_names_12, onnx_names_13, onnx_attrs_18},
-    {"GRU", 14, 0, "gru", onnx_names_12, onnx_names_13, onnx_attrs_19},
-    {"Gather", 1, 0, "gather", onnx_names_11, onnx_names_2, onnx_attrs_16},
-    {"GatherElements", 11, 0, "gather_elements", onnx_names_11, onnx_names_2, onnx_attrs_16},
+    {"GRU", 7, 13, "gru", onnx_names_13, onnx_names_14, onnx_attrs_18},
+    {"GRU", 14, 0, "gru", onnx_names_13, onnx_names_14, onnx_attrs_19},
+    {"Gather", 1, 0, "gather", onnx_names_12, onnx_names_2, onnx_attrs_16},
+    {"GatherElements", 11, 0, "gather_elements", onnx_names_12, onnx_names_2, onnx_attrs_16},
     {"Gemm", 7, 0, "gemm", onnx_names_7, onnx_names_2, onnx_attrs_17},
     {"GlobalAveragePool", 1, 0, "globalavgpool", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"GlobalMaxPool", 1, 0, "globalmaxpool", onnx_names_1, onnx_names_2, onnx_attrs_1},
@@ -621,13 +625,13 @@ const ln_opregistry_onnx_entry ln_opregistry_onnx[] = {
     {"Hardmax", 1, 12, "hardmax", onnx_names_1, onnx_names_2, onnx_attrs_20},
     {"Hardmax", 13, 0, "hardmax", onnx_names_1, onnx_names_2, onnx_attrs_21},
     {"Identity", 1, 0, "identity", onnx_names_1, onnx_names_2, onnx_attrs_1},
-    {"InstanceNormalization", 6, 0, "instancenorm", onnx_names_14, onnx_names_2, onnx_attrs_23},
+    {"InstanceNormalization", 6, 0, "instancenorm", onnx_names_15, onnx_names_2, onnx_attrs_23},
     {"IsInf", 10, 0, "isinf", onnx_names_1, onnx_names_2, onnx_attrs_24},
     {"IsNaN", 9, 0, "isnan", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"LRN", 1, 0, "lrn", onnx_names_1, onnx_names_2, onnx_attrs_27},
-    {"LSTM", 7, 13, "lstm", onnx_names_16, onnx_names_17, onnx_attrs_28},
-    {"LSTM", 14, 0, "lstm", onnx_names_16, onnx_names_17, onnx_attrs_29},
-    {"LayerNormalization", 17, 0, "layernorm", onnx_names_14, onnx_names_15, onnx_attrs_25},
+    {"LSTM", 7, 13, "lstm", onnx_names_17, onnx_names_18, onnx_attrs_28},
+    {"LSTM", 14, 0, "lstm", onnx_names_17, onnx_names_18, onnx_attrs_29},
+    {"LayerNormalization", 17, 0, "layernorm", onnx_names_15, onnx_names_16, onnx_attrs_25},
     {"LeakyRelu", 6, 0, "leakyrelu", onnx_names_1, onnx_names_2, onnx_attrs_26},
     {"Less", 7, 0, "less", onnx_names_3, onnx_names_2, onnx_attrs_1},
     {"LessOrEqual", 12, 0, "less_or_equal", onnx_names_3, onnx_names_2, onnx_attrs_1},
@@ -644,14 +648,14 @@ const ln_opregistry_onnx_entry ln_opregistry_onnx[] = {
     {"Neg", 6, 0, "neg", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Not", 1, 0, "not", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Or", 7, 0, "or", onnx_names_3, onnx_names_2, onnx_attrs_1},
-    {"PRelu", 7, 0, "prelu", onnx_names_19, onnx_names_2, onnx_attrs_1},
+    {"PRelu", 7, 0, "prelu", onnx_names_20, onnx_names_2, onnx_attrs_1},
     {"Pad", 2, 10, "pad", onnx_names_1, onnx_names_2, onnx_attrs_32},
-    {"Pad", 11, 0, "pad", onnx_names_18, onnx_names_2, onnx_attrs_33},
+    {"Pad", 11, 0, "pad", onnx_names_19, onnx_names_2, onnx_attrs_33},
     {"Pow", 7, 0, "pow", onnx_names_3, onnx_names_2, onnx_attrs_1},
     {"QuantizeLinear", 10, 12, "quantize_linear", onnx_names_8, onnx_names_2, onnx_attrs_1},
     {"QuantizeLinear", 13, 0, "quantize_linear", onnx_names_8, onnx_names_2, onnx_attrs_14},
-    {"RNN", 7, 13, "rnn", onnx_names_12, onnx_names_13, onnx_attrs_41},
-    {"RNN", 14, 0, "rnn", onnx_names_12, onnx_names_13, onnx_attrs_42},
+    {"RNN", 7, 13, "rnn", onnx_names_13, onnx_names_14, onnx_attrs_41},
+    {"RNN", 14, 0, "rnn", onnx_names_13, onnx_names_14, onnx_attrs_42},
     {"Reciprocal", 6, 0, "reciprocal", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"ReduceL1", 1, 0, "reduce_l1", onnx_names_1, onnx_names_2, onnx_attrs_34},
     {"ReduceL2", 1, 0, "reduce_l2", onnx_names_1, onnx_names_2, onnx_attrs_34},
@@ -662,14 +666,14 @@ const ln_opregistry_onnx_entry ln_opregistry_onnx[] = {
     {"ReduceMin", 1, 0, "reduce_min", onnx_names_1, onnx_names_2, onnx_attrs_34},
     {"ReduceProd", 1, 0, "reduce_prod", onnx_names_1, onnx_names_2, onnx_attrs_34},
     {"ReduceSum", 1, 12, "reduce_sum", onnx_names_1, onnx_names_2, onnx_attrs_34},
-    {"ReduceSum", 13, 0, "reduce_sum", onnx_names_20, onnx_names_2, onnx_attrs_35},
+    {"ReduceSum", 13, 0, "reduce_sum", onnx_names_21, onnx_names_2, onnx_attrs_35},
     {"ReduceSumSquare", 1, 0, "reduce_sumsquare", onnx_names_1, onnx_names_2, onnx_attrs_34},
     {"Relu", 1, 0, "relu", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Reshape", 1, 4, "reshape", onnx_names_1, onnx_names_2, onnx_attrs_36},
-    {"Reshape", 5, 13, "reshape", onnx_names_21, onnx_names_2, onnx_attrs_1},
-    {"Reshape", 14, 0, "reshape", onnx_names_21, onnx_names_2, onnx_attrs_37},
-    {"Resize", 10, 10, "resize", onnx_names_22, onnx_names_2, onnx_attrs_39},
-    {"Resize", 11, 0, "resize", onnx_names_23, onnx_names_2, onnx_attrs_40},
+    {"Reshape", 5, 13, "reshape", onnx_names_22, onnx_names_2, onnx_attrs_1},
+    {"Reshape", 14, 0, "reshape", onnx_names_22, onnx_names_2, onnx_attrs_37},
+    {"Resize", 10, 10, "resize", onnx_names_23, onnx_names_2, onnx_attrs_39},
+    {"Resize", 11, 0, "resize", onnx_names_24, onnx_names_2, onnx_attrs_40},
     {"Round", 11, 0, "round", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Selu", 6, 0, "selu", onnx_names_1, onnx_names_2, onnx_attrs_43},
     {"Shrink", 9, 0, "shrink", onnx_names_1, onnx_names_2, onnx_attrs_44},
@@ -678,29 +682,29 @@ const ln_opregistry_onnx_entry ln_opregistry_onnx[] = {
     {"Sin", 7, 0, "sin", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Sinh", 9, 0, "sinh", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Slice", 1, 9, "slice", onnx_names_1, onnx_names_2, onnx_attrs_45},
-    {"Slice", 10, 0, "slice", onnx_names_24, onnx_names_2, onnx_attrs_1},
+    {"Slice", 10, 0, "slice", onnx_names_25, onnx_names_2, onnx_attrs_1},
     {"Softmax", 1, 12, "softmax", onnx_names_1, onnx_names_2, onnx_attrs_20},
     {"Softmax", 13, 0, "softmax", onnx_names_1, onnx_names_2, onnx_attrs_21},
     {"Softplus", 1, 0, "softplus", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Softsign", 1, 0, "softsign", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"SpaceToDepth", 1, 0, "space_to_depth", onnx_names_1, onnx_names_2, onnx_attrs_46},
     {"Split", 2, 12, "split", onnx_names_1, onnx_names_2, onnx_attrs_47},
-    {"Split", 13, 0, "split", onnx_names_25, onnx_names_2, onnx_attrs_16},
+    {"Split", 13, 0, "split", onnx_names_26, onnx_names_2, onnx_attrs_16},
     {"Sqrt", 6, 0, "sqrt", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Squeeze", 1, 12, "squeeze", onnx_names_1, onnx_names_2, onnx_attrs_48},
-    {"Squeeze", 13, 0, "squeeze", onnx_names_20, onnx_names_2, onnx_attrs_1},
+    {"Squeeze", 13, 0, "squeeze", onnx_names_21, onnx_names_2, onnx_attrs_1},
     {"Sub", 7, 0, "sub", onnx_names_3, onnx_names_2, onnx_attrs_1},
     {"Sum", 6, 0, "add", onnx_names_3, onnx_names_2, onnx_attrs_1},
     {"Tan", 7, 0, "tan", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Tanh", 6, 0, "tanh", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"ThresholdedRelu", 10, 0, "thresholdedrelu", onnx_names_1, onnx_names_2, onnx_attrs_8},
-    {"Tile", 6, 0, "tile", onnx_names_26, onnx_names_2, onnx_attrs_1},
+    {"Tile", 6, 0, "tile", onnx_names_27, onnx_names_2, onnx_attrs_1},
     {"Transpose", 1, 0, "transpose", onnx_names_1, onnx_names_2, onnx_attrs_49},
     {"Unsqueeze", 1, 12, "unsqueeze", onnx_names_1, onnx_names_2, onnx_attrs_50},
-    {"Unsqueeze", 13, 0, "unsqueeze", onnx_names_20, onnx_names_2, onnx_attrs_1},
+    {"Unsqueeze", 13, 0, "unsqueeze", onnx_names_21, onnx_names_2, onnx_attrs_1},
     {"Upsample", 7, 8, "resize", onnx_names_1, onnx_names_2, onnx_attrs_38},
-    {"Upsample", 9, 9, "resize", onnx_names_22, onnx_names_2, onnx_attrs_39},
-    {"Where", 9, 0, "where", onnx_names_27, onnx_names_2, onnx_attrs_1},
+    {"Upsample", 9, 9, "resize", onnx_names_23, onnx_names_2, onnx_attrs_39},
+    {"Where", 9, 0, "where", onnx_names_28, onnx_names_2, onnx_attrs_1},
     {"Xor", 7, 0, "xor", onnx_names_3, onnx_names_2, onnx_attrs_1},
     {NULL, 0, 0, NULL, NULL, NULL, NULL}
 };
@@ -734,6 +738,7 @@ const ln_opregistry_aot_entry ln_opregistry_aot[] = {
     {"depth_to_space_cpu", "ln_rt_depth_to_space_f32(${src.dims[0]}, ${src.dims[1]}, ${src.dims[2]}, ${src.dims[3]}, ${blocksize}, ${mode_index}, ${src}, ${dst});", LN_OPREG_IF_KEPT(depth_to_space, ln_opimpl_depth_to_space_cpu_aot_priv)},
     {"dequantize_linear_cpu", "ln_rt_dequantize_${src.type}(&${q}, ${src}, ${scale}, ${zero_point}, ${dst});", LN_OPREG_IF_KEPT(dequantize_linear, ln_opimpl_dequantize_linear_cpu_aot_priv)},
     {"div_cpu", "ln_rt_div_f32(&${bcast}, ${src1}, ${src2}, ${dst});", LN_OPREG_IF_KEPT(div, ln_opimpl_div_cpu_aot_priv)},
+    {"dynamic_quantize_linear_cpu", "ln_rt_dynamic_quantize_u8(${src}, ${src.len}, ${dst}, ${scale}, ${zero_point});", NULL},
     {"elu_cpu", "ln_rt_elu_f32(${src}, ${dst}, ${src.len}, ${alpha});", LN_OPREG_IF_KEPT(elu, ln_opimpl_elu_cpu_aot_priv)},
     {"equal_cpu", "ln_rt_equal_${src1.type}(&${bcast}, ${src1}, ${src2}, ${dst});", LN_OPREG_IF_KEPT(equal, ln_opimpl_equal_cpu_aot_priv)},
     {"erf_cpu", "ln_rt_erf_f32(${src}, ${dst}, ${src.len});", NULL},

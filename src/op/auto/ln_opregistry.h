@@ -69,6 +69,8 @@ extern ln_op ln_opimpl_div;
 extern ln_op ln_opimpl_div_cpu;
 extern ln_op ln_opimpl_dropout;
 extern ln_op ln_opimpl_dropout_cpu;
+extern ln_op ln_opimpl_dynamic_quantize_linear;
+extern ln_op ln_opimpl_dynamic_quantize_linear_cpu;
 extern ln_op ln_opimpl_elu;
 extern ln_op ln_opimpl_elu_cpu;
 extern ln_op ln_opimpl_equal;
