@@ -15,7 +15,8 @@
  * y_scale become Q31 multipliers and shifts now, as int32 constants (ln-aot
  * writes them to flash), and the relu/clip becomes the output clamp.
  * Anything else stays float between its DQ and Q ops, which compute the
- * QDQ semantics exactly.  A per-tensor DQ before a view (flatten,
+ * QDQ semantics exactly.  uint8 activations (ONNX Runtime's default) are
+ * made int8 first where that changes nothing (u8_one).  A per-tensor DQ before a view (flatten,
  * reshape, squeeze, unsqueeze, transpose) moves after it first, so that
  * the view works on the int8 tensor.  Then a Q(DQ(x)) of equal parameters
  * goes, and DQ -> max/average pool -> Q of equal parameters becomes the
@@ -450,6 +451,31 @@ static int sink_one(ln_context *ctx, ln_op *view, ln_bool *done)
     return ln_pass_replace_with(ctx, view, ln_list_append(NULL, v2), dq2);
 }
 
+/* The op's scale: one static positive float. */
+static ln_bool scale_of(ln_context *ctx, const ln_op *op, double *scale)
+{
+    ln_tensor_entry *s = ln_pass_tin(ctx, op, "scale");
+    ln_tensor *t;
+
+    if (!s || !s->isstatic || s->tensor->len != 1 || s->tensor->dtype != LN_DTYPE_FLOAT32 ||
+        ln_context_static_data(ctx, s->name, &t))
+        return LN_FALSE;
+    *scale = ((const float *)t->data)[0];
+    return *scale > 0 && isfinite(*scale);
+}
+
+static ln_bool per_tensor_s8_scale(ln_context *ctx, const ln_op *op)
+{
+    double s;
+    return scale_of(ctx, op, &s);
+}
+
+static ln_bool same_scale(ln_context *ctx, const ln_op *a, const ln_op *b)
+{
+    double sa, sb;
+    return scale_of(ctx, a, &sa) && scale_of(ctx, b, &sb) && fabs(sa - sb) <= 1e-6 * sa;
+}
+
 /* Do two per-tensor int8 (de)quantize ops have the same scale and zero
  * point (to float precision)? */
 static ln_bool same_qparams(ln_context *ctx, const ln_op *a, const ln_op *b)
@@ -581,6 +607,82 @@ static int add_one(ln_context *ctx, ln_op *q, ln_bool *done)
     return ln_pass_replace_with(ctx, p, NULL, op);
 }
 
+/* A copy of (de)quantize op with its zero point read from zp instead. */
+static ln_op *with_zero_point(const ln_context *ctx, const ln_op *op, const char *zp)
+{
+    ln_list *ins = NULL, *outs = NULL;
+
+    LN_LIST_FOREACH(ln_tensor_list_entry, tl, op->op_arg->tensors_in)
+        ins = ln_tensor_list_append(ins, tl->arg_name,
+                                    ln_streq(tl->arg_name, "zero_point") ? zp : tl->name);
+    LN_LIST_FOREACH(ln_tensor_list_entry, tl, op->op_arg->tensors_out)
+        outs = ln_tensor_list_append(outs, tl->arg_name, tl->name);
+    return ln_op_create_from_proto(ln_arch_op_proto(op->op_arg->optype), op->op_arg->name, ins,
+                                   outs, ln_param_list_copy(op->op_arg->params),
+                                   ctx->tensor_table);
+}
+
+/* The per-tensor uint8 zero point of a (de)quantize op, -1 when it has none. */
+static int zero_point_u8(ln_context *ctx, const ln_op *op)
+{
+    ln_tensor_entry *z = ln_pass_tin(ctx, op, "zero_point");
+    ln_tensor *t;
+
+    if (!z || !z->isstatic || z->tensor->dtype != LN_DTYPE_UINT8 || z->tensor->len != 1 ||
+        ln_context_static_data(ctx, z->name, &t))
+        return -1;
+    return ((const uint8_t *)t->data)[0];
+}
+
+/* A uint8 activation (ONNX Runtime's default) whose Q is read only by DQs
+ * of the same parameters becomes int8: Q_s8(x) with zero point z - 128 is
+ * Q_u8(x) - 128 element for element, and DQ_s8 of it with z - 128 the
+ * same real values; then the int8 fusions apply.  A graph input or output
+ * keeps its type. */
+static int u8_one(ln_context *ctx, ln_op *q, ln_bool *done)
+{
+    ln_tensor_entry *y = tout(ctx, q, "dst");
+    ln_list *readers, *before = NULL;
+    int zp = zero_point_u8(ctx, q), ret = 0;
+    int8_t z8 = (int8_t)(zp - 128);
+    int dims[1] = {1};
+    char buf[256], *zname;
+    ln_op *nq;
+
+    *done = LN_FALSE;
+    if (zp < 0 || !y || y->is_io || !per_tensor_s8_scale(ctx, q))
+        return 0;
+    readers = ln_dfg_nexts(ctx->dfg, q, y->name);
+    LN_LIST_FOREACH(ln_op, r, readers) {
+        if (!ln_streq(r->op_arg->optype, "dequantize_linear_cpu") ||
+            zero_point_u8(ctx, r) != zp || !same_scale(ctx, q, r)) {
+            ln_list_free(readers);
+            return 0;
+        }
+    }
+    snprintf(buf, sizeof buf, "%s__zero_point_s8", y->name);
+    zname = add_const(ctx, buf, LN_DTYPE_INT8, 0, dims, &z8, &before);
+    nq = with_zero_point(ctx, q, zname);
+    if (!nq || (ret = ln_pass_replace_with(ctx, q, before, nq))) {
+        ln_list_free(readers);
+        ln_free(zname);
+        return nq ? ret : 0;
+    }
+    *done = LN_TRUE;
+    LN_LIST_FOREACH(ln_op, r, readers) {
+        ln_op *nr = with_zero_point(ctx, r, zname);
+        if (!nr) {
+            ret = ln_error(LN_EINTERNAL, "%s: cannot make its int8 copy", r->op_arg->name);
+            break;
+        }
+        if ((ret = ln_pass_replace_with(ctx, r, NULL, nr)))
+            break;
+    }
+    ln_list_free(readers);
+    ln_free(zname);
+    return ret;
+}
+
 int ln_pass_fuse_qdq(ln_context *ctx)
 {
     static const char *const views[] = {"flatten_cpu", "reshape_cpu", "squeeze_cpu",
@@ -589,6 +691,8 @@ int ln_pass_fuse_qdq(ln_context *ctx)
                                                              add_one};
     int ret;
 
+    if ((ret = ln_pass_fold_all(ctx, "quantize_linear_cpu", u8_one)))
+        return ret;
     for (int i = 0; views[i]; i++)
         if ((ret = ln_pass_fold_all(ctx, views[i], sink_one)))
             return ret;

@@ -153,15 +153,20 @@ def mlp(B):
 
 def keep(B):
     """What the int8 kernels cannot take stays float between its Q/DQ
-    pairs and must still be right: uint8 activations, asymmetric conv
+    pairs and must still be right: uint8 weights, asymmetric int8 conv
     weights, an add that broadcasts, an average pool counting padding
     with a zero point that is not 0."""
     x = R.uniform(-1, 1, (1, 4, 6, 6)).astype(np.float32)
     t, sx, _ = B.qdq_u8("x", x)
-    w1, wd1, ws1 = B.weight(R.normal(0, 0.3, (4, 4, 3, 3)).astype(np.float32), axis=0)
-    b1, bd1 = B.bias(R.normal(0, 0.2, 4).astype(np.float32), sx, ws1)
-    v = conv(x, wd1, bd1, pad=1)
-    t, sx, _ = B.qdq(B.node("Conv", [t, w1, b1], pads=[1, 1, 1, 1]), v)
+    w = R.normal(0, 0.3, (4, 4, 3, 3)).astype(np.float32)
+    ws = np.float32((w.max() - w.min()) / 255)
+    wz = np.uint8(np.round(-w.min() / ws))
+    wq = np.clip(np.round(w / ws) + wz, 0, 255).astype(np.uint8)
+    w1 = B.node("DequantizeLinear", [B.const("wq", wq), B.const("ws", np.array(ws)),
+                                     B.const("wz", np.array(wz))])
+    wd1 = (wq.astype(np.float32) - wz) * ws
+    v = conv(x, wd1, None, pad=1)
+    t, sx, _ = B.qdq(B.node("Conv", [t, w1], pads=[1, 1, 1, 1]), v)
     w2, wd2, _ = B.weight(R.normal(0, 0.3, (4, 4, 1, 1)).astype(np.float32), zp=4)
     v2 = conv(v, wd2, None)
     t2, _, _ = B.qdq(B.node("Conv", [t, w2]), v2)
@@ -204,6 +209,28 @@ def qop(B):
     return x, None, float(s_out), [1, 5]
 
 
+def u8(B):
+    """ONNX Runtime's default U8S8 layout: uint8 activations, int8
+    per-channel weights; a conv, a residual add and a gemm, which the
+    compiler runs int8 (a uint8 activation read only by its DQs is the int8
+    one shifted by 128)."""
+    x = R.uniform(-1, 1, (1, 3, 8, 8)).astype(np.float32)
+    t0, sx, _ = B.qdq_u8("x", x)
+    w1, wd1, ws1 = B.weight(R.normal(0, 0.3, (3, 3, 3, 3)).astype(np.float32), axis=0)
+    b1, bd1 = B.bias(R.normal(0, 0.2, 3).astype(np.float32), sx, ws1)
+    v = np.maximum(conv(x, wd1, bd1, pad=1), 0)
+    t, sy, _ = B.qdq_u8(B.node("Relu", [B.node("Conv", [t0, w1, b1], pads=[1, 1, 1, 1])]), v)
+    v = v + x
+    t, sy, _ = B.qdq_u8(B.node("Add", [t, t0]), v)
+    t = B.node("Flatten", [t])
+    v = v.reshape(1, -1)
+    w2, wd2, ws2 = B.weight(R.normal(0, 0.1, (6, 192)).astype(np.float32), axis=0)
+    b2, bd2 = B.bias(R.normal(0, 0.2, 6).astype(np.float32), sy, ws2)
+    v = v @ wd2.T + bd2
+    t, s_out, _ = B.qdq_u8(B.node("Gemm", [t, w2, b2], transB=1), v)
+    return x, t, s_out, [1, 6]
+
+
 def save(name, make):
     B = Builder()
     x, y, s_out, y_shape = make(B)
@@ -239,3 +266,4 @@ save("qdq_cnn", cnn)
 save("qdq_mlp", mlp)
 save("qdq_keep_float", keep)
 save("qop_conv_matmul", qop)
+save("qdq_u8", u8)
