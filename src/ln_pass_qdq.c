@@ -19,8 +19,11 @@
  * made int8 first where that changes nothing (u8_one).  A per-tensor DQ before a view (flatten,
  * reshape, squeeze, unsqueeze, transpose) moves after it first, so that
  * the view works on the int8 tensor.  Then a Q(DQ(x)) of equal parameters
- * goes, and DQ -> max/average pool -> Q of equal parameters becomes the
- * pool on int8, DQ x2 -> Add [-> Relu] -> Q an add_s8 (TFLite's ADD).  The int8 result differs from the float path
+ * goes (of other parameters: requantize_s8), DQ -> max/average pool -> Q
+ * of equal parameters becomes the pool on int8, DQ x2 -> Add [-> Relu] ->
+ * Q an add_s8 (TFLite's ADD), DQ -> GlobalAveragePool -> Q a
+ * global_avgpool_s8, DQ... -> Concat -> Q a concat of int8 tensors (the
+ * inputs of other parameters requantized).  The int8 result differs from the float path
  * only in rounding: at most a step or two of the output scale.
  *
  * Written as a pass beside fold_batchnorm rather than as combiner rules:
@@ -39,6 +42,23 @@ typedef struct qchain {
     int kind;                   /* 0 conv2d, 1 gemm, 2 matmul */
     int trans_b;
 } qchain;
+
+/* An op of a cpu optype; NULL (the lists freed) when this build lacks it
+ * (LN_OPS). */
+static ln_op *new_op(const ln_context *ctx, const char *optype, const char *name, ln_list *ins,
+                     ln_list *outs, ln_list *params)
+{
+    const ln_op *proto = ln_arch_op_proto(optype);
+
+    if (!proto) {
+        ln_tensor_list_free(ins);
+        ln_tensor_list_free(outs);
+        ln_param_list_free(params);
+        return NULL;
+    }
+    return ln_op_create_from_proto(proto, name, ins, outs, params, ctx->tensor_table);
+}
+
 
 /* The producer of op's input arg when it is a cpu op of optype. */
 static ln_op *producer_of(const ln_context *ctx, const ln_op *op, const char *arg,
@@ -353,10 +373,8 @@ static ln_op *int8_op(ln_context *ctx, const qchain *c, ln_list **before)
         params = ln_param_list_append_int(params, "dst_zero_point", c->y_zp);
         params = ln_param_list_append_int(params, "act_min", c->act_min);
         params = ln_param_list_append_int(params, "act_max", c->act_max);
-        op = ln_op_create_from_proto(ln_arch_op_proto(c->kind ? "fc_s8_cpu" : "conv2d_s8_cpu"),
-                                     c->op->op_arg->name, ins,
-                                     ln_tensor_list_append(NULL, "dst", ln_pass_tname_out(c->q, "dst")),
-                                     params, ctx->tensor_table);
+        op = new_op(ctx, c->kind ? "fc_s8_cpu" : "conv2d_s8_cpu", c->op->op_arg->name, ins,
+                    ln_tensor_list_append(NULL, "dst", ln_pass_tname_out(c->q, "dst")), params);
     }
     for (int i = 0; i < 4; i++)
         ln_free(names[i]);
@@ -426,18 +444,16 @@ static int sink_one(ln_context *ctx, ln_op *view, ln_bool *done)
     tq = ln_pass_unique(ctx, buf);
     snprintf(buf, sizeof buf, "%s__dq", view->op_arg->name);
     dqname = ln_pass_unique(ctx, buf);
-    v2 = ln_op_create_from_proto(ln_arch_op_proto(is_pad ? "identity_cpu" : view->op_arg->optype),
-                                 view->op_arg->name, ln_tensor_list_append(NULL, "src", x->name),
-                                 ln_tensor_list_append(NULL, "dst", tq),
-                                 is_pad ? NULL : ln_param_list_copy(view->op_arg->params),
-                                 ctx->tensor_table);
+    v2 = new_op(ctx, is_pad ? "identity_cpu" : view->op_arg->optype, view->op_arg->name,
+                ln_tensor_list_append(NULL, "src", x->name), ln_tensor_list_append(NULL, "dst", tq),
+                is_pad ? NULL : ln_param_list_copy(view->op_arg->params));
     ins = ln_tensor_list_append(ln_tensor_list_append(ins, "src", tq), "scale",
                                 ln_pass_tname_in(dq, "scale"));
     if ((zn = ln_pass_tname_in(dq, "zero_point")))
         ins = ln_tensor_list_append(ins, "zero_point", zn);
-    dq2 = ln_op_create_from_proto(ln_arch_op_proto("dequantize_linear_cpu"), dqname, ins,
-                                  ln_tensor_list_append(NULL, "dst", ln_pass_tname_out(view, "dst")),
-                                  ln_param_list_copy(dq->op_arg->params), ctx->tensor_table);
+    dq2 = new_op(ctx, "dequantize_linear_cpu", dqname, ins,
+                 ln_tensor_list_append(NULL, "dst", ln_pass_tname_out(view, "dst")),
+                 ln_param_list_copy(dq->op_arg->params));
     ln_free(tq);
     ln_free(dqname);
     if (!v2 || !dq2) {
@@ -487,19 +503,135 @@ static ln_bool same_qparams(ln_context *ctx, const ln_op *a, const ln_op *b)
            fabs(sa - sb) <= 1e-6 * sa;
 }
 
-/* Q(DQ(x)) with the same parameters is x: its readers read x. */
+/* A requantize_s8 (or global_avgpool_s8) op name: x (int8, zero point
+ * zx) -> y at real multiplier m, zero point zy; NULL when m is out of the
+ * kernels' range. */
+static ln_op *requant_op(ln_context *ctx, const char *optype, const char *name, const char *x,
+                         const char *y, double m, int zx, int zy)
+{
+    int32_t mult, shift;
+    ln_list *params = NULL;
+
+    if (!quantize_multiplier(m, &mult, &shift))
+        return NULL;
+    params = ln_param_list_append_int(params, "src_zero_point", zx);
+    params = ln_param_list_append_int(params, "dst_zero_point", zy);
+    params = ln_param_list_append_int(params, "mult", mult);
+    params = ln_param_list_append_int(params, "shift", shift);
+    return new_op(ctx, optype, name, ln_tensor_list_append(NULL, "src", x),
+                  ln_tensor_list_append(NULL, "dst", y), params);
+}
+
+/* Q(DQ(x)) with the same parameters is x: its readers read x; with other
+ * parameters a requantize_s8. */
 static int requant_one(ln_context *ctx, ln_op *q, ln_bool *done)
 {
-    ln_op *dq = producer_of(ctx, q, "src", "dequantize_linear_cpu");
+    ln_op *dq = producer_of(ctx, q, "src", "dequantize_linear_cpu"), *op;
     ln_tensor_entry *x = dq ? ln_pass_tin(ctx, dq, "src") : NULL, *y;
+    double sx, sy;
+    int zx, zy;
 
     *done = LN_FALSE;
     y = tout(ctx, q, "dst");
-    if (!x || !y || y->is_io || x->tensor->dtype != LN_DTYPE_INT8 ||
-        y->tensor->dtype != LN_DTYPE_INT8 || !same_qparams(ctx, dq, q))
+    if (!x || !y || x->tensor->dtype != LN_DTYPE_INT8 || y->tensor->dtype != LN_DTYPE_INT8 ||
+        !per_tensor_s8(ctx, dq, &sx, &zx) || !per_tensor_s8(ctx, q, &sy, &zy))
+        return 0;
+    if (same_qparams(ctx, dq, q) && !y->is_io) {
+        *done = LN_TRUE;
+        return ln_pass_bypass(ctx, q, y->name, x->name);
+    }
+    if (same_qparams(ctx, dq, q) ||
+        !(op = requant_op(ctx, "requantize_s8_cpu", q->op_arg->name, x->name, y->name, sx / sy,
+                          zx, zy)))
         return 0;
     *done = LN_TRUE;
-    return ln_pass_bypass(ctx, q, y->name, x->name);
+    return ln_pass_replace_with(ctx, q, NULL, op);
+}
+
+/* Q(GlobalAveragePool(DQ(x))) -> global_avgpool_s8: the plane's sum at
+ * real multiplier sx / (sy * plane size). */
+static int gap_one(ln_context *ctx, ln_op *q, ln_bool *done)
+{
+    const char *y = ln_pass_tname_in(q, "src");
+    ln_op *pool = y ? ln_dfg_producer(ctx->dfg, y) : NULL, *dq, *op;
+    ln_tensor_entry *x;
+    double sx, sy, hw;
+    int zx, zy, ret;
+
+    *done = LN_FALSE;
+    if (!pool || ln_pass_sole_reader(ctx, y) != q ||
+        !ln_streq(pool->op_arg->optype, "globalavgpool_cpu") ||
+        !(dq = producer_of(ctx, pool, "src", "dequantize_linear_cpu")) ||
+        !(x = ln_pass_tin(ctx, dq, "src")) || x->tensor->dtype != LN_DTYPE_INT8 ||
+        x->tensor->ndim < 3 || tout(ctx, q, "dst")->tensor->dtype != LN_DTYPE_INT8 ||
+        !per_tensor_s8(ctx, dq, &sx, &zx) || !per_tensor_s8(ctx, q, &sy, &zy))
+        return 0;
+    hw = (double)x->tensor->len / ((double)x->tensor->dims[0] * x->tensor->dims[1]);
+    if (!(hw >= 1) || hw * 255.0 > 2147483647.0 ||
+        !(op = requant_op(ctx, "global_avgpool_s8_cpu", pool->op_arg->name, x->name,
+                          ln_pass_tname_out(q, "dst"), sx / (sy * hw), zx, zy)))
+        return 0;
+    *done = LN_TRUE;
+    if ((ret = ln_context_remove_op(ctx, q->op_arg->name)))
+        return ret;
+    return ln_pass_replace_with(ctx, pool, NULL, op);
+}
+
+/* Q(Concat(DQ(a), DQ(b), ...)) -> Concat on int8, an input of other
+ * parameters than the output's requantized first. */
+static int concat_one(ln_context *ctx, ln_op *q, ln_bool *done)
+{
+    const char *y = ln_pass_tname_in(q, "src");
+    ln_op *cat = y ? ln_dfg_producer(ctx->dfg, y) : NULL, *op;
+    ln_list *ins = NULL, *before = NULL;
+    double sy;
+    int zy, ret;
+
+    *done = LN_FALSE;
+    if (!cat || ln_pass_sole_reader(ctx, y) != q || !ln_streq(cat->op_arg->optype, "concat_cpu") ||
+        tout(ctx, q, "dst")->tensor->dtype != LN_DTYPE_INT8 || !per_tensor_s8(ctx, q, &sy, &zy))
+        return 0;
+    LN_LIST_FOREACH(ln_tensor_list_entry, tl, cat->op_arg->tensors_in) {
+        ln_op *dq = producer_of(ctx, cat, tl->arg_name, "dequantize_linear_cpu");
+        ln_tensor_entry *x = dq ? ln_pass_tin(ctx, dq, "src") : NULL;
+        double sx;
+        int zx;
+        if (!x || x->tensor->dtype != LN_DTYPE_INT8 || !per_tensor_s8(ctx, dq, &sx, &zx))
+            goto refuse;
+        if (same_qparams(ctx, dq, q)) {
+            ins = ln_tensor_list_append(ins, tl->arg_name, x->name);
+        } else {
+            char buf[256], *t, *n;
+            ln_op *rq;
+            snprintf(buf, sizeof buf, "%s__requant", x->name);
+            t = ln_pass_unique(ctx, buf);
+            snprintf(buf, sizeof buf, "%s_requant", dq->op_arg->name);
+            n = ln_pass_unique(ctx, buf);
+            rq = requant_op(ctx, "requantize_s8_cpu", n, x->name, t, sx / sy, zx, zy);
+            ins = ln_tensor_list_append(ins, tl->arg_name, t);
+            ln_free(t);
+            ln_free(n);
+            if (!rq)
+                goto refuse;
+            before = ln_list_append(before, rq);
+        }
+    }
+    op = new_op(ctx, "concat_cpu", cat->op_arg->name, ins,
+                ln_tensor_list_append(NULL, "dst", ln_pass_tname_out(q, "dst")),
+                ln_param_list_copy(cat->op_arg->params));
+    ins = NULL;
+    if (!op)
+        goto refuse;
+    *done = LN_TRUE;
+    if ((ret = ln_context_remove_op(ctx, q->op_arg->name)))
+        return ret;
+    return ln_pass_replace_with(ctx, cat, before, op);
+refuse:
+    ln_tensor_list_free(ins);
+    LN_LIST_FOREACH(ln_op, r, before)
+        ln_op_free(r);
+    ln_list_free(before);
+    return 0;
 }
 
 /* Q(pool(DQ(x))) with the same parameters in and out is pool(x) on int8
@@ -526,10 +658,10 @@ static int pool_one(ln_context *ctx, ln_op *q, ln_bool *done)
     if (ln_streq(pool->op_arg->optype, "avgpool2d_cpu") && zp != 0 &&
         ln_pass_num_param(pool, "count_include_pad", 0) != 0)
         return 0;
-    np = ln_op_create_from_proto(ln_arch_op_proto(pool->op_arg->optype), pool->op_arg->name,
-                                 ln_tensor_list_append(NULL, "src", ln_pass_tname_in(dq, "src")),
-                                 ln_tensor_list_append(NULL, "dst", ln_pass_tname_out(q, "dst")),
-                                 ln_param_list_copy(pool->op_arg->params), ctx->tensor_table);
+    np = new_op(ctx, pool->op_arg->optype, pool->op_arg->name,
+                ln_tensor_list_append(NULL, "src", ln_pass_tname_in(dq, "src")),
+                ln_tensor_list_append(NULL, "dst", ln_pass_tname_out(q, "dst")),
+                ln_param_list_copy(pool->op_arg->params));
     if (!np)
         return 0;
     *done = LN_TRUE;
@@ -592,12 +724,11 @@ static int add_one(ln_context *ctx, ln_op *q, ln_bool *done)
         params = ln_param_list_append_int(params, pn[i], m[i]);
     params = ln_param_list_append_int(params, "act_min", c.act_min);
     params = ln_param_list_append_int(params, "act_max", c.act_max);
-    op = ln_op_create_from_proto(
-        ln_arch_op_proto("add_s8_cpu"), p->op_arg->name,
-        ln_tensor_list_append(ln_tensor_list_append(NULL, "src1", ln_pass_tname_in(dqa, "src")),
-                              "src2", ln_pass_tname_in(dqb, "src")),
-        ln_tensor_list_append(NULL, "dst", ln_pass_tname_out(q, "dst")), params,
-        ctx->tensor_table);
+    op = new_op(ctx, "add_s8_cpu", p->op_arg->name,
+                ln_tensor_list_append(ln_tensor_list_append(NULL, "src1",
+                                                            ln_pass_tname_in(dqa, "src")),
+                                      "src2", ln_pass_tname_in(dqb, "src")),
+                ln_tensor_list_append(NULL, "dst", ln_pass_tname_out(q, "dst")), params);
     if (!op)
         return 0;
     *done = LN_TRUE;
@@ -617,9 +748,8 @@ static ln_op *with_zero_point(const ln_context *ctx, const ln_op *op, const char
                                     ln_streq(tl->arg_name, "zero_point") ? zp : tl->name);
     LN_LIST_FOREACH(ln_tensor_list_entry, tl, op->op_arg->tensors_out)
         outs = ln_tensor_list_append(outs, tl->arg_name, tl->name);
-    return ln_op_create_from_proto(ln_arch_op_proto(op->op_arg->optype), op->op_arg->name, ins,
-                                   outs, ln_param_list_copy(op->op_arg->params),
-                                   ctx->tensor_table);
+    return new_op(ctx, op->op_arg->optype, op->op_arg->name, ins, outs,
+                  ln_param_list_copy(op->op_arg->params));
 }
 
 /* The per-tensor uint8 zero point of a (de)quantize op, -1 when it has none. */
@@ -687,8 +817,8 @@ int ln_pass_fuse_qdq(ln_context *ctx)
 {
     static const char *const views[] = {"flatten_cpu", "reshape_cpu", "squeeze_cpu",
                                         "unsqueeze_cpu", "transpose_cpu", "pad_cpu", NULL};
-    int (*const fuse[])(ln_context *, ln_op *, ln_bool *) = {requant_one, fuse_one, pool_one,
-                                                             add_one};
+    int (*const fuse[])(ln_context *, ln_op *, ln_bool *) = {
+        requant_one, fuse_one, pool_one, add_one, gap_one, concat_one};
     int ret;
 
     if ((ret = ln_pass_fold_all(ctx, "quantize_linear_cpu", u8_one)))

@@ -611,6 +611,21 @@ void ln_rt_add_s8(const ln_rt_s8_binary_args *a, const int8_t *x1, const int8_t 
                   int8_t *y, size_t n);
 void ln_rt_mul_s8(const ln_rt_s8_binary_args *a, const int8_t *x1, const int8_t *x2,
                   int8_t *y, size_t n);
+/* One requantization: y = clamp(requant(x + input_offset, mult, shift) +
+ * output_offset, act_min, act_max). */
+typedef struct ln_rt_s8_requant_args {
+    int32_t input_offset, output_offset;
+    int32_t mult, shift;
+    int32_t act_min, act_max;
+} ln_rt_s8_requant_args;
+
+/* An int8 tensor to another scale and zero point, n elements. */
+void ln_rt_requantize_s8(const ln_rt_s8_requant_args *a, const int8_t *x, int8_t *y, size_t n);
+/* Global average pooling of NCHW int8, x [nc][hw] -> y [nc]: the sum of a
+ * plane (offset) requantized once (mult/shift hold 1 / hw too). */
+void ln_rt_global_avgpool_s8(const ln_rt_s8_requant_args *a, int32_t nc, int32_t hw,
+                             const int8_t *x, int8_t *y);
+
 /* Elementwise maximum / minimum of two int8 tensors of one scale, numpy
  * broadcasting over 4-D shapes (dims of 1 broadcast). */
 void ln_rt_maximum_s8(const int32_t *x1_dims, const int8_t *x1, const int32_t *x2_dims,

@@ -1,6 +1,6 @@
 /*
- * fc_pool_s8.c -- int8 fully connected and pooling with TensorFlow Lite's
- * arithmetic (ln_rt.h).
+ * fc_pool_s8.c -- int8 fully connected, pooling and requantization with
+ * TensorFlow Lite's arithmetic (ln_rt.h).
  */
 #include "ln_rt_internal.h"
 
@@ -132,4 +132,25 @@ int ln_rt_maxpool2d_s8(const ln_rt_pool2d_args *a, const int8_t *x, int8_t *y)
 int ln_rt_avgpool2d_s8(const ln_rt_pool2d_args *a, const int8_t *x, int8_t *y)
 {
     return pool2d_s8(a, x, y, 0);
+}
+
+void ln_rt_requantize_s8(const ln_rt_s8_requant_args *a, const int8_t *x, int8_t *y, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        int32_t v = ln_rt__requant((int32_t)x[i] + a->input_offset, a->mult, a->shift);
+        y[i] = ln_rt__clamp_s8(v + a->output_offset, a->act_min, a->act_max);
+    }
+}
+
+void ln_rt_global_avgpool_s8(const ln_rt_s8_requant_args *a, int32_t nc, int32_t hw,
+                             const int8_t *x, int8_t *y)
+{
+    for (int32_t q = 0; q < nc; q++) {
+        const int8_t *in = x + (size_t)q * hw;
+        int32_t acc = 0;
+        for (int32_t i = 0; i < hw; i++)
+            acc += (int32_t)in[i] + a->input_offset;
+        y[q] = ln_rt__clamp_s8(ln_rt__requant(acc, a->mult, a->shift) + a->output_offset,
+                               a->act_min, a->act_max);
+    }
 }

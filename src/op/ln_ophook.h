@@ -133,6 +133,8 @@ void ln_ophook_quant_args(const ln_op_arg *op_arg, ln_rt_quant_args *a);
 void ln_ophook_s8_fc_args(const ln_op_arg *op_arg, ln_rt_s8_fc_args *a);
 /* add_s8: the params as TFLite's ADD arguments (left shift 20) */
 void ln_ophook_s8_add_args(const ln_op_arg *op_arg, ln_rt_s8_binary_args *a);
+/* requantize_s8, global_avgpool_s8: the zero points as offsets */
+void ln_ophook_s8_requant_args(const ln_op_arg *op_arg, ln_rt_s8_requant_args *a);
 /* where: the three inputs broadcast */
 int ln_ophook_where_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
 void ln_ophook_where_args(const ln_op_arg *op_arg, ln_rt_where_args *a);

@@ -2,8 +2,8 @@
  * ln_ophook_quant.c -- quantize_linear / dequantize_linear: the
  * [outer][len][inner] view of 'src' around 'axis' (default 1, as ONNX)
  * when the scale has more than one entry (one per element of that axis:
- * the description checks it), else one run.  And the arguments of fc_s8
- * and add_s8.
+ * the description checks it), else one run.  And the arguments of fc_s8,
+ * add_s8, requantize_s8 and global_avgpool_s8.
  */
 #include <string.h>
 #include "ln_ophook.h"
@@ -57,6 +57,17 @@ void ln_ophook_s8_add_args(const ln_op_arg *op_arg, ln_rt_s8_binary_args *a)
     a->left_shift = 20;
     a->output_mult = ln_ophook_param_int(op_arg, "dst_mult", 1073741824);
     a->output_shift = ln_ophook_param_int(op_arg, "dst_shift", 0);
+    a->act_min = ln_ophook_param_int(op_arg, "act_min", -128);
+    a->act_max = ln_ophook_param_int(op_arg, "act_max", 127);
+}
+
+void ln_ophook_s8_requant_args(const ln_op_arg *op_arg, ln_rt_s8_requant_args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->input_offset = -ln_ophook_param_int(op_arg, "src_zero_point", 0);
+    a->output_offset = ln_ophook_param_int(op_arg, "dst_zero_point", 0);
+    a->mult = ln_ophook_param_int(op_arg, "mult", 1073741824);
+    a->shift = ln_ophook_param_int(op_arg, "shift", 1);
     a->act_min = ln_ophook_param_int(op_arg, "act_min", -128);
     a->act_max = ln_ophook_param_int(op_arg, "act_max", 127);
 }

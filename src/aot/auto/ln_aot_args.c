@@ -583,6 +583,19 @@ static void print_ln_rt_s8_binary_args(ln_aot_buf *b, const void *p)
     ln_aot_buf_putc(b, '}');
 }
 
+static void print_ln_rt_s8_requant_args(ln_aot_buf *b, const void *p)
+{
+    const ln_rt_s8_requant_args *v = p;
+
+    ln_aot_buf_printf(b, "{.input_offset = %ld", (long)v->input_offset);
+    ln_aot_buf_printf(b, ", .output_offset = %ld", (long)v->output_offset);
+    ln_aot_buf_printf(b, ", .mult = %ld", (long)v->mult);
+    ln_aot_buf_printf(b, ", .shift = %ld", (long)v->shift);
+    ln_aot_buf_printf(b, ", .act_min = %ld", (long)v->act_min);
+    ln_aot_buf_printf(b, ", .act_max = %ld", (long)v->act_max);
+    ln_aot_buf_putc(b, '}');
+}
+
 static void print_ln_rt_quant_args(ln_aot_buf *b, const void *p)
 {
     const ln_rt_quant_args *v = p;
@@ -728,6 +741,7 @@ static const struct rt_type {
     {"ln_rt_s8_fc_args", sizeof(ln_rt_s8_fc_args), 1, print_ln_rt_s8_fc_args},
     {"ln_rt_s8_pool_args", sizeof(ln_rt_s8_pool_args), 1, print_ln_rt_s8_pool_args},
     {"ln_rt_s8_binary_args", sizeof(ln_rt_s8_binary_args), 1, print_ln_rt_s8_binary_args},
+    {"ln_rt_s8_requant_args", sizeof(ln_rt_s8_requant_args), 1, print_ln_rt_s8_requant_args},
     {"ln_rt_quant_args", sizeof(ln_rt_quant_args), 1, print_ln_rt_quant_args},
     {"ln_rt_rnn_act", sizeof(ln_rt_rnn_act), 0, print_ln_rt_rnn_act},
     {"ln_rt_rnn_args", sizeof(ln_rt_rnn_args), 1, print_ln_rt_rnn_args},

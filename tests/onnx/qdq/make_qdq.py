@@ -231,6 +231,34 @@ def u8(B):
     return x, t, s_out, [1, 6]
 
 
+def branches(B):
+    """Two conv branches at their own scales, concatenated at a third
+    (both requantized), a global average pool to a fourth scale, a
+    requantization of a Q/DQ pair, a gemm: all int8."""
+    x = R.uniform(-1, 1, (1, 3, 7, 7)).astype(np.float32)
+    t, sx, _ = B.qdq("x", x)
+    outs, vals = [], []
+    for oc, sd in ((4, 0.3), (5, 0.6)):
+        w, wd, ws = B.weight(R.normal(0, sd, (oc, 3, 3, 3)).astype(np.float32), axis=0)
+        b, bd = B.bias(R.normal(0, 0.2, oc).astype(np.float32), sx, ws)
+        v = np.maximum(conv(x, wd, bd, pad=1), 0)
+        o, _, _ = B.qdq(B.node("Relu", [B.node("Conv", [t, w, b], pads=[1, 1, 1, 1])]), v)
+        outs.append(o)
+        vals.append(v)
+    v = np.concatenate(vals, axis=1)
+    t, _, _ = B.qdq(B.node("Concat", outs, axis=1), v * 1.5)
+    v = v.mean(axis=(2, 3), keepdims=True)
+    t, _, _ = B.qdq(B.node("GlobalAveragePool", [t]), v)
+    t, _, _ = B.qdq(t, v * 0.7)
+    t = B.node("Flatten", [t])
+    v = v.reshape(1, -1)
+    w, wd, ws = B.weight(R.normal(0, 0.3, (4, 9)).astype(np.float32), axis=0)
+    b, bd = B.bias(R.normal(0, 0.2, 4).astype(np.float32), 1.0, ws)
+    v = v @ wd.T
+    t, s_out, _ = B.qdq(B.node("Gemm", [t, w], transB=1), v)
+    return x, t, s_out, [1, 4]
+
+
 def save(name, make):
     B = Builder()
     x, y, s_out, y_shape = make(B)
@@ -267,3 +295,4 @@ save("qdq_mlp", mlp)
 save("qdq_keep_float", keep)
 save("qop_conv_matmul", qop)
 save("qdq_u8", u8)
+save("qdq_branches", branches)
