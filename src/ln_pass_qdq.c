@@ -23,7 +23,8 @@
  * of equal parameters becomes the pool on int8, DQ x2 -> Add [-> Relu] ->
  * Q an add_s8 (TFLite's ADD), DQ -> GlobalAveragePool -> Q a
  * global_avgpool_s8, DQ... -> Concat -> Q a concat of int8 tensors (the
- * inputs of other parameters requantized).  The int8 result differs from the float path
+ * inputs of other parameters requantized), DQ -> an elementwise function
+ * -> Q a table lookup (lut_s8).  The int8 result differs from the float path
  * only in rounding: at most a step or two of the output scale.
  *
  * Written as a pass beside fold_batchnorm rather than as combiner rules:
@@ -738,6 +739,84 @@ static int add_one(ln_context *ctx, ln_op *q, ln_bool *done)
     return ln_pass_replace_with(ctx, p, NULL, op);
 }
 
+/* Elementwise float ops of one input that a table can stand for. */
+static ln_bool tabulable(const ln_op *op)
+{
+    static const char *const ops[] = {
+        "abs", "acos", "acosh", "asin", "asinh", "atan", "atanh", "cos", "cosh", "erf", "exp",
+        "hardswish", "log", "neg", "reciprocal", "relu", "round", "sigmoid", "sign", "sin",
+        "sinh", "softplus", "softsign", "sqrt", "tan", "tanh", "celu", "elu", "hardsigmoid",
+        "leakyrelu", "selu", "shrink", "thresholdedrelu", "clip", NULL};
+    const char *t = op->op_arg->optype;
+    size_t n = strlen(t);
+
+    if (n < 5 || strcmp(t + n - 4, "_cpu") != 0 ||
+        ln_tensor_list_length(op->op_arg->tensors_in) != 1 ||
+        ln_tensor_list_length(op->op_arg->tensors_out) != 1)
+        return LN_FALSE;
+    for (int i = 0; ops[i]; i++)
+        if (strlen(ops[i]) == n - 4 && strncmp(t, ops[i], n - 4) == 0)
+            return LN_TRUE;
+    return LN_FALSE;
+}
+
+/* Q(f(DQ(x))) of an elementwise f -> lut_s8(x, T): T is f run on the 256
+ * dequantized int8 values and quantized, by copies of f and the Q on a
+ * constant that constant folding (the next pass) turns into the table. */
+static int lut_one(ln_context *ctx, ln_op *q, ln_bool *done)
+{
+    const char *y = ln_pass_tname_in(q, "src");
+    ln_op *f = y ? ln_dfg_producer(ctx->dfg, y) : NULL, *dq, *f2, *q2, *lut;
+    ln_tensor_entry *x;
+    ln_list *before = NULL, *ins = NULL;
+    float vals[256];
+    double sx, sy;
+    int zx, zy, ret, dims[1] = {256};
+    char buf[256], *fin, *fout, *tab;
+
+    *done = LN_FALSE;
+    if (!f || ln_pass_sole_reader(ctx, y) != q || !tabulable(f) ||
+        !(dq = producer_of(ctx, f, "src", "dequantize_linear_cpu")) ||
+        !(x = ln_pass_tin(ctx, dq, "src")) || x->tensor->dtype != LN_DTYPE_INT8 ||
+        tout(ctx, q, "dst")->tensor->dtype != LN_DTYPE_INT8 ||
+        ln_pass_tin(ctx, f, "src")->tensor->dtype != LN_DTYPE_FLOAT32 ||
+        !per_tensor_s8(ctx, dq, &sx, &zx) || !per_tensor_s8(ctx, q, &sy, &zy))
+        return 0;
+    for (int i = 0; i < 256; i++)   /* as ln_rt_dequantize_s8 computes them */
+        vals[i] = (float)((int64_t)(i - 128) - zx) * (float)sx;
+    snprintf(buf, sizeof buf, "%s__lut_in", f->op_arg->name);
+    fin = add_const(ctx, buf, LN_DTYPE_FLOAT32, 1, dims, vals, &before);
+    snprintf(buf, sizeof buf, "%s__lut_f", f->op_arg->name);
+    fout = ln_pass_unique(ctx, buf);
+    snprintf(buf, sizeof buf, "%s__lut", f->op_arg->name);
+    tab = ln_pass_unique(ctx, buf);
+    f2 = new_op(ctx, f->op_arg->optype, fout, ln_tensor_list_append(NULL, "src", fin),
+                ln_tensor_list_append(NULL, "dst", fout), ln_param_list_copy(f->op_arg->params));
+    LN_LIST_FOREACH(ln_tensor_list_entry, tl, q->op_arg->tensors_in)
+        ins = ln_tensor_list_append(ins, tl->arg_name, ln_streq(tl->arg_name, "src") ? fout : tl->name);
+    q2 = new_op(ctx, "quantize_linear_cpu", tab, ins, ln_tensor_list_append(NULL, "dst", tab),
+                ln_param_list_copy(q->op_arg->params));
+    lut = new_op(ctx, "lut_s8_cpu", f->op_arg->name,
+                 ln_tensor_list_append(ln_tensor_list_append(NULL, "src", x->name), "table", tab),
+                 ln_tensor_list_append(NULL, "dst", ln_pass_tname_out(q, "dst")), NULL);
+    ln_free(fin);
+    ln_free(fout);
+    ln_free(tab);
+    if (!f2 || !q2 || !lut) {
+        before = ln_list_append(ln_list_append(ln_list_append(before, f2), q2), lut);
+        LN_LIST_FOREACH(ln_op, o, before)
+            if (o)
+                ln_op_free(o);
+        ln_list_free(before);
+        return 0;
+    }
+    before = ln_list_append(ln_list_append(before, f2), q2);
+    *done = LN_TRUE;
+    if ((ret = ln_context_remove_op(ctx, q->op_arg->name)))
+        return ret;
+    return ln_pass_replace_with(ctx, f, before, lut);
+}
+
 /* A copy of (de)quantize op with its zero point read from zp instead. */
 static ln_op *with_zero_point(const ln_context *ctx, const ln_op *op, const char *zp)
 {
@@ -818,7 +897,7 @@ int ln_pass_fuse_qdq(ln_context *ctx)
     static const char *const views[] = {"flatten_cpu", "reshape_cpu", "squeeze_cpu",
                                         "unsqueeze_cpu", "transpose_cpu", "pad_cpu", NULL};
     int (*const fuse[])(ln_context *, ln_op *, ln_bool *) = {
-        requant_one, fuse_one, pool_one, add_one, gap_one, concat_one};
+        requant_one, fuse_one, pool_one, add_one, gap_one, concat_one, lut_one};
     int ret;
 
     if ((ret = ln_pass_fold_all(ctx, "quantize_linear_cpu", u8_one)))

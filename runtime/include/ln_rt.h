@@ -626,6 +626,10 @@ void ln_rt_requantize_s8(const ln_rt_s8_requant_args *a, const int8_t *x, int8_t
 void ln_rt_global_avgpool_s8(const ln_rt_s8_requant_args *a, int32_t nc, int32_t hw,
                              const int8_t *x, int8_t *y);
 
+/* y = table[x + 128], n elements: an int8 function of an int8 argument
+ * tabulated at compile time (sigmoid, tanh, hard-swish, ...). */
+void ln_rt_lut_s8(const int8_t *table, const int8_t *x, int8_t *y, size_t n);
+
 /* Elementwise maximum / minimum of two int8 tensors of one scale, numpy
  * broadcasting over 4-D shapes (dims of 1 broadcast). */
 void ln_rt_maximum_s8(const int32_t *x1_dims, const int8_t *x1, const int32_t *x2_dims,

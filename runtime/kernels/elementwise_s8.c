@@ -1,6 +1,6 @@
 /*
  * elementwise_s8.c -- int8 add, mul, maximum, minimum and pad with
- * TensorFlow Lite's arithmetic (ln_rt.h).
+ * TensorFlow Lite's arithmetic, and table lookup (ln_rt.h).
  */
 #include "ln_rt_internal.h"
 
@@ -81,4 +81,10 @@ void ln_rt_pad_s8(const int32_t *dims, const int32_t *pre, const int32_t *post, 
                     y[i++] = inside ? x[(((size_t)ib * dims[1] + ih) * dims[2] + iw) * dims[3] + ic]
                                     : value;
                 }
+}
+
+void ln_rt_lut_s8(const int8_t *table, const int8_t *x, int8_t *y, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        y[i] = table[(int32_t)x[i] + 128];
 }

@@ -138,6 +138,7 @@ const ln_expand_default ln_expand_defaults_cpu[] = {
     {"logsoftmax", "logsoftmax_cpu"},
     {"lrn", "lrn_cpu"},
     {"lstm", "lstm_cpu"},
+    {"lut_s8", "lut_s8_cpu"},
     {"matmul", "matmul_cpu"},
     {"max", "max_cpu"},
     {"maxpool2d", "maxpool2d_cpu"},

@@ -135,6 +135,8 @@ extern ln_op ln_opimpl_lrn;
 extern ln_op ln_opimpl_lrn_cpu;
 extern ln_op ln_opimpl_lstm;
 extern ln_op ln_opimpl_lstm_cpu;
+extern ln_op ln_opimpl_lut_s8;
+extern ln_op ln_opimpl_lut_s8_cpu;
 extern ln_op ln_opimpl_matmul;
 extern ln_op ln_opimpl_matmul_cpu;
 extern ln_op ln_opimpl_max;

@@ -259,6 +259,33 @@ def branches(B):
     return x, t, s_out, [1, 4]
 
 
+def acts(B):
+    """Elementwise functions between Q/DQ pairs, each a 256-entry table:
+    Sigmoid, Tanh, HardSigmoid, LeakyRelu, Elu after a conv (the float
+    Mul/Sub between them stay float)."""
+    x = R.uniform(-1, 1, (1, 3, 6, 6)).astype(np.float32)
+    t, sx, _ = B.qdq("x", x)
+    w, wd, ws = B.weight(R.normal(0, 0.6, (4, 3, 3, 3)).astype(np.float32), axis=0)
+    b, bd = B.bias(R.normal(0, 0.2, 4).astype(np.float32), sx, ws)
+    v = conv(x, wd, bd, pad=1)
+    t, _, _ = B.qdq(B.node("Conv", [t, w, b], pads=[1, 1, 1, 1]), v)
+    v = 1 / (1 + np.exp(-v))
+    t, _, _ = B.qdq(B.node("Sigmoid", [t]), v)
+    v = np.tanh(v * 3 - 1.5)
+    t = B.node("Sub", [B.node("Mul", [t, B.const("k", np.array(3, np.float32))]),
+                       B.const("k", np.array(1.5, np.float32))])
+    t, _, _ = B.qdq(t, v * 3)
+    t, _, _ = B.qdq(B.node("Tanh", [t]), v)
+    v = np.clip(0.2 * v + 0.5, 0, 1) - 0.5
+    t = B.node("Sub", [B.node("HardSigmoid", [t]), B.const("k", np.array(0.5, np.float32))])
+    t, _, _ = B.qdq(t, v)
+    v = np.where(v > 0, v, 0.1 * v)
+    t, _, _ = B.qdq(B.node("LeakyRelu", [t], alpha=0.1), v)
+    v = np.where(v > 0, v, np.exp(v) - 1)
+    t, s_out, _ = B.qdq(B.node("Elu", [t]), v)
+    return x, t, s_out, [1, 4, 6, 6]
+
+
 def save(name, make):
     B = Builder()
     x, y, s_out, y_shape = make(B)
@@ -296,3 +323,4 @@ save("qdq_keep_float", keep)
 save("qop_conv_matmul", qop)
 save("qdq_u8", u8)
 save("qdq_branches", branches)
+save("qdq_acts", acts)
