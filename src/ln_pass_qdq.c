@@ -20,8 +20,9 @@
  * reshape, squeeze, unsqueeze, transpose) moves after it first, so that
  * the view works on the int8 tensor.  Then a Q(DQ(x)) of equal parameters
  * goes (of other parameters: requantize_s8), DQ -> max/average pool -> Q
- * of equal parameters becomes the pool on int8, DQ x2 -> Add [-> Relu] ->
- * Q an add_s8 (TFLite's ADD), DQ -> GlobalAveragePool -> Q a
+ * of equal parameters becomes the pool on int8, DQ x2 -> Add/Mul [->
+ * Relu] -> Q an add_s8/mul_s8 (TFLite's ADD/MUL, broadcasting), DQ ->
+ * GlobalAveragePool -> Q a
  * global_avgpool_s8, DQ... -> Concat -> Q a concat of int8 tensors (the
  * inputs of other parameters requantized), DQ -> an elementwise function
  * -> Q a table lookup (lut_s8).  The int8 result differs from the float path
@@ -682,7 +683,8 @@ static ln_bool add_multipliers(double s1, double s2, double so, int32_t *m)
            m[1] <= 0 && m[3] <= 0;
 }
 
-/* Q(add(DQ(a), DQ(b)) [-> relu/clip]) of one shape -> add_s8. */
+/* Q(add(DQ(a), DQ(b)) [-> relu/clip]) -> add_s8 (TFLite's ADD), with mul
+ * mul_s8 (MUL); numpy broadcasting. */
 static int add_one(ln_context *ctx, ln_op *q, ln_bool *done)
 {
     static const char *const pn[] = {"src1_mult", "src1_shift", "src2_mult", "src2_shift",
@@ -692,6 +694,7 @@ static int add_one(ln_context *ctx, ln_op *q, ln_bool *done)
     double sa, sb;
     int za, zb, ret;
     int32_t m[6];
+    ln_bool is_mul;
     ln_list *params = NULL;
     const char *y = ln_pass_tname_in(q, "src");
     ln_op *p = y ? ln_dfg_producer(ctx->dfg, y) : NULL;
@@ -708,24 +711,26 @@ static int add_one(ln_context *ctx, ln_op *q, ln_bool *done)
         if (!p || ln_pass_sole_reader(ctx, x) != c.act)
             return 0;
     }
-    if (!ln_streq(p->op_arg->optype, "add_cpu") || !clamp_of(&c, &c.act_min, &c.act_max) ||
+    is_mul = ln_streq(p->op_arg->optype, "mul_cpu");
+    if ((!is_mul && !ln_streq(p->op_arg->optype, "add_cpu")) ||
+        !clamp_of(&c, &c.act_min, &c.act_max) ||
         !(dqa = producer_of(ctx, p, "src1", "dequantize_linear_cpu")) ||
         !(dqb = producer_of(ctx, p, "src2", "dequantize_linear_cpu")) ||
         !per_tensor_s8(ctx, dqa, &sa, &za) || !per_tensor_s8(ctx, dqb, &sb, &zb) ||
         ln_pass_tin(ctx, dqa, "src")->tensor->dtype != LN_DTYPE_INT8 ||
-        ln_pass_tin(ctx, dqb, "src")->tensor->dtype != LN_DTYPE_INT8 ||
-        !ln_tensor_same_shape(ln_pass_tin(ctx, dqa, "src")->tensor,
-                              ln_pass_tin(ctx, dqb, "src")->tensor) ||
-        !add_multipliers(sa, sb, c.y_scale, m))
+        ln_pass_tin(ctx, dqb, "src")->tensor->dtype != LN_DTYPE_INT8)
+        return 0;
+    if (is_mul ? !quantize_multiplier(sa * sb / c.y_scale, &m[4], &m[5])
+               : !add_multipliers(sa, sb, c.y_scale, m))
         return 0;
     params = ln_param_list_append_int(params, "src1_zero_point", za);
     params = ln_param_list_append_int(params, "src2_zero_point", zb);
     params = ln_param_list_append_int(params, "dst_zero_point", c.y_zp);
-    for (int i = 0; i < 6; i++)
+    for (int i = is_mul ? 4 : 0; i < 6; i++)
         params = ln_param_list_append_int(params, pn[i], m[i]);
     params = ln_param_list_append_int(params, "act_min", c.act_min);
     params = ln_param_list_append_int(params, "act_max", c.act_max);
-    op = new_op(ctx, "add_s8_cpu", p->op_arg->name,
+    op = new_op(ctx, is_mul ? "mul_s8_cpu" : "add_s8_cpu", p->op_arg->name,
                 ln_tensor_list_append(ln_tensor_list_append(NULL, "src1",
                                                             ln_pass_tname_in(dqa, "src")),
                                       "src2", ln_pass_tname_in(dqb, "src")),

@@ -630,6 +630,12 @@ void ln_rt_global_avgpool_s8(const ln_rt_s8_requant_args *a, int32_t nc, int32_t
  * tabulated at compile time (sigmoid, tanh, hard-swish, ...). */
 void ln_rt_lut_s8(const int8_t *table, const int8_t *x, int8_t *y, size_t n);
 
+/* The same with numpy broadcasting (ln_rt_bcast_args, as the float ops). */
+void ln_rt_add_bcast_s8(const ln_rt_bcast_args *a, const ln_rt_s8_binary_args *q,
+                        const int8_t *x0, const int8_t *x1, int8_t *y);
+void ln_rt_mul_bcast_s8(const ln_rt_bcast_args *a, const ln_rt_s8_binary_args *q,
+                        const int8_t *x0, const int8_t *x1, int8_t *y);
+
 /* Elementwise maximum / minimum of two int8 tensors of one scale, numpy
  * broadcasting over 4-D shapes (dims of 1 broadcast). */
 void ln_rt_maximum_s8(const int32_t *x1_dims, const int8_t *x1, const int32_t *x2_dims,

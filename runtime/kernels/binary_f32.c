@@ -8,7 +8,8 @@
  * with operand strides 0 or 1; outer axes are walked with a counter.
  * y may alias x0 or x1 when that operand has y's shape: every y[i] is
  * written after the inputs at the same position are read.  Mean, the one
- * n-ary op, takes count same-shape tensors.
+ * n-ary op, takes count same-shape tensors.  And int8 add and mul with
+ * TFLite's arithmetic, broadcasting the same way.
  */
 #include <math.h>
 #include "ln_rt_internal.h"
@@ -58,8 +59,10 @@ static int bc_make(const ln_rt_bcast_args *a, bc_plan *p)
     return 1;
 }
 
-#define LN_RT_BINARY_T(FN, TI, TO, EXPR)                                     \
-void FN(const ln_rt_bcast_args *a, const TI *x0, const TI *x1, TO *y)        \
+#define LN_RT_BINARY_T(FN, TI, TO, EXPR) LN_RT_BINARY_X(FN, TI, TO, , EXPR)
+/* EXTRA: more parameters after a (", const T *q"), for EXPR to use */
+#define LN_RT_BINARY_X(FN, TI, TO, EXTRA, EXPR)                              \
+void FN(const ln_rt_bcast_args *a EXTRA, const TI *x0, const TI *x1, TO *y)  \
 {                                                                            \
     bc_plan p;                                                               \
     int32_t cnt[LN_RT_MAX_DIMS] = {0};                                       \
@@ -119,6 +122,12 @@ LN_RT_BINARY(min, u < v ? u : v)
 LN_RT_BINARY(max, u > v ? u : v)
 LN_RT_BINARY(pow, powf(u, v))
 LN_RT_BINARY(prelu, u < 0.0f ? u * v : u)
+
+/* int8 with TFLite's ADD and MUL arithmetic (ln_rt_s8_binary_args) */
+LN_RT_BINARY_X(ln_rt_add_bcast_s8, int8_t, int8_t, LN_RT_COMMA const ln_rt_s8_binary_args *q,
+               ln_rt__add_s8(q, u, v))
+LN_RT_BINARY_X(ln_rt_mul_bcast_s8, int8_t, int8_t, LN_RT_COMMA const ln_rt_s8_binary_args *q,
+               ln_rt__mul_s8(q, u, v))
 
 /* integer arithmetic (wrapping as the unsigned types do: no UB) */
 #define LN_RT_INT_ARITH(T, U, S)                                                 \

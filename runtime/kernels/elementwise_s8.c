@@ -7,24 +7,15 @@
 void ln_rt_add_s8(const ln_rt_s8_binary_args *a, const int8_t *x1, const int8_t *x2,
                   int8_t *y, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        int32_t v1 = (int32_t)((uint32_t)((int32_t)x1[i] + a->in1_offset) << a->left_shift);
-        int32_t v2 = (int32_t)((uint32_t)((int32_t)x2[i] + a->in2_offset) << a->left_shift);
-        int32_t s = ln_rt__requant(v1, a->in1_mult, a->in1_shift) +
-                    ln_rt__requant(v2, a->in2_mult, a->in2_shift);
-        int32_t r = ln_rt__requant(s, a->output_mult, a->output_shift) + a->output_offset;
-        y[i] = ln_rt__clamp_s8(r, a->act_min, a->act_max);
-    }
+    for (size_t i = 0; i < n; i++)
+        y[i] = ln_rt__add_s8(a, x1[i], x2[i]);
 }
 
 void ln_rt_mul_s8(const ln_rt_s8_binary_args *a, const int8_t *x1, const int8_t *x2,
                   int8_t *y, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        int32_t p = ((int32_t)x1[i] + a->in1_offset) * ((int32_t)x2[i] + a->in2_offset);
-        int32_t r = ln_rt__requant(p, a->output_mult, a->output_shift) + a->output_offset;
-        y[i] = ln_rt__clamp_s8(r, a->act_min, a->act_max);
-    }
+    for (size_t i = 0; i < n; i++)
+        y[i] = ln_rt__mul_s8(a, x1[i], x2[i]);
 }
 
 /* y[b][h][w][c] = op(x1, x2) with 4-D broadcasting (a dim of 1 repeats). */

@@ -340,4 +340,26 @@ int ln_rt__conv2d_direct_f32_avx512(const ln_rt_conv2d_args *a,
 #endif
 #endif
 
+/* TFLite's int8 ADD and MUL of one element pair (elementwise_s8.c,
+ * binary_f32.c's broadcasting versions). */
+static inline int8_t ln_rt__add_s8(const ln_rt_s8_binary_args *a, int8_t x1, int8_t x2)
+{
+    int32_t v1 = (int32_t)((uint32_t)((int32_t)x1 + a->in1_offset) << a->left_shift);
+    int32_t v2 = (int32_t)((uint32_t)((int32_t)x2 + a->in2_offset) << a->left_shift);
+    int32_t s = ln_rt__requant(v1, a->in1_mult, a->in1_shift) +
+                ln_rt__requant(v2, a->in2_mult, a->in2_shift);
+    int32_t r = ln_rt__requant(s, a->output_mult, a->output_shift) + a->output_offset;
+    return ln_rt__clamp_s8(r, a->act_min, a->act_max);
+}
+
+static inline int8_t ln_rt__mul_s8(const ln_rt_s8_binary_args *a, int8_t x1, int8_t x2)
+{
+    int32_t p = ((int32_t)x1 + a->in1_offset) * ((int32_t)x2 + a->in2_offset);
+    int32_t r = ln_rt__requant(p, a->output_mult, a->output_shift) + a->output_offset;
+    return ln_rt__clamp_s8(r, a->act_min, a->act_max);
+}
+
+/* a comma that survives as a macro argument */
+#define LN_RT_COMMA ,
+
 #endif /* LN_RT_INTERNAL_H */

@@ -146,6 +146,7 @@ const ln_expand_default ln_expand_defaults_cpu[] = {
     {"min", "min_cpu"},
     {"mod", "mod_cpu"},
     {"mul", "mul_cpu"},
+    {"mul_s8", "mul_s8_cpu"},
     {"neg", "neg_cpu"},
     {"not", "not_cpu"},
     {"or", "or_cpu"},

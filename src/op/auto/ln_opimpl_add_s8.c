@@ -11,20 +11,17 @@
 static int add_s8_check(ln_op_arg *op_arg)
 {
     ln_tensor_entry *src1_te, *src2_te;
-    const ln_tensor *src1, *src2;
     ln_param_entry *src1_zero_point_pe, *src2_zero_point_pe, *dst_zero_point_pe,
         *src1_mult_pe, *src1_shift_pe, *src2_mult_pe, *src2_shift_pe, *dst_mult_pe,
         *dst_shift_pe, *act_min_pe, *act_max_pe;
-    int act_min, act_max;
+    int act_min, act_max, dst_ndim, dst_dims[LN_MAXDIM];
     const char *dst_name;
 
     LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_EQ, 2));
     LN_OPCK(ln_opck_tensor_in_exist(op_arg, "src1", &src1_te));
     LN_OPCK(ln_opck_tensor_dtype(op_arg, "src1", src1_te, LN_DTYPE_INT8));
-    src1 = src1_te->tensor;
     LN_OPCK(ln_opck_tensor_in_exist(op_arg, "src2", &src2_te));
     LN_OPCK(ln_opck_tensor_dtype(op_arg, "src2", src2_te, LN_DTYPE_INT8));
-    src2 = src2_te->tensor;
     LN_OPCK(ln_opck_param_type_if(op_arg, "src1_zero_point", LN_PARAM_NUMBER, &src1_zero_point_pe));
     if (src1_zero_point_pe) {
         LN_OPCK(ln_opck_param_number(op_arg, src1_zero_point_pe, LN_CMP_GE, -128));
@@ -76,21 +73,20 @@ static int add_s8_check(ln_op_arg *op_arg)
         LN_OPCK(ln_opck_param_number(op_arg, act_max_pe, LN_CMP_LE, 127));
     }
     act_max = act_max_pe ? act_max_pe->value_int : 127;
-    LN_OPCK(ln_opck(op_arg, ln_tensor_same_shape(src1, src2),
-                    "'src1' and 'src2' differ in shape (no broadcasting in int8)"));
     LN_OPCK(ln_opck(op_arg, act_min <= act_max,
                     "'act_min' (%d) is greater than 'act_max' (%d)", act_min, act_max));
     LN_OPCK(ln_opck_tensors_out_len(op_arg, LN_CMP_EQ, 1));
     LN_OPCK(ln_opck_tensor_out_new(op_arg, "dst", &dst_name));
+    LN_OPCK(ln_ophook_add_dst_shape(op_arg, &dst_ndim, dst_dims));
 
-    ln_op_output_create(op_arg, dst_name, LN_DTYPE_INT8, src1_te->tensor->ndim, src1_te->tensor->dims, 0);
+    ln_op_output_create(op_arg, dst_name, LN_DTYPE_INT8, dst_ndim, dst_dims, 0);
     return 0;
 }
 #endif
 
 #ifndef LN_OP_STRIP_add_s8
 
-/* ---- add_s8 (arch none): int8 addition of two tensors of one shape, TensorFlow Lite's ADD: each input offset by its zero point, shifted left by 20 and requantized to the common scale (in1_mult/shift, in2_mult/shift), the sum requantized to the output (out_mult/shift), plus dst_zero_point, clamped. What a QDQ model's DequantizeLinear x2 -> Add [-> Relu] -> QuantizeLinear becomes (ln_pass_fuse_qdq): a residual connection. */
+/* ---- add_s8 (arch none): int8 addition with numpy broadcasting, TensorFlow Lite's ADD: each input offset by its zero point, shifted left by 20 and requantized to the common scale (in1_mult/shift, in2_mult/shift), the sum requantized to the output (out_mult/shift), plus dst_zero_point, clamped. What a QDQ model's DequantizeLinear x2 -> Add [-> Relu] -> QuantizeLinear becomes (ln_pass_fuse_qdq): a residual connection. */
 
 ln_op ln_opimpl_add_s8 = {
     .op_arg = &(ln_op_arg){.optype = "add_s8", .arch = "none"}, .pre_run = add_s8_check,
@@ -100,11 +96,13 @@ ln_op ln_opimpl_add_s8 = {
 
 /* What add_s8_cpu's run() needs, computed once by pre_run. */
 struct add_s8_cpu_priv {
+    ln_rt_bcast_args bcast;
     ln_rt_s8_binary_args args;
 };
 
 /* The private struct field by field, for ln-aot (ln_opregistry_aot). */
 const ln_opregistry_aot_field ln_opimpl_add_s8_cpu_aot_priv[] = {
+    {"bcast", "ln_rt_bcast_args", offsetof(struct add_s8_cpu_priv, bcast)},
     {"args", "ln_rt_s8_binary_args", offsetof(struct add_s8_cpu_priv, args)},
     {NULL, NULL, 0}
 };
@@ -116,21 +114,23 @@ static int add_s8_cpu_pre_run(ln_op_arg *op_arg)
     LN_OPCK(add_s8_check(op_arg));
 
     priv = ln_alloc(sizeof *priv);
+    ln_ophook_add_bcast(op_arg, &priv->bcast);
     ln_ophook_s8_add_args(op_arg, &priv->args);
     op_arg->priv = priv;
     return 0;
 }
 
-/* ln-aot emits: ln_rt_add_s8(&${args}, ${src1}, ${src2}, ${dst}, ${dst.len}); */
+/* ln-aot emits: ln_rt_add_bcast_s8(&${bcast}, &${args}, ${src1}, ${src2}, ${dst}); */
 static int add_s8_cpu_run(ln_op_arg *op_arg)
 {
     const struct add_s8_cpu_priv *priv = op_arg->priv;
     ln_tensor *src1 = ln_op_tensor_in(op_arg, "src1")->tensor;
     ln_tensor *src2 = ln_op_tensor_in(op_arg, "src2")->tensor;
     ln_tensor *dst = ln_op_tensor_out(op_arg, "dst")->tensor;
+    const ln_rt_bcast_args *bcast = &priv->bcast;
     const ln_rt_s8_binary_args *args = &priv->args;
 
-    ln_rt_add_s8(args, src1->data, src2->data, dst->data, dst->len);
+    ln_rt_add_bcast_s8(bcast, args, src1->data, src2->data, dst->data);
     return 0;
 }
 

@@ -286,6 +286,38 @@ def acts(B):
     return x, t, s_out, [1, 4, 6, 6]
 
 
+def se(B):
+    """A squeeze-excitation block as MobileNetV3 / EfficientNet have it:
+    x * sigmoid(conv(relu(conv(global_pool(x))))), the gate broadcast over
+    the plane, then x * hardsigmoid(x) (opset 13's HardSwish), and a
+    broadcasting residual add of a per-channel constant."""
+    x = R.uniform(-1, 1, (1, 8, 5, 5)).astype(np.float32)
+    t, sx, _ = B.qdq("x", x)
+    v = x.mean(axis=(2, 3), keepdims=True)
+    g, sg, _ = B.qdq(B.node("GlobalAveragePool", [t]), v)
+    w1, wd1, ws1 = B.weight(R.normal(0, 0.5, (4, 8, 1, 1)).astype(np.float32), axis=0)
+    b1, bd1 = B.bias(R.uniform(0.1, 0.4, 4).astype(np.float32), sg, ws1)
+    v = np.maximum(conv(v, wd1, bd1), 0)
+    g, sg, _ = B.qdq(B.node("Relu", [B.node("Conv", [g, w1, b1])]), v)
+    w2, wd2, ws2 = B.weight(R.normal(0, 0.5, (8, 4, 1, 1)).astype(np.float32), axis=0)
+    b2, bd2 = B.bias(R.normal(0, 0.2, 8).astype(np.float32), sg, ws2)
+    v = conv(v, wd2, bd2)
+    g, _, _ = B.qdq(B.node("Conv", [g, w2, b2]), v)
+    v = 1 / (1 + np.exp(-v))
+    g, _, _ = B.qdq(B.node("Sigmoid", [g]), v)
+    v = x * v
+    t, _, _ = B.qdq(B.node("Mul", [t, g]), v)
+    h = np.clip(v / 6 + 0.5, 0, 1)
+    hs, _, _ = B.qdq(B.node("HardSigmoid", [t], alpha=1.0 / 6, beta=0.5), h)
+    v = v * h
+    t, _, _ = B.qdq(B.node("Mul", [t, hs]), v)
+    c = R.uniform(-0.5, 0.5, (1, 8, 1, 1)).astype(np.float32)
+    cq, _, _ = B.qdq(B.const("c", c), c)
+    v = v + c
+    t, s_out, _ = B.qdq(B.node("Add", [t, cq]), v)
+    return x, t, s_out, [1, 8, 5, 5]
+
+
 def save(name, make):
     B = Builder()
     x, y, s_out, y_shape = make(B)
@@ -324,3 +356,4 @@ save("qop_conv_matmul", qop)
 save("qdq_u8", u8)
 save("qdq_branches", branches)
 save("qdq_acts", acts)
+save("qdq_se", se)
