@@ -18,7 +18,7 @@
  * QDQ semantics exactly.  uint8 activations (ONNX Runtime's default) are
  * made int8 first where that changes nothing (u8_one).  A per-tensor DQ before a view (flatten,
  * reshape, squeeze, unsqueeze, transpose) moves after it first, so that
- * the view works on the int8 tensor.  Then a Q(DQ(x)) of equal parameters
+ * the view works on the int8 tensor, and a Q after a view moves before it.  Then a Q(DQ(x)) of equal parameters
  * goes (of other parameters: requantize_s8), DQ -> max/average pool -> Q
  * of equal parameters becomes the pool on int8, DQ x2 -> Add/Mul [->
  * Relu] -> Q an add_s8/mul_s8 (TFLite's ADD/MUL, broadcasting), DQ ->
@@ -39,11 +39,22 @@
 
 typedef struct qchain {
     ln_op *q, *act, *op, *dqx, *dqw, *dqb;  /* act, dqb may be NULL */
+    ln_bool wview;              /* a view between dqw and a conv (1-D: unsqueeze) */
     double x_scale, y_scale;
     int x_zp, y_zp, act_min, act_max;
     int kind;                   /* 0 conv2d, 1 gemm, 2 matmul */
     int trans_b;
 } qchain;
+
+static ln_bool is_view(const ln_op *op)
+{
+    static const char *const views[] = {"flatten_cpu", "reshape_cpu", "squeeze_cpu",
+                                        "unsqueeze_cpu", "transpose_cpu", NULL};
+    for (int i = 0; op && views[i]; i++)
+        if (ln_streq(op->op_arg->optype, views[i]))
+            return LN_TRUE;
+    return LN_FALSE;
+}
 
 /* An op of a cpu optype; NULL (the lists freed) when this build lacks it
  * (LN_OPS). */
@@ -171,6 +182,14 @@ static ln_bool match(ln_context *ctx, ln_op *q, qchain *c)
     c->trans_b = c->kind == 1 ? (int)ln_pass_num_param(p, "trans_b", 0) : c->kind == 0;
     c->dqx = producer_of(ctx, p, c->kind == 2 ? "src1" : "src", "dequantize_linear_cpu");
     c->dqw = producer_of(ctx, p, c->kind == 2 ? "src2" : "weight", "dequantize_linear_cpu");
+    if (!c->dqw && c->kind == 0) {
+        const char *wn = ln_pass_tname_in(p, c->kind == 2 ? "src2" : "weight");
+        ln_op *v = wn ? ln_dfg_producer(ctx->dfg, wn) : NULL;
+        if (is_view(v) && !ln_streq(v->op_arg->optype, "transpose_cpu")) {
+            c->dqw = producer_of(ctx, v, "src", "dequantize_linear_cpu");
+            c->wview = LN_TRUE;
+        }
+    }
     if (!c->dqx || !c->dqw || !per_tensor_s8(ctx, c->dqx, &c->x_scale, &c->x_zp) ||
         ln_pass_tin(ctx, c->dqx, "src")->tensor->dtype != LN_DTYPE_INT8 ||
         ln_pass_tin(ctx, c->dqx, "src")->tensor->ndim != (c->kind ? 2 : 4) ||
@@ -328,10 +347,12 @@ static ln_op *int8_op(ln_context *ctx, const qchain *c, ln_list **before)
     ln_list *ins = NULL, *params = NULL;
     ln_op *op = NULL;
     const char *wname = ln_pass_tname_in(c->dqw, "src");
+    const ln_tensor *wshape = ln_pass_tin(ctx, c->op, c->kind == 2 ? "src2" : "weight")->tensor;
 
-    if (ln_context_static_data(ctx, wname, &w) || w->ndim != (c->kind ? 2 : 4))
+    if (ln_context_static_data(ctx, wname, &w) || wshape->ndim != (c->kind ? 2 : 4) ||
+        w->len != wshape->len || (c->wview && w->dims[0] != wshape->dims[0]))
         return NULL;
-    n = w->dims[c->trans_b ? 0 : 1];
+    n = wshape->dims[c->trans_b ? 0 : 1];
     ws = ln_alloc(sizeof *ws * (size_t)n);
     mult = ln_alloc(sizeof *mult * (size_t)n);
     shift = ln_alloc(sizeof *shift * (size_t)n);
@@ -359,6 +380,11 @@ static ln_op *int8_op(ln_context *ctx, const qchain *c, ln_list **before)
             dims[1] = k;
             snprintf(prefix, sizeof prefix, "%s__weight_t", c->op->op_arg->name);
             names[3] = add_const(ctx, prefix, LN_DTYPE_INT8, 2, dims, wt, before);
+            wname = names[3];
+        } else if (c->wview) {  /* the view's shape, the same bytes */
+            snprintf(prefix, sizeof prefix, "%s__weight", c->op->op_arg->name);
+            names[3] = add_const(ctx, prefix, LN_DTYPE_INT8, wshape->ndim, wshape->dims, w->data,
+                                 before);
             wname = names[3];
         }
         ins = ln_tensor_list_append(ins, "src", ln_pass_tname_in(c->dqx, "src"));
@@ -897,6 +923,97 @@ static int u8_one(ln_context *ctx, ln_op *q, ln_bool *done)
     return ret;
 }
 
+
+/* act(view(y)) -> view(act(y)) for a relu or clip (elementwise, so it
+ * commutes with a view) that alone reads the view and is read by a Q
+ * alone: a 1-D conv's squeeze then stands between the relu and the Q,
+ * where hoist_one moves it. */
+static int act_one(ln_context *ctx, ln_op *act, ln_bool *done)
+{
+    const char *v = ln_pass_tname_in(act, "src");
+    ln_op *view = v ? ln_dfg_producer(ctx->dfg, v) : NULL, *a2, *v2;
+    char buf[256], *t;
+    ln_list *ins = NULL;
+
+    ln_op *r = ln_pass_sole_reader(ctx, ln_pass_tname_out(act, "dst"));
+
+    *done = LN_FALSE;
+    if (!is_view(view) || ln_pass_sole_reader(ctx, v) != act ||
+        ln_tensor_list_length(act->op_arg->tensors_in) != 1 || !r ||
+        !ln_streq(r->op_arg->optype, "quantize_linear_cpu"))
+        return 0;
+    snprintf(buf, sizeof buf, "%s__act", ln_pass_tname_in(view, "src"));
+    t = ln_pass_unique(ctx, buf);
+    ins = ln_tensor_list_append(ins, "src", ln_pass_tname_in(view, "src"));
+    a2 = new_op(ctx, act->op_arg->optype, act->op_arg->name, ins,
+                ln_tensor_list_append(NULL, "dst", t), ln_param_list_copy(act->op_arg->params));
+    v2 = new_op(ctx, view->op_arg->optype, view->op_arg->name,
+                ln_tensor_list_append(NULL, "src", t),
+                ln_tensor_list_append(NULL, "dst", ln_pass_tname_out(act, "dst")),
+                ln_param_list_copy(view->op_arg->params));
+    ln_free(t);
+    if (!a2 || !v2) {
+        if (a2)
+            ln_op_free(a2);
+        if (v2)
+            ln_op_free(v2);
+        return 0;
+    }
+    *done = LN_TRUE;
+    {
+        int ret = ln_context_remove_op(ctx, act->op_arg->name);
+        if (ret)
+            return ret;
+    }
+    return ln_pass_replace_with(ctx, view, ln_list_append(NULL, a2), v2);
+}
+
+/* Q(view(y)) -> view(Q(y)) for a per-tensor Q of a view (squeeze after a
+ * 1-D conv, reshape after a matmul) that only the Q reads: the Q comes
+ * next to the op that computes y. */
+static int hoist_one(ln_context *ctx, ln_op *q, ln_bool *done)
+{
+    const char *y = ln_pass_tname_in(q, "src");
+    ln_op *view = y ? ln_dfg_producer(ctx->dfg, y) : NULL, *q2, *v2;
+    ln_list *ins = NULL;
+    double scale;
+    int zp;
+    char buf[256], *tq, *qname;
+
+    *done = LN_FALSE;
+    if (!is_view(view) || ln_pass_sole_reader(ctx, y) != q || !per_tensor_s8(ctx, q, &scale, &zp) ||
+        tout(ctx, q, "dst")->tensor->dtype != LN_DTYPE_INT8 ||
+        ln_pass_tin(ctx, view, "src")->tensor->dtype != LN_DTYPE_FLOAT32)
+        return 0;
+    snprintf(buf, sizeof buf, "%s__q", ln_pass_tname_in(view, "src"));
+    tq = ln_pass_unique(ctx, buf);
+    snprintf(buf, sizeof buf, "%s__q", view->op_arg->name);
+    qname = ln_pass_unique(ctx, buf);
+    LN_LIST_FOREACH(ln_tensor_list_entry, tl, q->op_arg->tensors_in)
+        ins = ln_tensor_list_append(ins, tl->arg_name,
+                                    ln_streq(tl->arg_name, "src") ? ln_pass_tname_in(view, "src")
+                                                                  : tl->name);
+    q2 = new_op(ctx, "quantize_linear_cpu", qname, ins, ln_tensor_list_append(NULL, "dst", tq),
+                ln_param_list_copy(q->op_arg->params));
+    v2 = new_op(ctx, view->op_arg->optype, view->op_arg->name,
+                ln_tensor_list_append(NULL, "src", tq),
+                ln_tensor_list_append(NULL, "dst", ln_pass_tname_out(q, "dst")),
+                ln_param_list_copy(view->op_arg->params));
+    ln_free(tq);
+    ln_free(qname);
+    if (!q2 || !v2) {
+        if (q2)
+            ln_op_free(q2);
+        if (v2)
+            ln_op_free(v2);
+        return 0;
+    }
+    *done = LN_TRUE;
+    if ((zp = ln_context_remove_op(ctx, q->op_arg->name)))
+        return zp;
+    return ln_pass_replace_with(ctx, view, ln_list_append(NULL, q2), v2);
+}
+
 int ln_pass_fuse_qdq(ln_context *ctx)
 {
     static const char *const views[] = {"flatten_cpu", "reshape_cpu", "squeeze_cpu",
@@ -905,7 +1022,10 @@ int ln_pass_fuse_qdq(ln_context *ctx)
         requant_one, fuse_one, pool_one, add_one, gap_one, concat_one, lut_one};
     int ret;
 
-    if ((ret = ln_pass_fold_all(ctx, "quantize_linear_cpu", u8_one)))
+    if ((ret = ln_pass_fold_all(ctx, "quantize_linear_cpu", u8_one)) ||
+        (ret = ln_pass_fold_all(ctx, "relu_cpu", act_one)) ||
+        (ret = ln_pass_fold_all(ctx, "clip_cpu", act_one)) ||
+        (ret = ln_pass_fold_all(ctx, "quantize_linear_cpu", hoist_one)))
         return ret;
     for (int i = 0; views[i]; i++)
         if ((ret = ln_pass_fold_all(ctx, views[i], sink_one)))

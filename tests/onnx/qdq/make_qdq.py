@@ -318,6 +318,30 @@ def se(B):
     return x, t, s_out, [1, 8, 5, 5]
 
 
+def conv1d(B):
+    """An audio-style 1-D model (nn.Conv1d): conv + relu, a strided conv,
+    the importer's unsqueeze/squeeze views around each conv, a MatMul on
+    the flattened features: int8 throughout."""
+    x = R.uniform(-1, 1, (1, 4, 20)).astype(np.float32)
+    t, sx, _ = B.qdq("x", x)
+    w1, wd1, ws1 = B.weight(R.normal(0, 0.4, (6, 4, 3)).astype(np.float32), axis=0)
+    b1, bd1 = B.bias(R.normal(0, 0.2, 6).astype(np.float32), sx, ws1)
+    # pads 1 on the time axis only
+    v = np.maximum(conv(np.pad(x, ((0, 0), (0, 0), (1, 1)))[:, :, None, :],
+                        wd1[:, :, None, :], bd1)[:, :, 0, :], 0)
+    t, sy, _ = B.qdq(B.node("Relu", [B.node("Conv", [t, w1, b1], pads=[1, 1])]), v)
+    w2, wd2, ws2 = B.weight(R.normal(0, 0.4, (3, 6, 3)).astype(np.float32), axis=0)
+    b2, bd2 = B.bias(R.normal(0, 0.2, 3).astype(np.float32), sy, ws2)
+    v = conv(v[:, :, None, :], wd2[:, :, None, :], bd2, stride=1)[:, :, 0, ::2]
+    t, _, _ = B.qdq(B.node("Conv", [t, w2, b2], strides=[2]), v)
+    t = B.node("Flatten", [t])
+    v = v.reshape(1, -1)
+    m, md, _ = B.weight(R.normal(0, 0.3, (v.shape[1], 5)).astype(np.float32), axis=1)
+    v = v @ md
+    t, s_out, _ = B.qdq(B.node("MatMul", [t, m]), v)
+    return x, t, s_out, [1, 5]
+
+
 def save(name, make):
     B = Builder()
     x, y, s_out, y_shape = make(B)
@@ -357,3 +381,4 @@ save("qdq_u8", u8)
 save("qdq_branches", branches)
 save("qdq_acts", acts)
 save("qdq_se", se)
+save("qdq_conv1d", conv1d)
