@@ -784,7 +784,7 @@ const ln_opregistry_aot_entry ln_opregistry_aot[] = {
     {"min_cpu", "ln_rt_min_${src1.type}(&${bcast}, ${src1}, ${src2}, ${dst});", LN_OPREG_IF_KEPT(min, ln_opimpl_add_cpu_aot_priv)},
     {"mod_cpu", "ln_rt_mod_${src1.type}(&${bcast}, ${fmod}, ${src1}, ${src2}, ${dst});", LN_OPREG_IF_KEPT(mod, ln_opimpl_mod_cpu_aot_priv)},
     {"mul_cpu", "ln_rt_mul_${src1.type}(&${bcast}, ${src1}, ${src2}, ${dst});", LN_OPREG_IF_KEPT(mul, ln_opimpl_add_cpu_aot_priv)},
-    {"mul_s8_cpu", "ln_rt_mul_bcast_s8(&${bcast}, &${args}, ${src1}, ${src2}, ${dst});", LN_OPREG_IF_KEPT(mul_s8, ln_opimpl_mul_s8_cpu_aot_priv)},
+    {"mul_s8_cpu", "ln_rt_mul_bcast_s8(&${bcast}, &${args}, ${src1}, ${src2}, ${dst});", LN_OPREG_IF_KEPT(mul_s8, ln_opimpl_add_s8_cpu_aot_priv)},
     {"neg_cpu", "ln_rt_neg_f32(${src}, ${dst}, ${src.len});", NULL},
     {"not_cpu", "ln_rt_not_b8(${src}, ${dst}, ${src.len});", NULL},
     {"or_cpu", "ln_rt_or_b8(&${bcast}, ${src1}, ${src2}, ${dst});", LN_OPREG_IF_KEPT(or, ln_opimpl_and_cpu_aot_priv)},

@@ -368,7 +368,6 @@ extern const ln_opregistry_aot_field ln_opimpl_lstm_cpu_aot_priv[];
 extern const ln_opregistry_aot_field ln_opimpl_matmul_cpu_aot_priv[];
 extern const ln_opregistry_aot_field ln_opimpl_maxpool2d_cpu_aot_priv[];
 extern const ln_opregistry_aot_field ln_opimpl_mod_cpu_aot_priv[];
-extern const ln_opregistry_aot_field ln_opimpl_mul_s8_cpu_aot_priv[];
 extern const ln_opregistry_aot_field ln_opimpl_pad_cpu_aot_priv[];
 extern const ln_opregistry_aot_field ln_opimpl_prelu_cpu_aot_priv[];
 extern const ln_opregistry_aot_field ln_opimpl_quantize_linear_cpu_aot_priv[];
