@@ -605,8 +605,9 @@ int ln_pass_fold_batchnorm(ln_context *ctx)
 
 /*
  * pad(x) with zeros on H and W only, read by one conv2d (or one avgpool2d
- * counting pads), becomes that op's own padding; a pad of all zeros is
- * nothing and its readers read x.
+ * counting pads), becomes that op's own padding, as does an int8 pad with
+ * the zero point before an int8 conv; a pad of all zeros is nothing and
+ * its readers read x.
  */
 static int fold_pad_one(ln_context *ctx, ln_op *pad, ln_bool *done)
 {
@@ -619,8 +620,7 @@ static int fold_pad_one(ln_context *ctx, ln_op *pad, ln_bool *done)
 
     *done = LN_FALSE;
     if (!pp || pp->type != LN_PARAM_ARRAY_NUMBER || !xe || !y ||
-        !ln_streq(ln_pass_str_param(pad, "mode", "constant"), "constant") ||
-        ln_pass_num_param(pad, "value", 0.0) != 0.0)
+        !ln_streq(ln_pass_str_param(pad, "mode", "constant"), "constant"))
         return 0;
     n = pp->array_len / 2;
     for (int i = 0; i < pp->array_len; i++)
@@ -634,6 +634,8 @@ static int fold_pad_one(ln_context *ctx, ln_op *pad, ln_bool *done)
         *done = ret == 0;
         return ret;
     }
+    if (ln_pass_num_param(pad, "value", 0.0) != 0.0 && xe->tensor->dtype != LN_DTYPE_INT8)
+        return 0;
     if (n != 4 || pp->value_array_double[0] || pp->value_array_double[1] ||
         pp->value_array_double[4] || pp->value_array_double[5])
         return 0;
@@ -649,10 +651,16 @@ static int fold_pad_one(ln_context *ctx, ln_op *pad, ln_bool *done)
          * shape could change */
         if (ln_pass_num_param(next, "count_include_pad", 0) != 1 || ln_pass_num_param(next, "ceil_mode", 0) != 0)
             return 0;
+    } else if (ln_streq(next->op_arg->optype, "conv2d_s8_cpu")) {
+        /* an int8 conv's padding is its input zero point */
+        if (ln_pass_num_param(pad, "value", 0.0) != ln_pass_num_param(next, "src_zero_point", 0))
+            return 0;
     } else if (!ln_streq(next->op_arg->optype, "conv2d_cpu") &&
                !ln_streq(next->op_arg->optype, "conv2d_dw_cpu")) {
         return 0;
     }
+    if (xe->tensor->dtype == LN_DTYPE_INT8 && !ln_streq(next->op_arg->optype, "conv2d_s8_cpu"))
+        return 0;
     if (!ln_streq(ln_pass_str_param(next, "auto_pad", "NOTSET"), "NOTSET"))
         return 0;
     /* ONNX pads: [n_b, c_b, h_b, w_b, n_e, c_e, h_e, w_e]; conv: [h_b, w_b, h_e, w_e] */

@@ -25,7 +25,7 @@
  * GlobalAveragePool -> Q a
  * global_avgpool_s8, DQ... -> Concat -> Q a concat of int8 tensors (the
  * inputs of other parameters requantized), DQ -> an elementwise function
- * -> Q a table lookup (lut_s8).  The int8 result differs from the float path
+ * -> Q a table lookup (lut_s8), DQ -> Pad -> Q of one scale a pad on int8.  The int8 result differs from the float path
  * only in rounding: at most a step or two of the output scale.
  *
  * Written as a pass beside fold_batchnorm rather than as combiner rules:
@@ -440,7 +440,9 @@ static int fuse_one(ln_context *ctx, ln_op *q, ln_bool *done)
 /* view(DQ(x_q)) -> DQ(view(x_q)) for a per-tensor DQ: the int8 tensor
  * goes through the view (flatten before a classifier's gemm), and the DQ
  * comes next to the op it feeds.  A pad of nothing (MLPerf Tiny's
- * Pad -> AveragePool) is an identity view here. */
+ * Pad -> AveragePool) is an identity view here; a pad of 0 (TF-style
+ * "same" padding before a conv) pads the int8 tensor with its zero point,
+ * and reflect / edge pads copy int8 values: both exact. */
 static ln_bool zero_pad(const ln_op *pad)
 {
     ln_param_entry *pe = ln_op_param(pad->op_arg, "pads");
@@ -464,17 +466,33 @@ static int sink_one(ln_context *ctx, ln_op *view, ln_bool *done)
     char buf[256], *tq, *dqname;
     const char *zn;
 
+    ln_list *vparams = NULL;
+
     *done = LN_FALSE;
     if (!dq || !per_tensor_s8(ctx, dq, &scale, &zp) || !(x = ln_pass_tin(ctx, dq, "src")) ||
-        x->isstatic || x->tensor->dtype != LN_DTYPE_INT8 || (is_pad && !zero_pad(view)))
+        x->isstatic || x->tensor->dtype != LN_DTYPE_INT8)
         return 0;
+    if (is_pad && !zero_pad(view)) {
+        /* a real pad: of 0 (the zero point's value, exactly) or by copies */
+        ln_param_entry *pe;
+        if (ln_streq(ln_pass_str_param(view, "mode", "constant"), "constant") &&
+            ln_pass_num_param(view, "value", 0.0) != 0.0)
+            return 0;
+        vparams = ln_param_list_remove(ln_param_list_copy(view->op_arg->params), "value");
+        pe = ln_param_entry_create("value", LN_PARAM_NUMBER);
+        ln_param_set_satu_number(pe, zp);
+        vparams = ln_param_list_append_entry(vparams, pe);
+        is_pad = LN_FALSE;  /* the pad itself, on int8 */
+    } else if (!is_pad) {
+        vparams = ln_param_list_copy(view->op_arg->params);
+    }
     snprintf(buf, sizeof buf, "%s__q", ln_pass_tname_out(view, "dst"));
     tq = ln_pass_unique(ctx, buf);
     snprintf(buf, sizeof buf, "%s__dq", view->op_arg->name);
     dqname = ln_pass_unique(ctx, buf);
     v2 = new_op(ctx, is_pad ? "identity_cpu" : view->op_arg->optype, view->op_arg->name,
                 ln_tensor_list_append(NULL, "src", x->name), ln_tensor_list_append(NULL, "dst", tq),
-                is_pad ? NULL : ln_param_list_copy(view->op_arg->params));
+                vparams);
     ins = ln_tensor_list_append(ln_tensor_list_append(ins, "src", tq), "scale",
                                 ln_pass_tname_in(dq, "scale"));
     if ((zn = ln_pass_tname_in(dq, "zero_point")))
@@ -696,6 +714,44 @@ static int pool_one(ln_context *ctx, ln_op *q, ln_bool *done)
     if ((ret = ln_context_remove_op(ctx, q->op_arg->name)))
         return ret;
     return ln_pass_replace_with(ctx, pool, NULL, np);
+}
+
+/* Q(Pad(DQ(x))) with the same parameters in and out is Pad(x) on int8 with
+ * the pad value quantized (reflect and edge copy values, which commute
+ * with the quantization); a zero pad before an int8 conv then folds into
+ * its padding (ln_pass_fold_pad). */
+static int pad_one(ln_context *ctx, ln_op *q, ln_bool *done)
+{
+    const char *y = ln_pass_tname_in(q, "src");
+    ln_op *pad = y ? ln_dfg_producer(ctx->dfg, y) : NULL, *dq, *np;
+    ln_param_entry *pe;
+    ln_list *params;
+    double scale, v;
+    int zp, ret;
+
+    *done = LN_FALSE;
+    if (!pad || ln_pass_sole_reader(ctx, y) != q || !ln_streq(pad->op_arg->optype, "pad_cpu") ||
+        !(dq = producer_of(ctx, pad, "src", "dequantize_linear_cpu")) ||
+        ln_pass_tin(ctx, dq, "src")->tensor->dtype != LN_DTYPE_INT8 ||
+        tout(ctx, q, "dst")->tensor->dtype != LN_DTYPE_INT8 || !same_qparams(ctx, dq, q) ||
+        !per_tensor_s8(ctx, q, &scale, &zp))
+        return 0;
+    v = round_even(ln_pass_num_param(pad, "value", 0.0) / scale) + zp;
+    v = v < -128 ? -128 : v > 127 ? 127 : v;
+    params = ln_param_list_copy(pad->op_arg->params);
+    params = ln_param_list_remove(params, "value");
+    pe = ln_param_entry_create("value", LN_PARAM_NUMBER);
+    ln_param_set_satu_number(pe, v);
+    params = ln_param_list_append_entry(params, pe);
+    np = new_op(ctx, "pad_cpu", pad->op_arg->name,
+                ln_tensor_list_append(NULL, "src", ln_pass_tname_in(dq, "src")),
+                ln_tensor_list_append(NULL, "dst", ln_pass_tname_out(q, "dst")), params);
+    if (!np)
+        return 0;
+    *done = LN_TRUE;
+    if ((ret = ln_context_remove_op(ctx, q->op_arg->name)))
+        return ret;
+    return ln_pass_replace_with(ctx, pad, NULL, np);
 }
 
 /* TFLite's ADD parameters for input scales s1, s2 and output scale so. */
@@ -1019,7 +1075,7 @@ int ln_pass_fuse_qdq(ln_context *ctx)
     static const char *const views[] = {"flatten_cpu", "reshape_cpu", "squeeze_cpu",
                                         "unsqueeze_cpu", "transpose_cpu", "pad_cpu", NULL};
     int (*const fuse[])(ln_context *, ln_op *, ln_bool *) = {
-        requant_one, fuse_one, pool_one, add_one, gap_one, concat_one, lut_one};
+        requant_one, pad_one, fuse_one, pool_one, add_one, gap_one, concat_one, lut_one};
     int ret;
 
     if ((ret = ln_pass_fold_all(ctx, "quantize_linear_cpu", u8_one)) ||
@@ -1033,5 +1089,7 @@ int ln_pass_fuse_qdq(ln_context *ctx)
     for (size_t i = 0; i < sizeof fuse / sizeof fuse[0]; i++)
         if ((ret = ln_pass_fold_all(ctx, "quantize_linear_cpu", fuse[i])))
             return ret;
-    return 0;
+    /* the DQs the fusions left unread go now: the folds that follow look
+     * for sole readers */
+    return ln_pass_remove_dead(ctx);
 }

@@ -427,6 +427,8 @@ typedef struct {
 } ln_rt_pad_args;
 
 int ln_rt_pad_f32(const ln_rt_pad_args *a, const float *src, float *dst);
+/* int8: value is an int8 value (a zero point) */
+int ln_rt_pad_s8(const ln_rt_pad_args *a, const int8_t *src, int8_t *dst);
 
 /* Tile and Expand: dst index i maps to src index i_d % src_dims[d] on every
  * axis (a broadcast copy for Expand, where src_dims[d] is 1 or dst_dims[d];
@@ -643,8 +645,8 @@ void ln_rt_maximum_s8(const int32_t *x1_dims, const int8_t *x1, const int32_t *x
 void ln_rt_minimum_s8(const int32_t *x1_dims, const int8_t *x1, const int32_t *x2_dims,
                       const int8_t *x2, int8_t *y);
 
-/* Pad a 4-D NHWC int8 tensor: pre and post amounts per axis, value. */
-void ln_rt_pad_s8(const int32_t *dims, const int32_t *pre, const int32_t *post, int8_t value,
+/* Pad a 4-D int8 tensor: pre and post amounts per axis, value. */
+void ln_rt_pad_nhwc_s8(const int32_t *dims, const int32_t *pre, const int32_t *post, int8_t value,
                   const int8_t *x, int8_t *y);
 
 /* Softmax of rows of row_size int8 inputs to int8 outputs at scale 1/256,

@@ -54,7 +54,7 @@ void ln_rt_minimum_s8(const int32_t *x1_dims, const int8_t *x1, const int32_t *x
     broadcast4(x1_dims, x1, x2_dims, x2, y, 0);
 }
 
-void ln_rt_pad_s8(const int32_t *dims, const int32_t *pre, const int32_t *post, int8_t value,
+void ln_rt_pad_nhwc_s8(const int32_t *dims, const int32_t *pre, const int32_t *post, int8_t value,
                   const int8_t *x, int8_t *y)
 {
     int32_t od[4];

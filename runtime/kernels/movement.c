@@ -316,67 +316,73 @@ static int32_t pad_map(int32_t i, int32_t n, ln_rt_pad_mode mode)
     return -1;
 }
 
-int ln_rt_pad_f32(const ln_rt_pad_args *a, const float *src, float *dst)
-{
-    int32_t ddims[LN_RT_MAX_DIMS], cnt[LN_RT_MAX_DIMS] = {0};
-    ptrdiff_t sst[LN_RT_MAX_DIMS];
-    int nd = a->ndim, d;
-    int32_t len, slen, i;
-
-    if (nd < 1 || nd > LN_RT_MAX_DIMS)
-        return LN_RT_ARG_ERROR;
-    for (d = 0; d < nd; d++) {
-        ddims[d] = a->src_dims[d] + a->pads_begin[d] + a->pads_end[d];
-        if (ddims[d] < 0)
-            return LN_RT_ARG_ERROR;
-        if (a->mode != LN_RT_PAD_CONSTANT && a->src_dims[d] == 0 &&
-            ddims[d] > 0)
-            return LN_RT_ARG_ERROR;
-        if (a->mode == LN_RT_PAD_REFLECT &&
-            (a->pads_begin[d] >= a->src_dims[d] ||
-             a->pads_end[d] >= a->src_dims[d]) &&
-            (a->pads_begin[d] > 0 || a->pads_end[d] > 0) &&
-            a->src_dims[d] > 1)
-            return LN_RT_ARG_ERROR;
-    }
-    if (count_of(nd, ddims) == 0)
-        return LN_RT_OK;
-    strides_of(nd, a->src_dims, sst);
-    len = ddims[nd - 1];
-    slen = a->src_dims[nd - 1];
-    for (;;) {
-        ptrdiff_t base = 0;
-        int inside = 1;
-        for (d = 0; d < nd - 1; d++) {
-            int32_t s = pad_map(cnt[d] - a->pads_begin[d], a->src_dims[d],
-                                a->mode);
-            if (s < 0) {
-                inside = 0;
-                break;
-            }
-            base += (ptrdiff_t)s * sst[d];
-        }
-        if (!inside) {
-            for (i = 0; i < len; i++)
-                dst[i] = a->value;
-        } else {
-            const float *p = src + base;
-            int32_t pb = a->pads_begin[nd - 1];
-            for (i = 0; i < len; i++) {
-                int32_t s = pad_map(i - pb, slen, a->mode);
-                dst[i] = s < 0 ? a->value : p[s];
-            }
-        }
-        dst += len;
-        for (d = nd - 2; d >= 0; d--) {
-            if (++cnt[d] < ddims[d])
-                break;
-            cnt[d] = 0;
-        }
-        if (d < 0)
-            return LN_RT_OK;
-    }
+/* One pad kernel per element type; int8's value is the tensor's own
+ * (a zero point: the fusion of a QDQ Pad sets it so). */
+#define LN_RT_PAD(NAME, T)                                                  \
+int NAME(const ln_rt_pad_args *a, const T *src, T *dst)                     \
+{                                                                           \
+    int32_t ddims[LN_RT_MAX_DIMS], cnt[LN_RT_MAX_DIMS] = {0};               \
+    ptrdiff_t sst[LN_RT_MAX_DIMS];                                          \
+    int nd = a->ndim, d;                                                    \
+    int32_t len, slen, i;                                                   \
+                                                                            \
+    if (nd < 1 || nd > LN_RT_MAX_DIMS)                                      \
+        return LN_RT_ARG_ERROR;                                             \
+    for (d = 0; d < nd; d++) {                                              \
+        ddims[d] = a->src_dims[d] + a->pads_begin[d] + a->pads_end[d];      \
+        if (ddims[d] < 0)                                                   \
+            return LN_RT_ARG_ERROR;                                         \
+        if (a->mode != LN_RT_PAD_CONSTANT && a->src_dims[d] == 0 &&         \
+            ddims[d] > 0)                                                   \
+            return LN_RT_ARG_ERROR;                                         \
+        if (a->mode == LN_RT_PAD_REFLECT &&                                 \
+            (a->pads_begin[d] >= a->src_dims[d] ||                          \
+             a->pads_end[d] >= a->src_dims[d]) &&                           \
+            (a->pads_begin[d] > 0 || a->pads_end[d] > 0) &&                 \
+            a->src_dims[d] > 1)                                             \
+            return LN_RT_ARG_ERROR;                                         \
+    }                                                                       \
+    if (count_of(nd, ddims) == 0)                                           \
+        return LN_RT_OK;                                                    \
+    strides_of(nd, a->src_dims, sst);                                       \
+    len = ddims[nd - 1];                                                    \
+    slen = a->src_dims[nd - 1];                                             \
+    for (;;) {                                                              \
+        ptrdiff_t base = 0;                                                 \
+        int inside = 1;                                                     \
+        for (d = 0; d < nd - 1; d++) {                                      \
+            int32_t s = pad_map(cnt[d] - a->pads_begin[d], a->src_dims[d],  \
+                                a->mode);                                   \
+            if (s < 0) {                                                    \
+                inside = 0;                                                 \
+                break;                                                      \
+            }                                                               \
+            base += (ptrdiff_t)s * sst[d];                                  \
+        }                                                                   \
+        if (!inside) {                                                      \
+            for (i = 0; i < len; i++)                                       \
+                dst[i] = (T)a->value;                                       \
+        } else {                                                            \
+            const T *p = src + base;                                        \
+            int32_t pb = a->pads_begin[nd - 1];                             \
+            for (i = 0; i < len; i++) {                                     \
+                int32_t s = pad_map(i - pb, slen, a->mode);                 \
+                dst[i] = s < 0 ? (T)a->value : p[s];                        \
+            }                                                               \
+        }                                                                   \
+        dst += len;                                                         \
+        for (d = nd - 2; d >= 0; d--) {                                     \
+            if (++cnt[d] < ddims[d])                                        \
+                break;                                                      \
+            cnt[d] = 0;                                                     \
+        }                                                                   \
+        if (d < 0)                                                          \
+            return LN_RT_OK;                                                \
+    }                                                                       \
 }
+
+LN_RT_PAD(ln_rt_pad_f32, float)
+LN_RT_PAD(ln_rt_pad_s8, int8_t)
 
 /* ---- depth_to_space / space_to_depth -------------------------------- */
 void ln_rt_depth_to_space_f32(int32_t n, int32_t c, int32_t h, int32_t w,

@@ -769,6 +769,7 @@ static const char *const status_kernels[] = {
     "ln_rt_maxpool2d_f32",
     "ln_rt_maxpool2d_s8",
     "ln_rt_pad_f32",
+    "ln_rt_pad_s8",
     "ln_rt_resize_f32",
     NULL
 };

@@ -788,7 +788,7 @@ const ln_opregistry_aot_entry ln_opregistry_aot[] = {
     {"neg_cpu", "ln_rt_neg_f32(${src}, ${dst}, ${src.len});", NULL},
     {"not_cpu", "ln_rt_not_b8(${src}, ${dst}, ${src.len});", NULL},
     {"or_cpu", "ln_rt_or_b8(&${bcast}, ${src1}, ${src2}, ${dst});", LN_OPREG_IF_KEPT(or, ln_opimpl_and_cpu_aot_priv)},
-    {"pad_cpu", "ln_rt_pad_f32(&${args}, ${src}, ${dst});", LN_OPREG_IF_KEPT(pad, ln_opimpl_pad_cpu_aot_priv)},
+    {"pad_cpu", "ln_rt_pad_${src.type}(&${args}, ${src}, ${dst});", LN_OPREG_IF_KEPT(pad, ln_opimpl_pad_cpu_aot_priv)},
     {"pow_cpu", "ln_rt_pow_f32(&${bcast}, ${src1}, ${src2}, ${dst});", LN_OPREG_IF_KEPT(pow, ln_opimpl_div_cpu_aot_priv)},
     {"prelu_cpu", "ln_rt_prelu_f32(&${bcast}, ${src}, ${slope}, ${dst});", LN_OPREG_IF_KEPT(prelu, ln_opimpl_prelu_cpu_aot_priv)},
     {"quantize_linear_cpu", "ln_rt_quantize_${dst.type}(&${q}, ${src}, ${scale}, ${zero_point}, ${dst});", LN_OPREG_IF_KEPT(quantize_linear, ln_opimpl_quantize_linear_cpu_aot_priv)},

@@ -342,6 +342,32 @@ def conv1d(B):
     return x, t, s_out, [1, 5]
 
 
+def pads(B):
+    """TF-style asymmetric "same" padding (nn.ZeroPad2d((0, 1, 0, 1))) before
+    a strided conv, once with Q/DQ between pad and conv and once without,
+    and a reflect pad: the zero pads fold into the int8 convs' padding."""
+    x = R.uniform(-1, 1, (1, 3, 8, 8)).astype(np.float32)
+    t, sx, _ = B.qdq("x", x)
+    zpad = B.const("pads", np.array([0, 0, 0, 0, 0, 0, 1, 1], np.int64))
+    p = B.node("Pad", [t, zpad])
+    v = np.pad(x, ((0, 0), (0, 0), (0, 1), (0, 1)))
+    p, _, _ = B.qdq(p, v)
+    w1, wd1, ws1 = B.weight(R.normal(0, 0.4, (4, 3, 3, 3)).astype(np.float32), axis=0)
+    b1, bd1 = B.bias(R.normal(0, 0.2, 4).astype(np.float32), sx, ws1)
+    v = np.maximum(conv(v, wd1, bd1, stride=2), 0)
+    t, sy, _ = B.qdq(B.node("Relu", [B.node("Conv", [p, w1, b1], strides=[2, 2])]), v)
+    p = B.node("Pad", [t, zpad])
+    v = np.pad(v, ((0, 0), (0, 0), (0, 1), (0, 1)))
+    w2, wd2, ws2 = B.weight(R.normal(0, 0.4, (4, 4, 3, 3)).astype(np.float32), axis=0)
+    b2, bd2 = B.bias(R.normal(0, 0.2, 4).astype(np.float32), sy, ws2)
+    v = conv(v, wd2, bd2, stride=2)
+    t, _, _ = B.qdq(B.node("Conv", [p, w2, b2], strides=[2, 2]), v)
+    rpad = B.const("pads", np.array([0, 0, 1, 1, 0, 0, 1, 1], np.int64))
+    v = np.pad(v, ((0, 0), (0, 0), (1, 1), (1, 1)), mode="reflect")
+    t, s_out, _ = B.qdq(B.node("Pad", [t, rpad], mode="reflect"), v)
+    return x, t, s_out, [1, 4, 4, 4]
+
+
 def save(name, make):
     B = Builder()
     x, y, s_out, y_shape = make(B)
@@ -382,3 +408,4 @@ save("qdq_branches", branches)
 save("qdq_acts", acts)
 save("qdq_se", se)
 save("qdq_conv1d", conv1d)
+save("qdq_pads", pads)

@@ -138,7 +138,7 @@ static int run(const s8_case *k)
         ln_rt_minimum_s8(f->d1, k->in1, f->d2, k->in2, out);
         return 0;
     case S8_PAD:
-        ln_rt_pad_s8(f->d1, f->pre, f->post, (int8_t)f->value, k->in1, out);
+        ln_rt_pad_nhwc_s8(f->d1, f->pre, f->post, (int8_t)f->value, k->in1, out);
         return 0;
     case S8_SOFTMAX:
         ln_rt_softmax_s8(f->n, f->c, f->mult1, f->left, f->diff_min, k->in1, out);
