@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
+#include "ln_pass.h"
 #include "ln_pass_impl.h"
 
 static int cmp_default(const void *key, const void *row)

@@ -6,7 +6,7 @@
 #ifndef LN_PASS_IMPL_H
 #define LN_PASS_IMPL_H
 
-#include "ln_pass.h"
+#include "ln_context.h"
 
 /* The table entry / name of op's input (output) arg, NULL when absent. */
 ln_tensor_entry *ln_pass_tin(const ln_context *ctx, const ln_op *op, const char *arg);
