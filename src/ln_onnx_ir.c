@@ -97,6 +97,12 @@ cJSON *ln_onnx_import_input(imp *im, const Onnx__ValueInfoProto *vi)
             const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
             ln_bool known = d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE
                             && d->dim_value > 0;
+            if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
+                d->dim_value == 0) {    /* (a negative one is taken as unknown) */
+                ln_onnx_problem(im, "graph input '%s' dim %d is 0: empty tensors are not "
+                                "supported", vi->name, i);
+                return NULL;
+            }
             if (known && d->dim_value > INT32_MAX) {
                 ln_onnx_problem(im, "graph input '%s' dim %d is too large", vi->name, i);
                 return NULL;

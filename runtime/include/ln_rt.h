@@ -797,6 +797,16 @@ typedef struct ln_rt_gather_elements_args {
 int ln_rt_gather_elements(const ln_rt_gather_elements_args *a, size_t elem_size,
                           const void *data, const int64_t *indices, void *dst);
 
+/* ---- trilu (ONNX Trilu) ------------------------------------------------
+ * x [batch][m][n]: y[b][i][j] = x[b][i][j] where j - i >= k (upper) or
+ * j - i <= k (lower), else zero bytes; any element size. */
+typedef struct ln_rt_trilu_args {
+    int32_t batch, m, n;
+} ln_rt_trilu_args;
+
+void ln_rt_trilu(const ln_rt_trilu_args *a, int64_t k, int32_t upper, size_t elem_size,
+                 const void *x, void *y);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,6 +1,7 @@
 /*
  * movement.c -- data-movement kernels: slice, concat, split, transpose,
- * tile/expand, gather, pad, depth_to_space, space_to_depth and casts.
+ * tile/expand, gather, pad, depth_to_space, space_to_depth, trilu and
+ * casts.
  * Shape-generic ones walk the destination in order with an index counter
  * and copy whole innermost rows with memcpy where they are contiguous.
  * They never allocate; none is in-place safe except the equal-size casts.
@@ -537,4 +538,27 @@ int ln_rt_gather_elements(const ln_rt_gather_elements_args *a, size_t elem_size,
         }
     }
     return LN_RT_OK;
+}
+
+void ln_rt_trilu(const ln_rt_trilu_args *a, int64_t k, int32_t upper, size_t elem_size,
+                 const void *x, void *y)
+{
+    const unsigned char *src = x;
+    unsigned char *dst = y;
+    size_t row = (size_t)a->n * elem_size;
+
+    for (int32_t b = 0; b < a->batch; b++)
+        for (int32_t i = 0; i < a->m; i++) {
+            /* kept: [lo, hi) of the row's columns */
+            int64_t lo = upper ? i + k : 0, hi = upper ? a->n : i + k + 1;
+            lo = lo < 0 ? 0 : lo > a->n ? a->n : lo;
+            hi = hi < lo ? lo : hi > a->n ? a->n : hi;
+            memset(dst, 0, (size_t)lo * elem_size);
+            if (hi > lo)
+                memcpy(dst + (size_t)lo * elem_size, src + (size_t)lo * elem_size,
+                       (size_t)(hi - lo) * elem_size);
+            memset(dst + (size_t)hi * elem_size, 0, (size_t)(a->n - hi) * elem_size);
+            src += row;
+            dst += row;
+        }
 }

@@ -101,3 +101,12 @@ void ln_ophook_gather_elements_args(const ln_op_arg *op_arg, ln_rt_gather_elemen
         a->idx_dims[d] = i->dims[d];
     }
 }
+
+void ln_ophook_trilu_args(const ln_op_arg *op_arg, ln_rt_trilu_args *a)
+{
+    const ln_tensor *src = ln_op_tensor_in(op_arg, "src")->tensor;
+
+    a->m = src->dims[src->ndim - 2];
+    a->n = src->dims[src->ndim - 1];
+    a->batch = (int32_t)ln_ophook_dims_prod(src->dims, 0, src->ndim - 2);
+}

@@ -712,6 +712,16 @@ static void print_ln_rt_gather_elements_args(ln_aot_buf *b, const void *p)
     ln_aot_buf_putc(b, '}');
 }
 
+static void print_ln_rt_trilu_args(ln_aot_buf *b, const void *p)
+{
+    const ln_rt_trilu_args *v = p;
+
+    ln_aot_buf_printf(b, "{.batch = %ld", (long)v->batch);
+    ln_aot_buf_printf(b, ", .m = %ld", (long)v->m);
+    ln_aot_buf_printf(b, ", .n = %ld", (long)v->n);
+    ln_aot_buf_putc(b, '}');
+}
+
 static const struct rt_type {
     const char *name;
     size_t size;
@@ -747,6 +757,7 @@ static const struct rt_type {
     {"ln_rt_rnn_args", sizeof(ln_rt_rnn_args), 1, print_ln_rt_rnn_args},
     {"ln_rt_where_args", sizeof(ln_rt_where_args), 1, print_ln_rt_where_args},
     {"ln_rt_gather_elements_args", sizeof(ln_rt_gather_elements_args), 1, print_ln_rt_gather_elements_args},
+    {"ln_rt_trilu_args", sizeof(ln_rt_trilu_args), 1, print_ln_rt_trilu_args},
 };
 
 static const char *const status_kernels[] = {

@@ -193,6 +193,7 @@ const ln_expand_default ln_expand_defaults_cpu[] = {
     {"thresholdedrelu", "thresholdedrelu_cpu"},
     {"tile", "tile_cpu"},
     {"transpose", "transpose_cpu"},
+    {"trilu", "trilu_cpu"},
     {"unsqueeze", "unsqueeze_cpu"},
     {"where", "where_cpu"},
     {"xor", "xor_cpu"},

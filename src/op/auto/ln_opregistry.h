@@ -245,6 +245,8 @@ extern ln_op ln_opimpl_tile;
 extern ln_op ln_opimpl_tile_cpu;
 extern ln_op ln_opimpl_transpose;
 extern ln_op ln_opimpl_transpose_cpu;
+extern ln_op ln_opimpl_trilu;
+extern ln_op ln_opimpl_trilu_cpu;
 extern ln_op ln_opimpl_unsqueeze;
 extern ln_op ln_opimpl_unsqueeze_cpu;
 extern ln_op ln_opimpl_where;
@@ -383,6 +385,7 @@ extern const ln_opregistry_aot_field ln_opimpl_split_cpu_aot_priv[];
 extern const ln_opregistry_aot_field ln_opimpl_thresholdedrelu_cpu_aot_priv[];
 extern const ln_opregistry_aot_field ln_opimpl_tile_cpu_aot_priv[];
 extern const ln_opregistry_aot_field ln_opimpl_transpose_cpu_aot_priv[];
+extern const ln_opregistry_aot_field ln_opimpl_trilu_cpu_aot_priv[];
 extern const ln_opregistry_aot_field ln_opimpl_where_cpu_aot_priv[];
 
 #endif
