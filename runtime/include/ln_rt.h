@@ -797,6 +797,31 @@ typedef struct ln_rt_gather_elements_args {
 int ln_rt_gather_elements(const ln_rt_gather_elements_args *a, size_t elem_size,
                           const void *data, const int64_t *indices, void *dst);
 
+/* ONNX ScatterElements: dst = data, then for each position p of indices
+ * (the shape of updates) dst[p with its axis coordinate replaced by
+ * indices[p]] = updates[p], or += / *= / max / min with reduction 1 / 2 /
+ * 3 / 4 (float32 only).  An index out of range: LN_RT_ARG_ERROR. */
+int ln_rt_scatter_elements(const ln_rt_gather_elements_args *a, int32_t reduction,
+                           size_t elem_size, const void *data, const int64_t *indices,
+                           const void *updates, void *dst);
+
+/* ---- gather_nd / scatter_nd (ONNX GatherND, ScatterND) -------------------
+ * data [batch][dims[0..k-1]][slice], indices [batch][count][k]: each index
+ * tuple picks a slice of data (negative indices count from the end). */
+typedef struct ln_rt_nd_args {
+    int32_t k;                          /* the index tuple's length */
+    int32_t dims[LN_RT_MAX_DIMS];       /* the k indexed dims of data */
+    int64_t batch, count, slice;        /* batch_dims' product, tuples per batch, slice elements */
+} ln_rt_nd_args;
+
+/* dst [batch][count][slice] */
+int ln_rt_gather_nd(const ln_rt_nd_args *a, size_t elem_size, const void *data,
+                    const int64_t *indices, void *dst);
+/* dst = data, then each tuple's slice = updates' (batch 1), or reduced as
+ * ln_rt_scatter_elements (float32). */
+int ln_rt_scatter_nd(const ln_rt_nd_args *a, int32_t reduction, size_t elem_size,
+                     const void *data, const int64_t *indices, const void *updates, void *dst);
+
 /* ---- trilu (ONNX Trilu) ------------------------------------------------
  * x [batch][m][n]: y[b][i][j] = x[b][i][j] where j - i >= k (upper) or
  * j - i <= k (lower), else zero bytes; any element size. */

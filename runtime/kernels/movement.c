@@ -1,7 +1,7 @@
 /*
  * movement.c -- data-movement kernels: slice, concat, split, transpose,
- * tile/expand, gather, pad, depth_to_space, space_to_depth, trilu and
- * casts.
+ * tile/expand, gather, gather/scatter elements and ND, pad,
+ * depth_to_space, space_to_depth, trilu and casts.
  * Shape-generic ones walk the destination in order with an index counter
  * and copy whole innermost rows with memcpy where they are contiguous.
  * They never allocate; none is in-place safe except the equal-size casts.
@@ -561,4 +561,113 @@ void ln_rt_trilu(const ln_rt_trilu_args *a, int64_t k, int32_t upper, size_t ele
             src += row;
             dst += row;
         }
+}
+
+/* dst = op(dst, src) for one element: reduction 0 copies, 1..4 are float32
+ * add, mul, max, min. */
+static void scatter_put(int32_t reduction, size_t elem_size, unsigned char *dst,
+                        const unsigned char *src)
+{
+    float d, u;
+
+    if (reduction == 0 || elem_size != sizeof(float)) {
+        memcpy(dst, src, elem_size);
+        return;
+    }
+    memcpy(&d, dst, sizeof d);
+    memcpy(&u, src, sizeof u);
+    d = reduction == 1 ? d + u : reduction == 2 ? d * u : reduction == 3 ? (u > d ? u : d)
+                                                                         : (u < d ? u : d);
+    memcpy(dst, &d, sizeof d);
+}
+
+int ln_rt_scatter_elements(const ln_rt_gather_elements_args *a, int32_t reduction,
+                           size_t elem_size, const void *data, const int64_t *indices,
+                           const void *updates, void *dst)
+{
+    size_t dstride[LN_RT_MAX_DIMS], s = 1, n = 1, off = 0;
+    int32_t cnt[LN_RT_MAX_DIMS] = {0};
+    int d;
+
+    for (d = a->ndim - 1; d >= 0; d--) {
+        dstride[d] = s;
+        s *= (size_t)a->data_dims[d];
+        n *= (size_t)a->idx_dims[d];
+    }
+    memcpy(dst, data, s * elem_size);
+    for (size_t i = 0; i < n; i++) {
+        int64_t k = indices[i], len = a->data_dims[a->axis];
+        if (k < 0)
+            k += len;
+        if (k < 0 || k >= len)
+            return LN_RT_ARG_ERROR;
+        scatter_put(reduction, elem_size,
+                    (unsigned char *)dst + (off + (size_t)k * dstride[a->axis]) * elem_size,
+                    (const unsigned char *)updates + i * elem_size);
+        for (d = a->ndim - 1; d >= 0; d--) {
+            if (d != a->axis)
+                off += dstride[d];
+            if (++cnt[d] < a->idx_dims[d])
+                break;
+            if (d != a->axis)
+                off -= dstride[d] * (size_t)a->idx_dims[d];
+            cnt[d] = 0;
+        }
+    }
+    return LN_RT_OK;
+}
+
+/* The element offset of index tuple t in one batch of data; -1 when out of
+ * range. */
+static int64_t nd_offset(const ln_rt_nd_args *a, const int64_t *t)
+{
+    int64_t off = 0;
+
+    for (int32_t j = 0; j < a->k; j++) {
+        int64_t v = t[j] < 0 ? t[j] + a->dims[j] : t[j];
+        if (v < 0 || v >= a->dims[j])
+            return -1;
+        off = off * a->dims[j] + v;
+    }
+    return off * a->slice;
+}
+
+int ln_rt_gather_nd(const ln_rt_nd_args *a, size_t elem_size, const void *data,
+                    const int64_t *indices, void *dst)
+{
+    size_t bsz = (size_t)a->slice;
+    unsigned char *y = dst;
+
+    for (int32_t j = 0; j < a->k; j++)
+        bsz *= (size_t)a->dims[j];
+    for (int64_t b = 0; b < a->batch; b++)
+        for (int64_t c = 0; c < a->count; c++) {
+            int64_t off = nd_offset(a, indices + (size_t)(b * a->count + c) * (size_t)a->k);
+            if (off < 0)
+                return LN_RT_ARG_ERROR;
+            memcpy(y, (const unsigned char *)data + ((size_t)b * bsz + (size_t)off) * elem_size,
+                   (size_t)a->slice * elem_size);
+            y += (size_t)a->slice * elem_size;
+        }
+    return LN_RT_OK;
+}
+
+int ln_rt_scatter_nd(const ln_rt_nd_args *a, int32_t reduction, size_t elem_size,
+                     const void *data, const int64_t *indices, const void *updates, void *dst)
+{
+    size_t total = (size_t)a->slice;
+    const unsigned char *u = updates;
+
+    for (int32_t j = 0; j < a->k; j++)
+        total *= (size_t)a->dims[j];
+    memcpy(dst, data, total * elem_size);
+    for (int64_t c = 0; c < a->count; c++) {
+        int64_t off = nd_offset(a, indices + (size_t)c * (size_t)a->k);
+        if (off < 0)
+            return LN_RT_ARG_ERROR;
+        for (int64_t e = 0; e < a->slice; e++, u += elem_size)
+            scatter_put(reduction, elem_size,
+                        (unsigned char *)dst + ((size_t)off + (size_t)e) * elem_size, u);
+    }
+    return LN_RT_OK;
 }

@@ -140,6 +140,10 @@ int ln_ophook_where_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
 void ln_ophook_where_args(const ln_op_arg *op_arg, ln_rt_where_args *a);
 /* gather_elements */
 void ln_ophook_gather_elements_args(const ln_op_arg *op_arg, ln_rt_gather_elements_args *a);
+/* gather_nd, scatter_nd */
+int ln_ophook_gather_nd_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
+int ln_ophook_scatter_nd_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
+void ln_ophook_nd_args(const ln_op_arg *op_arg, ln_rt_nd_args *a);
 /* trilu: [batch][m][n] of the last two axes */
 void ln_ophook_trilu_args(const ln_op_arg *op_arg, ln_rt_trilu_args *a);
 /* lstm / gru / rnn */

@@ -1,8 +1,10 @@
 /*
- * ln_ophook_add.c -- numpy broadcasting for add (and, later, the other
- * binary elementwise ops): shapes are right-aligned, and on each axis the
- * two extents are equal or one of them is 1.
+ * ln_ophook_add.c -- numpy broadcasting for add (and the other binary
+ * elementwise ops): shapes are right-aligned, and on each axis the two
+ * extents are equal or one of them is 1.  And the indexing ops' shapes and
+ * arguments (where, gather/scatter elements and ND, trilu).
  */
+#include <string.h>
 #include "ln_ophook.h"
 
 int ln_ophook_add_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims)
@@ -109,4 +111,67 @@ void ln_ophook_trilu_args(const ln_op_arg *op_arg, ln_rt_trilu_args *a)
     a->m = src->dims[src->ndim - 2];
     a->n = src->dims[src->ndim - 1];
     a->batch = (int32_t)ln_ophook_dims_prod(src->dims, 0, src->ndim - 2);
+}
+
+/* GatherND: batch_dims shared leading axes, index tuples of the last axis
+ * of indices, the slice after them. */
+int ln_ophook_gather_nd_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims)
+{
+    const ln_tensor *x = ln_op_tensor_in(op_arg, "src")->tensor;
+    const ln_tensor *i = ln_op_tensor_in(op_arg, "indices")->tensor;
+    int b = ln_ophook_param_int(op_arg, "batch_dims", 0), k = i->dims[i->ndim - 1], n = 0;
+
+    LN_OPCK(ln_opck(op_arg, b < i->ndim && b < x->ndim,
+                    "'batch_dims' (%d) must be below the ranks of 'src' (%d) and 'indices' (%d)",
+                    b, x->ndim, i->ndim));
+    for (int d = 0; d < b; d++)
+        LN_OPCK(ln_opck(op_arg, i->dims[d] == x->dims[d],
+                        "'indices' dim %d (%d) differs from 'src' dim %d (%d), a batch dim", d,
+                        i->dims[d], d, x->dims[d]));
+    LN_OPCK(ln_opck(op_arg, k >= 1 && b + k <= x->ndim,
+                    "'indices' tuples of %d cannot index 'src' of %d dims after %d batch dims",
+                    k, x->ndim, b));
+    LN_OPCK(ln_opck(op_arg, i->ndim - 1 + x->ndim - b - k <= LN_MAXDIM,
+                    "the output would have more than %d dims", LN_MAXDIM));
+    for (int d = 0; d < i->ndim - 1; d++)
+        dims[n++] = i->dims[d];
+    for (int d = b + k; d < x->ndim; d++)
+        dims[n++] = x->dims[d];
+    *ndim = n;
+    return 0;
+}
+
+int ln_ophook_scatter_nd_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims)
+{
+    const ln_tensor *x = ln_op_tensor_in(op_arg, "src")->tensor;
+    const ln_tensor *i = ln_op_tensor_in(op_arg, "indices")->tensor;
+    const ln_tensor *u = ln_op_tensor_in(op_arg, "updates")->tensor;
+    int k = i->dims[i->ndim - 1], ok;
+
+    LN_OPCK(ln_opck(op_arg, k >= 1 && k <= x->ndim,
+                    "'indices' tuples of %d cannot index 'src' of %d dims", k, x->ndim));
+    ok = u->ndim == i->ndim - 1 + x->ndim - k;
+    for (int d = 0; ok && d < u->ndim; d++)
+        ok = u->dims[d] == (d < i->ndim - 1 ? i->dims[d] : x->dims[k + d - (i->ndim - 1)]);
+    LN_OPCK(ln_opck(op_arg, ok, "'updates' must have the shape of 'indices' without its last "
+                    "axis, then 'src' after the %d indexed dims", k));
+    *ndim = x->ndim;
+    for (int d = 0; d < x->ndim; d++)
+        dims[d] = x->dims[d];
+    return 0;
+}
+
+void ln_ophook_nd_args(const ln_op_arg *op_arg, ln_rt_nd_args *a)
+{
+    const ln_tensor *x = ln_op_tensor_in(op_arg, "src")->tensor;
+    const ln_tensor *i = ln_op_tensor_in(op_arg, "indices")->tensor;
+    int b = ln_ophook_param_int(op_arg, "batch_dims", 0);
+
+    memset(a, 0, sizeof *a);
+    a->k = i->dims[i->ndim - 1];
+    for (int d = 0; d < a->k; d++)
+        a->dims[d] = x->dims[b + d];
+    a->batch = (int64_t)ln_ophook_dims_prod(x->dims, 0, b);
+    a->count = (int64_t)ln_ophook_dims_prod(i->dims, b, i->ndim - 1);
+    a->slice = (int64_t)ln_ophook_dims_prod(x->dims, b + a->k, x->ndim);
 }

@@ -712,6 +712,25 @@ static void print_ln_rt_gather_elements_args(ln_aot_buf *b, const void *p)
     ln_aot_buf_putc(b, '}');
 }
 
+static void print_ln_rt_nd_args(ln_aot_buf *b, const void *p)
+{
+    const ln_rt_nd_args *v = p;
+    int n;
+
+    ln_aot_buf_printf(b, "{.k = %ld", (long)v->k);
+    n = (int)(sizeof v->dims / sizeof v->dims[0]);
+    while (n > 1 && v->dims[n - 1] == 0)
+        n--;
+    ln_aot_buf_puts(b, ", .dims = {");
+    for (int i = 0; i < n; i++)
+        ln_aot_buf_printf(b, "%s%ld", i ? ", " : "", (long)v->dims[i]);
+    ln_aot_buf_putc(b, '}');
+    ln_aot_buf_printf(b, ", .batch = %lldLL", (long long)v->batch);
+    ln_aot_buf_printf(b, ", .count = %lldLL", (long long)v->count);
+    ln_aot_buf_printf(b, ", .slice = %lldLL", (long long)v->slice);
+    ln_aot_buf_putc(b, '}');
+}
+
 static void print_ln_rt_trilu_args(ln_aot_buf *b, const void *p)
 {
     const ln_rt_trilu_args *v = p;
@@ -757,6 +776,7 @@ static const struct rt_type {
     {"ln_rt_rnn_args", sizeof(ln_rt_rnn_args), 1, print_ln_rt_rnn_args},
     {"ln_rt_where_args", sizeof(ln_rt_where_args), 1, print_ln_rt_where_args},
     {"ln_rt_gather_elements_args", sizeof(ln_rt_gather_elements_args), 1, print_ln_rt_gather_elements_args},
+    {"ln_rt_nd_args", sizeof(ln_rt_nd_args), 1, print_ln_rt_nd_args},
     {"ln_rt_trilu_args", sizeof(ln_rt_trilu_args), 1, print_ln_rt_trilu_args},
 };
 
@@ -775,6 +795,7 @@ static const char *const status_kernels[] = {
     "ln_rt_gather",
     "ln_rt_gather_elements",
     "ln_rt_gather_f32",
+    "ln_rt_gather_nd",
     "ln_rt_gemm_f32",
     "ln_rt_matmul_f32",
     "ln_rt_maxpool2d_f32",
@@ -782,6 +803,8 @@ static const char *const status_kernels[] = {
     "ln_rt_pad_f32",
     "ln_rt_pad_s8",
     "ln_rt_resize_f32",
+    "ln_rt_scatter_elements",
+    "ln_rt_scatter_nd",
     NULL
 };
 

@@ -87,6 +87,8 @@ const ln_opregistry_row ln_opregistry[] = {
     {"gather_cpu", "cpu", LN_OPREG_PROTO(gather, gather_cpu)},
     {"gather_elements", "none", LN_OPREG_PROTO(gather_elements, gather_elements)},
     {"gather_elements_cpu", "cpu", LN_OPREG_PROTO(gather_elements, gather_elements_cpu)},
+    {"gather_nd", "none", LN_OPREG_PROTO(gather_nd, gather_nd)},
+    {"gather_nd_cpu", "cpu", LN_OPREG_PROTO(gather_nd, gather_nd_cpu)},
     {"gemm", "none", LN_OPREG_PROTO(gemm, gemm)},
     {"gemm_cpu", "cpu", LN_OPREG_PROTO(gemm, gemm_cpu)},
     {"global_avgpool_s8", "none", LN_OPREG_PROTO(global_avgpool_s8, global_avgpool_s8)},
@@ -203,6 +205,10 @@ const ln_opregistry_row ln_opregistry[] = {
     {"rnn_cpu", "cpu", LN_OPREG_PROTO(rnn, rnn_cpu)},
     {"round", "none", LN_OPREG_PROTO(round, round)},
     {"round_cpu", "cpu", LN_OPREG_PROTO(round, round_cpu)},
+    {"scatter_elements", "none", LN_OPREG_PROTO(scatter_elements, scatter_elements)},
+    {"scatter_elements_cpu", "cpu", LN_OPREG_PROTO(scatter_elements, scatter_elements_cpu)},
+    {"scatter_nd", "none", LN_OPREG_PROTO(scatter_nd, scatter_nd)},
+    {"scatter_nd_cpu", "cpu", LN_OPREG_PROTO(scatter_nd, scatter_nd_cpu)},
     {"selu", "none", LN_OPREG_PROTO(selu, selu)},
     {"selu_cpu", "cpu", LN_OPREG_PROTO(selu, selu_cpu)},
     {"shrink", "none", LN_OPREG_PROTO(shrink, shrink)},
@@ -357,6 +363,10 @@ static const ln_opregistry_onnx_attr onnx_attrs_16[] = {
     {NULL, NULL, NULL}
 };
 static const ln_opregistry_onnx_attr onnx_attrs_17[] = {
+    {"batch_dims", "batch_dims", "0"},
+    {NULL, NULL, NULL}
+};
+static const ln_opregistry_onnx_attr onnx_attrs_18[] = {
     {"transA", "trans_a", "0"},
     {"transB", "trans_b", "0"},
     {"alpha", "alpha", "1"},
@@ -365,16 +375,6 @@ static const ln_opregistry_onnx_attr onnx_attrs_17[] = {
 };
 static const char *const onnx_names_13[] = {"src", "weight", "recurrence", "bias", "seq_lens", "initial_h", NULL};
 static const char *const onnx_names_14[] = {"dst", "dst_h", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_18[] = {
-    {"hidden_size", "hidden_size", "0"},
-    {"direction", "direction", "\"forward\""},
-    {"activations", "activations", "[]"},
-    {"activation_alpha", "activation_alpha", "[]"},
-    {"activation_beta", "activation_beta", "[]"},
-    {"clip", "clip", "0"},
-    {"linear_before_reset", "linear_before_reset", "0"},
-    {NULL, NULL, NULL}
-};
 static const ln_opregistry_onnx_attr onnx_attrs_19[] = {
     {"hidden_size", "hidden_size", "0"},
     {"direction", "direction", "\"forward\""},
@@ -383,45 +383,55 @@ static const ln_opregistry_onnx_attr onnx_attrs_19[] = {
     {"activation_beta", "activation_beta", "[]"},
     {"clip", "clip", "0"},
     {"linear_before_reset", "linear_before_reset", "0"},
-    {"layout", "layout", "0"},
     {NULL, NULL, NULL}
 };
 static const ln_opregistry_onnx_attr onnx_attrs_20[] = {
+    {"hidden_size", "hidden_size", "0"},
+    {"direction", "direction", "\"forward\""},
+    {"activations", "activations", "[]"},
+    {"activation_alpha", "activation_alpha", "[]"},
+    {"activation_beta", "activation_beta", "[]"},
+    {"clip", "clip", "0"},
+    {"linear_before_reset", "linear_before_reset", "0"},
+    {"layout", "layout", "0"},
+    {NULL, NULL, NULL}
+};
+static const ln_opregistry_onnx_attr onnx_attrs_21[] = {
     {"axis", "axis", "1"},
     {"", "coerce_2d", "true"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_21[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_22[] = {
     {"axis", "axis", "-1"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_22[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_23[] = {
     {"alpha", "alpha", "0.2"},
     {"beta", "beta", "0.5"},
     {NULL, NULL, NULL}
 };
 static const char *const onnx_names_15[] = {"src", "scale", "bias", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_23[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_24[] = {
     {"epsilon", "epsilon", "1e-05"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_24[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_25[] = {
     {"detect_negative", "detect_negative", "1"},
     {"detect_positive", "detect_positive", "1"},
     {NULL, NULL, NULL}
 };
 static const char *const onnx_names_16[] = {"dst", "mean", "inv_std_dev", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_25[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_26[] = {
     {"axis", "axis", "-1"},
     {"epsilon", "epsilon", "1e-05"},
     {"stash_type", "stash_type", "1"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_26[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_27[] = {
     {"alpha", "alpha", "0.01"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_27[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_28[] = {
     {"size", "size", NULL},
     {"alpha", "alpha", "0.0001"},
     {"beta", "beta", "0.75"},
@@ -430,7 +440,7 @@ static const ln_opregistry_onnx_attr onnx_attrs_27[] = {
 };
 static const char *const onnx_names_17[] = {"src", "weight", "recurrence", "bias", "seq_lens", "initial_h", "initial_c", "peephole", NULL};
 static const char *const onnx_names_18[] = {"dst", "dst_h", "dst_c", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_28[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_29[] = {
     {"hidden_size", "hidden_size", "0"},
     {"direction", "direction", "\"forward\""},
     {"activations", "activations", "[]"},
@@ -440,7 +450,7 @@ static const ln_opregistry_onnx_attr onnx_attrs_28[] = {
     {"input_forget", "input_forget", "0"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_29[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_30[] = {
     {"hidden_size", "hidden_size", "0"},
     {"direction", "direction", "\"forward\""},
     {"activations", "activations", "[]"},
@@ -451,7 +461,7 @@ static const ln_opregistry_onnx_attr onnx_attrs_29[] = {
     {"layout", "layout", "0"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_30[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_31[] = {
     {"kernel_shape", "kernel_shape", NULL},
     {"strides", "stride", "[1,1]"},
     {"dilations", "dilation", "[1,1]"},
@@ -461,43 +471,43 @@ static const ln_opregistry_onnx_attr onnx_attrs_30[] = {
     {"storage_order", "storage_order", "0"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_31[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_32[] = {
     {"fmod", "fmod", "0"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_32[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_33[] = {
     {"pads", "pads", NULL},
     {"mode", "mode", "\"constant\""},
     {"value", "value", "0"},
     {NULL, NULL, NULL}
 };
 static const char *const onnx_names_19[] = {"src", "@pads", "@value", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_33[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_34[] = {
     {"mode", "mode", "\"constant\""},
     {NULL, NULL, NULL}
 };
 static const char *const onnx_names_20[] = {"src", "slope", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_34[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_35[] = {
     {"axes", "axes", "[]"},
     {"keepdims", "keepdims", "1"},
     {NULL, NULL, NULL}
 };
 static const char *const onnx_names_21[] = {"src", "@axes", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_35[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_36[] = {
     {"keepdims", "keepdims", "1"},
     {"noop_with_empty_axes", "noop_with_empty_axes", "0"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_36[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_37[] = {
     {"shape", "dims", NULL},
     {NULL, NULL, NULL}
 };
 static const char *const onnx_names_22[] = {"src", "@dims", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_37[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_38[] = {
     {"allowzero", "allowzero", "0"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_38[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_39[] = {
     {"mode", "mode", "\"nearest\""},
     {"scales", "scales", NULL},
     {"", "coordinate_transformation_mode", "\"asymmetric\""},
@@ -505,29 +515,20 @@ static const ln_opregistry_onnx_attr onnx_attrs_38[] = {
     {NULL, NULL, NULL}
 };
 static const char *const onnx_names_23[] = {"src", "@scales", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_39[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_40[] = {
     {"mode", "mode", "\"nearest\""},
     {"", "coordinate_transformation_mode", "\"asymmetric\""},
     {"", "nearest_mode", "\"floor\""},
     {NULL, NULL, NULL}
 };
 static const char *const onnx_names_24[] = {"src", "", "@scales", "@sizes", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_40[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_41[] = {
     {"mode", "mode", "\"nearest\""},
     {"coordinate_transformation_mode", "coordinate_transformation_mode", "\"half_pixel\""},
     {"nearest_mode", "nearest_mode", "\"round_prefer_floor\""},
     {"cubic_coeff_a", "cubic_coeff_a", "-0.75"},
     {"exclude_outside", "exclude_outside", "0"},
     {"extrapolation_value", "extrapolation_value", "0"},
-    {NULL, NULL, NULL}
-};
-static const ln_opregistry_onnx_attr onnx_attrs_41[] = {
-    {"hidden_size", "hidden_size", "0"},
-    {"direction", "direction", "\"forward\""},
-    {"activations", "activations", "[]"},
-    {"activation_alpha", "activation_alpha", "[]"},
-    {"activation_beta", "activation_beta", "[]"},
-    {"clip", "clip", "0"},
     {NULL, NULL, NULL}
 };
 static const ln_opregistry_onnx_attr onnx_attrs_42[] = {
@@ -537,55 +538,74 @@ static const ln_opregistry_onnx_attr onnx_attrs_42[] = {
     {"activation_alpha", "activation_alpha", "[]"},
     {"activation_beta", "activation_beta", "[]"},
     {"clip", "clip", "0"},
-    {"layout", "layout", "0"},
     {NULL, NULL, NULL}
 };
 static const ln_opregistry_onnx_attr onnx_attrs_43[] = {
+    {"hidden_size", "hidden_size", "0"},
+    {"direction", "direction", "\"forward\""},
+    {"activations", "activations", "[]"},
+    {"activation_alpha", "activation_alpha", "[]"},
+    {"activation_beta", "activation_beta", "[]"},
+    {"clip", "clip", "0"},
+    {"layout", "layout", "0"},
+    {NULL, NULL, NULL}
+};
+static const char *const onnx_names_25[] = {"src", "indices", "updates", NULL};
+static const ln_opregistry_onnx_attr onnx_attrs_44[] = {
+    {"axis", "axis", "0"},
+    {"reduction", "reduction", "\"none\""},
+    {NULL, NULL, NULL}
+};
+static const ln_opregistry_onnx_attr onnx_attrs_45[] = {
+    {"reduction", "reduction", "\"none\""},
+    {NULL, NULL, NULL}
+};
+static const ln_opregistry_onnx_attr onnx_attrs_46[] = {
     {"alpha", "alpha", "1.67326319217682"},
     {"gamma", "gamma", "1.05070102214813"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_44[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_47[] = {
     {"bias", "bias", "0"},
     {"lambd", "lambd", "0.5"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_45[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_48[] = {
     {"starts", "starts", NULL},
     {"ends", "ends", NULL},
     {"axes", "axes", "[]"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_25[] = {"src", "@starts", "@ends", "@axes", "@steps", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_46[] = {
+static const char *const onnx_names_26[] = {"src", "@starts", "@ends", "@axes", "@steps", NULL};
+static const ln_opregistry_onnx_attr onnx_attrs_49[] = {
     {"blocksize", "blocksize", NULL},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_47[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_50[] = {
     {"axis", "axis", "0"},
     {"split", "split", "[]"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_26[] = {"src", "@split", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_48[] = {
+static const char *const onnx_names_27[] = {"src", "@split", NULL};
+static const ln_opregistry_onnx_attr onnx_attrs_51[] = {
     {"axes", "axes", "[]"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_27[] = {"src", "@repeats", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_49[] = {
+static const char *const onnx_names_28[] = {"src", "@repeats", NULL};
+static const ln_opregistry_onnx_attr onnx_attrs_52[] = {
     {"perm", "perm", "[]"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_28[] = {"src", "@k", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_50[] = {
+static const char *const onnx_names_29[] = {"src", "@k", NULL};
+static const ln_opregistry_onnx_attr onnx_attrs_53[] = {
     {"upper", "upper", "1"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_51[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_54[] = {
     {"axes", "axes", NULL},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_29[] = {"cond", "src1", "src2", NULL};
+static const char *const onnx_names_30[] = {"cond", "src1", "src2", NULL};
 
 const ln_opregistry_onnx_entry ln_opregistry_onnx[] = {
     {"Abs", 6, 0, "abs", onnx_names_1, onnx_names_2, onnx_attrs_1},
@@ -626,101 +646,105 @@ const ln_opregistry_onnx_entry ln_opregistry_onnx[] = {
     {"Exp", 6, 0, "exp", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Expand", 8, 0, "expand", onnx_names_11, onnx_names_2, onnx_attrs_1},
     {"Flatten", 1, 0, "flatten", onnx_names_1, onnx_names_2, onnx_attrs_14},
-    {"GRU", 7, 13, "gru", onnx_names_13, onnx_names_14, onnx_attrs_18},
-    {"GRU", 14, 0, "gru", onnx_names_13, onnx_names_14, onnx_attrs_19},
+    {"GRU", 7, 13, "gru", onnx_names_13, onnx_names_14, onnx_attrs_19},
+    {"GRU", 14, 0, "gru", onnx_names_13, onnx_names_14, onnx_attrs_20},
     {"Gather", 1, 0, "gather", onnx_names_12, onnx_names_2, onnx_attrs_16},
     {"GatherElements", 11, 0, "gather_elements", onnx_names_12, onnx_names_2, onnx_attrs_16},
-    {"Gemm", 7, 0, "gemm", onnx_names_7, onnx_names_2, onnx_attrs_17},
+    {"GatherND", 11, 0, "gather_nd", onnx_names_12, onnx_names_2, onnx_attrs_17},
+    {"Gemm", 7, 0, "gemm", onnx_names_7, onnx_names_2, onnx_attrs_18},
     {"GlobalAveragePool", 1, 0, "globalavgpool", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"GlobalMaxPool", 1, 0, "globalmaxpool", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Greater", 7, 0, "greater", onnx_names_3, onnx_names_2, onnx_attrs_1},
     {"GreaterOrEqual", 12, 0, "greater_or_equal", onnx_names_3, onnx_names_2, onnx_attrs_1},
-    {"HardSigmoid", 6, 0, "hardsigmoid", onnx_names_1, onnx_names_2, onnx_attrs_22},
+    {"HardSigmoid", 6, 0, "hardsigmoid", onnx_names_1, onnx_names_2, onnx_attrs_23},
     {"HardSwish", 14, 0, "hardswish", onnx_names_1, onnx_names_2, onnx_attrs_1},
-    {"Hardmax", 1, 12, "hardmax", onnx_names_1, onnx_names_2, onnx_attrs_20},
-    {"Hardmax", 13, 0, "hardmax", onnx_names_1, onnx_names_2, onnx_attrs_21},
+    {"Hardmax", 1, 12, "hardmax", onnx_names_1, onnx_names_2, onnx_attrs_21},
+    {"Hardmax", 13, 0, "hardmax", onnx_names_1, onnx_names_2, onnx_attrs_22},
     {"Identity", 1, 0, "identity", onnx_names_1, onnx_names_2, onnx_attrs_1},
-    {"InstanceNormalization", 6, 0, "instancenorm", onnx_names_15, onnx_names_2, onnx_attrs_23},
-    {"IsInf", 10, 0, "isinf", onnx_names_1, onnx_names_2, onnx_attrs_24},
+    {"InstanceNormalization", 6, 0, "instancenorm", onnx_names_15, onnx_names_2, onnx_attrs_24},
+    {"IsInf", 10, 0, "isinf", onnx_names_1, onnx_names_2, onnx_attrs_25},
     {"IsNaN", 9, 0, "isnan", onnx_names_1, onnx_names_2, onnx_attrs_1},
-    {"LRN", 1, 0, "lrn", onnx_names_1, onnx_names_2, onnx_attrs_27},
-    {"LSTM", 7, 13, "lstm", onnx_names_17, onnx_names_18, onnx_attrs_28},
-    {"LSTM", 14, 0, "lstm", onnx_names_17, onnx_names_18, onnx_attrs_29},
-    {"LayerNormalization", 17, 0, "layernorm", onnx_names_15, onnx_names_16, onnx_attrs_25},
-    {"LeakyRelu", 6, 0, "leakyrelu", onnx_names_1, onnx_names_2, onnx_attrs_26},
+    {"LRN", 1, 0, "lrn", onnx_names_1, onnx_names_2, onnx_attrs_28},
+    {"LSTM", 7, 13, "lstm", onnx_names_17, onnx_names_18, onnx_attrs_29},
+    {"LSTM", 14, 0, "lstm", onnx_names_17, onnx_names_18, onnx_attrs_30},
+    {"LayerNormalization", 17, 0, "layernorm", onnx_names_15, onnx_names_16, onnx_attrs_26},
+    {"LeakyRelu", 6, 0, "leakyrelu", onnx_names_1, onnx_names_2, onnx_attrs_27},
     {"Less", 7, 0, "less", onnx_names_3, onnx_names_2, onnx_attrs_1},
     {"LessOrEqual", 12, 0, "less_or_equal", onnx_names_3, onnx_names_2, onnx_attrs_1},
     {"Log", 6, 0, "log", onnx_names_1, onnx_names_2, onnx_attrs_1},
-    {"LogSoftmax", 1, 12, "logsoftmax", onnx_names_1, onnx_names_2, onnx_attrs_20},
-    {"LogSoftmax", 13, 0, "logsoftmax", onnx_names_1, onnx_names_2, onnx_attrs_21},
+    {"LogSoftmax", 1, 12, "logsoftmax", onnx_names_1, onnx_names_2, onnx_attrs_21},
+    {"LogSoftmax", 13, 0, "logsoftmax", onnx_names_1, onnx_names_2, onnx_attrs_22},
     {"MatMul", 1, 0, "matmul", onnx_names_3, onnx_names_2, onnx_attrs_1},
     {"Max", 6, 0, "max", onnx_names_3, onnx_names_2, onnx_attrs_1},
-    {"MaxPool", 1, 0, "maxpool2d", onnx_names_1, onnx_names_2, onnx_attrs_30},
+    {"MaxPool", 1, 0, "maxpool2d", onnx_names_1, onnx_names_2, onnx_attrs_31},
     {"Mean", 6, 0, "mean", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Min", 6, 0, "min", onnx_names_3, onnx_names_2, onnx_attrs_1},
-    {"Mod", 10, 0, "mod", onnx_names_3, onnx_names_2, onnx_attrs_31},
+    {"Mod", 10, 0, "mod", onnx_names_3, onnx_names_2, onnx_attrs_32},
     {"Mul", 7, 0, "mul", onnx_names_3, onnx_names_2, onnx_attrs_1},
     {"Neg", 6, 0, "neg", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Not", 1, 0, "not", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Or", 7, 0, "or", onnx_names_3, onnx_names_2, onnx_attrs_1},
     {"PRelu", 7, 0, "prelu", onnx_names_20, onnx_names_2, onnx_attrs_1},
-    {"Pad", 2, 10, "pad", onnx_names_1, onnx_names_2, onnx_attrs_32},
-    {"Pad", 11, 0, "pad", onnx_names_19, onnx_names_2, onnx_attrs_33},
+    {"Pad", 2, 10, "pad", onnx_names_1, onnx_names_2, onnx_attrs_33},
+    {"Pad", 11, 0, "pad", onnx_names_19, onnx_names_2, onnx_attrs_34},
     {"Pow", 7, 0, "pow", onnx_names_3, onnx_names_2, onnx_attrs_1},
     {"QuantizeLinear", 10, 12, "quantize_linear", onnx_names_8, onnx_names_2, onnx_attrs_1},
     {"QuantizeLinear", 13, 0, "quantize_linear", onnx_names_8, onnx_names_2, onnx_attrs_14},
-    {"RNN", 7, 13, "rnn", onnx_names_13, onnx_names_14, onnx_attrs_41},
-    {"RNN", 14, 0, "rnn", onnx_names_13, onnx_names_14, onnx_attrs_42},
+    {"RNN", 7, 13, "rnn", onnx_names_13, onnx_names_14, onnx_attrs_42},
+    {"RNN", 14, 0, "rnn", onnx_names_13, onnx_names_14, onnx_attrs_43},
     {"Reciprocal", 6, 0, "reciprocal", onnx_names_1, onnx_names_2, onnx_attrs_1},
-    {"ReduceL1", 1, 0, "reduce_l1", onnx_names_1, onnx_names_2, onnx_attrs_34},
-    {"ReduceL2", 1, 0, "reduce_l2", onnx_names_1, onnx_names_2, onnx_attrs_34},
-    {"ReduceLogSum", 1, 0, "reduce_logsum", onnx_names_1, onnx_names_2, onnx_attrs_34},
-    {"ReduceLogSumExp", 1, 0, "reduce_logsumexp", onnx_names_1, onnx_names_2, onnx_attrs_34},
-    {"ReduceMax", 1, 0, "reduce_max", onnx_names_1, onnx_names_2, onnx_attrs_34},
-    {"ReduceMean", 1, 0, "reduce_mean", onnx_names_1, onnx_names_2, onnx_attrs_34},
-    {"ReduceMin", 1, 0, "reduce_min", onnx_names_1, onnx_names_2, onnx_attrs_34},
-    {"ReduceProd", 1, 0, "reduce_prod", onnx_names_1, onnx_names_2, onnx_attrs_34},
-    {"ReduceSum", 1, 12, "reduce_sum", onnx_names_1, onnx_names_2, onnx_attrs_34},
-    {"ReduceSum", 13, 0, "reduce_sum", onnx_names_21, onnx_names_2, onnx_attrs_35},
-    {"ReduceSumSquare", 1, 0, "reduce_sumsquare", onnx_names_1, onnx_names_2, onnx_attrs_34},
+    {"ReduceL1", 1, 0, "reduce_l1", onnx_names_1, onnx_names_2, onnx_attrs_35},
+    {"ReduceL2", 1, 0, "reduce_l2", onnx_names_1, onnx_names_2, onnx_attrs_35},
+    {"ReduceLogSum", 1, 0, "reduce_logsum", onnx_names_1, onnx_names_2, onnx_attrs_35},
+    {"ReduceLogSumExp", 1, 0, "reduce_logsumexp", onnx_names_1, onnx_names_2, onnx_attrs_35},
+    {"ReduceMax", 1, 0, "reduce_max", onnx_names_1, onnx_names_2, onnx_attrs_35},
+    {"ReduceMean", 1, 0, "reduce_mean", onnx_names_1, onnx_names_2, onnx_attrs_35},
+    {"ReduceMin", 1, 0, "reduce_min", onnx_names_1, onnx_names_2, onnx_attrs_35},
+    {"ReduceProd", 1, 0, "reduce_prod", onnx_names_1, onnx_names_2, onnx_attrs_35},
+    {"ReduceSum", 1, 12, "reduce_sum", onnx_names_1, onnx_names_2, onnx_attrs_35},
+    {"ReduceSum", 13, 0, "reduce_sum", onnx_names_21, onnx_names_2, onnx_attrs_36},
+    {"ReduceSumSquare", 1, 0, "reduce_sumsquare", onnx_names_1, onnx_names_2, onnx_attrs_35},
     {"Relu", 1, 0, "relu", onnx_names_1, onnx_names_2, onnx_attrs_1},
-    {"Reshape", 1, 4, "reshape", onnx_names_1, onnx_names_2, onnx_attrs_36},
+    {"Reshape", 1, 4, "reshape", onnx_names_1, onnx_names_2, onnx_attrs_37},
     {"Reshape", 5, 13, "reshape", onnx_names_22, onnx_names_2, onnx_attrs_1},
-    {"Reshape", 14, 0, "reshape", onnx_names_22, onnx_names_2, onnx_attrs_37},
-    {"Resize", 10, 10, "resize", onnx_names_23, onnx_names_2, onnx_attrs_39},
-    {"Resize", 11, 0, "resize", onnx_names_24, onnx_names_2, onnx_attrs_40},
+    {"Reshape", 14, 0, "reshape", onnx_names_22, onnx_names_2, onnx_attrs_38},
+    {"Resize", 10, 10, "resize", onnx_names_23, onnx_names_2, onnx_attrs_40},
+    {"Resize", 11, 0, "resize", onnx_names_24, onnx_names_2, onnx_attrs_41},
     {"Round", 11, 0, "round", onnx_names_1, onnx_names_2, onnx_attrs_1},
-    {"Selu", 6, 0, "selu", onnx_names_1, onnx_names_2, onnx_attrs_43},
-    {"Shrink", 9, 0, "shrink", onnx_names_1, onnx_names_2, onnx_attrs_44},
+    {"Scatter", 9, 10, "scatter_elements", onnx_names_25, onnx_names_2, onnx_attrs_16},
+    {"ScatterElements", 11, 0, "scatter_elements", onnx_names_25, onnx_names_2, onnx_attrs_44},
+    {"ScatterND", 11, 0, "scatter_nd", onnx_names_25, onnx_names_2, onnx_attrs_45},
+    {"Selu", 6, 0, "selu", onnx_names_1, onnx_names_2, onnx_attrs_46},
+    {"Shrink", 9, 0, "shrink", onnx_names_1, onnx_names_2, onnx_attrs_47},
     {"Sigmoid", 6, 0, "sigmoid", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Sign", 9, 0, "sign", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Sin", 7, 0, "sin", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Sinh", 9, 0, "sinh", onnx_names_1, onnx_names_2, onnx_attrs_1},
-    {"Slice", 1, 9, "slice", onnx_names_1, onnx_names_2, onnx_attrs_45},
-    {"Slice", 10, 0, "slice", onnx_names_25, onnx_names_2, onnx_attrs_1},
-    {"Softmax", 1, 12, "softmax", onnx_names_1, onnx_names_2, onnx_attrs_20},
-    {"Softmax", 13, 0, "softmax", onnx_names_1, onnx_names_2, onnx_attrs_21},
+    {"Slice", 1, 9, "slice", onnx_names_1, onnx_names_2, onnx_attrs_48},
+    {"Slice", 10, 0, "slice", onnx_names_26, onnx_names_2, onnx_attrs_1},
+    {"Softmax", 1, 12, "softmax", onnx_names_1, onnx_names_2, onnx_attrs_21},
+    {"Softmax", 13, 0, "softmax", onnx_names_1, onnx_names_2, onnx_attrs_22},
     {"Softplus", 1, 0, "softplus", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Softsign", 1, 0, "softsign", onnx_names_1, onnx_names_2, onnx_attrs_1},
-    {"SpaceToDepth", 1, 0, "space_to_depth", onnx_names_1, onnx_names_2, onnx_attrs_46},
-    {"Split", 2, 12, "split", onnx_names_1, onnx_names_2, onnx_attrs_47},
-    {"Split", 13, 0, "split", onnx_names_26, onnx_names_2, onnx_attrs_16},
+    {"SpaceToDepth", 1, 0, "space_to_depth", onnx_names_1, onnx_names_2, onnx_attrs_49},
+    {"Split", 2, 12, "split", onnx_names_1, onnx_names_2, onnx_attrs_50},
+    {"Split", 13, 0, "split", onnx_names_27, onnx_names_2, onnx_attrs_16},
     {"Sqrt", 6, 0, "sqrt", onnx_names_1, onnx_names_2, onnx_attrs_1},
-    {"Squeeze", 1, 12, "squeeze", onnx_names_1, onnx_names_2, onnx_attrs_48},
+    {"Squeeze", 1, 12, "squeeze", onnx_names_1, onnx_names_2, onnx_attrs_51},
     {"Squeeze", 13, 0, "squeeze", onnx_names_21, onnx_names_2, onnx_attrs_1},
     {"Sub", 7, 0, "sub", onnx_names_3, onnx_names_2, onnx_attrs_1},
     {"Sum", 6, 0, "add", onnx_names_3, onnx_names_2, onnx_attrs_1},
     {"Tan", 7, 0, "tan", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Tanh", 6, 0, "tanh", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"ThresholdedRelu", 10, 0, "thresholdedrelu", onnx_names_1, onnx_names_2, onnx_attrs_8},
-    {"Tile", 6, 0, "tile", onnx_names_27, onnx_names_2, onnx_attrs_1},
-    {"Transpose", 1, 0, "transpose", onnx_names_1, onnx_names_2, onnx_attrs_49},
-    {"Trilu", 14, 0, "trilu", onnx_names_28, onnx_names_2, onnx_attrs_50},
-    {"Unsqueeze", 1, 12, "unsqueeze", onnx_names_1, onnx_names_2, onnx_attrs_51},
+    {"Tile", 6, 0, "tile", onnx_names_28, onnx_names_2, onnx_attrs_1},
+    {"Transpose", 1, 0, "transpose", onnx_names_1, onnx_names_2, onnx_attrs_52},
+    {"Trilu", 14, 0, "trilu", onnx_names_29, onnx_names_2, onnx_attrs_53},
+    {"Unsqueeze", 1, 12, "unsqueeze", onnx_names_1, onnx_names_2, onnx_attrs_54},
     {"Unsqueeze", 13, 0, "unsqueeze", onnx_names_21, onnx_names_2, onnx_attrs_1},
-    {"Upsample", 7, 8, "resize", onnx_names_1, onnx_names_2, onnx_attrs_38},
-    {"Upsample", 9, 9, "resize", onnx_names_23, onnx_names_2, onnx_attrs_39},
-    {"Where", 9, 0, "where", onnx_names_29, onnx_names_2, onnx_attrs_1},
+    {"Upsample", 7, 8, "resize", onnx_names_1, onnx_names_2, onnx_attrs_39},
+    {"Upsample", 9, 9, "resize", onnx_names_23, onnx_names_2, onnx_attrs_40},
+    {"Where", 9, 0, "where", onnx_names_30, onnx_names_2, onnx_attrs_1},
     {"Xor", 7, 0, "xor", onnx_names_3, onnx_names_2, onnx_attrs_1},
     {NULL, 0, 0, NULL, NULL, NULL, NULL}
 };
@@ -763,6 +787,7 @@ const ln_opregistry_aot_entry ln_opregistry_aot[] = {
     {"fc_s8_cpu", "ln_rt_fully_connected_s8(&${args}, ${src}, ${weight}, ${bias}, ${mult}, ${shift}, ${dst});", LN_OPREG_IF_KEPT(fc_s8, ln_opimpl_fc_s8_cpu_aot_priv)},
     {"gather_cpu", "ln_rt_gather(${outer}, ${len}, ${inner}, ${indices}, ${indices.len}, ${src.elem_size}, ${src}, ${dst});", LN_OPREG_IF_KEPT(gather, ln_opimpl_gather_cpu_aot_priv)},
     {"gather_elements_cpu", "ln_rt_gather_elements(&${ge}, ${src.elem_size}, ${src}, ${indices}, ${dst});", LN_OPREG_IF_KEPT(gather_elements, ln_opimpl_gather_elements_cpu_aot_priv)},
+    {"gather_nd_cpu", "ln_rt_gather_nd(&${nd}, ${src.elem_size}, ${src}, ${indices}, ${dst});", LN_OPREG_IF_KEPT(gather_nd, ln_opimpl_gather_nd_cpu_aot_priv)},
     {"gemm_cpu", "ln_rt_gemm_f32(&${args}, ${src}, ${weight}, ${bias}, ${dst}, ${scratch});", LN_OPREG_IF_KEPT(gemm, ln_opimpl_gemm_cpu_aot_priv)},
     {"global_avgpool_s8_cpu", "ln_rt_global_avgpool_s8(&${args}, ${src.dims[0]} * ${src.dims[1]}, ${src.len} / (${src.dims[0]} * ${src.dims[1]}), ${src}, ${dst});", LN_OPREG_IF_KEPT(global_avgpool_s8, ln_opimpl_global_avgpool_s8_cpu_aot_priv)},
     {"globalavgpool_cpu", "ln_rt_global_avgpool_f32(${src.dims[0]} * ${src.dims[1]}, ${src.len} / (${src.dims[0]} * ${src.dims[1]}), ${src}, ${dst});", NULL},
@@ -816,6 +841,8 @@ const ln_opregistry_aot_entry ln_opregistry_aot[] = {
     {"resize_cpu", "ln_rt_resize_f32(&${args}, ${src}, ${dst});", LN_OPREG_IF_KEPT(resize, ln_opimpl_resize_cpu_aot_priv)},
     {"rnn_cpu", "ln_rt_rnn_f32(&${args}, ${src}, ${weight}, ${recurrence}, ${bias}, ${seq_lens}, ${initial_h}, ${dst}, ${dst_h}, ${scratch});", LN_OPREG_IF_KEPT(rnn, ln_opimpl_rnn_cpu_aot_priv)},
     {"round_cpu", "ln_rt_round_f32(${src}, ${dst}, ${src.len});", NULL},
+    {"scatter_elements_cpu", "ln_rt_scatter_elements(&${ge}, ${reduction_index}, ${src.elem_size}, ${src}, ${indices}, ${updates}, ${dst});", LN_OPREG_IF_KEPT(scatter_elements, ln_opimpl_scatter_elements_cpu_aot_priv)},
+    {"scatter_nd_cpu", "ln_rt_scatter_nd(&${nd}, ${reduction_index}, ${src.elem_size}, ${src}, ${indices}, ${updates}, ${dst});", LN_OPREG_IF_KEPT(scatter_nd, ln_opimpl_scatter_nd_cpu_aot_priv)},
     {"selu_cpu", "ln_rt_selu_f32(${src}, ${dst}, ${src.len}, ${alpha}, ${gamma});", LN_OPREG_IF_KEPT(selu, ln_opimpl_selu_cpu_aot_priv)},
     {"shrink_cpu", "ln_rt_shrink_f32(${src}, ${dst}, ${src.len}, ${bias}, ${lambd});", LN_OPREG_IF_KEPT(shrink, ln_opimpl_shrink_cpu_aot_priv)},
     {"sigmoid_cpu", "ln_rt_sigmoid_f32(${src}, ${dst}, ${src.len});", NULL},
