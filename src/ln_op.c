@@ -375,6 +375,10 @@ int ln_opck_param_type_if(const ln_op_arg *arg, const char *arg_name,
         *pe = p;
     if (!p)
         return 0;
+    /* a one-element array for a number (ONNX's scalars of shape [1], TopK's
+     * K): the number */
+    if (type == LN_PARAM_NUMBER && p->type == LN_PARAM_ARRAY_NUMBER && p->array_len == 1)
+        ln_param_set_satu_number(p, p->value_array_double[0]);
     /* an empty JSON array [] reads as a number array; accept it for any array */
     if (p->type != type &&
         !(p->array_len == 0 && p->type == LN_PARAM_ARRAY_NUMBER &&

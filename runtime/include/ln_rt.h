@@ -822,6 +822,13 @@ int ln_rt_gather_nd(const ln_rt_nd_args *a, size_t elem_size, const void *data,
 int ln_rt_scatter_nd(const ln_rt_nd_args *a, int32_t reduction, size_t elem_size,
                      const void *data, const int64_t *indices, const void *updates, void *dst);
 
+/* ---- topk (ONNX TopK) ---------------------------------------------------
+ * x [outer][len][inner]: the k largest (largest != 0) or smallest of each
+ * run along the middle axis, sorted, ties by the lower index; values and
+ * their int64 indices [outer][k][inner].  NaN counts as the largest. */
+void ln_rt_topk_f32(int32_t outer, int32_t len, int32_t inner, int32_t k, int32_t largest,
+                    const float *x, float *values, int64_t *indices);
+
 /* ---- trilu (ONNX Trilu) ------------------------------------------------
  * x [batch][m][n]: y[b][i][j] = x[b][i][j] where j - i >= k (upper) or
  * j - i <= k (lower), else zero bytes; any element size. */

@@ -1,5 +1,5 @@
 /*
- * reduce_f32.c -- the ONNX reductions and arg-extrema, float32.
+ * reduce_f32.c -- the ONNX reductions, arg-extrema and TopK, float32.
  *
  * Sum, mean, max and min stream x once, adding each row into its output
  * row (reduce).  L1, L2, LogSum, LogSumExp, Prod and SumSquare walk each
@@ -249,4 +249,51 @@ void ln_rt_argmin_f32(int32_t outer, int32_t len, int32_t inner,
                       int select_last_index, const float *x, int64_t *y)
 {
     arg_best(outer, len, inner, select_last_index, x, y, -1.0f);
+}
+
+/* Does (v, i) come before (w, j) in a largest- (smallest-) first order?
+ * NaN is the largest; equal values keep index order. */
+static int topk_before(float v, int64_t i, float w, int64_t j, int32_t largest)
+{
+    int vn = v != v, wn = w != w;
+
+    if (vn || wn) {
+        if (vn && wn)
+            return i < j;
+        return largest ? vn : wn;
+    }
+    if (v != w)
+        return largest ? v > w : v < w;
+    return i < j;
+}
+
+void ln_rt_topk_f32(int32_t outer, int32_t len, int32_t inner, int32_t k, int32_t largest,
+                    const float *x, float *values, int64_t *indices)
+{
+    for (int32_t o = 0; o < outer; o++)
+        for (int32_t q = 0; q < inner; q++) {
+            const float *in = x + (size_t)o * len * inner + q;
+            float *vs = values + (size_t)o * k * inner + q;
+            int64_t *is = indices + (size_t)o * k * inner + q;
+            int32_t n = 0;
+            for (int32_t j = 0; j < len; j++) {
+                float v = in[(size_t)j * inner];
+                int32_t p = n < k ? n : k;
+                /* insertion into the sorted first n (at most k) */
+                while (p > 0 && topk_before(v, j, vs[(size_t)(p - 1) * inner],
+                                            is[(size_t)(p - 1) * inner], largest)) {
+                    if (p < k) {
+                        vs[(size_t)p * inner] = vs[(size_t)(p - 1) * inner];
+                        is[(size_t)p * inner] = is[(size_t)(p - 1) * inner];
+                    }
+                    p--;
+                }
+                if (p < k) {
+                    vs[(size_t)p * inner] = v;
+                    is[(size_t)p * inner] = j;
+                }
+                if (n < k)
+                    n++;
+            }
+        }
 }

@@ -4,6 +4,7 @@
  * Tolerances: norms 2e-5, LRN 2e-5, reductions 2e-6 (sum of <= 70 values),
  * softmax 2e-6, max/min/argmax exact.
  */
+#include <math.h>
 #include "rt_test.h"
 
 START_TEST(test_batchnorm)
@@ -337,6 +338,34 @@ START_TEST(test_argmax_ties)
 }
 END_TEST
 
+/* TopK: sorted, ties by the lower index, NaN the largest, the smallest,
+ * a run along a middle axis (inner 2) */
+START_TEST(test_topk)
+{
+    const float x[6] = {1.0f, 3.0f, 3.0f, -1.0f, 7.0f, 3.0f};
+    float v[4], nanv;
+    int64_t idx[4];
+    float xn[4] = {2.0f, 0.0f, 5.0f, 1.0f};
+    /* [1][3][2]: columns {4, 9, 1} and {8, 0, 8} */
+    const float xm[6] = {4.0f, 8.0f, 9.0f, 0.0f, 1.0f, 8.0f};
+    float vm[4];
+    int64_t im[4];
+
+    ln_rt_topk_f32(1, 6, 1, 3, 1, x, v, idx);
+    ck_assert(v[0] == 7.0f && v[1] == 3.0f && v[2] == 3.0f);
+    ck_assert(idx[0] == 4 && idx[1] == 1 && idx[2] == 2);
+    ln_rt_topk_f32(1, 6, 1, 2, 0, x, v, idx);
+    ck_assert(v[0] == -1.0f && v[1] == 1.0f && idx[0] == 3 && idx[1] == 0);
+    xn[1] = nanf("");
+    ln_rt_topk_f32(1, 4, 1, 2, 1, xn, v, idx);
+    nanv = v[0];
+    ck_assert(nanv != nanv && idx[0] == 1 && v[1] == 5.0f && idx[1] == 2);
+    ln_rt_topk_f32(1, 3, 2, 2, 1, xm, vm, im);
+    ck_assert(vm[0] == 9.0f && im[0] == 1 && vm[1] == 8.0f && im[1] == 0);
+    ck_assert(vm[2] == 4.0f && im[2] == 0 && vm[3] == 8.0f && im[3] == 2);
+}
+END_TEST
+
 Suite *rt_norm_suite(void)
 {
     Suite *s = suite_create("rt_norm");
@@ -350,6 +379,7 @@ Suite *rt_norm_suite(void)
     tcase_add_test(tc, test_argmax_ties);
     tcase_add_loop_test(tc, test_reduce_ext, 0, 16);
     tcase_add_test(tc, test_argmin);
+    tcase_add_test(tc, test_topk);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -195,6 +195,7 @@ const ln_expand_default ln_expand_defaults_cpu[] = {
     {"tanh", "tanh_cpu"},
     {"thresholdedrelu", "thresholdedrelu_cpu"},
     {"tile", "tile_cpu"},
+    {"topk", "topk_cpu"},
     {"transpose", "transpose_cpu"},
     {"trilu", "trilu_cpu"},
     {"unsqueeze", "unsqueeze_cpu"},

@@ -247,6 +247,8 @@ const ln_opregistry_row ln_opregistry[] = {
     {"thresholdedrelu_cpu", "cpu", LN_OPREG_PROTO(thresholdedrelu, thresholdedrelu_cpu)},
     {"tile", "none", LN_OPREG_PROTO(tile, tile)},
     {"tile_cpu", "cpu", LN_OPREG_PROTO(tile, tile_cpu)},
+    {"topk", "none", LN_OPREG_PROTO(topk, topk)},
+    {"topk_cpu", "cpu", LN_OPREG_PROTO(topk, topk_cpu)},
     {"transpose", "none", LN_OPREG_PROTO(transpose, transpose)},
     {"transpose_cpu", "cpu", LN_OPREG_PROTO(transpose, transpose_cpu)},
     {"trilu", "none", LN_OPREG_PROTO(trilu, trilu)},
@@ -592,20 +594,32 @@ static const ln_opregistry_onnx_attr onnx_attrs_51[] = {
     {NULL, NULL, NULL}
 };
 static const char *const onnx_names_28[] = {"src", "@repeats", NULL};
+static const char *const onnx_names_29[] = {"values", "indices", NULL};
 static const ln_opregistry_onnx_attr onnx_attrs_52[] = {
-    {"perm", "perm", "[]"},
+    {"k", "k", NULL},
+    {"axis", "axis", "-1"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_29[] = {"src", "@k", NULL};
+static const char *const onnx_names_30[] = {"src", "@k", NULL};
 static const ln_opregistry_onnx_attr onnx_attrs_53[] = {
-    {"upper", "upper", "1"},
+    {"axis", "axis", "-1"},
+    {"largest", "largest", "1"},
+    {"sorted", "sorted", "1"},
     {NULL, NULL, NULL}
 };
 static const ln_opregistry_onnx_attr onnx_attrs_54[] = {
+    {"perm", "perm", "[]"},
+    {NULL, NULL, NULL}
+};
+static const ln_opregistry_onnx_attr onnx_attrs_55[] = {
+    {"upper", "upper", "1"},
+    {NULL, NULL, NULL}
+};
+static const ln_opregistry_onnx_attr onnx_attrs_56[] = {
     {"axes", "axes", NULL},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_30[] = {"cond", "src1", "src2", NULL};
+static const char *const onnx_names_31[] = {"cond", "src1", "src2", NULL};
 
 const ln_opregistry_onnx_entry ln_opregistry_onnx[] = {
     {"Abs", 6, 0, "abs", onnx_names_1, onnx_names_2, onnx_attrs_1},
@@ -738,13 +752,16 @@ const ln_opregistry_onnx_entry ln_opregistry_onnx[] = {
     {"Tanh", 6, 0, "tanh", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"ThresholdedRelu", 10, 0, "thresholdedrelu", onnx_names_1, onnx_names_2, onnx_attrs_8},
     {"Tile", 6, 0, "tile", onnx_names_28, onnx_names_2, onnx_attrs_1},
-    {"Transpose", 1, 0, "transpose", onnx_names_1, onnx_names_2, onnx_attrs_52},
-    {"Trilu", 14, 0, "trilu", onnx_names_29, onnx_names_2, onnx_attrs_53},
-    {"Unsqueeze", 1, 12, "unsqueeze", onnx_names_1, onnx_names_2, onnx_attrs_54},
+    {"TopK", 1, 9, "topk", onnx_names_1, onnx_names_29, onnx_attrs_52},
+    {"TopK", 10, 10, "topk", onnx_names_30, onnx_names_29, onnx_attrs_22},
+    {"TopK", 11, 0, "topk", onnx_names_30, onnx_names_29, onnx_attrs_53},
+    {"Transpose", 1, 0, "transpose", onnx_names_1, onnx_names_2, onnx_attrs_54},
+    {"Trilu", 14, 0, "trilu", onnx_names_30, onnx_names_2, onnx_attrs_55},
+    {"Unsqueeze", 1, 12, "unsqueeze", onnx_names_1, onnx_names_2, onnx_attrs_56},
     {"Unsqueeze", 13, 0, "unsqueeze", onnx_names_21, onnx_names_2, onnx_attrs_1},
     {"Upsample", 7, 8, "resize", onnx_names_1, onnx_names_2, onnx_attrs_39},
     {"Upsample", 9, 9, "resize", onnx_names_23, onnx_names_2, onnx_attrs_40},
-    {"Where", 9, 0, "where", onnx_names_30, onnx_names_2, onnx_attrs_1},
+    {"Where", 9, 0, "where", onnx_names_31, onnx_names_2, onnx_attrs_1},
     {"Xor", 7, 0, "xor", onnx_names_3, onnx_names_2, onnx_attrs_1},
     {NULL, 0, 0, NULL, NULL, NULL, NULL}
 };
@@ -861,6 +878,7 @@ const ln_opregistry_aot_entry ln_opregistry_aot[] = {
     {"tanh_cpu", "ln_rt_tanh_f32(${src}, ${dst}, ${src.len});", NULL},
     {"thresholdedrelu_cpu", "ln_rt_thresholdedrelu_f32(${src}, ${dst}, ${src.len}, ${alpha});", LN_OPREG_IF_KEPT(thresholdedrelu, ln_opimpl_thresholdedrelu_cpu_aot_priv)},
     {"tile_cpu", "ln_rt_tile(&${args}, ${src.elem_size}, ${src}, ${dst});", LN_OPREG_IF_KEPT(tile, ln_opimpl_tile_cpu_aot_priv)},
+    {"topk_cpu", "ln_rt_topk_f32(${outer}, ${len}, ${inner}, ${k}, ${largest}, ${src}, ${values}, ${indices});", LN_OPREG_IF_KEPT(topk, ln_opimpl_topk_cpu_aot_priv)},
     {"transpose_cpu", "ln_rt_transpose(&${args}, ${src.elem_size}, ${src}, ${dst});", LN_OPREG_IF_KEPT(transpose, ln_opimpl_transpose_cpu_aot_priv)},
     {"trilu_cpu", "ln_rt_trilu(&${t}, (int64_t)${k}, ${upper}, ${src.elem_size}, ${src}, ${dst});", LN_OPREG_IF_KEPT(trilu, ln_opimpl_trilu_cpu_aot_priv)},
     {"where_cpu", "ln_rt_where(&${w}, ${src1.elem_size}, ${cond}, ${src1}, ${src2}, ${dst});", LN_OPREG_IF_KEPT(where, ln_opimpl_where_cpu_aot_priv)},

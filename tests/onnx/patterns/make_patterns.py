@@ -126,3 +126,12 @@ save("clip_runtime_min",
       helper.make_node("Clip", ["c2", "floor"], ["y"])],
      {"cw": f32(4, 2, 3, 3) * 3, "hi": np.float32(2.5), "db": np.float32(3.0)},
      [1, 2, 8, 8], [1, 4, 8, 8])
+
+# A classifier's top-3 (TopK's K a [1]-shaped initializer, as exporters
+# write it) along a middle axis, values and indices both checked
+save("topk_middle_axis",
+     [helper.make_node("TopK", ["x", "k"], ["v", "i"], axis=1),
+      helper.make_node("Cast", ["i"], ["fi"], to=TensorProto.FLOAT),
+      helper.make_node("Add", ["v", "fi"], ["y"])],
+     {"k": np.array([3], np.int64)},
+     [2, 7, 3], [2, 3, 3])
