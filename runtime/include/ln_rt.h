@@ -822,6 +822,18 @@ int ln_rt_gather_nd(const ln_rt_nd_args *a, size_t elem_size, const void *data,
 int ln_rt_scatter_nd(const ln_rt_nd_args *a, int32_t reduction, size_t elem_size,
                      const void *data, const int64_t *indices, const void *updates, void *dst);
 
+/* ---- onehot (ONNX OneHot) -----------------------------------------------
+ * indices [outer][inner] -> y [outer][depth][inner]: values[1] where the
+ * index (negative ones count from depth) is the position on the depth
+ * axis, values[0] elsewhere (an index out of range or a fractional float
+ * one: all values[0]); values are 2 elements of elem_size bytes. */
+void ln_rt_onehot_f32(int32_t outer, int32_t depth, int32_t inner, const float *indices,
+                      const void *values, size_t elem_size, void *y);
+void ln_rt_onehot_s64(int32_t outer, int32_t depth, int32_t inner, const int64_t *indices,
+                      const void *values, size_t elem_size, void *y);
+void ln_rt_onehot_s32(int32_t outer, int32_t depth, int32_t inner, const int32_t *indices,
+                      const void *values, size_t elem_size, void *y);
+
 /* ---- topk (ONNX TopK) ---------------------------------------------------
  * x [outer][len][inner]: the k largest (largest != 0) or smallest of each
  * run along the middle axis, sorted, ties by the lower index; values and

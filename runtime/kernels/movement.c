@@ -1,7 +1,7 @@
 /*
  * movement.c -- data-movement kernels: slice, concat, split, transpose,
  * tile/expand, gather, gather/scatter elements and ND, pad,
- * depth_to_space, space_to_depth, trilu and casts.
+ * depth_to_space, space_to_depth, trilu, onehot and casts.
  * Shape-generic ones walk the destination in order with an index counter
  * and copy whole innermost rows with memcpy where they are contiguous.
  * They never allocate; none is in-place safe except the equal-size casts.
@@ -671,3 +671,28 @@ int ln_rt_scatter_nd(const ln_rt_nd_args *a, int32_t reduction, size_t elem_size
     }
     return LN_RT_OK;
 }
+
+/* ONNX OneHot of one index type */
+#define LN_RT_ONEHOT(NAME, T, TOINT)                                                  \
+    void NAME(int32_t outer, int32_t depth, int32_t inner, const T *indices,           \
+              const void *values, size_t elem_size, void *y)                          \
+    {                                                                                  \
+        const unsigned char *off = values, *on = off + elem_size;                     \
+        unsigned char *out = y;                                                        \
+        for (int32_t o = 0; o < outer; o++)                                            \
+            for (int32_t d = 0; d < depth; d++)                                        \
+                for (int32_t i = 0; i < inner; i++, out += elem_size) {                \
+                    T v = indices[(size_t)o * inner + i];                              \
+                    int64_t k = TOINT;                                                 \
+                    if (k < 0)                                                         \
+                        k += depth;                                                    \
+                    memcpy(out, k == d ? on : off, elem_size);                         \
+                }                                                                      \
+    }
+
+/* a float index that is not an integer (or NaN, or beyond int64) matches
+ * nothing, as in ONNX's reference code and ONNX Runtime */
+LN_RT_ONEHOT(ln_rt_onehot_f32, float,
+             (v > -9.2e18f && v < 9.2e18f && (float)(int64_t)v == v) ? (int64_t)v : INT64_MIN)
+LN_RT_ONEHOT(ln_rt_onehot_s64, int64_t, v)
+LN_RT_ONEHOT(ln_rt_onehot_s32, int32_t, v)

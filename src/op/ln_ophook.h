@@ -144,6 +144,9 @@ void ln_ophook_gather_elements_args(const ln_op_arg *op_arg, ln_rt_gather_elemen
 int ln_ophook_gather_nd_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
 int ln_ophook_scatter_nd_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
 void ln_ophook_nd_args(const ln_op_arg *op_arg, ln_rt_nd_args *a);
+/* onehot: the output shape; indices' dims before the new axis */
+int ln_ophook_onehot_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
+void ln_ophook_onehot_outer(const ln_op_arg *op_arg, int32_t *v);
 /* trilu: [batch][m][n] of the last two axes */
 void ln_ophook_trilu_args(const ln_op_arg *op_arg, ln_rt_trilu_args *a);
 /* lstm / gru / rnn */

@@ -175,3 +175,28 @@ void ln_ophook_nd_args(const ln_op_arg *op_arg, ln_rt_nd_args *a)
     a->count = (int64_t)ln_ophook_dims_prod(i->dims, b, i->ndim - 1);
     a->slice = (int64_t)ln_ophook_dims_prod(x->dims, b + a->k, x->ndim);
 }
+
+/* OneHot: indices' shape with depth inserted at axis (-1: last) */
+int ln_ophook_onehot_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims)
+{
+    const ln_tensor *i = ln_op_tensor_in(op_arg, "indices")->tensor;
+    int axis = ln_ophook_param_int(op_arg, "axis", -1), n = i->ndim + 1, d = 0;
+    ln_param_entry *pe = ln_op_param(op_arg, "depth");
+
+    if (axis < 0)
+        axis += n;
+    for (int k = 0; k < n; k++)
+        dims[k] = k == axis ? (int)pe->value_double : i->dims[d++];
+    *ndim = n;
+    return 0;
+}
+
+void ln_ophook_onehot_outer(const ln_op_arg *op_arg, int32_t *v)
+{
+    const ln_tensor *i = ln_op_tensor_in(op_arg, "indices")->tensor;
+    int axis = ln_ophook_param_int(op_arg, "axis", -1);
+
+    if (axis < 0)
+        axis += i->ndim + 1;
+    *v = (int32_t)ln_ophook_dims_prod(i->dims, 0, axis);
+}

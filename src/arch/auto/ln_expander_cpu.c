@@ -150,6 +150,7 @@ const ln_expand_default ln_expand_defaults_cpu[] = {
     {"mul_s8", "mul_s8_cpu"},
     {"neg", "neg_cpu"},
     {"not", "not_cpu"},
+    {"onehot", "onehot_cpu"},
     {"or", "or_cpu"},
     {"output", "output_cpu"},
     {"pad", "pad_cpu"},

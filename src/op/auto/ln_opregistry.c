@@ -157,6 +157,8 @@ const ln_opregistry_row ln_opregistry[] = {
     {"neg_cpu", "cpu", LN_OPREG_PROTO(neg, neg_cpu)},
     {"not", "none", LN_OPREG_PROTO(not, not)},
     {"not_cpu", "cpu", LN_OPREG_PROTO(not, not_cpu)},
+    {"onehot", "none", LN_OPREG_PROTO(onehot, onehot)},
+    {"onehot_cpu", "cpu", LN_OPREG_PROTO(onehot, onehot_cpu)},
     {"or", "none", LN_OPREG_PROTO(or, or)},
     {"or_cpu", "cpu", LN_OPREG_PROTO(or, or_cpu)},
     {"output", "none", LN_OPREG_PROTO(output, output)},
@@ -477,24 +479,25 @@ static const ln_opregistry_onnx_attr onnx_attrs_32[] = {
     {"fmod", "fmod", "0"},
     {NULL, NULL, NULL}
 };
+static const char *const onnx_names_19[] = {"indices", "@depth", "values", NULL};
 static const ln_opregistry_onnx_attr onnx_attrs_33[] = {
     {"pads", "pads", NULL},
     {"mode", "mode", "\"constant\""},
     {"value", "value", "0"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_19[] = {"src", "@pads", "@value", NULL};
+static const char *const onnx_names_20[] = {"src", "@pads", "@value", NULL};
 static const ln_opregistry_onnx_attr onnx_attrs_34[] = {
     {"mode", "mode", "\"constant\""},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_20[] = {"src", "slope", NULL};
+static const char *const onnx_names_21[] = {"src", "slope", NULL};
 static const ln_opregistry_onnx_attr onnx_attrs_35[] = {
     {"axes", "axes", "[]"},
     {"keepdims", "keepdims", "1"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_21[] = {"src", "@axes", NULL};
+static const char *const onnx_names_22[] = {"src", "@axes", NULL};
 static const ln_opregistry_onnx_attr onnx_attrs_36[] = {
     {"keepdims", "keepdims", "1"},
     {"noop_with_empty_axes", "noop_with_empty_axes", "0"},
@@ -504,7 +507,7 @@ static const ln_opregistry_onnx_attr onnx_attrs_37[] = {
     {"shape", "dims", NULL},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_22[] = {"src", "@dims", NULL};
+static const char *const onnx_names_23[] = {"src", "@dims", NULL};
 static const ln_opregistry_onnx_attr onnx_attrs_38[] = {
     {"allowzero", "allowzero", "0"},
     {NULL, NULL, NULL}
@@ -516,14 +519,14 @@ static const ln_opregistry_onnx_attr onnx_attrs_39[] = {
     {"", "nearest_mode", "\"floor\""},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_23[] = {"src", "@scales", NULL};
+static const char *const onnx_names_24[] = {"src", "@scales", NULL};
 static const ln_opregistry_onnx_attr onnx_attrs_40[] = {
     {"mode", "mode", "\"nearest\""},
     {"", "coordinate_transformation_mode", "\"asymmetric\""},
     {"", "nearest_mode", "\"floor\""},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_24[] = {"src", "", "@scales", "@sizes", NULL};
+static const char *const onnx_names_25[] = {"src", "", "@scales", "@sizes", NULL};
 static const ln_opregistry_onnx_attr onnx_attrs_41[] = {
     {"mode", "mode", "\"nearest\""},
     {"coordinate_transformation_mode", "coordinate_transformation_mode", "\"half_pixel\""},
@@ -552,7 +555,7 @@ static const ln_opregistry_onnx_attr onnx_attrs_43[] = {
     {"layout", "layout", "0"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_25[] = {"src", "indices", "updates", NULL};
+static const char *const onnx_names_26[] = {"src", "indices", "updates", NULL};
 static const ln_opregistry_onnx_attr onnx_attrs_44[] = {
     {"axis", "axis", "0"},
     {"reduction", "reduction", "\"none\""},
@@ -578,7 +581,7 @@ static const ln_opregistry_onnx_attr onnx_attrs_48[] = {
     {"axes", "axes", "[]"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_26[] = {"src", "@starts", "@ends", "@axes", "@steps", NULL};
+static const char *const onnx_names_27[] = {"src", "@starts", "@ends", "@axes", "@steps", NULL};
 static const ln_opregistry_onnx_attr onnx_attrs_49[] = {
     {"blocksize", "blocksize", NULL},
     {NULL, NULL, NULL}
@@ -588,19 +591,19 @@ static const ln_opregistry_onnx_attr onnx_attrs_50[] = {
     {"split", "split", "[]"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_27[] = {"src", "@split", NULL};
+static const char *const onnx_names_28[] = {"src", "@split", NULL};
 static const ln_opregistry_onnx_attr onnx_attrs_51[] = {
     {"axes", "axes", "[]"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_28[] = {"src", "@repeats", NULL};
-static const char *const onnx_names_29[] = {"values", "indices", NULL};
+static const char *const onnx_names_29[] = {"src", "@repeats", NULL};
+static const char *const onnx_names_30[] = {"values", "indices", NULL};
 static const ln_opregistry_onnx_attr onnx_attrs_52[] = {
     {"k", "k", NULL},
     {"axis", "axis", "-1"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_30[] = {"src", "@k", NULL};
+static const char *const onnx_names_31[] = {"src", "@k", NULL};
 static const ln_opregistry_onnx_attr onnx_attrs_53[] = {
     {"axis", "axis", "-1"},
     {"largest", "largest", "1"},
@@ -619,7 +622,7 @@ static const ln_opregistry_onnx_attr onnx_attrs_56[] = {
     {"axes", "axes", NULL},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_31[] = {"cond", "src1", "src2", NULL};
+static const char *const onnx_names_32[] = {"cond", "src1", "src2", NULL};
 
 const ln_opregistry_onnx_entry ln_opregistry_onnx[] = {
     {"Abs", 6, 0, "abs", onnx_names_1, onnx_names_2, onnx_attrs_1},
@@ -697,10 +700,11 @@ const ln_opregistry_onnx_entry ln_opregistry_onnx[] = {
     {"Mul", 7, 0, "mul", onnx_names_3, onnx_names_2, onnx_attrs_1},
     {"Neg", 6, 0, "neg", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Not", 1, 0, "not", onnx_names_1, onnx_names_2, onnx_attrs_1},
+    {"OneHot", 9, 0, "onehot", onnx_names_19, onnx_names_2, onnx_attrs_22},
     {"Or", 7, 0, "or", onnx_names_3, onnx_names_2, onnx_attrs_1},
-    {"PRelu", 7, 0, "prelu", onnx_names_20, onnx_names_2, onnx_attrs_1},
+    {"PRelu", 7, 0, "prelu", onnx_names_21, onnx_names_2, onnx_attrs_1},
     {"Pad", 2, 10, "pad", onnx_names_1, onnx_names_2, onnx_attrs_33},
-    {"Pad", 11, 0, "pad", onnx_names_19, onnx_names_2, onnx_attrs_34},
+    {"Pad", 11, 0, "pad", onnx_names_20, onnx_names_2, onnx_attrs_34},
     {"Pow", 7, 0, "pow", onnx_names_3, onnx_names_2, onnx_attrs_1},
     {"QuantizeLinear", 10, 12, "quantize_linear", onnx_names_8, onnx_names_2, onnx_attrs_1},
     {"QuantizeLinear", 13, 0, "quantize_linear", onnx_names_8, onnx_names_2, onnx_attrs_14},
@@ -716,18 +720,18 @@ const ln_opregistry_onnx_entry ln_opregistry_onnx[] = {
     {"ReduceMin", 1, 0, "reduce_min", onnx_names_1, onnx_names_2, onnx_attrs_35},
     {"ReduceProd", 1, 0, "reduce_prod", onnx_names_1, onnx_names_2, onnx_attrs_35},
     {"ReduceSum", 1, 12, "reduce_sum", onnx_names_1, onnx_names_2, onnx_attrs_35},
-    {"ReduceSum", 13, 0, "reduce_sum", onnx_names_21, onnx_names_2, onnx_attrs_36},
+    {"ReduceSum", 13, 0, "reduce_sum", onnx_names_22, onnx_names_2, onnx_attrs_36},
     {"ReduceSumSquare", 1, 0, "reduce_sumsquare", onnx_names_1, onnx_names_2, onnx_attrs_35},
     {"Relu", 1, 0, "relu", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Reshape", 1, 4, "reshape", onnx_names_1, onnx_names_2, onnx_attrs_37},
-    {"Reshape", 5, 13, "reshape", onnx_names_22, onnx_names_2, onnx_attrs_1},
-    {"Reshape", 14, 0, "reshape", onnx_names_22, onnx_names_2, onnx_attrs_38},
-    {"Resize", 10, 10, "resize", onnx_names_23, onnx_names_2, onnx_attrs_40},
-    {"Resize", 11, 0, "resize", onnx_names_24, onnx_names_2, onnx_attrs_41},
+    {"Reshape", 5, 13, "reshape", onnx_names_23, onnx_names_2, onnx_attrs_1},
+    {"Reshape", 14, 0, "reshape", onnx_names_23, onnx_names_2, onnx_attrs_38},
+    {"Resize", 10, 10, "resize", onnx_names_24, onnx_names_2, onnx_attrs_40},
+    {"Resize", 11, 0, "resize", onnx_names_25, onnx_names_2, onnx_attrs_41},
     {"Round", 11, 0, "round", onnx_names_1, onnx_names_2, onnx_attrs_1},
-    {"Scatter", 9, 10, "scatter_elements", onnx_names_25, onnx_names_2, onnx_attrs_16},
-    {"ScatterElements", 11, 0, "scatter_elements", onnx_names_25, onnx_names_2, onnx_attrs_44},
-    {"ScatterND", 11, 0, "scatter_nd", onnx_names_25, onnx_names_2, onnx_attrs_45},
+    {"Scatter", 9, 10, "scatter_elements", onnx_names_26, onnx_names_2, onnx_attrs_16},
+    {"ScatterElements", 11, 0, "scatter_elements", onnx_names_26, onnx_names_2, onnx_attrs_44},
+    {"ScatterND", 11, 0, "scatter_nd", onnx_names_26, onnx_names_2, onnx_attrs_45},
     {"Selu", 6, 0, "selu", onnx_names_1, onnx_names_2, onnx_attrs_46},
     {"Shrink", 9, 0, "shrink", onnx_names_1, onnx_names_2, onnx_attrs_47},
     {"Sigmoid", 6, 0, "sigmoid", onnx_names_1, onnx_names_2, onnx_attrs_1},
@@ -735,33 +739,33 @@ const ln_opregistry_onnx_entry ln_opregistry_onnx[] = {
     {"Sin", 7, 0, "sin", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Sinh", 9, 0, "sinh", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Slice", 1, 9, "slice", onnx_names_1, onnx_names_2, onnx_attrs_48},
-    {"Slice", 10, 0, "slice", onnx_names_26, onnx_names_2, onnx_attrs_1},
+    {"Slice", 10, 0, "slice", onnx_names_27, onnx_names_2, onnx_attrs_1},
     {"Softmax", 1, 12, "softmax", onnx_names_1, onnx_names_2, onnx_attrs_21},
     {"Softmax", 13, 0, "softmax", onnx_names_1, onnx_names_2, onnx_attrs_22},
     {"Softplus", 1, 0, "softplus", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Softsign", 1, 0, "softsign", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"SpaceToDepth", 1, 0, "space_to_depth", onnx_names_1, onnx_names_2, onnx_attrs_49},
     {"Split", 2, 12, "split", onnx_names_1, onnx_names_2, onnx_attrs_50},
-    {"Split", 13, 0, "split", onnx_names_27, onnx_names_2, onnx_attrs_16},
+    {"Split", 13, 0, "split", onnx_names_28, onnx_names_2, onnx_attrs_16},
     {"Sqrt", 6, 0, "sqrt", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Squeeze", 1, 12, "squeeze", onnx_names_1, onnx_names_2, onnx_attrs_51},
-    {"Squeeze", 13, 0, "squeeze", onnx_names_21, onnx_names_2, onnx_attrs_1},
+    {"Squeeze", 13, 0, "squeeze", onnx_names_22, onnx_names_2, onnx_attrs_1},
     {"Sub", 7, 0, "sub", onnx_names_3, onnx_names_2, onnx_attrs_1},
     {"Sum", 6, 0, "add", onnx_names_3, onnx_names_2, onnx_attrs_1},
     {"Tan", 7, 0, "tan", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Tanh", 6, 0, "tanh", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"ThresholdedRelu", 10, 0, "thresholdedrelu", onnx_names_1, onnx_names_2, onnx_attrs_8},
-    {"Tile", 6, 0, "tile", onnx_names_28, onnx_names_2, onnx_attrs_1},
-    {"TopK", 1, 9, "topk", onnx_names_1, onnx_names_29, onnx_attrs_52},
-    {"TopK", 10, 10, "topk", onnx_names_30, onnx_names_29, onnx_attrs_22},
-    {"TopK", 11, 0, "topk", onnx_names_30, onnx_names_29, onnx_attrs_53},
+    {"Tile", 6, 0, "tile", onnx_names_29, onnx_names_2, onnx_attrs_1},
+    {"TopK", 1, 9, "topk", onnx_names_1, onnx_names_30, onnx_attrs_52},
+    {"TopK", 10, 10, "topk", onnx_names_31, onnx_names_30, onnx_attrs_22},
+    {"TopK", 11, 0, "topk", onnx_names_31, onnx_names_30, onnx_attrs_53},
     {"Transpose", 1, 0, "transpose", onnx_names_1, onnx_names_2, onnx_attrs_54},
-    {"Trilu", 14, 0, "trilu", onnx_names_30, onnx_names_2, onnx_attrs_55},
+    {"Trilu", 14, 0, "trilu", onnx_names_31, onnx_names_2, onnx_attrs_55},
     {"Unsqueeze", 1, 12, "unsqueeze", onnx_names_1, onnx_names_2, onnx_attrs_56},
-    {"Unsqueeze", 13, 0, "unsqueeze", onnx_names_21, onnx_names_2, onnx_attrs_1},
+    {"Unsqueeze", 13, 0, "unsqueeze", onnx_names_22, onnx_names_2, onnx_attrs_1},
     {"Upsample", 7, 8, "resize", onnx_names_1, onnx_names_2, onnx_attrs_39},
-    {"Upsample", 9, 9, "resize", onnx_names_23, onnx_names_2, onnx_attrs_40},
-    {"Where", 9, 0, "where", onnx_names_31, onnx_names_2, onnx_attrs_1},
+    {"Upsample", 9, 9, "resize", onnx_names_24, onnx_names_2, onnx_attrs_40},
+    {"Where", 9, 0, "where", onnx_names_32, onnx_names_2, onnx_attrs_1},
     {"Xor", 7, 0, "xor", onnx_names_3, onnx_names_2, onnx_attrs_1},
     {NULL, 0, 0, NULL, NULL, NULL, NULL}
 };
@@ -837,6 +841,7 @@ const ln_opregistry_aot_entry ln_opregistry_aot[] = {
     {"mul_s8_cpu", "ln_rt_mul_bcast_s8(&${bcast}, &${args}, ${src1}, ${src2}, ${dst});", LN_OPREG_IF_KEPT(mul_s8, ln_opimpl_add_s8_cpu_aot_priv)},
     {"neg_cpu", "ln_rt_neg_f32(${src}, ${dst}, ${src.len});", NULL},
     {"not_cpu", "ln_rt_not_b8(${src}, ${dst}, ${src.len});", NULL},
+    {"onehot_cpu", "ln_rt_onehot_${indices.type}(${outer}, (int32_t)${depth}, ${indices.len} / (${outer} > 0 ? ${outer} : 1), ${indices}, ${values}, ${values.elem_size}, ${dst});", LN_OPREG_IF_KEPT(onehot, ln_opimpl_onehot_cpu_aot_priv)},
     {"or_cpu", "ln_rt_or_b8(&${bcast}, ${src1}, ${src2}, ${dst});", LN_OPREG_IF_KEPT(or, ln_opimpl_and_cpu_aot_priv)},
     {"pad_cpu", "ln_rt_pad_${src.type}(&${args}, ${src}, ${dst});", LN_OPREG_IF_KEPT(pad, ln_opimpl_pad_cpu_aot_priv)},
     {"pow_cpu", "ln_rt_pow_f32(&${bcast}, ${src1}, ${src2}, ${dst});", LN_OPREG_IF_KEPT(pow, ln_opimpl_div_cpu_aot_priv)},

@@ -135,3 +135,14 @@ save("topk_middle_axis",
       helper.make_node("Add", ["v", "fi"], ["y"])],
      {"k": np.array([3], np.int64)},
      [2, 7, 3], [2, 3, 3])
+
+# One-hot of float indices (negative ones count from depth, one beyond it
+# or a fractional one gives all off) on a middle axis, depth a scalar
+# initializer: rounded indices concatenated with fractional ones
+save("onehot_float_indices",
+     [helper.make_node("Mul", ["x", "four"], ["s"]),
+      helper.make_node("Round", ["s"], ["r"]),
+      helper.make_node("Concat", ["r", "s"], ["rs"], axis=1),
+      helper.make_node("OneHot", ["rs", "depth", "vals"], ["y"], axis=1)],
+     {"four": np.float32(4.5), "depth": np.float32(4), "vals": np.array([-1, 2], np.float32)},
+     [3, 5], [3, 4, 10])
