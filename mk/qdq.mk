@@ -6,8 +6,10 @@
 #                     (the references), into $(BUILD)/qdq
 #   make test-qdq     the interpreter against ONNX Runtime, in TFLite's
 #                     default arithmetic and with the runtime built for
-#                     single rounding (tests/onnx/qdq/check_nets.py);
-#                     test-aot runs the same networks through ln-aot + cc
+#                     single rounding (tests/onnx/qdq/check_nets.py), and
+#                     41 random QDQ networks (random_qdq.py);
+#                     test-aot runs the networks through ln-aot + cc
+#   make qdq-random N=2000 SEED=1   the random networks, a long run
 #   make test-m4-qdq  each as Cortex-M4 firmware under qemu, against the
 #                     host interpreter's output
 # Needs /usr/bin/python3 with onnx and numpy (tools/setup.sh) and
@@ -18,7 +20,7 @@ QDQ_NETS := lenet5 ds_cnn resnet8 mobilenet_v1_025 ad_autoencoder
 QDQ_DIR := $(BUILD)/qdq
 QDQ_SR_RT := runtime/build-sr/libln_rt.a
 
-.PHONY: qdq-models test-qdq test-m4-qdq qdq-sr-rt
+.PHONY: qdq-models test-qdq test-m4-qdq qdq-sr-rt qdq-random
 
 $(QDQ_DIR)/stamp: tests/onnx/qdq/quantize_models.py tests/difftest/ort_run.js \
                   $(foreach n,$(QDQ_NETS),tests/models/$(n)/model.onnx tests/models/$(n)/input.bin)
@@ -35,9 +37,23 @@ $(QDQ_DIR)/lightnet-sr: $(BUILD)/src/tools/lightnet.o $(BUILD)/liblightnet.a qdq
 	@mkdir -p $(dir $@)
 	$(CC) $(SAN) -o $@ $< $(BUILD)/liblightnet.a $(QDQ_SR_RT) $(LDLIBS_ALL)
 
+QDQ_RANDOM = $(QDQ_PY) tests/onnx/qdq/random_qdq.py --lightnet $(BUILD)/bin/lightnet \
+    --lightnet-sr $(QDQ_DIR)/lightnet-sr --work $(QDQ_DIR)/random
+
+# the networks, then 40 random QDQ networks and the seeds that found bugs
+# (12: a zero point defined after its Q; 223: a degenerate output range
+# whose multiplier's left shift overflowed)
 test-qdq: qdq-models $(BUILD)/bin/lightnet $(QDQ_DIR)/lightnet-sr
 	$(QDQ_PY) tests/onnx/qdq/check_nets.py --dir $(QDQ_DIR) --lightnet $(BUILD)/bin/lightnet \
 	    --lightnet-sr $(QDQ_DIR)/lightnet-sr --known-drift mobilenet_v1_025 $(QDQ_NETS)
+	@test -f bench/node_modules/onnxruntime-node/package.json || sh bench/setup.sh
+	$(QDQ_RANDOM) --seed 1 --n 40
+	$(QDQ_RANDOM) --seed 223 --n 1
+
+# make qdq-random [N=2000] [SEED=1]: the long run
+qdq-random: $(BUILD)/bin/lightnet $(QDQ_DIR)/lightnet-sr
+	@test -f bench/node_modules/onnxruntime-node/package.json || sh bench/setup.sh
+	$(QDQ_RANDOM) --seed $(SEED) --n $(N)
 
 test-m4-qdq: qdq-models $(BUILD)/bin/ln-aot $(BUILD)/bin/lightnet
 	@$(MAKE) --no-print-directory -C runtime m4

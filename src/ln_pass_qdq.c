@@ -205,8 +205,12 @@ static ln_bool match(ln_context *ctx, ln_op *q, qchain *c)
 }
 
 /* TFLite's QuantizeMultiplier: m = mult * 2^(shift - 31), mult in
- * [2^30, 2^31); LN_FALSE when m is out of the kernels' range. */
-ln_bool ln_qdq_quantize_multiplier(double m, int32_t *mult, int32_t *shift)
+ * [2^30, 2^31); LN_FALSE when m is out of the kernels' range, or when a
+ * left shift (m >= 1) could overflow the int32 value it is applied to,
+ * of which bound is the largest magnitude (the kernels shift it left
+ * first, wrapping as TFLite's int32 arithmetic does: a degenerate output
+ * range, all zeros in calibration, gives such multipliers). */
+ln_bool ln_qdq_quantize_multiplier(double m, double bound, int32_t *mult, int32_t *shift)
 {
     int e;
     double f;
@@ -228,7 +232,7 @@ ln_bool ln_qdq_quantize_multiplier(double m, int32_t *mult, int32_t *shift)
         *shift = 0;
         return LN_TRUE;
     }
-    if (e > 30)
+    if (e > 30 || (e > 0 && ldexp(bound, e) >= 2147483647.0))
         return LN_FALSE;
     *mult = (int32_t)q;
     *shift = e;
@@ -335,7 +339,7 @@ static ln_op *int8_op(ln_context *ctx, const qchain *c, ln_list **before)
                                               "auto_pad", "kernel_shape", NULL};
     ln_tensor *w;
     int n, wzp = 0, ok, dims[2];
-    double *ws = NULL;
+    double *ws = NULL, acc_bound;
     int32_t *mult = NULL, *shift = NULL, *bias = NULL;
     int8_t *wt = NULL;
     char prefix[256], *names[4] = {NULL, NULL, NULL, NULL};
@@ -354,8 +358,14 @@ static ln_op *int8_op(ln_context *ctx, const qchain *c, ln_list **before)
     bias = ln_alloc(sizeof *bias * (size_t)n);
     ok = weight_scales(ctx, c, n, ws, &wzp) &&
          (!ln_pass_tname_in(c->op, "bias") || c->kind == 2 || bias_s8(ctx, c, n, ws, bias));
+    /* the accumulator's bound: K products of 9-bit offsets, the bias */
+    acc_bound = (double)w->len / n * 255.0 * 255.0;
+    if (ok && ln_pass_tname_in(c->op, "bias") && c->kind != 2)
+        for (int o = 0; o < n; o++)
+            acc_bound = fmax(acc_bound, (double)w->len / n * 255.0 * 255.0 + fabs((double)bias[o]));
     for (int o = 0; ok && o < n; o++)
-        ok = ln_qdq_quantize_multiplier(c->x_scale * ws[o] / c->y_scale, &mult[o], &shift[o]);
+        ok = ln_qdq_quantize_multiplier(c->x_scale * ws[o] / c->y_scale, acc_bound, &mult[o],
+                                        &shift[o]);
     if (ok) {
         snprintf(prefix, sizeof prefix, "%s__mult", c->op->op_arg->name);
         names[0] = ln_qdq_add_const(ctx, prefix, LN_DTYPE_INT32, 1, &n, mult, before);
@@ -472,15 +482,15 @@ ln_bool ln_qdq_same_qparams(ln_context *ctx, const ln_op *a, const ln_op *b)
 }
 
 /* A requantize_s8 (or global_avgpool_s8) op name: x (int8, zero point
- * zx) -> y at real multiplier m, zero point zy; NULL when m is out of the
- * kernels' range. */
+ * zx) -> y at real multiplier m, zero point zy, the value requantized at
+ * most bound in magnitude; NULL when m is out of the kernels' range. */
 ln_op *ln_qdq_requant_op(ln_context *ctx, const char *optype, const char *name, const char *x,
-                                const char *y, double m, int zx, int zy)
+                         const char *y, double m, double bound, int zx, int zy)
 {
     int32_t mult, shift;
     ln_list *params = NULL;
 
-    if (!ln_qdq_quantize_multiplier(m, &mult, &shift))
+    if (!ln_qdq_quantize_multiplier(m, bound, &mult, &shift))
         return NULL;
     params = ln_param_list_append_int(params, "src_zero_point", zx);
     params = ln_param_list_append_int(params, "dst_zero_point", zy);
@@ -499,10 +509,12 @@ int ln_pass_fuse_qdq(ln_context *ctx)
         ln_qdq_add_one,     ln_qdq_gap_one, ln_qdq_concat_one, ln_qdq_lut_one};
     int ret;
 
-    if ((ret = ln_pass_fold_all(ctx, "quantize_linear_cpu", ln_qdq_u8_one)) ||
-        (ret = ln_pass_fold_all(ctx, "relu_cpu", ln_qdq_act_one)) ||
+    /* the Qs move first: u8_one puts a new zero point's create op right
+     * before its Q, which must not move above it afterwards */
+    if ((ret = ln_pass_fold_all(ctx, "relu_cpu", ln_qdq_act_one)) ||
         (ret = ln_pass_fold_all(ctx, "clip_cpu", ln_qdq_act_one)) ||
-        (ret = ln_pass_fold_all(ctx, "quantize_linear_cpu", ln_qdq_hoist_one)))
+        (ret = ln_pass_fold_all(ctx, "quantize_linear_cpu", ln_qdq_hoist_one)) ||
+        (ret = ln_pass_fold_all(ctx, "quantize_linear_cpu", ln_qdq_u8_one)))
         return ret;
     for (int i = 0; views[i]; i++)
         if ((ret = ln_pass_fold_all(ctx, views[i], ln_qdq_sink_one)))

@@ -42,8 +42,9 @@ double ln_qdq_round_even(double v);
 /* The output clamp of the chain's relu/clip. */
 ln_bool ln_qdq_clamp_of(const qchain *c, int *lo, int *hi);
 
-/* TFLite's QuantizeMultiplier: m = mult * 2^(shift - 31). */
-ln_bool ln_qdq_quantize_multiplier(double m, int32_t *mult, int32_t *shift);
+/* TFLite's QuantizeMultiplier: m = mult * 2^(shift - 31); LN_FALSE when a
+ * left shift could overflow a value of magnitude bound. */
+ln_bool ln_qdq_quantize_multiplier(double m, double bound, int32_t *mult, int32_t *shift);
 
 /* A new constant and its create op appended to *before (name: caller frees). */
 char *ln_qdq_add_const(ln_context *ctx, const char *prefix, ln_dtype dt, int ndim, const int *dims,
@@ -60,7 +61,7 @@ ln_bool ln_qdq_same_qparams(ln_context *ctx, const ln_op *a, const ln_op *b);
 
 /* requantize_s8 / global_avgpool_s8 at real multiplier m. */
 ln_op *ln_qdq_requant_op(ln_context *ctx, const char *optype, const char *name, const char *x,
-                         const char *y, double m, int zx, int zy);
+                         const char *y, double m, double bound, int zx, int zy);
 
 /* The rewrites of ln_pass_qdq_ops.c, each an ln_pass_fold_all fold. */
 int ln_qdq_sink_one(ln_context *ctx, ln_op *view, ln_bool *done);

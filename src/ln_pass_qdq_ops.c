@@ -109,8 +109,7 @@ int ln_qdq_requant_one(ln_context *ctx, ln_op *q, ln_bool *done)
     }
     if (ln_qdq_same_qparams(ctx, dq, q) ||
         !(op = ln_qdq_requant_op(ctx, "requantize_s8_cpu", q->op_arg->name, x->name, y->name,
-                                 sx / sy,
-                                 zx, zy)))
+                                 sx / sy, 255.0, zx, zy)))
         return 0;
     *done = LN_TRUE;
     return ln_pass_replace_with(ctx, q, NULL, op);
@@ -137,7 +136,8 @@ int ln_qdq_gap_one(ln_context *ctx, ln_op *q, ln_bool *done)
     hw = (double)x->tensor->len / ((double)x->tensor->dims[0] * x->tensor->dims[1]);
     if (!(hw >= 1) || hw * 255.0 > 2147483647.0 ||
         !(op = ln_qdq_requant_op(ctx, "global_avgpool_s8_cpu", pool->op_arg->name, x->name,
-                                 ln_pass_tname_out(q, "dst"), sx / (sy * hw), zx, zy)))
+                                 ln_pass_tname_out(q, "dst"), sx / (sy * hw), hw * 255.0, zx,
+                                 zy)))
         return 0;
     *done = LN_TRUE;
     if ((ret = ln_context_remove_op(ctx, q->op_arg->name)))
@@ -176,7 +176,7 @@ int ln_qdq_concat_one(ln_context *ctx, ln_op *q, ln_bool *done)
             t = ln_pass_unique(ctx, buf);
             snprintf(buf, sizeof buf, "%s_requant", dq->op_arg->name);
             n = ln_pass_unique(ctx, buf);
-            rq = ln_qdq_requant_op(ctx, "requantize_s8_cpu", n, x->name, t, sx / sy, zx, zy);
+            rq = ln_qdq_requant_op(ctx, "requantize_s8_cpu", n, x->name, t, sx / sy, 255.0, zx, zy);
             ins = ln_tensor_list_append(ins, tl->arg_name, t);
             ln_free(t);
             ln_free(n);
@@ -284,9 +284,11 @@ static ln_bool add_multipliers(double s1, double s2, double so, int32_t *m)
 {
     double twice = 2 * (s1 > s2 ? s1 : s2);
 
-    return ln_qdq_quantize_multiplier(s1 / twice, &m[0], &m[1]) &&
-           ln_qdq_quantize_multiplier(s2 / twice, &m[2], &m[3]) &&
-           ln_qdq_quantize_multiplier(twice / ((double)(1 << 20) * so), &m[4], &m[5]) &&
+    double in = 255.0 * (1 << 20);     /* an offset input shifted left by 20 */
+
+    return ln_qdq_quantize_multiplier(s1 / twice, in, &m[0], &m[1]) &&
+           ln_qdq_quantize_multiplier(s2 / twice, in, &m[2], &m[3]) &&
+           ln_qdq_quantize_multiplier(twice / ((double)(1 << 20) * so), in, &m[4], &m[5]) &&
            m[1] <= 0 && m[3] <= 0;
 }
 
@@ -328,7 +330,7 @@ int ln_qdq_add_one(ln_context *ctx, ln_op *q, ln_bool *done)
         ln_pass_tin(ctx, dqa, "src")->tensor->dtype != LN_DTYPE_INT8 ||
         ln_pass_tin(ctx, dqb, "src")->tensor->dtype != LN_DTYPE_INT8)
         return 0;
-    if (is_mul ? !ln_qdq_quantize_multiplier(sa * sb / c.y_scale, &m[4], &m[5])
+    if (is_mul ? !ln_qdq_quantize_multiplier(sa * sb / c.y_scale, 255.0 * 255.0, &m[4], &m[5])
                : !add_multipliers(sa, sb, c.y_scale, m))
         return 0;
     params = ln_param_list_append_int(params, "src1_zero_point", za);

@@ -114,6 +114,7 @@ class Quantizer:
         self.nodes = []
         self.new_inits = {}
         self.qparams = {}
+        self.uint8 = False
 
     def calibrate(self):
         names = [o for n in self.g.node for o in n.output]
@@ -141,7 +142,10 @@ class Quantizer:
         if t not in self.qparams:
             lo, hi = self.range[t]
             s = np.float32(max(hi - lo, 1e-8) / 255.0)
-            z = np.int8(np.clip(np.round(-128 - lo / s), -128, 127))
+            if self.uint8:      # ONNX Runtime's default activation type
+                z = np.uint8(np.clip(np.round(-lo / s), 0, 255))
+            else:
+                z = np.int8(np.clip(np.round(-128 - lo / s), -128, 127))
             self.qparams[t] = (s, z)
         return self.qparams[t]
 
@@ -149,7 +153,7 @@ class Quantizer:
         """Q -> DQ of tensor t (params of `like` when given); returns the DQ output."""
         s, z = self.params(like or t)
         sn = self.const(t + "_scale", np.array(s, np.float32))
-        zn = self.const(t + "_zero_point", np.array(z, np.int8))
+        zn = self.const(t + "_zero_point", np.array(z, np.uint8 if self.uint8 else np.int8))
         self.nodes.append(helper.make_node("QuantizeLinear", [t, sn, zn], [t + "_q"],
                                            name=t + "_QuantizeLinear"))
         self.nodes.append(helper.make_node("DequantizeLinear", [t + "_q", sn, zn],
