@@ -834,6 +834,12 @@ void ln_rt_onehot_s64(int32_t outer, int32_t depth, int32_t inner, const int64_t
 void ln_rt_onehot_s32(int32_t outer, int32_t depth, int32_t inner, const int32_t *indices,
                       const void *values, size_t elem_size, void *y);
 
+/* ---- cumsum (ONNX CumSum) -----------------------------------------------
+ * x [outer][len][inner]: running sums along the middle axis, from the end
+ * with reverse, each leaving out its own element with exclusive. */
+void ln_rt_cumsum_f32(int32_t outer, int32_t len, int32_t inner, int32_t exclusive,
+                      int32_t reverse, const float *x, float *y);
+
 /* ---- topk (ONNX TopK) ---------------------------------------------------
  * x [outer][len][inner]: the k largest (largest != 0) or smallest of each
  * run along the middle axis, sorted, ties by the lower index; values and

@@ -1,5 +1,5 @@
 /*
- * reduce_f32.c -- the ONNX reductions, arg-extrema and TopK, float32.
+ * reduce_f32.c -- the ONNX reductions, arg-extrema, TopK and CumSum, float32.
  *
  * Sum, mean, max and min stream x once, adding each row into its output
  * row (reduce).  L1, L2, LogSum, LogSumExp, Prod and SumSquare walk each
@@ -294,6 +294,27 @@ void ln_rt_topk_f32(int32_t outer, int32_t len, int32_t inner, int32_t k, int32_
                 }
                 if (n < k)
                     n++;
+            }
+        }
+}
+
+void ln_rt_cumsum_f32(int32_t outer, int32_t len, int32_t inner, int32_t exclusive,
+                      int32_t reverse, const float *x, float *y)
+{
+    for (int32_t o = 0; o < outer; o++)
+        for (int32_t q = 0; q < inner; q++) {
+            size_t base = (size_t)o * len * inner + q;
+            float s = 0.0f;
+            for (int32_t j = 0; j < len; j++) {
+                size_t i = base + (size_t)(reverse ? len - 1 - j : j) * inner;
+                float v = x[i];
+                if (exclusive) {
+                    y[i] = s;
+                    s += v;
+                } else {
+                    s += v;
+                    y[i] = s;
+                }
             }
         }
 }

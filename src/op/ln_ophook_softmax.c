@@ -1,10 +1,11 @@
 /*
  * ln_ophook_softmax.c -- the [outer][len][inner] view of 'src' around the
- * param 'axis' that softmax, logsoftmax, argmax, gather and layernorm
- * kernels take.  With the bool param 'coerce_2d' (ONNX Softmax before
+ * param 'axis' that softmax, logsoftmax, argmax, gather, layernorm, topk
+ * and cumsum kernels take.  With the bool param 'coerce_2d' (ONNX Softmax before
  * opset 13) the axis and everything after it are one: len is their
- * product and inner is 1.  An absent 'axis' is 0 for gather, argmax and
- * argmin (as in ONNX and in their descriptions), -1 for the others.
+ * product and inner is 1.  An absent 'axis' is 0 for gather, argmax,
+ * argmin and cumsum (as in ONNX and in their descriptions), -1 for the
+ * others.
  */
 #include <string.h>
 #include "ln_ophook.h"
@@ -13,7 +14,10 @@ static int axis_default(const ln_op_arg *op_arg)
 {
     const char *t = op_arg->optype;
 
-    return !strncmp(t, "gather", 6) || !strncmp(t, "argmax", 6) || !strncmp(t, "argmin", 6) ? 0 : -1;
+    return !strncmp(t, "gather", 6) || !strncmp(t, "argmax", 6) || !strncmp(t, "argmin", 6) ||
+                   !strncmp(t, "cumsum", 6)
+               ? 0
+               : -1;
 }
 
 static void view3(const ln_op_arg *op_arg, int32_t *outer, int32_t *len, int32_t *inner)

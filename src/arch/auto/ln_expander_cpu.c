@@ -101,6 +101,7 @@ const ln_expand_default ln_expand_defaults_cpu[] = {
     {"cos", "cos_cpu"},
     {"cosh", "cosh_cpu"},
     {"create", "create_cpu"},
+    {"cumsum", "cumsum_cpu"},
     {"depth_to_space", "depth_to_space_cpu"},
     {"dequantize_linear", "dequantize_linear_cpu"},
     {"div", "div_cpu"},

@@ -59,6 +59,8 @@ const ln_opregistry_row ln_opregistry[] = {
     {"cosh_cpu", "cpu", LN_OPREG_PROTO(cosh, cosh_cpu)},
     {"create", "none", LN_OPREG_PROTO(create, create)},
     {"create_cpu", "cpu", LN_OPREG_PROTO(create, create_cpu)},
+    {"cumsum", "none", LN_OPREG_PROTO(cumsum, cumsum)},
+    {"cumsum_cpu", "cpu", LN_OPREG_PROTO(cumsum, cumsum_cpu)},
     {"depth_to_space", "none", LN_OPREG_PROTO(depth_to_space, depth_to_space)},
     {"depth_to_space_cpu", "cpu", LN_OPREG_PROTO(depth_to_space, depth_to_space_cpu)},
     {"dequantize_linear", "none", LN_OPREG_PROTO(dequantize_linear, dequantize_linear)},
@@ -344,51 +346,47 @@ static const ln_opregistry_onnx_attr onnx_attrs_12[] = {
     {"kernel_shape", "kernel_shape", "[]"},
     {NULL, NULL, NULL}
 };
+static const char *const onnx_names_8[] = {"src", "@axis", NULL};
 static const ln_opregistry_onnx_attr onnx_attrs_13[] = {
+    {"exclusive", "exclusive", "0"},
+    {"reverse", "reverse", "0"},
+    {NULL, NULL, NULL}
+};
+static const ln_opregistry_onnx_attr onnx_attrs_14[] = {
     {"blocksize", "blocksize", NULL},
     {"mode", "mode", "\"DCR\""},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_8[] = {"src", "scale", "zero_point", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_14[] = {
+static const char *const onnx_names_9[] = {"src", "scale", "zero_point", NULL};
+static const ln_opregistry_onnx_attr onnx_attrs_15[] = {
     {"axis", "axis", "1"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_15[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_16[] = {
     {"ratio", "ratio", "0.5"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_9[] = {"src", "@ratio", "@training_mode", NULL};
-static const char *const onnx_names_10[] = {"dst", "scale", "zero_point", NULL};
-static const char *const onnx_names_11[] = {"src", "@shape", NULL};
-static const char *const onnx_names_12[] = {"src", "indices", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_16[] = {
+static const char *const onnx_names_10[] = {"src", "@ratio", "@training_mode", NULL};
+static const char *const onnx_names_11[] = {"dst", "scale", "zero_point", NULL};
+static const char *const onnx_names_12[] = {"src", "@shape", NULL};
+static const char *const onnx_names_13[] = {"src", "indices", NULL};
+static const ln_opregistry_onnx_attr onnx_attrs_17[] = {
     {"axis", "axis", "0"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_17[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_18[] = {
     {"batch_dims", "batch_dims", "0"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_18[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_19[] = {
     {"transA", "trans_a", "0"},
     {"transB", "trans_b", "0"},
     {"alpha", "alpha", "1"},
     {"beta", "beta", "1"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_13[] = {"src", "weight", "recurrence", "bias", "seq_lens", "initial_h", NULL};
-static const char *const onnx_names_14[] = {"dst", "dst_h", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_19[] = {
-    {"hidden_size", "hidden_size", "0"},
-    {"direction", "direction", "\"forward\""},
-    {"activations", "activations", "[]"},
-    {"activation_alpha", "activation_alpha", "[]"},
-    {"activation_beta", "activation_beta", "[]"},
-    {"clip", "clip", "0"},
-    {"linear_before_reset", "linear_before_reset", "0"},
-    {NULL, NULL, NULL}
-};
+static const char *const onnx_names_14[] = {"src", "weight", "recurrence", "bias", "seq_lens", "initial_h", NULL};
+static const char *const onnx_names_15[] = {"dst", "dst_h", NULL};
 static const ln_opregistry_onnx_attr onnx_attrs_20[] = {
     {"hidden_size", "hidden_size", "0"},
     {"direction", "direction", "\"forward\""},
@@ -397,63 +395,63 @@ static const ln_opregistry_onnx_attr onnx_attrs_20[] = {
     {"activation_beta", "activation_beta", "[]"},
     {"clip", "clip", "0"},
     {"linear_before_reset", "linear_before_reset", "0"},
-    {"layout", "layout", "0"},
     {NULL, NULL, NULL}
 };
 static const ln_opregistry_onnx_attr onnx_attrs_21[] = {
-    {"axis", "axis", "1"},
-    {"", "coerce_2d", "true"},
-    {NULL, NULL, NULL}
-};
-static const ln_opregistry_onnx_attr onnx_attrs_22[] = {
-    {"axis", "axis", "-1"},
-    {NULL, NULL, NULL}
-};
-static const ln_opregistry_onnx_attr onnx_attrs_23[] = {
-    {"alpha", "alpha", "0.2"},
-    {"beta", "beta", "0.5"},
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_names_15[] = {"src", "scale", "bias", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_24[] = {
-    {"epsilon", "epsilon", "1e-05"},
-    {NULL, NULL, NULL}
-};
-static const ln_opregistry_onnx_attr onnx_attrs_25[] = {
-    {"detect_negative", "detect_negative", "1"},
-    {"detect_positive", "detect_positive", "1"},
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_names_16[] = {"dst", "mean", "inv_std_dev", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_26[] = {
-    {"axis", "axis", "-1"},
-    {"epsilon", "epsilon", "1e-05"},
-    {"stash_type", "stash_type", "1"},
-    {NULL, NULL, NULL}
-};
-static const ln_opregistry_onnx_attr onnx_attrs_27[] = {
-    {"alpha", "alpha", "0.01"},
-    {NULL, NULL, NULL}
-};
-static const ln_opregistry_onnx_attr onnx_attrs_28[] = {
-    {"size", "size", NULL},
-    {"alpha", "alpha", "0.0001"},
-    {"beta", "beta", "0.75"},
-    {"bias", "bias", "1"},
-    {NULL, NULL, NULL}
-};
-static const char *const onnx_names_17[] = {"src", "weight", "recurrence", "bias", "seq_lens", "initial_h", "initial_c", "peephole", NULL};
-static const char *const onnx_names_18[] = {"dst", "dst_h", "dst_c", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_29[] = {
     {"hidden_size", "hidden_size", "0"},
     {"direction", "direction", "\"forward\""},
     {"activations", "activations", "[]"},
     {"activation_alpha", "activation_alpha", "[]"},
     {"activation_beta", "activation_beta", "[]"},
     {"clip", "clip", "0"},
-    {"input_forget", "input_forget", "0"},
+    {"linear_before_reset", "linear_before_reset", "0"},
+    {"layout", "layout", "0"},
     {NULL, NULL, NULL}
 };
+static const ln_opregistry_onnx_attr onnx_attrs_22[] = {
+    {"axis", "axis", "1"},
+    {"", "coerce_2d", "true"},
+    {NULL, NULL, NULL}
+};
+static const ln_opregistry_onnx_attr onnx_attrs_23[] = {
+    {"axis", "axis", "-1"},
+    {NULL, NULL, NULL}
+};
+static const ln_opregistry_onnx_attr onnx_attrs_24[] = {
+    {"alpha", "alpha", "0.2"},
+    {"beta", "beta", "0.5"},
+    {NULL, NULL, NULL}
+};
+static const char *const onnx_names_16[] = {"src", "scale", "bias", NULL};
+static const ln_opregistry_onnx_attr onnx_attrs_25[] = {
+    {"epsilon", "epsilon", "1e-05"},
+    {NULL, NULL, NULL}
+};
+static const ln_opregistry_onnx_attr onnx_attrs_26[] = {
+    {"detect_negative", "detect_negative", "1"},
+    {"detect_positive", "detect_positive", "1"},
+    {NULL, NULL, NULL}
+};
+static const char *const onnx_names_17[] = {"dst", "mean", "inv_std_dev", NULL};
+static const ln_opregistry_onnx_attr onnx_attrs_27[] = {
+    {"axis", "axis", "-1"},
+    {"epsilon", "epsilon", "1e-05"},
+    {"stash_type", "stash_type", "1"},
+    {NULL, NULL, NULL}
+};
+static const ln_opregistry_onnx_attr onnx_attrs_28[] = {
+    {"alpha", "alpha", "0.01"},
+    {NULL, NULL, NULL}
+};
+static const ln_opregistry_onnx_attr onnx_attrs_29[] = {
+    {"size", "size", NULL},
+    {"alpha", "alpha", "0.0001"},
+    {"beta", "beta", "0.75"},
+    {"bias", "bias", "1"},
+    {NULL, NULL, NULL}
+};
+static const char *const onnx_names_18[] = {"src", "weight", "recurrence", "bias", "seq_lens", "initial_h", "initial_c", "peephole", NULL};
+static const char *const onnx_names_19[] = {"dst", "dst_h", "dst_c", NULL};
 static const ln_opregistry_onnx_attr onnx_attrs_30[] = {
     {"hidden_size", "hidden_size", "0"},
     {"direction", "direction", "\"forward\""},
@@ -462,10 +460,20 @@ static const ln_opregistry_onnx_attr onnx_attrs_30[] = {
     {"activation_beta", "activation_beta", "[]"},
     {"clip", "clip", "0"},
     {"input_forget", "input_forget", "0"},
-    {"layout", "layout", "0"},
     {NULL, NULL, NULL}
 };
 static const ln_opregistry_onnx_attr onnx_attrs_31[] = {
+    {"hidden_size", "hidden_size", "0"},
+    {"direction", "direction", "\"forward\""},
+    {"activations", "activations", "[]"},
+    {"activation_alpha", "activation_alpha", "[]"},
+    {"activation_beta", "activation_beta", "[]"},
+    {"clip", "clip", "0"},
+    {"input_forget", "input_forget", "0"},
+    {"layout", "layout", "0"},
+    {NULL, NULL, NULL}
+};
+static const ln_opregistry_onnx_attr onnx_attrs_32[] = {
     {"kernel_shape", "kernel_shape", NULL},
     {"strides", "stride", "[1,1]"},
     {"dilations", "dilation", "[1,1]"},
@@ -475,74 +483,65 @@ static const ln_opregistry_onnx_attr onnx_attrs_31[] = {
     {"storage_order", "storage_order", "0"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_32[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_33[] = {
     {"fmod", "fmod", "0"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_19[] = {"indices", "@depth", "values", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_33[] = {
+static const char *const onnx_names_20[] = {"indices", "@depth", "values", NULL};
+static const ln_opregistry_onnx_attr onnx_attrs_34[] = {
     {"pads", "pads", NULL},
     {"mode", "mode", "\"constant\""},
     {"value", "value", "0"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_20[] = {"src", "@pads", "@value", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_34[] = {
+static const char *const onnx_names_21[] = {"src", "@pads", "@value", NULL};
+static const ln_opregistry_onnx_attr onnx_attrs_35[] = {
     {"mode", "mode", "\"constant\""},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_21[] = {"src", "slope", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_35[] = {
+static const char *const onnx_names_22[] = {"src", "slope", NULL};
+static const ln_opregistry_onnx_attr onnx_attrs_36[] = {
     {"axes", "axes", "[]"},
     {"keepdims", "keepdims", "1"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_22[] = {"src", "@axes", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_36[] = {
+static const char *const onnx_names_23[] = {"src", "@axes", NULL};
+static const ln_opregistry_onnx_attr onnx_attrs_37[] = {
     {"keepdims", "keepdims", "1"},
     {"noop_with_empty_axes", "noop_with_empty_axes", "0"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_37[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_38[] = {
     {"shape", "dims", NULL},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_23[] = {"src", "@dims", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_38[] = {
+static const char *const onnx_names_24[] = {"src", "@dims", NULL};
+static const ln_opregistry_onnx_attr onnx_attrs_39[] = {
     {"allowzero", "allowzero", "0"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_39[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_40[] = {
     {"mode", "mode", "\"nearest\""},
     {"scales", "scales", NULL},
     {"", "coordinate_transformation_mode", "\"asymmetric\""},
     {"", "nearest_mode", "\"floor\""},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_24[] = {"src", "@scales", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_40[] = {
+static const char *const onnx_names_25[] = {"src", "@scales", NULL};
+static const ln_opregistry_onnx_attr onnx_attrs_41[] = {
     {"mode", "mode", "\"nearest\""},
     {"", "coordinate_transformation_mode", "\"asymmetric\""},
     {"", "nearest_mode", "\"floor\""},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_25[] = {"src", "", "@scales", "@sizes", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_41[] = {
+static const char *const onnx_names_26[] = {"src", "", "@scales", "@sizes", NULL};
+static const ln_opregistry_onnx_attr onnx_attrs_42[] = {
     {"mode", "mode", "\"nearest\""},
     {"coordinate_transformation_mode", "coordinate_transformation_mode", "\"half_pixel\""},
     {"nearest_mode", "nearest_mode", "\"round_prefer_floor\""},
     {"cubic_coeff_a", "cubic_coeff_a", "-0.75"},
     {"exclude_outside", "exclude_outside", "0"},
     {"extrapolation_value", "extrapolation_value", "0"},
-    {NULL, NULL, NULL}
-};
-static const ln_opregistry_onnx_attr onnx_attrs_42[] = {
-    {"hidden_size", "hidden_size", "0"},
-    {"direction", "direction", "\"forward\""},
-    {"activations", "activations", "[]"},
-    {"activation_alpha", "activation_alpha", "[]"},
-    {"activation_beta", "activation_beta", "[]"},
-    {"clip", "clip", "0"},
     {NULL, NULL, NULL}
 };
 static const ln_opregistry_onnx_attr onnx_attrs_43[] = {
@@ -552,77 +551,86 @@ static const ln_opregistry_onnx_attr onnx_attrs_43[] = {
     {"activation_alpha", "activation_alpha", "[]"},
     {"activation_beta", "activation_beta", "[]"},
     {"clip", "clip", "0"},
+    {NULL, NULL, NULL}
+};
+static const ln_opregistry_onnx_attr onnx_attrs_44[] = {
+    {"hidden_size", "hidden_size", "0"},
+    {"direction", "direction", "\"forward\""},
+    {"activations", "activations", "[]"},
+    {"activation_alpha", "activation_alpha", "[]"},
+    {"activation_beta", "activation_beta", "[]"},
+    {"clip", "clip", "0"},
     {"layout", "layout", "0"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_26[] = {"src", "indices", "updates", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_44[] = {
+static const char *const onnx_names_27[] = {"src", "indices", "updates", NULL};
+static const ln_opregistry_onnx_attr onnx_attrs_45[] = {
     {"axis", "axis", "0"},
     {"reduction", "reduction", "\"none\""},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_45[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_46[] = {
     {"reduction", "reduction", "\"none\""},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_46[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_47[] = {
     {"alpha", "alpha", "1.67326319217682"},
     {"gamma", "gamma", "1.05070102214813"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_47[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_48[] = {
     {"bias", "bias", "0"},
     {"lambd", "lambd", "0.5"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_48[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_49[] = {
     {"starts", "starts", NULL},
     {"ends", "ends", NULL},
     {"axes", "axes", "[]"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_27[] = {"src", "@starts", "@ends", "@axes", "@steps", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_49[] = {
+static const char *const onnx_names_28[] = {"src", "@starts", "@ends", "@axes", "@steps", NULL};
+static const ln_opregistry_onnx_attr onnx_attrs_50[] = {
     {"blocksize", "blocksize", NULL},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_50[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_51[] = {
     {"axis", "axis", "0"},
     {"split", "split", "[]"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_28[] = {"src", "@split", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_51[] = {
+static const char *const onnx_names_29[] = {"src", "@split", NULL};
+static const ln_opregistry_onnx_attr onnx_attrs_52[] = {
     {"axes", "axes", "[]"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_29[] = {"src", "@repeats", NULL};
-static const char *const onnx_names_30[] = {"values", "indices", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_52[] = {
+static const char *const onnx_names_30[] = {"src", "@repeats", NULL};
+static const char *const onnx_names_31[] = {"values", "indices", NULL};
+static const ln_opregistry_onnx_attr onnx_attrs_53[] = {
     {"k", "k", NULL},
     {"axis", "axis", "-1"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_31[] = {"src", "@k", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_53[] = {
+static const char *const onnx_names_32[] = {"src", "@k", NULL};
+static const ln_opregistry_onnx_attr onnx_attrs_54[] = {
     {"axis", "axis", "-1"},
     {"largest", "largest", "1"},
     {"sorted", "sorted", "1"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_54[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_55[] = {
     {"perm", "perm", "[]"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_55[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_56[] = {
     {"upper", "upper", "1"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_56[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_57[] = {
     {"axes", "axes", NULL},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_32[] = {"cond", "src1", "src2", NULL};
+static const char *const onnx_names_33[] = {"cond", "src1", "src2", NULL};
 
 const ln_opregistry_onnx_entry ln_opregistry_onnx[] = {
     {"Abs", 6, 0, "abs", onnx_names_1, onnx_names_2, onnx_attrs_1},
@@ -650,122 +658,123 @@ const ln_opregistry_onnx_entry ln_opregistry_onnx[] = {
     {"ConvTranspose", 1, 0, "conv_transpose2d", onnx_names_7, onnx_names_2, onnx_attrs_12},
     {"Cos", 7, 0, "cos", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Cosh", 9, 0, "cosh", onnx_names_1, onnx_names_2, onnx_attrs_1},
-    {"DepthToSpace", 1, 0, "depth_to_space", onnx_names_1, onnx_names_2, onnx_attrs_13},
-    {"DequantizeLinear", 10, 12, "dequantize_linear", onnx_names_8, onnx_names_2, onnx_attrs_1},
-    {"DequantizeLinear", 13, 0, "dequantize_linear", onnx_names_8, onnx_names_2, onnx_attrs_14},
+    {"CumSum", 11, 0, "cumsum", onnx_names_8, onnx_names_2, onnx_attrs_13},
+    {"DepthToSpace", 1, 0, "depth_to_space", onnx_names_1, onnx_names_2, onnx_attrs_14},
+    {"DequantizeLinear", 10, 12, "dequantize_linear", onnx_names_9, onnx_names_2, onnx_attrs_1},
+    {"DequantizeLinear", 13, 0, "dequantize_linear", onnx_names_9, onnx_names_2, onnx_attrs_15},
     {"Div", 7, 0, "div", onnx_names_3, onnx_names_2, onnx_attrs_1},
-    {"Dropout", 7, 11, "dropout", onnx_names_1, onnx_names_2, onnx_attrs_15},
-    {"Dropout", 12, 0, "dropout", onnx_names_9, onnx_names_2, onnx_attrs_1},
-    {"DynamicQuantizeLinear", 11, 0, "dynamic_quantize_linear", onnx_names_1, onnx_names_10, onnx_attrs_1},
+    {"Dropout", 7, 11, "dropout", onnx_names_1, onnx_names_2, onnx_attrs_16},
+    {"Dropout", 12, 0, "dropout", onnx_names_10, onnx_names_2, onnx_attrs_1},
+    {"DynamicQuantizeLinear", 11, 0, "dynamic_quantize_linear", onnx_names_1, onnx_names_11, onnx_attrs_1},
     {"Elu", 6, 0, "elu", onnx_names_1, onnx_names_2, onnx_attrs_8},
     {"Equal", 7, 0, "equal", onnx_names_3, onnx_names_2, onnx_attrs_1},
     {"Erf", 9, 0, "erf", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Exp", 6, 0, "exp", onnx_names_1, onnx_names_2, onnx_attrs_1},
-    {"Expand", 8, 0, "expand", onnx_names_11, onnx_names_2, onnx_attrs_1},
-    {"Flatten", 1, 0, "flatten", onnx_names_1, onnx_names_2, onnx_attrs_14},
-    {"GRU", 7, 13, "gru", onnx_names_13, onnx_names_14, onnx_attrs_19},
-    {"GRU", 14, 0, "gru", onnx_names_13, onnx_names_14, onnx_attrs_20},
-    {"Gather", 1, 0, "gather", onnx_names_12, onnx_names_2, onnx_attrs_16},
-    {"GatherElements", 11, 0, "gather_elements", onnx_names_12, onnx_names_2, onnx_attrs_16},
-    {"GatherND", 11, 0, "gather_nd", onnx_names_12, onnx_names_2, onnx_attrs_17},
-    {"Gemm", 7, 0, "gemm", onnx_names_7, onnx_names_2, onnx_attrs_18},
+    {"Expand", 8, 0, "expand", onnx_names_12, onnx_names_2, onnx_attrs_1},
+    {"Flatten", 1, 0, "flatten", onnx_names_1, onnx_names_2, onnx_attrs_15},
+    {"GRU", 7, 13, "gru", onnx_names_14, onnx_names_15, onnx_attrs_20},
+    {"GRU", 14, 0, "gru", onnx_names_14, onnx_names_15, onnx_attrs_21},
+    {"Gather", 1, 0, "gather", onnx_names_13, onnx_names_2, onnx_attrs_17},
+    {"GatherElements", 11, 0, "gather_elements", onnx_names_13, onnx_names_2, onnx_attrs_17},
+    {"GatherND", 11, 0, "gather_nd", onnx_names_13, onnx_names_2, onnx_attrs_18},
+    {"Gemm", 7, 0, "gemm", onnx_names_7, onnx_names_2, onnx_attrs_19},
     {"GlobalAveragePool", 1, 0, "globalavgpool", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"GlobalMaxPool", 1, 0, "globalmaxpool", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Greater", 7, 0, "greater", onnx_names_3, onnx_names_2, onnx_attrs_1},
     {"GreaterOrEqual", 12, 0, "greater_or_equal", onnx_names_3, onnx_names_2, onnx_attrs_1},
-    {"HardSigmoid", 6, 0, "hardsigmoid", onnx_names_1, onnx_names_2, onnx_attrs_23},
+    {"HardSigmoid", 6, 0, "hardsigmoid", onnx_names_1, onnx_names_2, onnx_attrs_24},
     {"HardSwish", 14, 0, "hardswish", onnx_names_1, onnx_names_2, onnx_attrs_1},
-    {"Hardmax", 1, 12, "hardmax", onnx_names_1, onnx_names_2, onnx_attrs_21},
-    {"Hardmax", 13, 0, "hardmax", onnx_names_1, onnx_names_2, onnx_attrs_22},
+    {"Hardmax", 1, 12, "hardmax", onnx_names_1, onnx_names_2, onnx_attrs_22},
+    {"Hardmax", 13, 0, "hardmax", onnx_names_1, onnx_names_2, onnx_attrs_23},
     {"Identity", 1, 0, "identity", onnx_names_1, onnx_names_2, onnx_attrs_1},
-    {"InstanceNormalization", 6, 0, "instancenorm", onnx_names_15, onnx_names_2, onnx_attrs_24},
-    {"IsInf", 10, 0, "isinf", onnx_names_1, onnx_names_2, onnx_attrs_25},
+    {"InstanceNormalization", 6, 0, "instancenorm", onnx_names_16, onnx_names_2, onnx_attrs_25},
+    {"IsInf", 10, 0, "isinf", onnx_names_1, onnx_names_2, onnx_attrs_26},
     {"IsNaN", 9, 0, "isnan", onnx_names_1, onnx_names_2, onnx_attrs_1},
-    {"LRN", 1, 0, "lrn", onnx_names_1, onnx_names_2, onnx_attrs_28},
-    {"LSTM", 7, 13, "lstm", onnx_names_17, onnx_names_18, onnx_attrs_29},
-    {"LSTM", 14, 0, "lstm", onnx_names_17, onnx_names_18, onnx_attrs_30},
-    {"LayerNormalization", 17, 0, "layernorm", onnx_names_15, onnx_names_16, onnx_attrs_26},
-    {"LeakyRelu", 6, 0, "leakyrelu", onnx_names_1, onnx_names_2, onnx_attrs_27},
+    {"LRN", 1, 0, "lrn", onnx_names_1, onnx_names_2, onnx_attrs_29},
+    {"LSTM", 7, 13, "lstm", onnx_names_18, onnx_names_19, onnx_attrs_30},
+    {"LSTM", 14, 0, "lstm", onnx_names_18, onnx_names_19, onnx_attrs_31},
+    {"LayerNormalization", 17, 0, "layernorm", onnx_names_16, onnx_names_17, onnx_attrs_27},
+    {"LeakyRelu", 6, 0, "leakyrelu", onnx_names_1, onnx_names_2, onnx_attrs_28},
     {"Less", 7, 0, "less", onnx_names_3, onnx_names_2, onnx_attrs_1},
     {"LessOrEqual", 12, 0, "less_or_equal", onnx_names_3, onnx_names_2, onnx_attrs_1},
     {"Log", 6, 0, "log", onnx_names_1, onnx_names_2, onnx_attrs_1},
-    {"LogSoftmax", 1, 12, "logsoftmax", onnx_names_1, onnx_names_2, onnx_attrs_21},
-    {"LogSoftmax", 13, 0, "logsoftmax", onnx_names_1, onnx_names_2, onnx_attrs_22},
+    {"LogSoftmax", 1, 12, "logsoftmax", onnx_names_1, onnx_names_2, onnx_attrs_22},
+    {"LogSoftmax", 13, 0, "logsoftmax", onnx_names_1, onnx_names_2, onnx_attrs_23},
     {"MatMul", 1, 0, "matmul", onnx_names_3, onnx_names_2, onnx_attrs_1},
     {"Max", 6, 0, "max", onnx_names_3, onnx_names_2, onnx_attrs_1},
-    {"MaxPool", 1, 0, "maxpool2d", onnx_names_1, onnx_names_2, onnx_attrs_31},
+    {"MaxPool", 1, 0, "maxpool2d", onnx_names_1, onnx_names_2, onnx_attrs_32},
     {"Mean", 6, 0, "mean", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Min", 6, 0, "min", onnx_names_3, onnx_names_2, onnx_attrs_1},
-    {"Mod", 10, 0, "mod", onnx_names_3, onnx_names_2, onnx_attrs_32},
+    {"Mod", 10, 0, "mod", onnx_names_3, onnx_names_2, onnx_attrs_33},
     {"Mul", 7, 0, "mul", onnx_names_3, onnx_names_2, onnx_attrs_1},
     {"Neg", 6, 0, "neg", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Not", 1, 0, "not", onnx_names_1, onnx_names_2, onnx_attrs_1},
-    {"OneHot", 9, 0, "onehot", onnx_names_19, onnx_names_2, onnx_attrs_22},
+    {"OneHot", 9, 0, "onehot", onnx_names_20, onnx_names_2, onnx_attrs_23},
     {"Or", 7, 0, "or", onnx_names_3, onnx_names_2, onnx_attrs_1},
-    {"PRelu", 7, 0, "prelu", onnx_names_21, onnx_names_2, onnx_attrs_1},
-    {"Pad", 2, 10, "pad", onnx_names_1, onnx_names_2, onnx_attrs_33},
-    {"Pad", 11, 0, "pad", onnx_names_20, onnx_names_2, onnx_attrs_34},
+    {"PRelu", 7, 0, "prelu", onnx_names_22, onnx_names_2, onnx_attrs_1},
+    {"Pad", 2, 10, "pad", onnx_names_1, onnx_names_2, onnx_attrs_34},
+    {"Pad", 11, 0, "pad", onnx_names_21, onnx_names_2, onnx_attrs_35},
     {"Pow", 7, 0, "pow", onnx_names_3, onnx_names_2, onnx_attrs_1},
-    {"QuantizeLinear", 10, 12, "quantize_linear", onnx_names_8, onnx_names_2, onnx_attrs_1},
-    {"QuantizeLinear", 13, 0, "quantize_linear", onnx_names_8, onnx_names_2, onnx_attrs_14},
-    {"RNN", 7, 13, "rnn", onnx_names_13, onnx_names_14, onnx_attrs_42},
-    {"RNN", 14, 0, "rnn", onnx_names_13, onnx_names_14, onnx_attrs_43},
+    {"QuantizeLinear", 10, 12, "quantize_linear", onnx_names_9, onnx_names_2, onnx_attrs_1},
+    {"QuantizeLinear", 13, 0, "quantize_linear", onnx_names_9, onnx_names_2, onnx_attrs_15},
+    {"RNN", 7, 13, "rnn", onnx_names_14, onnx_names_15, onnx_attrs_43},
+    {"RNN", 14, 0, "rnn", onnx_names_14, onnx_names_15, onnx_attrs_44},
     {"Reciprocal", 6, 0, "reciprocal", onnx_names_1, onnx_names_2, onnx_attrs_1},
-    {"ReduceL1", 1, 0, "reduce_l1", onnx_names_1, onnx_names_2, onnx_attrs_35},
-    {"ReduceL2", 1, 0, "reduce_l2", onnx_names_1, onnx_names_2, onnx_attrs_35},
-    {"ReduceLogSum", 1, 0, "reduce_logsum", onnx_names_1, onnx_names_2, onnx_attrs_35},
-    {"ReduceLogSumExp", 1, 0, "reduce_logsumexp", onnx_names_1, onnx_names_2, onnx_attrs_35},
-    {"ReduceMax", 1, 0, "reduce_max", onnx_names_1, onnx_names_2, onnx_attrs_35},
-    {"ReduceMean", 1, 0, "reduce_mean", onnx_names_1, onnx_names_2, onnx_attrs_35},
-    {"ReduceMin", 1, 0, "reduce_min", onnx_names_1, onnx_names_2, onnx_attrs_35},
-    {"ReduceProd", 1, 0, "reduce_prod", onnx_names_1, onnx_names_2, onnx_attrs_35},
-    {"ReduceSum", 1, 12, "reduce_sum", onnx_names_1, onnx_names_2, onnx_attrs_35},
-    {"ReduceSum", 13, 0, "reduce_sum", onnx_names_22, onnx_names_2, onnx_attrs_36},
-    {"ReduceSumSquare", 1, 0, "reduce_sumsquare", onnx_names_1, onnx_names_2, onnx_attrs_35},
+    {"ReduceL1", 1, 0, "reduce_l1", onnx_names_1, onnx_names_2, onnx_attrs_36},
+    {"ReduceL2", 1, 0, "reduce_l2", onnx_names_1, onnx_names_2, onnx_attrs_36},
+    {"ReduceLogSum", 1, 0, "reduce_logsum", onnx_names_1, onnx_names_2, onnx_attrs_36},
+    {"ReduceLogSumExp", 1, 0, "reduce_logsumexp", onnx_names_1, onnx_names_2, onnx_attrs_36},
+    {"ReduceMax", 1, 0, "reduce_max", onnx_names_1, onnx_names_2, onnx_attrs_36},
+    {"ReduceMean", 1, 0, "reduce_mean", onnx_names_1, onnx_names_2, onnx_attrs_36},
+    {"ReduceMin", 1, 0, "reduce_min", onnx_names_1, onnx_names_2, onnx_attrs_36},
+    {"ReduceProd", 1, 0, "reduce_prod", onnx_names_1, onnx_names_2, onnx_attrs_36},
+    {"ReduceSum", 1, 12, "reduce_sum", onnx_names_1, onnx_names_2, onnx_attrs_36},
+    {"ReduceSum", 13, 0, "reduce_sum", onnx_names_23, onnx_names_2, onnx_attrs_37},
+    {"ReduceSumSquare", 1, 0, "reduce_sumsquare", onnx_names_1, onnx_names_2, onnx_attrs_36},
     {"Relu", 1, 0, "relu", onnx_names_1, onnx_names_2, onnx_attrs_1},
-    {"Reshape", 1, 4, "reshape", onnx_names_1, onnx_names_2, onnx_attrs_37},
-    {"Reshape", 5, 13, "reshape", onnx_names_23, onnx_names_2, onnx_attrs_1},
-    {"Reshape", 14, 0, "reshape", onnx_names_23, onnx_names_2, onnx_attrs_38},
-    {"Resize", 10, 10, "resize", onnx_names_24, onnx_names_2, onnx_attrs_40},
-    {"Resize", 11, 0, "resize", onnx_names_25, onnx_names_2, onnx_attrs_41},
+    {"Reshape", 1, 4, "reshape", onnx_names_1, onnx_names_2, onnx_attrs_38},
+    {"Reshape", 5, 13, "reshape", onnx_names_24, onnx_names_2, onnx_attrs_1},
+    {"Reshape", 14, 0, "reshape", onnx_names_24, onnx_names_2, onnx_attrs_39},
+    {"Resize", 10, 10, "resize", onnx_names_25, onnx_names_2, onnx_attrs_41},
+    {"Resize", 11, 0, "resize", onnx_names_26, onnx_names_2, onnx_attrs_42},
     {"Round", 11, 0, "round", onnx_names_1, onnx_names_2, onnx_attrs_1},
-    {"Scatter", 9, 10, "scatter_elements", onnx_names_26, onnx_names_2, onnx_attrs_16},
-    {"ScatterElements", 11, 0, "scatter_elements", onnx_names_26, onnx_names_2, onnx_attrs_44},
-    {"ScatterND", 11, 0, "scatter_nd", onnx_names_26, onnx_names_2, onnx_attrs_45},
-    {"Selu", 6, 0, "selu", onnx_names_1, onnx_names_2, onnx_attrs_46},
-    {"Shrink", 9, 0, "shrink", onnx_names_1, onnx_names_2, onnx_attrs_47},
+    {"Scatter", 9, 10, "scatter_elements", onnx_names_27, onnx_names_2, onnx_attrs_17},
+    {"ScatterElements", 11, 0, "scatter_elements", onnx_names_27, onnx_names_2, onnx_attrs_45},
+    {"ScatterND", 11, 0, "scatter_nd", onnx_names_27, onnx_names_2, onnx_attrs_46},
+    {"Selu", 6, 0, "selu", onnx_names_1, onnx_names_2, onnx_attrs_47},
+    {"Shrink", 9, 0, "shrink", onnx_names_1, onnx_names_2, onnx_attrs_48},
     {"Sigmoid", 6, 0, "sigmoid", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Sign", 9, 0, "sign", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Sin", 7, 0, "sin", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Sinh", 9, 0, "sinh", onnx_names_1, onnx_names_2, onnx_attrs_1},
-    {"Slice", 1, 9, "slice", onnx_names_1, onnx_names_2, onnx_attrs_48},
-    {"Slice", 10, 0, "slice", onnx_names_27, onnx_names_2, onnx_attrs_1},
-    {"Softmax", 1, 12, "softmax", onnx_names_1, onnx_names_2, onnx_attrs_21},
-    {"Softmax", 13, 0, "softmax", onnx_names_1, onnx_names_2, onnx_attrs_22},
+    {"Slice", 1, 9, "slice", onnx_names_1, onnx_names_2, onnx_attrs_49},
+    {"Slice", 10, 0, "slice", onnx_names_28, onnx_names_2, onnx_attrs_1},
+    {"Softmax", 1, 12, "softmax", onnx_names_1, onnx_names_2, onnx_attrs_22},
+    {"Softmax", 13, 0, "softmax", onnx_names_1, onnx_names_2, onnx_attrs_23},
     {"Softplus", 1, 0, "softplus", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Softsign", 1, 0, "softsign", onnx_names_1, onnx_names_2, onnx_attrs_1},
-    {"SpaceToDepth", 1, 0, "space_to_depth", onnx_names_1, onnx_names_2, onnx_attrs_49},
-    {"Split", 2, 12, "split", onnx_names_1, onnx_names_2, onnx_attrs_50},
-    {"Split", 13, 0, "split", onnx_names_28, onnx_names_2, onnx_attrs_16},
+    {"SpaceToDepth", 1, 0, "space_to_depth", onnx_names_1, onnx_names_2, onnx_attrs_50},
+    {"Split", 2, 12, "split", onnx_names_1, onnx_names_2, onnx_attrs_51},
+    {"Split", 13, 0, "split", onnx_names_29, onnx_names_2, onnx_attrs_17},
     {"Sqrt", 6, 0, "sqrt", onnx_names_1, onnx_names_2, onnx_attrs_1},
-    {"Squeeze", 1, 12, "squeeze", onnx_names_1, onnx_names_2, onnx_attrs_51},
-    {"Squeeze", 13, 0, "squeeze", onnx_names_22, onnx_names_2, onnx_attrs_1},
+    {"Squeeze", 1, 12, "squeeze", onnx_names_1, onnx_names_2, onnx_attrs_52},
+    {"Squeeze", 13, 0, "squeeze", onnx_names_23, onnx_names_2, onnx_attrs_1},
     {"Sub", 7, 0, "sub", onnx_names_3, onnx_names_2, onnx_attrs_1},
     {"Sum", 6, 0, "add", onnx_names_3, onnx_names_2, onnx_attrs_1},
     {"Tan", 7, 0, "tan", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Tanh", 6, 0, "tanh", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"ThresholdedRelu", 10, 0, "thresholdedrelu", onnx_names_1, onnx_names_2, onnx_attrs_8},
-    {"Tile", 6, 0, "tile", onnx_names_29, onnx_names_2, onnx_attrs_1},
-    {"TopK", 1, 9, "topk", onnx_names_1, onnx_names_30, onnx_attrs_52},
-    {"TopK", 10, 10, "topk", onnx_names_31, onnx_names_30, onnx_attrs_22},
-    {"TopK", 11, 0, "topk", onnx_names_31, onnx_names_30, onnx_attrs_53},
-    {"Transpose", 1, 0, "transpose", onnx_names_1, onnx_names_2, onnx_attrs_54},
-    {"Trilu", 14, 0, "trilu", onnx_names_31, onnx_names_2, onnx_attrs_55},
-    {"Unsqueeze", 1, 12, "unsqueeze", onnx_names_1, onnx_names_2, onnx_attrs_56},
-    {"Unsqueeze", 13, 0, "unsqueeze", onnx_names_22, onnx_names_2, onnx_attrs_1},
-    {"Upsample", 7, 8, "resize", onnx_names_1, onnx_names_2, onnx_attrs_39},
-    {"Upsample", 9, 9, "resize", onnx_names_24, onnx_names_2, onnx_attrs_40},
-    {"Where", 9, 0, "where", onnx_names_32, onnx_names_2, onnx_attrs_1},
+    {"Tile", 6, 0, "tile", onnx_names_30, onnx_names_2, onnx_attrs_1},
+    {"TopK", 1, 9, "topk", onnx_names_1, onnx_names_31, onnx_attrs_53},
+    {"TopK", 10, 10, "topk", onnx_names_32, onnx_names_31, onnx_attrs_23},
+    {"TopK", 11, 0, "topk", onnx_names_32, onnx_names_31, onnx_attrs_54},
+    {"Transpose", 1, 0, "transpose", onnx_names_1, onnx_names_2, onnx_attrs_55},
+    {"Trilu", 14, 0, "trilu", onnx_names_32, onnx_names_2, onnx_attrs_56},
+    {"Unsqueeze", 1, 12, "unsqueeze", onnx_names_1, onnx_names_2, onnx_attrs_57},
+    {"Unsqueeze", 13, 0, "unsqueeze", onnx_names_23, onnx_names_2, onnx_attrs_1},
+    {"Upsample", 7, 8, "resize", onnx_names_1, onnx_names_2, onnx_attrs_40},
+    {"Upsample", 9, 9, "resize", onnx_names_25, onnx_names_2, onnx_attrs_41},
+    {"Where", 9, 0, "where", onnx_names_33, onnx_names_2, onnx_attrs_1},
     {"Xor", 7, 0, "xor", onnx_names_3, onnx_names_2, onnx_attrs_1},
     {NULL, 0, 0, NULL, NULL, NULL, NULL}
 };
@@ -796,6 +805,7 @@ const ln_opregistry_aot_entry ln_opregistry_aot[] = {
     {"conv_transpose2d_cpu", "ln_rt_conv_transpose2d_f32(&${args}, ${src}, ${weight}, ${bias}, ${dst}, ${scratch});", LN_OPREG_IF_KEPT(conv_transpose2d, ln_opimpl_conv_transpose2d_cpu_aot_priv)},
     {"cos_cpu", "ln_rt_cos_f32(${src}, ${dst}, ${src.len});", NULL},
     {"cosh_cpu", "ln_rt_cosh_f32(${src}, ${dst}, ${src.len});", NULL},
+    {"cumsum_cpu", "ln_rt_cumsum_f32(${outer}, ${len}, ${inner}, ${exclusive}, ${reverse}, ${src}, ${dst});", LN_OPREG_IF_KEPT(cumsum, ln_opimpl_cumsum_cpu_aot_priv)},
     {"depth_to_space_cpu", "ln_rt_depth_to_space_f32(${src.dims[0]}, ${src.dims[1]}, ${src.dims[2]}, ${src.dims[3]}, ${blocksize}, ${mode_index}, ${src}, ${dst});", LN_OPREG_IF_KEPT(depth_to_space, ln_opimpl_depth_to_space_cpu_aot_priv)},
     {"dequantize_linear_cpu", "ln_rt_dequantize_${src.type}(&${q}, ${src}, ${scale}, ${zero_point}, ${dst});", LN_OPREG_IF_KEPT(dequantize_linear, ln_opimpl_dequantize_linear_cpu_aot_priv)},
     {"div_cpu", "ln_rt_div_f32(&${bcast}, ${src1}, ${src2}, ${dst});", LN_OPREG_IF_KEPT(div, ln_opimpl_div_cpu_aot_priv)},

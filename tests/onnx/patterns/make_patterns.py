@@ -146,3 +146,12 @@ save("onehot_float_indices",
       helper.make_node("OneHot", ["rs", "depth", "vals"], ["y"], axis=1)],
      {"four": np.float32(4.5), "depth": np.float32(4), "vals": np.array([-1, 2], np.float32)},
      [3, 5], [3, 4, 10])
+
+# Running sums (CumSum, axis a scalar initializer), plain and exclusive in
+# reverse, on different axes
+save("cumsum_axes",
+     [helper.make_node("CumSum", ["x", "ax1"], ["a"]),
+      helper.make_node("CumSum", ["x", "ax0"], ["b"], exclusive=1, reverse=1),
+      helper.make_node("Add", ["a", "b"], ["y"])],
+     {"ax1": np.array(1, np.int64), "ax0": np.array(-3, np.int64)},
+     [3, 6, 4], [3, 6, 4])
