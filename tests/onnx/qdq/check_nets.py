@@ -61,7 +61,8 @@ def main():
         sr = np.abs(run(a.lightnet_sr, model, xn, yn, x) - ref) / step
         y = run(a.lightnet, model, xn, yn, x)
         over2 = float((dr > 2.001).mean())
-        top1 = y.argmax() == ref.argmax() or y[ref.argmax()] == y.max()
+        # ties aside: a class within a step of ONNX Runtime's top is a tie
+        top1 = y[ref.argmax()] == y.max() or ref[y.argmax()] >= ref.max() - 1.001 * step
         print("%-18s %6d | %5.2f steps, %6.2f%%      | %5.2f steps, %6.2f%%  | %s" % (
             n, ref.size, dr.max(), 100 * over2, sr.max(), 100 * float((sr > 0.001).mean()),
             "same" if top1 else "DIFFERS"))

@@ -1,20 +1,21 @@
 #!/usr/bin/env python3
-"""Random QDQ networks against ONNX Runtime: the differential test of the
-int8 path.  Each seed builds a small float CNN from random layers (convs of
-kernel 1 or 3, stride 1 or 2, grouped or depthwise, relu / clip / sigmoid /
-leaky relu, residual adds, SE-style gates, concats of two branches, max /
-average / global pooling, flatten + gemm or matmul), quantizes it the way
+"""Random QDQ networks against ONNX Runtime: the differential test of the int8
+path. Each seed builds a small float CNN from random layers (convs of kernel
+1 or 3, stride 1 or 2, grouped or depthwise, relu / clip / sigmoid / leaky
+relu, residual adds, SE-style gates, concats of two branches, max / average
+/ global pooling, flatten + gemm or matmul), quantizes it the way
 quantize_models.py does (min/max calibration in ONNX Runtime, per-channel
 int8 weights, int32 biases, uint8 activations for some seeds), and runs it
 in ONNX Runtime (graph optimizations off: the float QDQ semantics) and in
 lightnet built with -DLN_RT_S8_SINGLE_ROUNDING: rounding once as ONNX
 Runtime does, every output element must agree to the step, except where a
-layer's value falls within float rounding of a half step (allowed: 1 step
-on at most 2% of the elements).  Average pools are 3x3 with stride 3:
+layer's value falls within float rounding of a half step (allowed: 1 step on
+at most 2% of the elements, or on one). Average pools are 3x3 with stride 3:
 TFLite's int8 average pool rounds a tie away from zero where ONNX Runtime
 rounds to even (a 2x2 window's sum of 2 mod 4: a quarter of the outputs a
-step apart, carried on), and a window of 9 never ties.  lightnet with
-TFLite's default arithmetic is held to top-1 agreement and its distance is
+step apart, carried on), and a window of 9 never ties. lightnet with
+TFLite's default arithmetic is held to the same class (ties aside: a class
+within a step of ONNX Runtime's top counts as the top) and its distance is
 reported.
 
   random_qdq.py --lightnet BIN --lightnet-sr BIN [--seed S] [--n N] [--work DIR]
@@ -164,10 +165,12 @@ def one(seed, a):
     sr, dr = res["sr"], res["dr"]
     y = np.fromfile(os.path.join(d, "dr.bin"), np.float32)
     problems = []
-    if sr.max() > 1.001 or (sr > 0.001).mean() > 0.02:
+    if sr.max() > 1.001 or ((sr > 0.001).mean() > 0.02 and (sr > 0.001).sum() > 1):
         problems.append("single rounding %.1f steps off on %.1f%% of the outputs"
                         % (sr.max(), 100 * (sr > 0.001).mean()))
-    if y.argmax() != ref.argmax() and y[ref.argmax()] != y.max():
+    # the same class, ties aside: a class within a step of the top in ONNX
+    # Runtime's output is as good as the top (int8 cannot tell them apart)
+    if y[ref.argmax()] != y.max() and ref[y.argmax()] < ref.max() - 1.001 * step:
         problems.append("double rounding: top-1 %d, ONNX Runtime %d" % (y.argmax(), ref.argmax()))
     if not problems:
         shutil.rmtree(d)
