@@ -531,7 +531,20 @@ static ln_bool all_outputs_static(emitter *e, const ln_op *op)
     return op->op_arg->tensors_out != NULL;
 }
 
-/* One op: its comment and its kernel call. */
+/* A profile point: NAME_PROFILE_OP(index, "op name", "op type"), which the
+ * source defines as a call of the user's NAME_profile_hook() under
+ * -DNAME_PROFILE and as ((void)0) otherwise, so without the macro neither
+ * the call nor the strings reach the object. */
+static void profile_point(emitter *e, int index, const char *name, const char *type)
+{
+    ln_aot_buf_printf(&e->body, "    %s_PROFILE_OP(%d, ", e->up, index);
+    ln_aot_c_string(&e->body, name);
+    ln_aot_buf_puts(&e->body, ", ");
+    ln_aot_c_string(&e->body, type);
+    ln_aot_buf_puts(&e->body, ");\n");
+}
+
+/* One op: its comment, its kernel call and its profile point. */
 static int emit_op(emitter *e, const ln_op *op)
 {
     const ln_op_arg *arg = op->op_arg;
@@ -585,6 +598,7 @@ static int emit_op(emitter *e, const ln_op *op)
         ln_aot_buf_write(&e->body, call.data, call.len);
         ln_aot_buf_puts(&e->body, ";\n");
     }
+    profile_point(e, e->ncalls, arg->name, arg->optype);
     ln_aot_buf_free(&call);
     e->ncalls++;
     return 0;
@@ -643,6 +657,8 @@ static int build(emitter *e)
         return ret;
     reserve_ident(e, "a");
     reserve_ident(e, "arena");
+    /* time zero of the profile: before the input copies (charged to op 0) */
+    profile_point(e, -1, "", "");
     /* inputs the planner kept in the arena are copied in first */
     for (int i = 0; i < e->nin; i++) {
         const char *l;

@@ -150,6 +150,16 @@ static void header_body(emitter *e, ln_aot_buf *b)
                       " * generic harnesses%s. */\n"
                       "int %s_run_array(void *arena, const void *const *inputs, void *const *outputs);\n",
                       e->ctx->io_in_arena ? " (copies them into and out of the arena)" : "", n);
+    ln_aot_buf_printf(b, "\n/* Per-op profiling (docs/aot.md): compile the source with\n"
+                      " * -D%s_PROFILE and define %s_profile_hook(); %s_run then calls it\n"
+                      " * once with op_index -1 before its first op (after the argument checks)\n"
+                      " * and once after each op i, 0 <= i < %s_NUM_OPS, with the op's name\n"
+                      " * and type.  The cost of op i is the time between the calls i - 1 and\n"
+                      " * i.  Without the macro the emitted code holds neither the calls nor\n"
+                      " * the strings. */\n"
+                      "#define %s_NUM_OPS %d\n#ifdef %s_PROFILE\n"
+                      "void %s_profile_hook(int op_index, const char *op_name, const char *op_type);\n"
+                      "#endif\n", U, n, n, U, U, e->ncalls, U, n);
     if (e->o->static_arena) {
         ln_aot_buf_printf(b, "\n/* The same on a static arena inside the model's object: not\n"
                           " * reentrant. %s_arena_static() returns it. */\n"
@@ -363,6 +373,10 @@ int ln_aot_write_source(emitter *e, FILE *fp)
     }
     ln_aot_buf_printf(&b, "\n#if defined(__GNUC__)\n#define %s_ALIGNED __attribute__((aligned(16)))\n"
                       "#else\n#define %s_ALIGNED\n#endif\n", U, U);
+    ln_aot_buf_printf(&b, "\n/* Profile points: the user's hook under -D%s_PROFILE, else nothing. */\n"
+                      "#ifdef %s_PROFILE\n#define %s_PROFILE_OP(i, op, type) %s_profile_hook(i, op, type)\n"
+                      "#else\n#define %s_PROFILE_OP(i, op, type) ((void)0)\n#endif\n",
+                      U, U, U, e->name, U);
     if (e->offs.len) {
         ln_aot_buf_puts(&b, "\n/* Arena offsets (bytes), fixed by the memory planner. */\n");
         ln_aot_buf_append(&b, &e->offs);

@@ -208,6 +208,46 @@ if [ -f "$T/ew/ew.o" ] && [ -f "$T/act/act.o" ]; then
     fi
 fi
 
+# 3b. the per-op profile hook (-DNAME_PROFILE): the profiled build calls
+#     NAME_profile_hook with -1, then 0 .. NAME_NUM_OPS-1, naming the ops as
+#     the source's comments do, and computes the same bytes as the plain
+#     build; the plain object holds neither the hook nor the op names
+profile_model() {   # NAME INPUTS...
+    pn=$1; shift
+    pd="$T/$pn"
+    [ -f "$pd/$pn.o" ] || return 0
+    pu=$(echo "$pn" | tr 'a-z' 'A-Z')
+    pdef="-DMODEL=$pn -DMODEL_UP=$pu -DMODEL_H=\"$pn.h\""
+    if $CC $STRICT -D"${pu}_PROFILE" -I"$pd" -c "$pd/$pn.c" -o "$pd/prof.o" 2>"$T/cc.err" &&
+       { [ -z "$CLANG" ] || $CLANG $STRICT -D"${pu}_PROFILE" -I"$pd" -c "$pd/$pn.c" -o "$pd/prof.clang.o" 2>>"$T/cc.err"; } &&
+       { [ -z "$ARM_CC" ] || $ARM_CC $STRICT $M4FLAGS -D"${pu}_PROFILE" -I"$pd" -c "$pd/$pn.c" -o "$pd/prof.m4.o" 2>>"$T/cc.err"; } &&
+       # shellcheck disable=SC2086
+       $CC $DRIVER_CFLAGS $pdef -D"${pu}_PROFILE" -DPROFILED -I"$pd" tests/aot/profile_check.c \
+           "$pd/prof.o" "$RT_LIB" -lm -o "$pd/prof" 2>>"$T/cc.err" &&
+       # shellcheck disable=SC2086
+       $CC $DRIVER_CFLAGS $pdef -I"$pd" tests/aot/profile_check.c "$pd/$pn.o" "$RT_LIB" -lm \
+           -o "$pd/plain" 2>>"$T/cc.err"; then ok
+    else bad "$pn -D${pu}_PROFILE: does not build"; head -20 "$T/cc.err"; return; fi
+    check_nm "$pd/prof.o" "$pn -D${pu}_PROFILE" "${pn}_profile_hook"
+    if nm "$pd/$pn.o" | grep -q profile_hook; then bad "$pn: the plain object refers to the hook"; else ok; fi
+    # the ops as the source's comments name them: "    /* NAME (TYPE): ..."
+    sed -n 's|^    /\* \(.*\) (\([a-z0-9_]*\)): .* -> .*\*/$|\1\t\2|p' "$pd/$pn.c" | awk '{print NR - 1 "\t" $0}' >"$T/ops.want"
+    first=$(sed -n '1s/^0\t\(.*\)\t.*/\1/p' "$T/ops.want")
+    if [ ${#first} -lt 6 ]; then :    # too short to tell from other bytes
+    elif ! strings "$pd/$pn.o" | grep -qxF "$first" && strings "$pd/prof.o" | grep -qxF "$first"; then ok
+    else bad "$pn: op name '$first' in the plain object, or not in the profiled one"; fi
+    if "$pd/prof" "$T/prof.out" "$@" >"$T/ops.got" 2>"$T/prof.err" && "$pd/plain" "$T/plain.out" "$@" 2>>"$T/prof.err"; then
+        if cmp -s "$T/ops.want" "$T/ops.got"; then ok
+        else bad "$pn: hook calls differ from the ops in the source"; diff "$T/ops.want" "$T/ops.got" | head -10; fi
+        if cmp -s "$T/prof.out" "$T/plain.out"; then ok
+        else bad "$pn: the profiled build computes different outputs"; fi
+        echo "  $pn -D${pu}_PROFILE: $(wc -l <"$T/ops.got") ops, hook called in order, outputs identical"
+    else bad "$pn -D${pu}_PROFILE: $(cat "$T/prof.err")"; fi
+}
+profile_model edge $M/edge.in0.bin
+profile_model noinput
+[ -f tests/models/ds_cnn/input.bin ] && profile_model ds_cnn tests/models/ds_cnn/input.bin
+
 # 4. deterministic: the same command twice gives the same files
 "$LNAOT" -n ew -o "$T/det.c" $M/ew.json 2>/dev/null && mv "$T/det.c" "$T/det1.c"
 "$LNAOT" -n ew -o "$T/det.c" $M/ew.json 2>/dev/null
