@@ -6,6 +6,9 @@
 #                         output must match output.bin (max |diff| <= 1e-4 x
 #                         max |ref|); plus the --gc-sections checks
 #   make m4-report        the memory report of every model + a results table
+#   make test-m4-profile  DS-CNN with PROFILE=1: one row per op, the ops'
+#                         sum within 2% of the unprofiled instruction count
+#                         (also part of test-m4-models)
 #
 # A model whose ln-aot run fails is reported SKIP (with ln-aot's message)
 # only when ln-aot says an op is unsupported/missing; any other failure --
@@ -16,8 +19,11 @@ M4_EX := examples/cortex-m4
 PYTHON3 ?= /usr/bin/python3
 M4_MODELS ?= $(notdir $(patsubst %/,%,$(dir $(wildcard tests/models/*/model.onnx))))
 M4_GC_DIR := $(M4_EX)/build/lenet5_conv
+# The firmware is emitted by this build's ln-aot (BUILD=...), not build/'s.
+M4_AOT := LN_AOT=$(abspath $(BUILD))/bin/ln-aot
+M4_PROFILE_MODEL ?= ds_cnn
 
-.PHONY: test-m4-models m4-report m4-gc-check
+.PHONY: test-m4-models m4-report m4-gc-check test-m4-profile
 
 test-m4-models: $(BUILD)/bin/ln-aot $(BUILD)/bin/ln-onnx $(BUILD)/bin/lightnet
 	@$(MAKE) --no-print-directory -C runtime m4
@@ -36,8 +42,8 @@ test-m4-models: $(BUILD)/bin/ln-aot $(BUILD)/bin/ln-onnx $(BUILD)/bin/lightnet
 	  fi; \
 	  absent=""; \
 	  [ $$m = ad_autoencoder ] && absent="ln_rt_conv2d_f32* ln_rt__conv2d* ln_rt_maxpool2d_f32 ln_rt_avgpool2d_f32"; \
-	  if $(MAKE) --no-print-directory -s -C $(M4_EX) MODEL=$$m run && \
-	     $(MAKE) --no-print-directory -s -C $(M4_EX) MODEL=$$m check-gc \
+	  if $(MAKE) --no-print-directory -s -C $(M4_EX) $(M4_AOT) MODEL=$$m run && \
+	     $(MAKE) --no-print-directory -s -C $(M4_EX) $(M4_AOT) MODEL=$$m check-gc \
 	       REQUIRE_ABSENT="$$absent" > $(M4_EX)/build/$$m/gc.txt; then \
 	    grep 'check:' $(M4_EX)/build/$$m/gc.txt | grep -E 'reachable|not linked'; \
 	    pass="$$pass $$m"; \
@@ -48,12 +54,19 @@ test-m4-models: $(BUILD)/bin/ln-aot $(BUILD)/bin/ln-onnx $(BUILD)/bin/lightnet
 	if $(MAKE) --no-print-directory -s m4-gc-check; then pass="$$pass lenet5_conv(gc)"; \
 	else echo "lenet5_conv: FAIL"; fail="$$fail lenet5_conv(gc)"; fi; \
 	echo "== a different model under MODEL_DIR is rebuilt, never answered by a stale build"; \
-	if sh tests/m4-models/stale.sh; then pass="$$pass stale-build"; \
+	if $(M4_AOT) sh tests/m4-models/stale.sh; then pass="$$pass stale-build"; \
 	else fail="$$fail stale-build"; fi; \
+	echo "== per-op profile ($(M4_PROFILE_MODEL), PROFILE=1)"; \
+	if $(M4_AOT) sh tests/m4-models/profile.sh $(M4_PROFILE_MODEL); then pass="$$pass profile"; \
+	else fail="$$fail profile"; fi; \
 	echo "test-m4-models: PASS:$${pass:- none}"; \
 	echo "test-m4-models: SKIP:$${skip:- none}"; \
 	echo "test-m4-models: FAIL:$${fail:- none}"; \
 	test -z "$$fail$$skip"
+
+test-m4-profile: $(BUILD)/bin/ln-aot
+	@$(MAKE) --no-print-directory -C runtime m4
+	@$(M4_AOT) sh tests/m4-models/profile.sh $(M4_PROFILE_MODEL)
 
 # LeNet-5 cut after its last pooling layer: conv, relu and maxpool only.
 # Its reference is the host interpreter's output (the check here is what
@@ -67,16 +80,16 @@ m4-gc-check: $(BUILD)/bin/ln-aot $(BUILD)/bin/ln-onnx $(BUILD)/bin/lightnet
 	  cp tests/models/lenet5/input.bin $(M4_GC_DIR)/in/input.bin && \
 	  $(BUILD)/bin/lightnet $(M4_GC_DIR)/in/model.json -i input=$(M4_GC_DIR)/in/input.bin \
 	    --save "$$out=$(M4_GC_DIR)/in/output.bin" > /dev/null
-	@$(MAKE) --no-print-directory -s -C $(M4_EX) MODEL=lenet5_conv \
+	@$(MAKE) --no-print-directory -s -C $(M4_EX) $(M4_AOT) MODEL=lenet5_conv \
 	  MODEL_DIR=build/lenet5_conv/in run
-	@$(MAKE) --no-print-directory -s -C $(M4_EX) MODEL=lenet5_conv \
+	@$(MAKE) --no-print-directory -s -C $(M4_EX) $(M4_AOT) MODEL=lenet5_conv \
 	  MODEL_DIR=build/lenet5_conv/in check-gc \
 	  REQUIRE_ABSENT="ln_rt_gemm_f32* ln_rt_matmul_f32* ln_rt_avgpool2d_f32 ln_rt_conv2d_depthwise_f32* ln_rt__conv2d_depthwise*" | \
 	  grep -E 'check:|calls|FAIL'
 
 m4-report: $(BUILD)/bin/ln-aot
 	@for m in $(M4_MODELS); do \
-	  $(MAKE) --no-print-directory -s -C $(M4_EX) MODEL=$$m report \
+	  $(MAKE) --no-print-directory -s -C $(M4_EX) $(M4_AOT) MODEL=$$m report \
 	    REPORT_FLAGS="--json build/$$m/report.json" || exit 1; echo; \
 	done; \
 	$(PYTHON3) tools/memreport.py --table $(patsubst %,$(M4_EX)/build/%/report.json,$(M4_MODELS))

@@ -17,6 +17,10 @@
  * and the output must satisfy max |out - ref| <= 1e-4 * max |ref|.
  * Prints the output, PASS or FAIL, the instruction count and the stack;
  * returns 0 on PASS (qemu exits 0), 1 otherwise.
+ *
+ * Built with -DMODEL_PROFILE (`make PROFILE=1`, with the model compiled
+ * the same way and profile.c linked in), run 2 also records the SysTick
+ * count after each op and prints instructions per op and per op type.
  */
 #include <stdint.h>
 #include <string.h>
@@ -24,6 +28,9 @@
 #include "data.h"
 #include "model.h"
 #include "semihost.h"
+#ifdef MODEL_PROFILE
+#include "profile.h"
+#endif
 
 #if MODEL_NUM_INPUTS != 1 || MODEL_NUM_OUTPUTS != 1
 #error "this firmware feeds one input and checks one output"
@@ -87,7 +94,11 @@ int main(void)
     float maxdiff = 0, maxref = 0;
     int i, rc, argmax = 0, ok;
 
+#ifdef MODEL_PROFILE
+    sh_puts("LightNet firmware: model " FW_MODEL_NAME " on Cortex-M4 (mps2-an386), profiled\n");
+#else
     sh_puts("LightNet firmware: model " FW_MODEL_NAME " on Cortex-M4 (mps2-an386)\n");
+#endif
 
     paint_stack(top);
     rc = model_run(fw_arena, fw_input.f, fw_out2);
@@ -101,9 +112,15 @@ int main(void)
 
     memset(fw_arena, 0, sizeof fw_arena); /* nothing may leak between runs */
     cycles_start();
+#ifdef MODEL_PROFILE
+    fw_profile_arm(1);
+#endif
     t0 = cycles_now();
     rc = model_run(fw_arena, fw_input.f, fw_out);
     t1 = cycles_now();
+#ifdef MODEL_PROFILE
+    fw_profile_arm(0);
+#endif
     cycles_stop();
     if (rc != MODEL_OK) {
         sh_puts("model_run returned ");
@@ -149,6 +166,9 @@ int main(void)
     put_line("ticks: ", t1 - t0, " SysTick ticks (25 MHz processor clock)\n");
     put_line("instructions: ", insns, " per inference (ticks x 40, +-40)\n");
     put_line("stack: ", stack, " bytes used by model_run (measured, painted)\n");
+#ifdef MODEL_PROFILE
+    fw_profile_print(t1 - t0);
+#endif
     put_line("arena: ", MODEL_ARENA_SIZE, " bytes");
     put_line(" (lower bound ", MODEL_ARENA_LOWER_BOUND, ")\n");
     sh_puts(ok ? "PASS\n" : "FAIL\n");
