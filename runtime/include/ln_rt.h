@@ -560,10 +560,14 @@ typedef struct ln_rt_s8_conv_args {
 int ln_rt_conv2d_s8(const ln_rt_s8_conv_args *a, const int8_t *src, const int8_t *weight,
                     const int32_t *bias, const int32_t *mult, const int32_t *shift,
                     int8_t *dst);
-/* The same on NCHW src/dst with weight [oc][c/group][kh][kw] (ONNX's). */
+/* The same on NCHW src/dst with weight [oc][c/group][kh][kw] (ONNX's).
+ * scratch: ln_rt_conv2d_nchw_s8_scratch_size(a) bytes (0 for pointwise and
+ * 3x3 depthwise convs, else two columns of K = c/group*kh*kw bytes), which
+ * the Armv7E-M DSP kernels use; other builds ignore it. */
 int ln_rt_conv2d_nchw_s8(const ln_rt_s8_conv_args *a, const int8_t *src, const int8_t *weight,
                          const int32_t *bias, const int32_t *mult, const int32_t *shift,
-                         int8_t *dst);
+                         int8_t *dst, void *scratch);
+size_t ln_rt_conv2d_nchw_s8_scratch_size(const ln_rt_s8_conv_args *a);
 /* Depthwise convolution, weight [1][kh][kw][oc], output channel
  * ic * ch_mult + m reads input channel ic. */
 int ln_rt_conv2d_depthwise_s8(const ln_rt_s8_conv_args *a, const int8_t *src,

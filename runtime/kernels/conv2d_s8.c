@@ -152,9 +152,18 @@ static void conv_row_nchw(const ln_rt_s8_conv_args *a, const int8_t *x0, const i
     }
 }
 
+size_t ln_rt_conv2d_nchw_s8_scratch_size(const ln_rt_s8_conv_args *a)
+{
+    int32_t groups = a->group > 0 ? a->group : 1;
+
+    if (!conv_s8_ok(a) || a->c % groups != 0 || ln_rt__s8_is_dw3x3(a) || ln_rt__s8_is_1x1(a))
+        return 0;
+    return 2 * (((size_t)(a->c / groups) * a->kh * a->kw + 3) & ~(size_t)3);
+}
+
 int ln_rt_conv2d_nchw_s8(const ln_rt_s8_conv_args *a, const int8_t *src, const int8_t *weight,
                          const int32_t *bias, const int32_t *mult, const int32_t *shift,
-                         int8_t *dst)
+                         int8_t *dst, void *scratch)
 {
     int32_t groups = a->group > 0 ? a->group : 1, cg, og, acc[NCHW_OC][NCHW_ROW];
     size_t ohw;
@@ -162,6 +171,12 @@ int ln_rt_conv2d_nchw_s8(const ln_rt_s8_conv_args *a, const int8_t *src, const i
 
     if (!conv_s8_ok(a) || a->c % groups != 0 || a->oc % groups != 0)
         return LN_RT_ARG_ERROR;
+#if LN_RT_HAVE_DSP
+    if (ln_rt__conv2d_nchw_s8_dsp(a, src, weight, bias, mult, shift, dst, scratch))
+        return LN_RT_OK;
+#else
+    (void)scratch;
+#endif
     if (a->kh == 1 && a->kw == 1 && a->stride_h == 1 && a->stride_w == 1 && a->pad_top == 0 &&
         a->pad_left == 0 && a->oh == a->h && a->ow == a->w) {
         flat = *a;      /* pointwise: each plane is one long row */

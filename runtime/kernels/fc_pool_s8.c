@@ -10,6 +10,10 @@ int ln_rt_fully_connected_s8(const ln_rt_s8_fc_args *a, const int8_t *src,
 {
     if (a->batches < 0 || a->in < 0 || a->out <= 0 || a->act_min > a->act_max)
         return LN_RT_ARG_ERROR;
+#if LN_RT_HAVE_DSP
+    if (ln_rt__fc_s8_dsp(a, src, weight, bias, mult, shift, dst))
+        return LN_RT_OK;
+#endif
     for (int32_t b = 0; b < a->batches; b++) {
         const int8_t *x = src + (size_t)b * a->in;
         for (int32_t o = 0; o < a->out; o++) {

@@ -24,10 +24,20 @@
 #define LN_RT_HAVE_AVX512 0
 #endif
 
+/* Armv7E-M's DSP extension (Cortex-M4/M7/M33): the int8 kernels in arm/,
+ * which only the Arm builds compile */
+#if defined(__ARM_FEATURE_DSP) && !defined(LN_RT_NO_DSP)
+#define LN_RT_HAVE_DSP 1
+#else
+#define LN_RT_HAVE_DSP 0
+#endif
+
 #if LN_RT_HAVE_AVX512
 #define LN_RT_ISA_NAME "AVX-512F + AVX2/FMA"
 #elif LN_RT_HAVE_AVX2
 #define LN_RT_ISA_NAME "AVX2+FMA"
+#elif LN_RT_HAVE_DSP
+#define LN_RT_ISA_NAME "Armv7E-M DSP"
 #else
 #define LN_RT_ISA_NAME "portable C"
 #endif
@@ -287,6 +297,34 @@ static inline int8_t ln_rt__clamp_s8(int32_t v, int32_t lo, int32_t hi)
 {
     return (int8_t)(v < lo ? lo : v > hi ? hi : v);
 }
+
+/* The NCHW int8 conv shapes with kernels of their own on the DSP targets
+ * (arm/conv2d_s8_dsp.c): depthwise 3x3 at stride 1 or 2 without dilation,
+ * one output channel per input channel; pointwise at stride 1 without
+ * padding.  Neither needs scratch; every other conv gathers two int8
+ * columns of K = c/group*kh*kw in it (ln_rt_conv2d_nchw_s8_scratch_size). */
+static inline int ln_rt__s8_is_dw3x3(const ln_rt_s8_conv_args *a)
+{
+    int32_t groups = a->group > 0 ? a->group : 1;
+    return groups == a->c && a->oc == a->c && a->kh == 3 && a->kw == 3 && a->dil_h == 1 &&
+           a->dil_w == 1 && (a->stride_w == 1 || a->stride_w == 2);
+}
+
+static inline int ln_rt__s8_is_1x1(const ln_rt_s8_conv_args *a)
+{
+    return a->kh == 1 && a->kw == 1 && a->stride_h == 1 && a->stride_w == 1 &&
+           a->pad_top == 0 && a->pad_left == 0 && a->oh == a->h && a->ow == a->w;
+}
+
+#if LN_RT_HAVE_DSP
+/* 1 when done, 0 to leave the shape to the portable kernel */
+int ln_rt__conv2d_nchw_s8_dsp(const ln_rt_s8_conv_args *a, const int8_t *src,
+                              const int8_t *weight, const int32_t *bias, const int32_t *mult,
+                              const int32_t *shift, int8_t *dst, void *scratch);
+int ln_rt__fc_s8_dsp(const ln_rt_s8_fc_args *a, const int8_t *src, const int8_t *weight,
+                     const int32_t *bias, const int32_t *mult, const int32_t *shift,
+                     int8_t *dst);
+#endif
 
 /* The conv2d args are consistent (counts positive, groups divide). */
 static inline int ln_rt__conv_args_ok(const ln_rt_conv2d_args *a)

@@ -331,6 +331,17 @@ int main(void)
         put_uint((unsigned)n);
         sh_puts(" TensorFlow Lite reference cases bit-exact\n");
     }
+    {
+        int n, f = s8_check_nchw_random(400, 12345u, sh_puts, &n);
+        checks++;
+        if (f)
+            failures++;
+        sh_puts("int8 NCHW conv (DSP kernels): ");
+        put_uint((unsigned)(n - f));
+        sh_puts(" of ");
+        put_uint((unsigned)n);
+        sh_puts(" random geometries bit-exact with the definition\n");
+    }
     put_uint((unsigned)(checks - failures));
     sh_puts("/");
     put_uint((unsigned)checks);

@@ -9,13 +9,18 @@
 /* What the pre_runs of conv2d_s8, conv2d_s8_cpu have in common: the checks, the outputs. */
 static const char *const auto_pad_choices[] = {"NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID", NULL};
 
-static int conv2d_s8_check(ln_op_arg *op_arg)
+struct conv2d_s8_vals {
+    ln_bool has_scratch;
+};
+
+static int conv2d_s8_check(ln_op_arg *op_arg, struct conv2d_s8_vals *v, ln_bool scratch_ok)
 {
     ln_tensor_entry *src_te, *weight_te, *bias_te, *mult_te, *shift_te;
     const ln_tensor *src, *weight, *bias, *mult, *shift;
     ln_param_entry *group_pe, *stride_pe, *dilation_pe, *pads_pe, *auto_pad_pe,
         *kernel_shape_pe, *src_zero_point_pe, *dst_zero_point_pe, *act_min_pe, *act_max_pe;
     int group, auto_pad_index, act_min, act_max, dst_ndim, dst_dims[LN_MAXDIM];
+    ln_bool has_scratch;
     const char *dst_name;
 
     LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_GE, 4));
@@ -98,11 +103,14 @@ static int conv2d_s8_check(ln_op_arg *op_arg)
                     "'mult' and 'shift' have %d and %d elements, one per output channel (%d)", mult->dims[0], shift->dims[0], weight->dims[0]));
     LN_OPCK(ln_opck(op_arg, act_min <= act_max,
                     "'act_min' (%d) is greater than 'act_max' (%d)", act_min, act_max));
-    LN_OPCK(ln_opck_tensors_out_len(op_arg, LN_CMP_EQ, 1));
+    has_scratch = scratch_ok && ln_tensor_list_find_name(op_arg->tensors_out, "scratch") != NULL;
+    LN_OPCK(ln_opck_tensors_out_len(op_arg, LN_CMP_EQ, 1 + has_scratch));
     LN_OPCK(ln_opck_tensor_out_new(op_arg, "dst", &dst_name));
     LN_OPCK(ln_ophook_conv2d_dst_shape(op_arg, &dst_ndim, dst_dims));
 
     ln_op_output_create(op_arg, dst_name, LN_DTYPE_INT8, dst_ndim, dst_dims, 0);
+
+    v->has_scratch = has_scratch;
     return 0;
 }
 #endif
@@ -110,10 +118,16 @@ static int conv2d_s8_check(ln_op_arg *op_arg)
 #ifndef LN_OP_STRIP_conv2d_s8
 
 /* ---- conv2d_s8 (arch none): int8 2-D convolution, NCHW, TensorFlow Lite's arithmetic: acc = bias[o] + sum (src + input_offset) * weight, then requantized per output channel by mult[o] (Q31) and shift[o], plus dst_zero_point, clamped to [act_min, act_max]. What a QDQ model's DequantizeLinear -> Conv -> QuantizeLinear becomes (ln_pass_fuse_qdq); the params are conv2d's. */
+static int conv2d_s8_pre_run(ln_op_arg *op_arg)
+{
+    struct conv2d_s8_vals v;
+
+    return conv2d_s8_check(op_arg, &v, LN_FALSE);
+}
 
 ln_op ln_opimpl_conv2d_s8 = {
     .op_arg = &(ln_op_arg){.optype = "conv2d_s8", .arch = "none"},
-    .pre_run = conv2d_s8_check, .post_run = ln_op_post_run_outputs,
+    .pre_run = conv2d_s8_pre_run, .post_run = ln_op_post_run_outputs,
     .mem_kind = LN_MEMPLAN_OWN};
 
 /* ---- conv2d_s8_cpu (arch cpu): conv2d_s8 for arch cpu */
@@ -131,17 +145,20 @@ const ln_opregistry_aot_field ln_opimpl_conv2d_s8_cpu_aot_priv[] = {
 
 static int conv2d_s8_cpu_pre_run(ln_op_arg *op_arg)
 {
+    struct conv2d_s8_vals v;
     struct conv2d_s8_cpu_priv *priv;
 
-    LN_OPCK(conv2d_s8_check(op_arg));
+    LN_OPCK(conv2d_s8_check(op_arg, &v, LN_TRUE));
 
     priv = ln_alloc(sizeof *priv);
     ln_ophook_s8_conv_args(op_arg, &priv->args);
     op_arg->priv = priv;
+    /* kernel scratch: an output no op reads, planned in the arena */
+    LN_OPCK(ln_op_add_scratch(op_arg, ln_rt_conv2d_nchw_s8_scratch_size((&priv->args)), v.has_scratch));
     return 0;
 }
 
-/* ln-aot emits: ln_rt_conv2d_nchw_s8(&${args}, ${src}, ${weight}, ${bias}, ${mult}, ${shift}, ${dst}); */
+/* ln-aot emits: ln_rt_conv2d_nchw_s8(&${args}, ${src}, ${weight}, ${bias}, ${mult}, ${shift}, ${dst}, ${scratch}); */
 static int conv2d_s8_cpu_run(ln_op_arg *op_arg)
 {
     const struct conv2d_s8_cpu_priv *priv = op_arg->priv;
@@ -152,9 +169,11 @@ static int conv2d_s8_cpu_run(ln_op_arg *op_arg)
     ln_tensor *mult = ln_op_tensor_in(op_arg, "mult")->tensor;
     ln_tensor *shift = ln_op_tensor_in(op_arg, "shift")->tensor;
     ln_tensor *dst = ln_op_tensor_out(op_arg, "dst")->tensor;
+    ln_tensor_entry *scratch_te = ln_op_tensor_out(op_arg, "scratch");
+    ln_tensor *scratch = scratch_te ? scratch_te->tensor : NULL;
     const ln_rt_s8_conv_args *args = &priv->args;
 
-    ln_rt_conv2d_nchw_s8(args, src->data, weight->data, bias ? bias->data : NULL, mult->data, shift->data, dst->data);
+    ln_rt_conv2d_nchw_s8(args, src->data, weight->data, bias ? bias->data : NULL, mult->data, shift->data, dst->data, scratch ? scratch->data : NULL);
     return 0;
 }
 

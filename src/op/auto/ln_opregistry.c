@@ -801,7 +801,7 @@ const ln_opregistry_aot_entry ln_opregistry_aot[] = {
     {"concat_cpu", "ln_rt_concat(${src.count}, ${src}, ${args}.axis_dims, ${args}.outer, ${args}.inner, ${src.elem_size}, ${dst});", LN_OPREG_IF_KEPT(concat, ln_opimpl_concat_cpu_aot_priv)},
     {"conv2d_cpu", "ln_rt_conv2d_f32(&${args}, ${src}, ${weight}, ${bias}, ${dst}, ${scratch});", LN_OPREG_IF_KEPT(conv2d, ln_opimpl_conv2d_cpu_aot_priv)},
     {"conv2d_dw_cpu", "ln_rt_conv2d_depthwise_f32(&${args}, ${src}, ${weight}, ${bias}, ${dst}, ${scratch});", LN_OPREG_IF_KEPT(conv2d, ln_opimpl_conv2d_dw_cpu_aot_priv)},
-    {"conv2d_s8_cpu", "ln_rt_conv2d_nchw_s8(&${args}, ${src}, ${weight}, ${bias}, ${mult}, ${shift}, ${dst});", LN_OPREG_IF_KEPT(conv2d_s8, ln_opimpl_conv2d_s8_cpu_aot_priv)},
+    {"conv2d_s8_cpu", "ln_rt_conv2d_nchw_s8(&${args}, ${src}, ${weight}, ${bias}, ${mult}, ${shift}, ${dst}, ${scratch});", LN_OPREG_IF_KEPT(conv2d_s8, ln_opimpl_conv2d_s8_cpu_aot_priv)},
     {"conv_transpose2d_cpu", "ln_rt_conv_transpose2d_f32(&${args}, ${src}, ${weight}, ${bias}, ${dst}, ${scratch});", LN_OPREG_IF_KEPT(conv_transpose2d, ln_opimpl_conv_transpose2d_cpu_aot_priv)},
     {"cos_cpu", "ln_rt_cos_f32(${src}, ${dst}, ${src.len});", NULL},
     {"cosh_cpu", "ln_rt_cosh_f32(${src}, ${dst}, ${src.len});", NULL},

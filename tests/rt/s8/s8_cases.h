@@ -34,5 +34,9 @@ extern const s8_case s8_cases[];
 /* Runs every case; out(line) gets one line per failing case and a summary.
  * Returns the number of failing cases; *n_cases the number run. */
 int s8_check_all(void (*out)(const char *line), int *n_cases);
+/* ln_rt_conv2d_nchw_s8 against the definition on n random geometries
+ * (seeded); the number of failures, *n_checked the geometries run. */
+int s8_check_nchw_random(int n_geometries, uint32_t seed, void (*report)(const char *line),
+                         int *n_checked);
 
 #endif

@@ -177,8 +177,9 @@ static int run_nchw(const s8_case *k)
                     w_oihw[(((size_t)o * cg + i) * f->kh + y) * f->kw + x] =
                         dw ? k->w[((size_t)y * f->kw + x) * f->oc + o]
                            : k->w[(((size_t)o * f->kh + y) * f->kw + x) * cg + i];
-    if (ln_rt_conv2d_nchw_s8(&ca, x_nchw, w_oihw, k->bias, k->mult, k->shift, y_nchw) !=
-        LN_RT_OK)
+    if (ln_rt_conv2d_nchw_s8_scratch_size(&ca) > sizeof scratch ||
+        ln_rt_conv2d_nchw_s8(&ca, x_nchw, w_oihw, k->bias, k->mult, k->shift, y_nchw,
+                             scratch) != LN_RT_OK)
         return 1;
     for (int32_t b = 0; b < f->n; b++)
         for (int32_t y = 0; y < f->oh; y++)
@@ -232,5 +233,185 @@ int s8_check_all(void (*report)(const char *line), int *n_cases)
         report(line);
     }
     *n_cases = n;
+    return fails;
+}
+
+/* ---- ln_rt_conv2d_nchw_s8 on random geometries ------------------------- */
+
+static uint32_t lcg(uint32_t *s)
+{
+    *s = *s * 1664525u + 1013904223u;
+    return *s >> 8;
+}
+
+static int32_t pick(uint32_t *s, int32_t lo, int32_t hi)
+{
+    return lo + (int32_t)(lcg(s) % (uint32_t)(hi - lo + 1));
+}
+
+/* The plain NCHW convolution, every tap tested (the definition). */
+static void conv_nchw_ref(const ln_rt_s8_conv_args *a, const int8_t *x, const int8_t *w,
+                          const int32_t *bias, const int32_t *mult, const int32_t *shift,
+                          int8_t *y)
+{
+    int32_t cg = a->c / a->group, og = a->oc / a->group;
+
+    for (int32_t b = 0; b < a->n; b++)
+        for (int32_t o = 0; o < a->oc; o++)
+            for (int32_t oy = 0; oy < a->oh; oy++)
+                for (int32_t ox = 0; ox < a->ow; ox++) {
+                    int32_t acc = bias[o], c0 = (o / og) * cg;
+                    for (int32_t i = 0; i < cg; i++)
+                        for (int32_t ky = 0; ky < a->kh; ky++)
+                            for (int32_t kx = 0; kx < a->kw; kx++) {
+                                int32_t iy = oy * a->stride_h - a->pad_top + ky * a->dil_h;
+                                int32_t ix = ox * a->stride_w - a->pad_left + kx * a->dil_w;
+                                if (iy < 0 || iy >= a->h || ix < 0 || ix >= a->w)
+                                    continue;
+                                acc += (x[(((size_t)b * a->c + c0 + i) * a->h + iy) * a->w + ix] +
+                                        a->input_offset) *
+                                       w[(((size_t)o * cg + i) * a->kh + ky) * a->kw + kx];
+                            }
+                    acc = ln_rt_s8_requantize(acc, mult[o], shift[o]) + a->output_offset;
+                    y[(((size_t)b * a->oc + o) * a->oh + oy) * a->ow + ox] =
+                        (int8_t)(acc < a->act_min ? a->act_min : acc > a->act_max ? a->act_max : acc);
+                }
+}
+
+/* Four kinds in turn: any small conv (groups, strides 1-3, dilations,
+ * asymmetric pads); depthwise 3x3 at stride 1 or 2 with pads 0-2 (the
+ * DSP kernel's own path, border columns and rows included); pointwise with
+ * 1-40 channels (K not a multiple of 4, odd pixel counts); larger kernels
+ * with up to 12 channels per group.  Outputs compared bit for bit with the
+ * definition. */
+int s8_check_nchw_random(int n_geometries, uint32_t seed, void (*report)(const char *line),
+                         int *n_checked)
+{
+    static int32_t bias[64], mult[64], shift[64];
+    char line[200];
+    int fails = 0, n = 0;
+
+    for (int t = 0; t < n_geometries; t++) {
+        ln_rt_s8_conv_args a;
+        int32_t g, cg, og, kind = t % 4;
+        size_t nx, nw, ny, i;
+        memset(&a, 0, sizeof a);
+        a.n = pick(&seed, 1, 2);
+        a.dil_h = a.dil_w = 1;
+        a.stride_h = a.stride_w = 1;
+        if (kind == 0) {
+            g = pick(&seed, 1, 3);
+            cg = pick(&seed, 1, 3);
+            og = pick(&seed, 1, 3);
+            a.h = pick(&seed, 1, 9);
+            a.w = pick(&seed, 1, t % 10 == 0 ? 150 : 12);
+            a.kh = pick(&seed, 1, 3);
+            a.kw = pick(&seed, 1, 3);
+            a.stride_h = pick(&seed, 1, 3);
+            a.stride_w = pick(&seed, 1, 3);
+            a.dil_h = pick(&seed, 1, 2);
+            a.dil_w = pick(&seed, 1, 2);
+            a.pad_top = pick(&seed, 0, 2);
+            a.pad_left = pick(&seed, 0, 2);
+        } else if (kind == 1) {
+            g = pick(&seed, 1, 20);
+            cg = og = 1;
+            a.h = pick(&seed, 1, 12);
+            a.w = pick(&seed, 1, 40);
+            a.kh = a.kw = 3;
+            a.stride_h = pick(&seed, 1, 2);
+            a.stride_w = pick(&seed, 1, 2);
+            a.pad_top = pick(&seed, 0, 2);
+            a.pad_left = pick(&seed, 0, 2);
+        } else if (kind == 2) {
+            g = pick(&seed, 0, 3) == 0 ? 2 : 1;
+            cg = pick(&seed, 1, 40);
+            og = pick(&seed, 1, 20);
+            a.h = pick(&seed, 1, 8);
+            a.w = pick(&seed, 1, 15);
+            a.kh = a.kw = 1;
+        } else {
+            g = pick(&seed, 1, 2);
+            cg = pick(&seed, 1, 12);
+            og = pick(&seed, 1, 9);
+            a.h = pick(&seed, 3, 12);
+            a.w = pick(&seed, 3, 14);
+            a.kh = pick(&seed, 1, 4);
+            a.kw = pick(&seed, 1, 5);
+            a.stride_h = pick(&seed, 1, 2);
+            a.stride_w = pick(&seed, 1, 2);
+            a.pad_top = pick(&seed, 0, 2);
+            a.pad_left = pick(&seed, 0, 2);
+        }
+        a.c = g * cg;
+        a.oc = g * og;
+        a.group = g;
+        a.ch_mult = 1;
+        a.oh = (a.h + 2 * a.pad_top - a.dil_h * (a.kh - 1) - 1) / a.stride_h + 1;
+        a.ow = (a.w + 2 * a.pad_left - a.dil_w * (a.kw - 1) - 1) / a.stride_w + 1;
+        a.input_offset = pick(&seed, -127, 128);
+        a.output_offset = pick(&seed, -128, 127);
+        a.act_min = -128 + pick(&seed, 0, 19);
+        a.act_max = 127 - pick(&seed, 0, 19);
+        if (a.oh < 1 || a.ow < 1)
+            continue;
+        nx = (size_t)a.n * a.c * a.h * a.w;
+        nw = (size_t)a.oc * cg * a.kh * a.kw;
+        ny = (size_t)a.n * a.oc * a.oh * a.ow;
+        if (nx > OUT_MAX || nw > OUT_MAX || ny > OUT_MAX || a.oc > 64 ||
+            ln_rt_conv2d_nchw_s8_scratch_size(&a) > sizeof scratch)
+            continue;
+        for (i = 0; i < nx; i++)
+            x_nchw[i] = (int8_t)(lcg(&seed) & 0xff);
+        for (i = 0; i < nw; i++)
+            w_oihw[i] = (int8_t)pick(&seed, -127, 127);
+        for (int32_t o = 0; o < a.oc; o++) {
+            bias[o] = pick(&seed, -10000, 10000);
+            mult[o] = (int32_t)(1073741824u + lcg(&seed) % 1073741823u);
+            shift[o] = -pick(&seed, 0, 9);
+        }
+        conv_nchw_ref(&a, x_nchw, w_oihw, bias, mult, shift, out);
+        memset(y_nchw, 0x5a, ny);
+        n++;
+        if (ln_rt_conv2d_nchw_s8(&a, x_nchw, w_oihw, bias, mult, shift, y_nchw, scratch) !=
+            LN_RT_OK) {
+            i = 0;
+        } else {
+            for (i = 0; i < ny && y_nchw[i] == out[i]; i++)
+                ;
+            if (i == ny)
+                continue;
+        }
+        fails++;
+        strcpy(line, "FAIL int8 NCHW conv, random geometry ");
+        put_int(line, t);
+        strcat(line, ": c ");
+        put_int(line, a.c);
+        strcat(line, " oc ");
+        put_int(line, a.oc);
+        strcat(line, " group ");
+        put_int(line, a.group);
+        strcat(line, " k ");
+        put_int(line, a.kh);
+        strcat(line, "x");
+        put_int(line, a.kw);
+        strcat(line, " stride ");
+        put_int(line, a.stride_h);
+        strcat(line, ",");
+        put_int(line, a.stride_w);
+        strcat(line, " pad ");
+        put_int(line, a.pad_top);
+        strcat(line, ",");
+        put_int(line, a.pad_left);
+        strcat(line, " in ");
+        put_int(line, a.h);
+        strcat(line, "x");
+        put_int(line, a.w);
+        strcat(line, ": element ");
+        put_int(line, (long)i);
+        strcat(line, "\n");
+        report(line);
+    }
+    *n_checked = n;
     return fails;
 }
