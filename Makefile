@@ -2,7 +2,7 @@
 #   make                 liblightnet (static + shared), libln_rt, the tools
 #   make test            Check suites, runtime kernel tests, the same under ASan+UBSan
 #   make gen             regenerate src/op/auto and src/arch/auto from gen/*_descs
-#   make install PREFIX=/usr/local
+#   make install PREFIX=/usr/local [DESTDIR=...]   (docs/install.md)
 # Plain `make` never runs Perl or m4: generated files are committed.
 
 .DEFAULT_GOAL := all
@@ -70,8 +70,19 @@ $(BUILD)/liblightnet.a: $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/liblightnet.so: $(LIB_OBJS) $(RT_LIB)
-	$(CC) -shared $(SAN) -o $@ $(LIB_OBJS) $(RT_LIB) $(LDLIBS_ALL)
+# The shared library: liblightnet.so.MAJOR.MINOR.PATCH with soname
+# liblightnet.so.MAJOR, and the .so.MAJOR and .so links beside it.
+SO_MAJOR := $(firstword $(subst ., ,$(VERSION)))
+SO_NAME := liblightnet.so.$(SO_MAJOR)
+SO_FILE := liblightnet.so.$(VERSION)
+SO_LINK = $(CC) -shared $(SAN) -Wl,-soname,$(SO_NAME) -o $@ $(LIB_OBJS) $(1) $(LDLIBS_ALL)
+
+$(BUILD)/$(SO_FILE): $(LIB_OBJS) $(RT_LIB)
+	$(call SO_LINK,$(RT_LIB))
+
+$(BUILD)/liblightnet.so: $(BUILD)/$(SO_FILE)
+	ln -sf $(SO_FILE) $(BUILD)/$(SO_NAME)
+	ln -sf $(SO_NAME) $@
 
 $(BUILD)/bin/%: $(BUILD)/src/tools/%.o $(BUILD)/liblightnet.a $(RT_LIB)
 	@mkdir -p $(dir $@)
@@ -101,6 +112,7 @@ test-unit: $(BUILD)/tests/test_lightnet $(TOOL_BINS)
 	LN_BIN=$(BUILD)/bin sh tests/cli/sizes.sh
 	LN_BIN=$(BUILD)/bin sh tests/cli/outpaths.sh
 	LN_BIN=$(BUILD)/bin sh tests/fuzz/cli.sh
+	BUILD=$(BUILD) MAKE="$(MAKE)" SAN="$(SAN)" sh tests/cli/install.sh
 
 test-rt:
 	$(MAKE) -C runtime test
@@ -156,15 +168,73 @@ check-gen:
 	    echo "generated files out of sync with gen/: run make gen and commit"; exit 1; fi
 	@echo "check-gen: generated files in sync"
 
-install: all
-	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/lightnet \
-	    $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig
-	install -m 644 $(BUILD)/liblightnet.a $(RT_LIB) $(DESTDIR)$(PREFIX)/lib
-	install -m 755 $(BUILD)/liblightnet.so $(DESTDIR)$(PREFIX)/lib
-	install -m 644 src/*.h runtime/include/ln_rt.h $(DESTDIR)$(PREFIX)/include/lightnet
-	install -m 755 $(TOOL_BINS) $(DESTDIR)$(PREFIX)/bin
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' lightnet.pc.in \
-	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/lightnet.pc
+# ---- install (docs/install.md) ------------------------------------------
+# What is installed is built for any CPU of the architecture: the runtime
+# again without -march=native (runtime/build-portable), and the shared
+# library and the tools linked with it, in $(BUILD)/dist.  The build tree's
+# own libraries and tools stay tuned to this machine.
+#
+# Headers: the documented API only (docs/install.md lists them).  The
+# second group is not API: the public headers include them, so they are
+# installed to make those compile.  Every other header stays private: the
+# memory planner, the passes, the reports, the JSON and ONNX readers,
+# ln-aot's internals, the op registry.
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+BINDIR ?= $(PREFIX)/bin
+PUBLIC_HEADERS := src/ln_util.h src/ln_list.h src/ln_hash.h src/ln_tensor.h src/ln_param.h \
+                  src/ln_op.h src/ln_context.h src/ln_interp.h src/ln_serializer.h \
+                  src/ln_datafile.h src/aot/ln_aot.h runtime/include/ln_rt.h
+PUBLIC_HEADER_DEPS := src/ln_mem.h src/ln_graph.h src/ln_dfg.h src/ln_arch.h
+
+RT_PORTABLE := runtime/build-portable/libln_rt.a
+DIST := $(BUILD)/dist
+DIST_TOOLS := $(addprefix $(DIST)/bin/,$(TOOLS))
+# lightnet.pc: what a program needs besides -llightnet.  The shared library
+# carries the runtime and names cJSON, protobuf-c and libm itself; the
+# static one needs them listed (pkg-config --static).
+PC_REQUIRES_PRIVATE := $(if $(shell $(PKG_CONFIG) --exists libcjson 2>/dev/null && echo y),libcjson) \
+                       $(if $(ONNX_MISSING),,libprotobuf-c)
+PC_LIBS_PRIVATE := -lln_rt $(if $(filter libcjson,$(PC_REQUIRES_PRIVATE)),,-lcjson) -lm
+# under the prefix: relative to ${prefix}, so the file reads as usual
+PC_LIBDIR = $(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))
+PC_INCLUDEDIR = $(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))
+
+.PHONY: rt-portable dist
+rt-portable:
+	$(MAKE) -C runtime all BUILD=build-portable CFLAGS_ARCH=
+
+$(RT_PORTABLE): rt-portable ;
+
+$(DIST)/lib/$(SO_FILE): $(LIB_OBJS) $(RT_PORTABLE)
+	@mkdir -p $(dir $@)
+	$(call SO_LINK,$(RT_PORTABLE))
+
+$(DIST)/bin/%: $(BUILD)/src/tools/%.o $(BUILD)/liblightnet.a $(RT_PORTABLE)
+	@mkdir -p $(dir $@)
+	$(CC) $(SAN) -o $@ $< $(BUILD)/liblightnet.a $(RT_PORTABLE) $(LDLIBS_ALL)
+
+dist: $(BUILD)/liblightnet.a $(DIST)/lib/$(SO_FILE) $(DIST_TOOLS) $(RT_PORTABLE)
+
+install: dist
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/lightnet $(DESTDIR)$(BINDIR)
+	install -m 644 $(BUILD)/liblightnet.a $(DESTDIR)$(LIBDIR)/liblightnet.a
+	install -m 644 $(RT_PORTABLE) $(DESTDIR)$(LIBDIR)/libln_rt.a
+	install -m 755 $(DIST)/lib/$(SO_FILE) $(DESTDIR)$(LIBDIR)/$(SO_FILE)
+	ln -sf $(SO_FILE) $(DESTDIR)$(LIBDIR)/$(SO_NAME)
+	ln -sf $(SO_NAME) $(DESTDIR)$(LIBDIR)/liblightnet.so
+	install -m 644 $(PUBLIC_HEADERS) $(PUBLIC_HEADER_DEPS) $(DESTDIR)$(INCLUDEDIR)/lightnet
+	install -m 755 $(DIST_TOOLS) $(DESTDIR)$(BINDIR)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(PC_LIBDIR)|' -e 's|@INCLUDEDIR@|$(PC_INCLUDEDIR)|' \
+	    -e 's|@VERSION@|$(VERSION)|' -e 's|@REQUIRES_PRIVATE@|$(strip $(PC_REQUIRES_PRIVATE))|' \
+	    -e 's|@LIBS_PRIVATE@|$(strip $(PC_LIBS_PRIVATE))|' lightnet.pc.in \
+	    > $(DESTDIR)$(LIBDIR)/pkgconfig/lightnet.pc
+	@if [ -z "$(DESTDIR)" ]; then \
+	    ldconfig 2>/dev/null || echo "note: run ldconfig as root so $(SO_NAME) is found"; \
+	    case "$(LIBDIR)" in /usr/lib|/usr/local/lib|/lib) ;; \
+	    *) echo "note: $(LIBDIR) is not a standard library directory: link with" \
+	            "-Wl,-rpath,$(LIBDIR) or set LD_LIBRARY_PATH (docs/install.md)";; esac; \
+	fi
 
 clean:
 	rm -rf build build-asan build-fuzz
