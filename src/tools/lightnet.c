@@ -36,9 +36,14 @@ static void usage(FILE *fp)
           "  --io-in-arena    plan graph inputs/outputs inside the arena\n"
           "  -O0              no folding or fusion (the expander only)\n"
           "  --mem-report     print arena, lower bound and buffers after compiling\n"
-          "  --dot FILE       write the data-flow graph (Graphviz dot)\n"
-          "  --mem-svg FILE   write the memory plan as an SVG picture\n"
+          "  --dot FILE       write the data-flow graph (Graphviz dot; constants hidden,\n"
+          "                   long graphs in clusters side by side)\n"
+          "  --dot-weights    draw the constants (weights) in the --dot graph too\n"
+          "  --mem-svg FILE   write the memory plan as an SVG picture (buffers named,\n"
+          "                   or numbered and listed; lower bound, arena, peak marked)\n"
           "  --profile[=N]    run N times (default 20) and print time per op\n"
+          "  --long           full names in the tables and the SVG legend (else names\n"
+          "                   longer than 40 characters are cut in the middle: a...z)\n"
           "  -h               this help\n"
           "\n"
           "Without -c or -r, the model is compiled for ARCH and run.\n", fp);
@@ -124,6 +129,7 @@ int main(int argc, char **argv)
     const char *inputs[MAX_IO], *saves[MAX_IO], *shapes[MAX_IO + 1];
     int ninputs = 0, nsaves = 0, nshapes = 0, profile = 0;
     int compile_only = 0, run_only = 0, mem_report = 0, io_in_arena = 0, no_opt = 0;
+    int rflags = 0;
     ln_serializer_opts opts;
     ln_context *ctx;
 
@@ -139,6 +145,10 @@ int main(int argc, char **argv)
             run_only = 1;
         } else if (ln_streq(a, "--mem-report")) {
             mem_report = 1;
+        } else if (ln_streq(a, "--long")) {
+            rflags |= LN_REPORT_LONG_NAMES;
+        } else if (ln_streq(a, "--dot-weights")) {
+            rflags |= LN_REPORT_DOT_WEIGHTS;
         } else if (ln_streq(a, "--io-in-arena")) {
             io_in_arena = 1;
         } else if (ln_streq(a, "-O0")) {
@@ -204,11 +214,11 @@ int main(int argc, char **argv)
         return fail(ctx);
     if (!ctx->planned && ln_context_plan(ctx))
         return fail(ctx);
-    if (mem_report && ln_report_mem(stdout, ctx))
+    if (mem_report && ln_report_mem(stdout, ctx, rflags))
         return fail(ctx);
-    if (dot && ln_report_to_file(dot, ctx, ln_report_dot))
+    if (dot && ln_report_to_file(dot, ctx, rflags, ln_report_dot))
         return fail(ctx);
-    if (svg && ln_report_to_file(svg, ctx, ln_report_mem_svg))
+    if (svg && ln_report_to_file(svg, ctx, rflags, ln_report_mem_svg))
         return fail(ctx);
     if (compile_only) {
         if (ln_context_print(ctx, out ? out : "-"))
@@ -224,7 +234,7 @@ int main(int argc, char **argv)
         for (int i = 0; i < nsaves; i++)
             if (save_output(ctx, saves[i]))
                 return fail(ctx);
-        if (profile && ln_report_profile(stdout, ctx, profile))
+        if (profile && ln_report_profile(stdout, ctx, profile, rflags))
             return fail(ctx);
         if (out && ln_context_print(ctx, out))
             return fail(ctx);

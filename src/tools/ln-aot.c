@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include "ln_context.h"
 #include "ln_outfile.h"
+#include "ln_report.h"
 #include "ln_serializer.h"
 #include "aot/ln_aot.h"
 
@@ -48,7 +49,10 @@ static void usage(FILE *fp)
           "  --shape NAME=DIMS  fix a symbolic input shape of an ONNX model (1x3x32x32)\n"
           "  --addr-bits N      the target's size_t width (default 32, a microcontroller);\n"
           "                     a model whose sizes do not fit is refused\n"
-          "  --report           print the memory report on stderr\n"
+          "  --report           print the memory report on stderr (figures, and the\n"
+          "                     buffers live at the peak step)\n"
+          "  --long             full names in the report (else names longer than 40\n"
+          "                     characters are cut in the middle: a...z)\n"
           "  -h, --help         this help;  --version  the version\n", fp);
 }
 
@@ -169,9 +173,14 @@ static const char *base_name(const char *p)
     return s ? s + 1 : p;
 }
 
-/* The memory report (docs/aot.md): what ln-aot knows without compiling. */
-static void report(FILE *fp, const ln_context *ctx, const char *name, const ln_aot_stats *st)
+/* The memory report (docs/aot.md): what ln-aot knows without compiling;
+ * the table of the buffers live at the peak keeps its columns for any name
+ * length (flags: LN_REPORT_LONG_NAMES). */
+static void report(FILE *fp, const ln_context *ctx, const char *name, const ln_aot_stats *st,
+                   int flags)
 {
+    char *prefix = ln_sprintf("%s: ", name);
+
     fprintf(fp, "%s: arena %zu bytes (lower bound %zu)\n", name, ctx->arena_size, ctx->lower_bound);
     fprintf(fp, "%s: inputs + outputs %zu bytes %s\n", name, st->io_bytes,
             ctx->io_in_arena ? "(inside the arena)" : "in the caller's buffers");
@@ -184,13 +193,15 @@ static void report(FILE *fp, const ln_context *ctx, const char *name, const ln_a
     fputc('\n', fp);
     fprintf(fp, "%s: %d kernel calls, %d edge copies; kernels: %s\n", name, st->ncalls,
             st->ncopies, st->kernels && *st->kernels ? st->kernels : "(none)");
+    ln_report_peak(fp, ctx, prefix, flags);
+    ln_free(prefix);
 }
 
 /* What the command line asks for. */
 typedef struct aot_args {
     const char *target, *name, *out, *hdr, *weights, *model, *datafile;
     const char *shapes[MAX_SHAPES + 1];
-    int nshapes, static_arena, io_in_arena, want_report, addr_bits;
+    int nshapes, static_arena, io_in_arena, want_report, addr_bits, long_names;
 } aot_args;
 
 /* -1 when the run goes on, else the exit status (help, version, an error). */
@@ -215,6 +226,8 @@ static int parse_args(int argc, char **argv, aot_args *g)
             g->io_in_arena = 1;
         } else if (ln_streq(a, "--report")) {
             g->want_report = 1;
+        } else if (ln_streq(a, "--long")) {
+            g->long_names = 1;
         } else if (ln_streq(a, "-t") || ln_streq(a, "-n") || ln_streq(a, "-o") ||
                    ln_streq(a, "-f") || ln_streq(a, "--header") || ln_streq(a, "--weights") ||
                    ln_streq(a, "--shape") || ln_streq(a, "--addr-bits")) {
@@ -392,7 +405,7 @@ int main(int argc, char **argv)
     if (commit_outs())
         goto out;
     if (g.want_report) {
-        report(stderr, ctx, name, &st);
+        report(stderr, ctx, name, &st, g.long_names ? LN_REPORT_LONG_NAMES : 0);
         fprintf(stderr, "%s: ln-aot took %.2f s of CPU\n", name,
                 (double)(clock() - t0) / CLOCKS_PER_SEC);
     }
