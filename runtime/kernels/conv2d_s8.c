@@ -155,10 +155,12 @@ static void conv_row_nchw(const ln_rt_s8_conv_args *a, const int8_t *x0, const i
 size_t ln_rt_conv2d_nchw_s8_scratch_size(const ln_rt_s8_conv_args *a)
 {
     int32_t groups = a->group > 0 ? a->group : 1;
+    size_t cols;
 
-    if (!conv_s8_ok(a) || a->c % groups != 0 || ln_rt__s8_is_dw3x3(a) || ln_rt__s8_is_1x1(a))
+    if (!conv_s8_ok(a) || a->c % groups != 0 || ln_rt__s8_is_dw3x3(a))
         return 0;
-    return 2 * (((size_t)(a->c / groups) * a->kh * a->kw + 3) & ~(size_t)3);
+    cols = 4 * (((size_t)(a->c / groups) * a->kh * a->kw + 3) & ~(size_t)3);
+    return cols <= LN_RT_S8_DSP_STACK || ln_rt__s8_is_1x1(a) ? 0 : cols;
 }
 
 int ln_rt_conv2d_nchw_s8(const ln_rt_s8_conv_args *a, const int8_t *src, const int8_t *weight,

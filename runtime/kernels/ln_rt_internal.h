@@ -298,11 +298,14 @@ static inline int8_t ln_rt__clamp_s8(int32_t v, int32_t lo, int32_t hi)
     return (int8_t)(v < lo ? lo : v > hi ? hi : v);
 }
 
-/* The NCHW int8 conv shapes with kernels of their own on the DSP targets
- * (arm/conv2d_s8_dsp.c): depthwise 3x3 at stride 1 or 2 without dilation,
- * one output channel per input channel; pointwise at stride 1 without
- * padding.  Neither needs scratch; every other conv gathers two int8
- * columns of K = c/group*kh*kw in it (ln_rt_conv2d_nchw_s8_scratch_size). */
+/* The NCHW int8 convs on the DSP targets (arm/conv2d_s8_dsp.c): depthwise
+ * 3x3 at stride 1 or 2 without dilation, one output channel per input
+ * channel, on rows on the stack; every other conv gathers the inputs of two
+ * output pixels into two int16 columns of K = c/group*kh*kw: 4 * K bytes
+ * (K rounded up to 4) on the stack up to LN_RT_S8_DSP_STACK, in scratch
+ * beyond (ln_rt_conv2d_nchw_s8_scratch_size; a pointwise conv without
+ * scratch runs from the input in place). */
+#define LN_RT_S8_DSP_STACK 1024
 static inline int ln_rt__s8_is_dw3x3(const ln_rt_s8_conv_args *a)
 {
     int32_t groups = a->group > 0 ? a->group : 1;

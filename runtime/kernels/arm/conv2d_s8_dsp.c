@@ -127,8 +127,16 @@ static inline int8_t finish(int32_t acc, const ln_rt_s8_conv_args *a, int32_t mu
     return rq_apply(&q, acc);
 }
 
+/* GCC turns byte loops into memcpy/memset calls, which cost more than a
+ * row of three bytes */
+#if defined(__GNUC__) && !defined(__clang__)
+#define LN_RT_NO_LIBCALL_LOOPS __attribute__((optimize("no-tree-loop-distribute-patterns")))
+#else
+#define LN_RT_NO_LIBCALL_LOOPS
+#endif
+
 /* Stack the kernels below may use for columns and rows (bytes). */
-#define DSP_STACK 1024
+#define DSP_STACK LN_RT_S8_DSP_STACK
 
 /* Position of reduction index k in an int16 column: k0 k2 k1 k3 in each
  * four, the order SXTB16 leaves a weight word in. */
@@ -226,168 +234,135 @@ static void conv_1x1(const ln_rt_s8_conv_args *a, const int8_t *src, const int8_
         }
 }
 
-/* Pointwise with up to DSP_STACK / 4 input channels per group: the two
- * pixels' inputs gathered once into int16 columns on the stack (offset
- * added, colpos order), then read with plain word loads by every output
- * channel. */
-static void conv_1x1_cols(const ln_rt_s8_conv_args *a, const int8_t *src, const int8_t *weight,
-                          const int32_t *bias, const int32_t *mult, const int32_t *shift,
-                          int8_t *dst)
+/* Two pixels' inputs as int16 columns (offset added), interleaved by four
+ * reduction steps -- pixel p's (k0, k2), (k1, k3), then pixel p+1's -- so
+ * one pointer walks both and every output channel reads them with plain
+ * word loads: 4 * K bytes (K rounded up to 4), on the stack up to
+ * DSP_STACK, else in the arena scratch. */
+static inline int32_t pw_pos(int32_t k)
 {
-    int16_t cols[2][DSP_STACK / 4];
-    int32_t groups = a->group > 0 ? a->group : 1, cg = a->c / groups, og = a->oc / groups;
-    int32_t off = a->input_offset, K4 = cg & ~3;
-    size_t plane = (size_t)a->h * a->w;
-    int16_t *ca = cols[0], *cb = cols[1];
-
-    for (int32_t b = 0; b < a->n; b++)
-        for (int32_t g = 0; g < groups; g++) {
-            const int8_t *x0 = src + ((size_t)b * a->c + (size_t)g * cg) * plane;
-            const int8_t *wg = weight + (size_t)g * og * cg;
-            int8_t *yg = dst + ((size_t)b * a->oc + (size_t)g * og) * plane;
-            for (size_t p = 0; p < plane; p += 2) {
-                int two = p + 1 < plane;
-                const int8_t *xp = x0 + p;
-                for (int32_t k = 0; k < cg; k++, xp += plane) {
-                    int32_t q = colpos(k);
-                    ca[q] = (int16_t)(xp[0] + off);
-                    cb[q] = (int16_t)(two ? xp[1] + off : 0);
-                }
-                for (int32_t o = 0; o < og; o += 2) {
-                    int32_t oc = g * og + o, pair = o + 1 < og, k = 0;
-                    const int8_t *wa = wg + (size_t)o * cg, *wb = pair ? wa + cg : wa;
-                    int32_t s00 = bias ? bias[oc] : 0, s01 = s00;
-                    int32_t s10 = bias && pair ? bias[oc + 1] : 0, s11 = s10;
-                    rq_t q;
-                    for (; k < K4; k += 4) {
-                        int32_t a0 = ld32(ca + k), a1 = ld32(ca + k + 2);
-                        int32_t b0 = ld32(cb + k), b1 = ld32(cb + k + 2);
-                        int32_t w = ld32(wa + k), we = SPREAD_EVEN(w), wo = SPREAD_ODD(w);
-                        s00 = __smlad(a0, we, s00);
-                        s00 = __smlad(a1, wo, s00);
-                        s01 = __smlad(b0, we, s01);
-                        s01 = __smlad(b1, wo, s01);
-                        w = ld32(wb + k);
-                        we = SPREAD_EVEN(w);
-                        wo = SPREAD_ODD(w);
-                        s10 = __smlad(a0, we, s10);
-                        s10 = __smlad(a1, wo, s10);
-                        s11 = __smlad(b0, we, s11);
-                        s11 = __smlad(b1, wo, s11);
-                    }
-                    for (; k < cg; k++) {
-                        int32_t q0 = colpos(k);
-                        s00 += ca[q0] * wa[k];
-                        s01 += cb[q0] * wa[k];
-                        s10 += ca[q0] * wb[k];
-                        s11 += cb[q0] * wb[k];
-                    }
-                    rq_init(&q, a, mult[oc], shift[oc]);
-                    yg[(size_t)o * plane + p] = rq_apply(&q, s00);
-                    if (two)
-                        yg[(size_t)o * plane + p + 1] = rq_apply(&q, s01);
-                    if (pair) {
-                        rq_init(&q, a, mult[oc + 1], shift[oc + 1]);
-                        yg[(size_t)(o + 1) * plane + p] = rq_apply(&q, s10);
-                        if (two)
-                            yg[(size_t)(o + 1) * plane + p + 1] = rq_apply(&q, s11);
-                    }
-                }
-            }
-        }
+    return ((k & ~3) << 1) | colpos(k & 3);
 }
 
-/* ---- general convolution through two int8 columns ----------------------- */
+/* Pointwise: pixel p (and p + 1 when two) of the group's channels. */
+static void gather_1x1(const int8_t *x0, size_t plane, int32_t cg, int32_t off, size_t p,
+                       int two, int16_t *cols)
+{
+    const int8_t *xp = x0 + p;
 
-/* The K = cg * kh * kw inputs of output pixel (oy, ox), group channels
- * from x0, as int8; the zero point (-input_offset) in the padding. */
-static void im2col(const ln_rt_s8_conv_args *a, const int8_t *x0, int32_t cg, int32_t oy,
-                   int32_t ox, int8_t *col)
+    for (int32_t k = 0; k < cg; k++, xp += plane) {
+        int32_t q = pw_pos(k);
+        cols[q] = (int16_t)(xp[0] + off);
+        cols[q + 4] = (int16_t)(two ? xp[1] + off : 0);
+    }
+}
+
+/* Any conv: the K = cg * kh * kw taps of output pixel (oy, ox) into column
+ * half (0: the first pixel's, 4: the second's); 0 in the padding. */
+static void gather_taps(const ln_rt_s8_conv_args *a, const int8_t *x0, int32_t cg, int32_t oy,
+                        int32_t ox, int16_t *cols, int32_t half)
 {
     size_t plane = (size_t)a->h * a->w;
-    int8_t zp = (int8_t)-a->input_offset;
+    int32_t ix0 = ox * a->stride_w - a->pad_left, off = a->input_offset, k = 0;
+    int inside = ix0 >= 0 && ix0 + (a->kw - 1) * a->dil_w < a->w;
 
     for (int32_t ic = 0; ic < cg; ic++) {
         const int8_t *x = x0 + (size_t)ic * plane;
         for (int32_t ky = 0; ky < a->kh; ky++) {
-            int32_t iy = oy * a->stride_h - a->pad_top + ky * a->dil_h;
-            int32_t ix = ox * a->stride_w - a->pad_left;
+            int32_t iy = oy * a->stride_h - a->pad_top + ky * a->dil_h, ix = ix0;
             const int8_t *xr = x + (size_t)iy * a->w;
             if (iy < 0 || iy >= a->h) {
-                memset(col, zp, (size_t)a->kw);
-                col += a->kw;
-                continue;
+                for (int32_t kx = 0; kx < a->kw; kx++, k++)
+                    cols[pw_pos(k) + half] = 0;
+            } else if (inside) {
+                for (int32_t kx = 0; kx < a->kw; kx++, k++, ix += a->dil_w)
+                    cols[pw_pos(k) + half] = (int16_t)(xr[ix] + off);
+            } else {
+                for (int32_t kx = 0; kx < a->kw; kx++, k++, ix += a->dil_w)
+                    cols[pw_pos(k) + half] =
+                        (int16_t)(ix >= 0 && ix < a->w ? xr[ix] + off : 0);
             }
-            if (a->dil_w == 1 && ix >= 0 && ix + a->kw <= a->w) {
-                memcpy(col, xr + ix, (size_t)a->kw);
-                col += a->kw;
-                continue;
-            }
-            for (int32_t kx = 0; kx < a->kw; kx++, ix += a->dil_w)
-                *col++ = ix >= 0 && ix < a->w ? xr[ix] : zp;
         }
     }
 }
 
-/* Two weight rows (wa, wb) against two columns (ca, cb) over K, added to
- * s[0] = wa.ca, s[1] = wa.cb, s[2] = wb.ca, s[3] = wb.cb. */
-static inline void dot2x2(const int8_t *wa, const int8_t *wb, const int8_t *ca,
-                          const int8_t *cb, int32_t K, int32_t off, int32_t *s)
+/* Two weight rows (wa, wa + kb) against the two columns over K:
+ * s[0] = bias + wa.ca, s[1] = wa.cb, s[2] = wb.ca, s[3] = wb.cb.  Not
+ * inlined: the loop wants all fourteen registers to itself. */
+static __attribute__((noinline)) void dot2x2(const int8_t *wa, int32_t kb, const int16_t *cols,
+                                             int32_t K, int32_t *s)
 {
-    int32_t s0 = s[0], s1 = s[1], s2 = s[2], s3 = s[3], k = 0, off2 = dup16(off);
+    int32_t s00 = s[0], s01 = s[1], s10 = s[2], s11 = s[3];
+    const int8_t *w = wa, *wend = wa + (K & ~3);
+    const int16_t *c = cols;
 
-    for (; k + 4 <= K; k += 4) {
-        int32_t u = ld32(ca + k), v = ld32(cb + k);
-        int32_t a02 = SPREAD_EVEN_OFF(off2, u), a13 = SPREAD_ODD_OFF(off2, u);
-        int32_t b02 = SPREAD_EVEN_OFF(off2, v), b13 = SPREAD_ODD_OFF(off2, v);
-        int32_t w = ld32(wa + k), we = SPREAD_EVEN(w), wo = SPREAD_ODD(w);
-        s0 = __smlad(a02, we, s0);
-        s0 = __smlad(a13, wo, s0);
-        s1 = __smlad(b02, we, s1);
-        s1 = __smlad(b13, wo, s1);
-        w = ld32(wb + k);
-        we = SPREAD_EVEN(w);
-        wo = SPREAD_ODD(w);
-        s2 = __smlad(a02, we, s2);
-        s2 = __smlad(a13, wo, s2);
-        s3 = __smlad(b02, we, s3);
-        s3 = __smlad(b13, wo, s3);
+    for (; w < wend; w += 4, c += 8) {
+        int32_t a0 = ld32(c), a1 = ld32(c + 2), b0 = ld32(c + 4), b1 = ld32(c + 6);
+        int32_t v = ld32(w), we = SPREAD_EVEN(v), wo = SPREAD_ODD(v);
+        s00 = __smlad(a0, we, s00);
+        s00 = __smlad(a1, wo, s00);
+        s01 = __smlad(b0, we, s01);
+        s01 = __smlad(b1, wo, s01);
+        v = ld32(w + kb);
+        we = SPREAD_EVEN(v);
+        wo = SPREAD_ODD(v);
+        s10 = __smlad(a0, we, s10);
+        s10 = __smlad(a1, wo, s10);
+        s11 = __smlad(b0, we, s11);
+        s11 = __smlad(b1, wo, s11);
     }
-    for (; k < K; k++) {
-        s0 += (ca[k] + off) * wa[k];
-        s1 += (cb[k] + off) * wa[k];
-        s2 += (ca[k] + off) * wb[k];
-        s3 += (cb[k] + off) * wb[k];
+    for (int32_t k = K & ~3; k < K; k++) {
+        int32_t q = pw_pos(k);
+        s00 += cols[q] * wa[k];
+        s01 += cols[q + 4] * wa[k];
+        s10 += cols[q] * wa[k + kb];
+        s11 += cols[q + 4] * wa[k + kb];
     }
-    s[0] = s0;
-    s[1] = s1;
-    s[2] = s2;
-    s[3] = s3;
+    s[0] = s00;
+    s[1] = s01;
+    s[2] = s10;
+    s[3] = s11;
 }
 
-static inline int32_t dot1(const int8_t *w8, const int8_t *c, int32_t K, int32_t off,
-                           int32_t s)
+/* Every output channel of the group (og from oc0, weights wg) at output
+ * pixel p of y (and p + 1 when two), outputs ohw apart per channel. */
+static void outputs_2cols(const ln_rt_s8_conv_args *a, const int8_t *wg, int32_t og,
+                          int32_t oc0, int32_t K, const int16_t *cols, int two,
+                          const int32_t *bias, const int32_t *mult, const int32_t *shift,
+                          int8_t *y, size_t ohw)
 {
-    int32_t k = 0, off2 = dup16(off);
-
-    for (; k + 4 <= K; k += 4) {
-        int32_t w = ld32(w8 + k), u = ld32(c + k);
-        s = __smlad(SPREAD_EVEN_OFF(off2, u), SPREAD_EVEN(w), s);
-        s = __smlad(SPREAD_ODD_OFF(off2, u), SPREAD_ODD(w), s);
+    for (int32_t o = 0; o < og; o += 2) {
+        int32_t oc = oc0 + o, pair = o + 1 < og, s[4];
+        int8_t *yo = y + (size_t)o * ohw;
+        rq_t q;
+        s[0] = s[1] = bias ? bias[oc] : 0;
+        s[2] = s[3] = bias && pair ? bias[oc + 1] : 0;
+        dot2x2(wg + (size_t)o * K, pair ? K : 0, cols, K, s);
+        rq_init(&q, a, mult[oc], shift[oc]);
+        yo[0] = rq_apply(&q, s[0]);
+        if (two)
+            yo[1] = rq_apply(&q, s[1]);
+        if (pair) {
+            rq_init(&q, a, mult[oc + 1], shift[oc + 1]);
+            yo[ohw] = rq_apply(&q, s[2]);
+            if (two)
+                yo[ohw + 1] = rq_apply(&q, s[3]);
+        }
     }
-    for (; k < K; k++)
-        s += (c[k] + off) * w8[k];
-    return s;
 }
 
+/* Any group conv through the columns: the stack's when 4 * K fits in
+ * DSP_STACK, else scratch's. */
 static void conv_cols(const ln_rt_s8_conv_args *a, const int8_t *src, const int8_t *weight,
                       const int32_t *bias, const int32_t *mult, const int32_t *shift,
-                      int8_t *dst, int8_t *cols)
+                      int8_t *dst, int16_t *scratch)
 {
+    int16_t stack_cols[DSP_STACK / 2];
     int32_t groups = a->group > 0 ? a->group : 1, cg = a->c / groups, og = a->oc / groups;
-    int32_t K = cg * a->kh * a->kw, off = a->input_offset;
+    int32_t K = cg * a->kh * a->kw;
     size_t plane = (size_t)a->h * a->w, ohw = (size_t)a->oh * a->ow;
-    int8_t *ca = cols, *cb = cols + ((K + 3) & ~3);
+    int pointwise = ln_rt__s8_is_1x1(a);
+    int16_t *cols = 4 * (size_t)((K + 3) & ~3) <= DSP_STACK ? stack_cols : scratch;
 
     for (int32_t b = 0; b < a->n; b++)
         for (int32_t g = 0; g < groups; g++) {
@@ -395,39 +370,20 @@ static void conv_cols(const ln_rt_s8_conv_args *a, const int8_t *src, const int8
             const int8_t *wg = weight + (size_t)g * og * K;
             int8_t *yg = dst + ((size_t)b * a->oc + (size_t)g * og) * ohw;
             for (size_t p = 0; p < ohw; p += 2) {
-                int32_t oy = (int32_t)(p / (size_t)a->ow), ox = (int32_t)(p % (size_t)a->ow);
-                int32_t o = 0;
-                im2col(a, x0, cg, oy, ox, ca);
-                if (p + 1 == ohw) {     /* an odd last pixel */
-                    for (; o < og; o++) {
-                        int32_t oc = g * og + o;
-                        int32_t s = dot1(wg + (size_t)o * K, ca, K, off, bias ? bias[oc] : 0);
-                        yg[(size_t)o * ohw + p] = finish(s, a, mult[oc], shift[oc]);
-                    }
-                    break;
+                int two = p + 1 < ohw;
+                if (pointwise) {
+                    gather_1x1(x0, plane, cg, a->input_offset, p, two, cols);
+                } else {
+                    int32_t oy = (int32_t)(p / (size_t)a->ow), ox = (int32_t)(p % (size_t)a->ow);
+                    gather_taps(a, x0, cg, oy, ox, cols, 0);
+                    if (two)
+                        gather_taps(a, x0, cg, ox + 1 < a->ow ? oy : oy + 1,
+                                    ox + 1 < a->ow ? ox + 1 : 0, cols, 4);
+                    else    /* the second column's sums are not stored; defined */
+                        for (int32_t k = 0; k < K; k++)
+                            cols[pw_pos(k) + 4] = 0;
                 }
-                if (ox + 1 < a->ow)
-                    im2col(a, x0, cg, oy, ox + 1, cb);
-                else
-                    im2col(a, x0, cg, oy + 1, 0, cb);
-                for (; o + 2 <= og; o += 2) {
-                    int32_t oc = g * og + o, s[4];
-                    int8_t *y = yg + (size_t)o * ohw + p;
-                    s[0] = s[1] = bias ? bias[oc] : 0;
-                    s[2] = s[3] = bias ? bias[oc + 1] : 0;
-                    dot2x2(wg + (size_t)o * K, wg + (size_t)(o + 1) * K, ca, cb, K, off, s);
-                    y[0] = finish(s[0], a, mult[oc], shift[oc]);
-                    y[1] = finish(s[1], a, mult[oc], shift[oc]);
-                    y[ohw] = finish(s[2], a, mult[oc + 1], shift[oc + 1]);
-                    y[ohw + 1] = finish(s[3], a, mult[oc + 1], shift[oc + 1]);
-                }
-                if (o < og) {
-                    int32_t oc = g * og + o, b0 = bias ? bias[oc] : 0;
-                    const int8_t *w8 = wg + (size_t)o * K;
-                    int8_t *y = yg + (size_t)o * ohw + p;
-                    y[0] = finish(dot1(w8, ca, K, off, b0), a, mult[oc], shift[oc]);
-                    y[1] = finish(dot1(w8, cb, K, off, b0), a, mult[oc], shift[oc]);
-                }
+                outputs_2cols(a, wg, og, g * og, K, cols, two, bias, mult, shift, yg + p, ohw);
             }
         }
 }
@@ -446,6 +402,7 @@ static int32_t dw_row_width(const ln_rt_s8_conv_args *a)
 /* Input row iy of one channel padded with the zero point (what
  * x + input_offset makes 0): pad_left of them, the row, the rest; a row
  * of them outside the input. */
+LN_RT_NO_LIBCALL_LOOPS
 static void dw_fill_row(const ln_rt_s8_conv_args *a, const int8_t *x, int32_t iy, int8_t *r,
                         int32_t n)
 {
@@ -529,6 +486,7 @@ int ln_rt__conv2d_nchw_s8_dsp(const ln_rt_s8_conv_args *a, const int8_t *src,
                               const int32_t *shift, int8_t *dst, void *scratch)
 {
     int32_t groups = a->group > 0 ? a->group : 1;
+    size_t K = (size_t)(a->c / groups) * a->kh * a->kw;
 
     if ((size_t)a->oh * a->ow == 0)
         return 0;
@@ -539,17 +497,15 @@ int ln_rt__conv2d_nchw_s8_dsp(const ln_rt_s8_conv_args *a, const int8_t *src,
         dw3x3(a, src, weight, bias, mult, shift, dst);
         return 1;
     }
-    if (ln_rt__s8_is_1x1(a)) {
-        if (a->c / groups <= DSP_STACK / 4)
-            conv_1x1_cols(a, src, weight, bias, mult, shift, dst);
-        else
-            conv_1x1(a, src, weight, bias, mult, shift, dst);
+    if (4 * ((K + 3) & ~(size_t)3) <= DSP_STACK || scratch) {
+        conv_cols(a, src, weight, bias, mult, shift, dst, scratch);
         return 1;
     }
-    if (!scratch)
-        return 0;
-    conv_cols(a, src, weight, bias, mult, shift, dst, scratch);
-    return 1;
+    if (ln_rt__s8_is_1x1(a)) {
+        conv_1x1(a, src, weight, bias, mult, shift, dst);
+        return 1;
+    }
+    return 0;
 }
 
 /* ---- fully connected ---------------------------------------------------- */
