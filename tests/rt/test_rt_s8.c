@@ -73,8 +73,9 @@ START_TEST(test_s8_conv_nchw_random)
 }
 END_TEST
 
-/* The scratch the DSP kernels want: none for pointwise and 3x3 depthwise,
- * two columns of K bytes (K rounded up to 4) otherwise. */
+/* The scratch the DSP kernels want: none for 3x3 depthwise, none while
+ * two int16 columns of K (4 * K bytes, K rounded up to 4) fit in their
+ * 1 KB of stack, 4 * K beyond; a pointwise conv runs in place without. */
 START_TEST(test_s8_conv_nchw_scratch_size)
 {
     ln_rt_s8_conv_args a;
@@ -91,12 +92,18 @@ START_TEST(test_s8_conv_nchw_scratch_size)
     ck_assert_uint_eq(ln_rt_conv2d_nchw_s8_scratch_size(&a), 0);
     a.kh = a.kw = 3;
     a.pad_top = a.pad_left = 1;
-    ck_assert_uint_eq(ln_rt_conv2d_nchw_s8_scratch_size(&a), 2 * 144);
-    a.group = 16;
+    ck_assert_uint_eq(ln_rt_conv2d_nchw_s8_scratch_size(&a), 0);      /* K 144 */
+    a.c = 32;
+    ck_assert_uint_eq(ln_rt_conv2d_nchw_s8_scratch_size(&a), 4 * 288);
+    a.c = 30;
+    ck_assert_uint_eq(ln_rt_conv2d_nchw_s8_scratch_size(&a), 4 * 272);
+    a.c = a.oc = a.group = 32;
     ck_assert_uint_eq(ln_rt_conv2d_nchw_s8_scratch_size(&a), 0);
-    a.c = 3;
+    a.c = a.oc = 300;
     a.group = 1;
-    ck_assert_uint_eq(ln_rt_conv2d_nchw_s8_scratch_size(&a), 2 * 28);
+    a.kh = a.kw = 1;
+    a.pad_top = a.pad_left = 0;
+    ck_assert_uint_eq(ln_rt_conv2d_nchw_s8_scratch_size(&a), 0);
 }
 END_TEST
 
