@@ -101,6 +101,11 @@ int main(int argc, char **argv)
             fwrite(outs[i], 1, out_sizes[i] * 8, fp);  /* bytes past the output stay 0 */
     }
     fclose(fp);
+    for (i = 0; i < NIN; i++)
+        free((void *)ins[i]);
+    for (i = 0; i < NOUT; i++)
+        free(outs[i]);
+    free(arena);
 #ifdef PROFILED
     return errors != 0;
 #else
