@@ -159,7 +159,7 @@ size_t ln_rt_conv2d_nchw_s8_scratch_size(const ln_rt_s8_conv_args *a)
 
     if (!conv_s8_ok(a) || a->c % groups != 0 || ln_rt__s8_is_dw3x3(a))
         return 0;
-    cols = 4 * (((size_t)(a->c / groups) * a->kh * a->kw + 3) & ~(size_t)3);
+    cols = ln_rt__s8_cols_bytes(a);
     return cols <= LN_RT_S8_DSP_STACK || ln_rt__s8_is_1x1(a) ? 0 : cols;
 }
 

@@ -306,6 +306,13 @@ static inline int8_t ln_rt__clamp_s8(int32_t v, int32_t lo, int32_t hi)
  * beyond (ln_rt_conv2d_nchw_s8_scratch_size; a pointwise conv without
  * scratch runs from the input in place). */
 #define LN_RT_S8_DSP_STACK 1024
+
+/* The bytes of the two int16 columns: 4 * K, K rounded up to 4. */
+static inline size_t ln_rt__s8_cols_bytes(const ln_rt_s8_conv_args *a)
+{
+    int32_t groups = a->group > 0 ? a->group : 1;
+    return 4 * (((size_t)(a->c / groups) * a->kh * a->kw + 3) & ~(size_t)3);
+}
 static inline int ln_rt__s8_is_dw3x3(const ln_rt_s8_conv_args *a)
 {
     int32_t groups = a->group > 0 ? a->group : 1;

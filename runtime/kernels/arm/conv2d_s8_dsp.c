@@ -362,7 +362,7 @@ static void conv_cols(const ln_rt_s8_conv_args *a, const int8_t *src, const int8
     int32_t K = cg * a->kh * a->kw;
     size_t plane = (size_t)a->h * a->w, ohw = (size_t)a->oh * a->ow;
     int pointwise = ln_rt__s8_is_1x1(a);
-    int16_t *cols = 4 * (size_t)((K + 3) & ~3) <= DSP_STACK ? stack_cols : scratch;
+    int16_t *cols = ln_rt__s8_cols_bytes(a) <= DSP_STACK ? stack_cols : scratch;
 
     for (int32_t b = 0; b < a->n; b++)
         for (int32_t g = 0; g < groups; g++) {
@@ -485,9 +485,6 @@ int ln_rt__conv2d_nchw_s8_dsp(const ln_rt_s8_conv_args *a, const int8_t *src,
                               const int8_t *weight, const int32_t *bias, const int32_t *mult,
                               const int32_t *shift, int8_t *dst, void *scratch)
 {
-    int32_t groups = a->group > 0 ? a->group : 1;
-    size_t K = (size_t)(a->c / groups) * a->kh * a->kw;
-
     if ((size_t)a->oh * a->ow == 0)
         return 0;
     for (int32_t o = 0; o < a->oc; o++)     /* rq_apply's one assumption */
@@ -497,7 +494,7 @@ int ln_rt__conv2d_nchw_s8_dsp(const ln_rt_s8_conv_args *a, const int8_t *src,
         dw3x3(a, src, weight, bias, mult, shift, dst);
         return 1;
     }
-    if (4 * ((K + 3) & ~(size_t)3) <= DSP_STACK || scratch) {
+    if (ln_rt__s8_cols_bytes(a) <= DSP_STACK || scratch) {
         conv_cols(a, src, weight, bias, mult, shift, dst, scratch);
         return 1;
     }
