@@ -13,9 +13,11 @@
 
 extern ln_arch ln_archimpl_none;
 extern ln_arch ln_archimpl_cpu;
+extern ln_arch ln_archimpl_cortex_m4;
 
-static ln_arch *const archs[] = {&ln_archimpl_none, &ln_archimpl_cpu, NULL};
-static const char *const arch_names[] = {"none", "cpu", NULL};
+static ln_arch *const archs[] = {&ln_archimpl_none, &ln_archimpl_cpu, &ln_archimpl_cortex_m4,
+                                 NULL};
+static const char *const arch_names[] = {"none", "cpu", "cortex-m4", NULL};
 
 static ln_hash *arch_table;     /* name -> ln_arch */
 static ln_hash *proto_table;    /* optype -> ln_op prototype */

@@ -352,13 +352,19 @@ int ln_context_compile(ln_context *ctx, const char *target)
     const ln_arch *arch = ln_arch_find(target);
     int ret;
 
-    if (!arch || !arch->optimize)
-        return ln_error(LN_ENOTFOUND, "unknown target '%s' (known: cpu)", target);
+    if (!arch || !arch->optimize) {
+        char known[128] = "";
+        for (const char *const *n = ln_arch_names(); *n; n++)
+            if (!ln_streq(*n, "none") && strlen(known) + strlen(*n) + 3 < sizeof known)
+                strcat(strcat(known, *known ? ", " : ""), *n);
+        return ln_error(LN_ENOTFOUND, "unknown target '%s' (known: %s)", target, known);
+    }
     if (ctx->arch) {
         if (ln_streq(ctx->arch, target))
             return 0;
         return ln_error(LN_EINVAL, "%s: already compiled for '%s'", ctx->source, ctx->arch);
     }
+    ctx->target = arch->arch_name;
     if ((ret = arch->optimize(ctx)))
         return ret;
     ctx->arch = ln_strdup(target);

@@ -32,6 +32,9 @@ typedef struct ln_context {
     char *source;            /* file name (or "<string>") for messages */
     char *data_file;         /* weights file named by the IR, resolved */
     char *arch;              /* target compiled for, NULL when not compiled */
+    const char *target;      /* the arch being compiled for, set before its
+                                recipe runs (a static name; NULL otherwise):
+                                what per-target choices (scratch) consult */
     ln_bool prerun_done;
     ln_bool planned;
     size_t arena_size;

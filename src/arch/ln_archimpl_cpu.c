@@ -61,3 +61,15 @@ ln_arch ln_archimpl_cpu = {
     .cb_funcs = ln_combiner_funcs_cpu,
     .optimize = optimize_cpu,
 };
+
+/* Cortex-M4 (Armv7E-M with the DSP extension and the single-precision FPU):
+ * the same ops (they call libln_rt, built for the M4 by `make -C runtime
+ * m4`) and the same recipe; ctx->target names it, so the choices that
+ * depend on the target's kernels (scratch sizes) can differ. */
+ln_arch ln_archimpl_cortex_m4 = {
+    .arch_name = "cortex-m4",
+    .ep_funcs = ln_expander_funcs_cpu,
+    .ep_defaults = ln_expand_defaults_cpu,
+    .cb_funcs = ln_combiner_funcs_cpu,
+    .optimize = optimize_cpu,
+};

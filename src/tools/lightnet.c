@@ -24,7 +24,7 @@ static void usage(FILE *fp)
 {
     fputs("usage: lightnet [options] MODEL.json|MODEL.onnx|-\n"
           "\n"
-          "  -t ARCH          target architecture (default cpu)\n"
+          "  -t ARCH          target: cpu (the host, default) or cortex-m4\n"
           "  -c               compile only: write the compiled, planned IR (-o or stdout)\n"
           "  -r               run the IR as it is (it must be compiled already)\n"
           "  -o OUT           output file for the IR (default stdout with -c)\n"

@@ -34,7 +34,7 @@ static void usage(FILE *fp)
 {
     fputs("usage: ln-aot [options] MODEL.json|MODEL.onnx|-\n"
           "\n"
-          "  -t ARCH            target architecture (default cpu)\n"
+          "  -t ARCH            target: cpu (the host, default) or cortex-m4\n"
           "  -n NAME            C name prefix (default: from -o, else from MODEL)\n"
           "  -o FILE.c          source file (default stdout)\n"
           "  --header FILE.h    header file (default: FILE.h beside -o; with neither,\n"

@@ -55,7 +55,11 @@ expect_error "param type" "slice1 (slice): param 'axis' should be number, got st
 sed 's/"value": 3}/"value": 9}/' examples/slice/slice.json >"$T/range.json"
 expect_error "slice out of range" "slice1 (slice)" "$T/range.json"
 expect_error "no such file" "cannot open '$T/nope.json'" "$T/nope.json"
-expect_error "unknown target" "unknown target 'gpu9'" -t gpu9 examples/slice/slice.json
+expect_error "unknown target" "unknown target 'gpu9' (known: cpu, cortex-m4)" -t gpu9 examples/slice/slice.json
+# the Cortex-M4 target compiles and runs (the same kernels; its own choices)
+if "$LN_BIN/lightnet" -t cortex-m4 examples/slice/slice.json >"$T/m4.out" 2>&1 &&
+   "$LN_BIN/lightnet" examples/slice/slice.json >"$T/cpu.out" 2>&1 && cmp -s "$T/m4.out" "$T/cpu.out"; then ok
+else bad "lightnet -t cortex-m4 differs from -t cpu or fails"; fi
 expect_error "unknown option" "unknown option '-x'" -x examples/slice/slice.json
 # no partial output file on failure
 expect_error "no partial output" "malformed JSON" -c -o "$T/never.json" "$T/malformed.json"
