@@ -1,12 +1,25 @@
 /*
  * quant.c -- quantize float32 to int8 / uint8 and dequantize int8, uint8,
  * int32 to float32, per tensor or per axis (ONNX QuantizeLinear and
- * DequantizeLinear; ln_rt.h).  Rounding is half to even (rintf in the
- * default rounding mode), as ONNX says; NaN quantizes to the zero point.
- * And ONNX DynamicQuantizeLinear.
+ * DequantizeLinear; ln_rt.h).  Rounding is half to even, as ONNX says;
+ * NaN quantizes to the zero point.  And ONNX DynamicQuantizeLinear.
  */
 #include <math.h>
 #include "ln_rt_internal.h"
+
+/* v rounded to the nearest integer, ties to even, for the quantizers: the
+ * result is clamped to [-128, 255] after a zero point is added, so values
+ * beyond +-2^22 only need to stay beyond; within, adding and subtracting
+ * 1.5 * 2^23 rounds in the default rounding mode (IEEE single arithmetic,
+ * FLT_EVAL_METHOD 0: SSE, the FPv4 unit), where rintf is a library call
+ * of some 40 instructions on a Cortex-M4.  NaN stays NaN. */
+static inline float round_even(float v)
+{
+    const float big = 4194304.0f, magic = 12582912.0f;
+
+    v = v > big ? big : v < -big ? -big : v;
+    return (v + magic) - magic;
+}
 
 #define QUANTIZE(NAME, T, LO, HI)                                                  \
     void NAME(const ln_rt_quant_args *a, const float *x, const float *scale,       \
@@ -19,7 +32,7 @@
                 float s = scale[k];                                                \
                 float z = zero_point ? (float)zero_point[k] : 0.0f;                \
                 for (int32_t j = 0; j < a->inner; j++, i++) {                      \
-                    float v = rintf(x[i] / s) + z;                                 \
+                    float v = round_even(x[i] / s) + z;                            \
                     y[i] = (T)(v != v ? z : v < (LO) ? (LO) : v > (HI) ? (HI) : v);\
                 }                                                                  \
             }                                                                      \
@@ -71,7 +84,7 @@ void ln_rt_dynamic_quantize_u8(const float *x, size_t n, uint8_t *y, float *scal
     *scale = s;
     *zero_point = z;
     for (size_t i = 0; i < n; i++) {
-        float v = rintf(x[i] / s) + (float)z;
+        float v = round_even(x[i] / s) + (float)z;
         y[i] = (uint8_t)(v != v ? z : v < 0.0f ? 0.0f : v > 255.0f ? 255.0f : v);
     }
 }

@@ -342,6 +342,17 @@ int main(void)
         put_uint((unsigned)n);
         sh_puts(" random geometries bit-exact with the definition\n");
     }
+    {
+        int n, f = s8_check_quantize(sh_puts, &n);
+        checks++;
+        if (f)
+            failures++;
+        sh_puts("quantize (ties to even, saturation, NaN): ");
+        put_uint((unsigned)(n - f));
+        sh_puts(" of ");
+        put_uint((unsigned)n);
+        sh_puts(" as rintf\n");
+    }
     put_uint((unsigned)(checks - failures));
     sh_puts("/");
     put_uint((unsigned)checks);

@@ -167,6 +167,15 @@ START_TEST(test_s8_pool_nchw_random)
 END_TEST
 
 /* ONNX's DynamicQuantizeLinear example, an all-zero input and a NaN */
+START_TEST(test_quantize_rounding)
+{
+    int n = 0;
+
+    ck_assert_int_eq(s8_check_quantize(report_line, &n), 0);
+    ck_assert_int_gt(n, 30000);
+}
+END_TEST
+
 START_TEST(test_dynamic_quantize)
 {
     const float x[6] = {0.0f, 2.0f, -3.0f, -2.5f, 1.34f, 0.5f};
@@ -198,6 +207,7 @@ Suite *rt_s8_suite(void)
     tcase_add_test(tc, test_s8_conv_nchw_scratch_size);
     tcase_add_test(tc, test_s8_pool_nchw_random);
     tcase_add_test(tc, test_dynamic_quantize);
+    tcase_add_test(tc, test_quantize_rounding);
     suite_add_tcase(s, tc);
     return s;
 }

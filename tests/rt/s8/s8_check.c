@@ -3,6 +3,7 @@
  * libln_rt kernel, compared bit for bit (s8_cases.h).  No malloc and no
  * stdio, so the same code runs on the host and on the Cortex-M4.
  */
+#include <math.h>
 #include <string.h>
 #include "ln_rt.h"
 #include "s8_cases.h"
@@ -414,6 +415,66 @@ int s8_check_nchw_random(int n_geometries, uint32_t seed, void (*report)(const c
         strcat(line, "\n");
         report(line);
     }
+    *n_checked = n;
+    return fails;
+}
+
+/* ---- QuantizeLinear rounding ------------------------------------------ */
+
+/* ln_rt_quantize_s8/_u8 against rintf (ties to even) + zero point,
+ * saturated: every quarter and every tie in [-300, 300], values around
+ * 2^22 and 2^23, huge, infinite, NaN and signed zeros, under scales
+ * 1, 0.5, 0.1 and 3.7 and zero points at both ends. */
+int s8_check_quantize(void (*report)(const char *line), int *n_checked)
+{
+    static float x[2600];
+    static int8_t ys[2600];
+    static uint8_t yu[2600];
+    static const float scales[] = {1.0f, 0.5f, 0.1f, 3.7f};
+    static const int8_t zs8[] = {-128, 0, 5, 127};
+    static const uint8_t zu8[] = {0, 128, 255, 3};
+    static const float odd[] = {4194303.5f, 4194304.5f, -4194303.5f, -4194304.5f, 8388609.0f,
+                                -8388609.0f, 1e10f, -1e10f, 0.0f, -0.0f, 1e-30f, -1e-30f};
+    ln_rt_quant_args a;
+    char line[160];
+    int n = 0, fails = 0, m = 0;
+
+    for (int i = -1200; i <= 1200; i++)
+        x[m++] = (float)i * 0.25f;
+    for (size_t i = 0; i < sizeof odd / sizeof odd[0]; i++)
+        x[m++] = odd[i];
+    x[m++] = INFINITY;
+    x[m++] = -INFINITY;
+    x[m++] = NAN;
+    a.outer = 1;
+    a.len = 1;
+    a.inner = m;
+    a.per_axis = 0;
+    for (int si = 0; si < 4; si++)
+        for (int zi = 0; zi < 4; zi++) {
+            ln_rt_quantize_s8(&a, x, &scales[si], &zs8[zi], ys);
+            ln_rt_quantize_u8(&a, x, &scales[si], &zu8[zi], yu);
+            for (int i = 0; i < m; i++) {
+                float q = x[i] / scales[si], r = rintf(q);
+                float vs = r + zs8[zi], vu = r + zu8[zi];
+                int8_t ws = (int8_t)(q != q ? zs8[zi] : vs < -128.0f ? -128 : vs > 127.0f ? 127 : vs);
+                uint8_t wu = (uint8_t)(q != q ? zu8[zi] : vu < 0.0f ? 0 : vu > 255.0f ? 255 : vu);
+                n++;
+                if (ys[i] == ws && yu[i] == wu)
+                    continue;
+                fails++;
+                if (fails > 5)
+                    continue;
+                strcpy(line, "FAIL quantize: element ");
+                put_int(line, i);
+                strcat(line, " scale index ");
+                put_int(line, si);
+                strcat(line, " zero point index ");
+                put_int(line, zi);
+                strcat(line, "\n");
+                report(line);
+            }
+        }
     *n_checked = n;
     return fails;
 }
