@@ -302,9 +302,10 @@ static inline int8_t ln_rt__clamp_s8(int32_t v, int32_t lo, int32_t hi)
  * 3x3 at stride 1 or 2 without dilation, one output channel per input
  * channel, on rows on the stack; every other conv gathers the inputs of two
  * output pixels into two int16 columns of K = c/group*kh*kw: 4 * K bytes
- * (K rounded up to 4) on the stack up to LN_RT_S8_DSP_STACK, in scratch
- * beyond (ln_rt_conv2d_nchw_s8_scratch_size; a pointwise conv without
- * scratch runs from the input in place). */
+ * (K rounded up to 4) on the stack up to LN_RT_S8_DSP_STACK (and K bytes
+ * of one pixel's int8 taps), in scratch beyond (5 * K:
+ * ln_rt_conv2d_nchw_s8_scratch_size; a pointwise conv without scratch
+ * runs from the input in place). */
 #define LN_RT_S8_DSP_STACK 1024
 
 /* The bytes of the two int16 columns: 4 * K, K rounded up to 4. */

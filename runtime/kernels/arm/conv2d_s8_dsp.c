@@ -244,26 +244,47 @@ static inline int32_t pw_pos(int32_t k)
     return ((k & ~3) << 1) | colpos(k & 3);
 }
 
-/* Pointwise: pixel p (and p + 1 when two) of the group's channels. */
+static inline void st32(void *p, int32_t v)
+{
+    memcpy(p, &v, 4);
+}
+
+/* Pointwise: pixels p and p + 1 (only p unless two) of the group's
+ * channels into a column pair.  Four channels at a time: the pixels of
+ * channels c and c + 2 are one word (pixel_pairs), whose SXTAB16 is pixel
+ * p's (k0, k2) with the offset added and, rotated, pixel p + 1's; channels
+ * c + 1 and c + 3 give the (k1, k3) halves. */
 static void gather_1x1(const int8_t *x0, size_t plane, int32_t cg, int32_t off, size_t p,
                        int two, int16_t *cols)
 {
     const int8_t *xp = x0 + p;
+    int32_t off2 = dup16(off), k = 0;
 
-    for (int32_t k = 0; k < cg; k++, xp += plane) {
-        int32_t q = pw_pos(k);
+    for (; k + 4 <= cg; k += 4, xp += 4 * plane, cols += 8) {
+        int32_t u = two ? pixel_pairs(xp, 2 * plane) : pixel_one(xp, 2 * plane);
+        int32_t v = two ? pixel_pairs(xp + plane, 2 * plane) : pixel_one(xp + plane, 2 * plane);
+        st32(cols, SPREAD_EVEN_OFF(off2, u));
+        st32(cols + 2, SPREAD_EVEN_OFF(off2, v));
+        st32(cols + 4, SPREAD_ODD_OFF(off2, u));
+        st32(cols + 6, SPREAD_ODD_OFF(off2, v));
+    }
+    for (; k < cg; k++, xp += plane) {
+        int32_t q = colpos(k & 3);
         cols[q] = (int16_t)(xp[0] + off);
         cols[q + 4] = (int16_t)(two ? xp[1] + off : 0);
     }
 }
 
-/* Any conv: the K = cg * kh * kw taps of output pixel (oy, ox) into column
- * half (0: the first pixel's, 4: the second's); 0 in the padding. */
+/* Any conv: the K = cg * kh * kw taps of output pixel (oy, ox) as int8 in
+ * order into t, the zero point in the padding and up to Kp.  Byte loops:
+ * a row of three is not worth a memcpy call. */
+LN_RT_NO_LIBCALL_LOOPS
 static void gather_taps(const ln_rt_s8_conv_args *a, const int8_t *x0, int32_t cg, int32_t oy,
-                        int32_t ox, int16_t *cols, int32_t half)
+                        int32_t ox, int8_t *t, int32_t Kp)
 {
     size_t plane = (size_t)a->h * a->w;
-    int32_t ix0 = ox * a->stride_w - a->pad_left, off = a->input_offset, k = 0;
+    int32_t ix0 = ox * a->stride_w - a->pad_left, K = cg * a->kh * a->kw;
+    int8_t zp = (int8_t)-a->input_offset, *t0 = t;
     int inside = ix0 >= 0 && ix0 + (a->kw - 1) * a->dil_w < a->w;
 
     for (int32_t ic = 0; ic < cg; ic++) {
@@ -272,118 +293,134 @@ static void gather_taps(const ln_rt_s8_conv_args *a, const int8_t *x0, int32_t c
             int32_t iy = oy * a->stride_h - a->pad_top + ky * a->dil_h, ix = ix0;
             const int8_t *xr = x + (size_t)iy * a->w;
             if (iy < 0 || iy >= a->h) {
-                for (int32_t kx = 0; kx < a->kw; kx++, k++)
-                    cols[pw_pos(k) + half] = 0;
+                for (int32_t kx = 0; kx < a->kw; kx++)
+                    *t++ = zp;
             } else if (inside) {
-                for (int32_t kx = 0; kx < a->kw; kx++, k++, ix += a->dil_w)
-                    cols[pw_pos(k) + half] = (int16_t)(xr[ix] + off);
+                for (int32_t kx = 0; kx < a->kw; kx++, ix += a->dil_w)
+                    *t++ = xr[ix];
             } else {
-                for (int32_t kx = 0; kx < a->kw; kx++, k++, ix += a->dil_w)
-                    cols[pw_pos(k) + half] =
-                        (int16_t)(ix >= 0 && ix < a->w ? xr[ix] + off : 0);
+                for (int32_t kx = 0; kx < a->kw; kx++, ix += a->dil_w)
+                    *t++ = ix >= 0 && ix < a->w ? xr[ix] : zp;
             }
         }
     }
+    for (int32_t k = K; k < Kp; k++)
+        t0[k] = zp;
 }
 
-/* Two weight rows (wa, wa + kb) against the two columns over K:
- * s[0] = bias + wa.ca, s[1] = wa.cb, s[2] = wb.ca, s[3] = wb.cb.  Not
- * inlined: the loop wants all fourteen registers to itself. */
-static __attribute__((noinline)) void dot2x2(const int8_t *wa, int32_t kb, const int16_t *cols,
-                                             int32_t K, int32_t *s)
+/* An int8 column t of Kp taps into its half of a column pair: each word
+ * of four taps becomes (k0, k2) and (k1, k3) with the offset added. */
+static void expand_col(const int8_t *t, int32_t Kp, int32_t off, int16_t *half)
 {
-    int32_t s00 = s[0], s01 = s[1], s10 = s[2], s11 = s[3];
-    const int8_t *w = wa, *wend = wa + (K & ~3);
-    const int16_t *c = cols;
+    int32_t off2 = dup16(off);
 
-    for (; w < wend; w += 4, c += 8) {
-        int32_t a0 = ld32(c), a1 = ld32(c + 2), b0 = ld32(c + 4), b1 = ld32(c + 6);
-        int32_t v = ld32(w), we = SPREAD_EVEN(v), wo = SPREAD_ODD(v);
-        s00 = __smlad(a0, we, s00);
-        s00 = __smlad(a1, wo, s00);
-        s01 = __smlad(b0, we, s01);
-        s01 = __smlad(b1, wo, s01);
-        v = ld32(w + kb);
-        we = SPREAD_EVEN(v);
-        wo = SPREAD_ODD(v);
-        s10 = __smlad(a0, we, s10);
-        s10 = __smlad(a1, wo, s10);
-        s11 = __smlad(b0, we, s11);
-        s11 = __smlad(b1, wo, s11);
+    for (int32_t j = 0; j < Kp; j += 4, half += 8) {
+        int32_t v = ld32(t + j);
+        st32(half, SPREAD_EVEN_OFF(off2, v));
+        st32(half + 2, SPREAD_ODD_OFF(off2, v));
     }
-    for (int32_t k = K & ~3; k < K; k++) {
-        int32_t q = pw_pos(k);
-        s00 += cols[q] * wa[k];
-        s01 += cols[q + 4] * wa[k];
-        s10 += cols[q] * wa[k + kb];
-        s11 += cols[q + 4] * wa[k + kb];
-    }
-    s[0] = s00;
-    s[1] = s01;
-    s[2] = s10;
-    s[3] = s11;
 }
 
-/* Every output channel of the group (og from oc0, weights wg) at output
- * pixel p of y (and p + 1 when two), outputs ohw apart per channel. */
-static void outputs_2cols(const ln_rt_s8_conv_args *a, const int8_t *wg, int32_t og,
-                          int32_t oc0, int32_t K, const int16_t *cols, int two,
-                          const int32_t *bias, const int32_t *mult, const int32_t *shift,
-                          int8_t *y, size_t ohw)
+/* Two weight rows (wa, and wa + kb when two_rows) against the np pixels
+ * of a block (np / 2 rounded up column pairs of 2 * Kp int16 each), the
+ * outputs requantized by qa / qb into ya[i] and ya[ohw + i].  One call per
+ * row pair and block, so the requantization is set up once per block and
+ * the call costs once per block.  Not inlined: the K loop wants all
+ * fourteen registers to itself. */
+static __attribute__((noinline)) void rows2_block(const int8_t *wa, int32_t kb, int two_rows,
+                                                  const int16_t *cols, int32_t K, int32_t Kp,
+                                                  size_t np, int32_t ba, int32_t bb,
+                                                  const rq_t *qa, const rq_t *qb, int8_t *ya,
+                                                  size_t ohw)
 {
-    for (int32_t o = 0; o < og; o += 2) {
-        int32_t oc = oc0 + o, pair = o + 1 < og, s[4];
-        int8_t *yo = y + (size_t)o * ohw;
-        rq_t q;
-        s[0] = s[1] = bias ? bias[oc] : 0;
-        s[2] = s[3] = bias && pair ? bias[oc + 1] : 0;
-        dot2x2(wg + (size_t)o * K, pair ? K : 0, cols, K, s);
-        rq_init(&q, a, mult[oc], shift[oc]);
-        yo[0] = rq_apply(&q, s[0]);
-        if (two)
-            yo[1] = rq_apply(&q, s[1]);
-        if (pair) {
-            rq_init(&q, a, mult[oc + 1], shift[oc + 1]);
-            yo[ohw] = rq_apply(&q, s[2]);
-            if (two)
-                yo[ohw + 1] = rq_apply(&q, s[3]);
+    for (size_t i = 0; i < np; i += 2, cols += 2 * Kp) {
+        int32_t s00 = ba, s01 = ba, s10 = bb, s11 = bb;
+        const int8_t *w = wa, *wend = wa + (K & ~3);
+        const int16_t *c = cols;
+        for (; w < wend; w += 4, c += 8) {
+            int32_t a0 = ld32(c), a1 = ld32(c + 2), b0 = ld32(c + 4), b1 = ld32(c + 6);
+            int32_t v = ld32(w), we = SPREAD_EVEN(v), wo = SPREAD_ODD(v);
+            s00 = __smlad(a0, we, s00);
+            s00 = __smlad(a1, wo, s00);
+            s01 = __smlad(b0, we, s01);
+            s01 = __smlad(b1, wo, s01);
+            v = ld32(w + kb);
+            we = SPREAD_EVEN(v);
+            wo = SPREAD_ODD(v);
+            s10 = __smlad(a0, we, s10);
+            s10 = __smlad(a1, wo, s10);
+            s11 = __smlad(b0, we, s11);
+            s11 = __smlad(b1, wo, s11);
+        }
+        for (int32_t k = K & ~3; k < K; k++) {
+            int32_t q = pw_pos(k);
+            s00 += cols[q] * wa[k];
+            s01 += cols[q + 4] * wa[k];
+            s10 += cols[q] * wa[k + kb];
+            s11 += cols[q + 4] * wa[k + kb];
+        }
+        ya[i] = rq_apply(qa, s00);
+        if (i + 1 < np)
+            ya[i + 1] = rq_apply(qa, s01);
+        if (two_rows) {
+            ya[ohw + i] = rq_apply(qb, s10);
+            if (i + 1 < np)
+                ya[ohw + i + 1] = rq_apply(qb, s11);
         }
     }
 }
 
-/* Any group conv through the columns: the stack's when 4 * K fits in
- * DSP_STACK, else scratch's. */
+/* Any group conv through the columns.  On the stack (4 * K bytes fit in
+ * DSP_STACK) as many pixels as fit are gathered at once, in the arena
+ * scratch two; then every output channel pair runs over the block. */
 static void conv_cols(const ln_rt_s8_conv_args *a, const int8_t *src, const int8_t *weight,
                       const int32_t *bias, const int32_t *mult, const int32_t *shift,
                       int8_t *dst, int16_t *scratch)
 {
     int16_t stack_cols[DSP_STACK / 2];
+    int8_t stack_taps[DSP_STACK / 4];
     int32_t groups = a->group > 0 ? a->group : 1, cg = a->c / groups, og = a->oc / groups;
-    int32_t K = cg * a->kh * a->kw;
+    int32_t K = cg * a->kh * a->kw, Kp = (K + 3) & ~3;
     size_t plane = (size_t)a->h * a->w, ohw = (size_t)a->oh * a->ow;
-    int pointwise = ln_rt__s8_is_1x1(a);
-    int16_t *cols = ln_rt__s8_cols_bytes(a) <= DSP_STACK ? stack_cols : scratch;
+    int pointwise = ln_rt__s8_is_1x1(a), on_stack = ln_rt__s8_cols_bytes(a) <= DSP_STACK;
+    int16_t *cols = on_stack ? stack_cols : scratch;
+    /* the int8 taps of one pixel: after the columns in scratch */
+    int8_t *taps = on_stack ? stack_taps : (int8_t *)(scratch + 2 * (size_t)Kp);
+    /* pixels per block: pairs of columns of 2 * Kp int16 */
+    size_t block = on_stack ? 2 * ((DSP_STACK / 2) / (2 * (size_t)Kp)) : 2;
 
     for (int32_t b = 0; b < a->n; b++)
         for (int32_t g = 0; g < groups; g++) {
             const int8_t *x0 = src + ((size_t)b * a->c + (size_t)g * cg) * plane;
             const int8_t *wg = weight + (size_t)g * og * K;
             int8_t *yg = dst + ((size_t)b * a->oc + (size_t)g * og) * ohw;
-            for (size_t p = 0; p < ohw; p += 2) {
-                int two = p + 1 < ohw;
-                if (pointwise) {
-                    gather_1x1(x0, plane, cg, a->input_offset, p, two, cols);
-                } else {
-                    int32_t oy = (int32_t)(p / (size_t)a->ow), ox = (int32_t)(p % (size_t)a->ow);
-                    gather_taps(a, x0, cg, oy, ox, cols, 0);
-                    if (two)
-                        gather_taps(a, x0, cg, ox + 1 < a->ow ? oy : oy + 1,
-                                    ox + 1 < a->ow ? ox + 1 : 0, cols, 4);
-                    else    /* the second column's sums are not stored; defined */
-                        for (int32_t k = 0; k < K; k++)
-                            cols[pw_pos(k) + 4] = 0;
+            for (size_t p0 = 0; p0 < ohw; p0 += block) {
+                size_t np = ohw - p0 < block ? ohw - p0 : block;
+                for (size_t i = 0; i < np; i++) {
+                    int16_t *pc = cols + (i / 2) * 2 * (size_t)Kp;
+                    size_t p = p0 + i;
+                    if (pointwise) {
+                        gather_1x1(x0, plane, cg, a->input_offset, p, i + 1 < np, pc);
+                        i++;
+                        continue;
+                    }
+                    gather_taps(a, x0, cg, (int32_t)(p / (size_t)a->ow),
+                                (int32_t)(p % (size_t)a->ow), taps, Kp);
+                    expand_col(taps, Kp, a->input_offset, pc + (i % 2) * 4);
                 }
-                outputs_2cols(a, wg, og, g * og, K, cols, two, bias, mult, shift, yg + p, ohw);
+                if (!pointwise && np % 2) {     /* the unused half: sums not stored; defined */
+                    memset(taps, -a->input_offset, (size_t)Kp);
+                    expand_col(taps, Kp, a->input_offset, cols + (np / 2) * 2 * (size_t)Kp + 4);
+                }
+                for (int32_t o = 0; o < og; o += 2) {
+                    int32_t oc = g * og + o, two = o + 1 < og;
+                    rq_t qa, qb;
+                    rq_init(&qa, a, mult[oc], shift[oc]);
+                    rq_init(&qb, a, mult[two ? oc + 1 : oc], shift[two ? oc + 1 : oc]);
+                    rows2_block(wg + (size_t)o * K, two ? K : 0, two, cols, K, Kp, np,
+                                bias ? bias[oc] : 0, bias && two ? bias[oc + 1] : 0, &qa, &qb,
+                                yg + (size_t)o * ohw + p0, ohw);
+                }
             }
         }
 }
