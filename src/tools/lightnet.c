@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
+#include "ln_budget.h"
 #include "ln_interp.h"
 #include "ln_outfile.h"
 #include "ln_report.h"
@@ -36,6 +37,10 @@ static void usage(FILE *fp)
           "  --io-in-arena    plan graph inputs/outputs inside the arena\n"
           "  -O0              no folding or fusion (the expander only)\n"
           "  --mem-report     print arena, lower bound and buffers after compiling\n"
+          "  --budget ram=SIZE,flash=SIZE  with -t cortex-m4: RAM and flash of the model\n"
+          "                   as ln-aot would emit it, against the budget (K/M suffixes,\n"
+          "                   1024-based); exit 1 naming the largest item when it does\n"
+          "                   not fit (docs/firmware.md)\n"
           "  --dot FILE       write the data-flow graph (Graphviz dot; constants hidden,\n"
           "                   long graphs in clusters side by side)\n"
           "  --dot-weights    draw the constants (weights) in the --dot graph too\n"
@@ -125,7 +130,7 @@ static int save_output(const ln_context *ctx, const char *arg)
 int main(int argc, char **argv)
 {
     const char *target = "cpu", *out = NULL, *datafile = NULL, *model = NULL;
-    const char *dot = NULL, *svg = NULL;
+    const char *dot = NULL, *svg = NULL, *budget = NULL;
     const char *inputs[MAX_IO], *saves[MAX_IO], *shapes[MAX_IO + 1];
     int ninputs = 0, nsaves = 0, nshapes = 0, profile = 0;
     int compile_only = 0, run_only = 0, mem_report = 0, io_in_arena = 0, no_opt = 0;
@@ -163,7 +168,8 @@ int main(int argc, char **argv)
             }
         } else if (ln_streq(a, "-t") || ln_streq(a, "-o") || ln_streq(a, "-f") ||
                    ln_streq(a, "-i") || ln_streq(a, "--save") || ln_streq(a, "--dot") ||
-                   ln_streq(a, "--mem-svg") || ln_streq(a, "--shape")) {
+                   ln_streq(a, "--mem-svg") || ln_streq(a, "--shape") ||
+                   ln_streq(a, "--budget")) {
             const char *v;
             if (i + 1 >= argc) {
                 fprintf(stderr, "lightnet: option %s needs an argument\n", a);
@@ -175,6 +181,7 @@ int main(int argc, char **argv)
             else if (ln_streq(a, "-f")) datafile = v;
             else if (ln_streq(a, "--dot")) dot = v;
             else if (ln_streq(a, "--mem-svg")) svg = v;
+            else if (ln_streq(a, "--budget")) budget = v;
             else if (ninputs + nsaves + nshapes >= MAX_IO) {
                 fprintf(stderr, "lightnet: too many -i/--save/--shape options\n");
                 return EXIT_FAILURE;
@@ -201,6 +208,13 @@ int main(int argc, char **argv)
     }
     shapes[nshapes] = NULL;
     opts.shapes = shapes;
+    if (budget) {   /* before the model is read: no partial output */
+        ln_budget b;
+        if (ln_budget_parse(budget, &b)) {
+            fprintf(stderr, "lightnet: %s\n", ln_error_message());
+            return EXIT_FAILURE;
+        }
+    }
 
     ctx = ln_context_create();
     if (ln_context_init_opts(ctx, model, &opts))
@@ -214,7 +228,18 @@ int main(int argc, char **argv)
         return fail(ctx);
     if (!ctx->planned && ln_context_plan(ctx))
         return fail(ctx);
-    if (mem_report && ln_report_mem(stdout, ctx, rflags))
+    if (budget) {   /* the whole table, then the verdict */
+        ln_budget b;
+        ln_budget_parse(budget, &b);
+        if (ln_budget_estimate(ctx, ctx->arch ? ctx->arch : target, "model", &b))
+            return fail(ctx);
+        if (mem_report && ln_report_mem(stdout, ctx, rflags))
+            return fail(ctx);
+        ln_budget_print(stdout, &b, "");
+        fflush(stdout);
+        if (ln_budget_verdict(&b, model))
+            return fail(ctx);
+    } else if (mem_report && ln_report_mem(stdout, ctx, rflags))
         return fail(ctx);
     if (dot && ln_report_to_file(dot, ctx, rflags, ln_report_dot))
         return fail(ctx);

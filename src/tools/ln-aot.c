@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "ln_budget.h"
 #include "ln_context.h"
 #include "ln_outfile.h"
 #include "ln_report.h"
@@ -53,6 +54,15 @@ static void usage(FILE *fp)
           "                     buffers live at the peak step)\n"
           "  --long             full names in the report (else names longer than 40\n"
           "                     characters are cut in the middle: a...z)\n"
+          "  --budget ram=SIZE,flash=SIZE\n"
+          "                     does it fit (docs/firmware.md): print RAM (arena, I/O,\n"
+          "                     runtime state, stack) and flash (weights, tables, kernel\n"
+          "                     arguments, model code, runtime kernels, C library) on\n"
+          "                     stdout and exit 1 naming the largest item when it does\n"
+          "                     not fit; SIZE in bytes or with K/M (1024-based), either\n"
+          "                     field may be left out.  Needs a target with a measured\n"
+          "                     size table (-t cortex-m4).  The source is written only\n"
+          "                     with -o, and only when the model fits\n"
           "  -h, --help         this help;  --version  the version\n", fp);
 }
 
@@ -199,7 +209,7 @@ static void report(FILE *fp, const ln_context *ctx, const char *name, const ln_a
 
 /* What the command line asks for. */
 typedef struct aot_args {
-    const char *target, *name, *out, *hdr, *weights, *model, *datafile;
+    const char *target, *name, *out, *hdr, *weights, *model, *datafile, *budget;
     const char *shapes[MAX_SHAPES + 1];
     int nshapes, static_arena, io_in_arena, want_report, addr_bits, long_names;
 } aot_args;
@@ -230,7 +240,8 @@ static int parse_args(int argc, char **argv, aot_args *g)
             g->long_names = 1;
         } else if (ln_streq(a, "-t") || ln_streq(a, "-n") || ln_streq(a, "-o") ||
                    ln_streq(a, "-f") || ln_streq(a, "--header") || ln_streq(a, "--weights") ||
-                   ln_streq(a, "--shape") || ln_streq(a, "--addr-bits")) {
+                   ln_streq(a, "--shape") || ln_streq(a, "--addr-bits") ||
+                   ln_streq(a, "--budget")) {
             if (i + 1 >= argc)
                 return fail_msg("option %s needs an argument", a);
             v = argv[++i];
@@ -246,6 +257,8 @@ static int parse_args(int argc, char **argv, aot_args *g)
                 g->hdr = v;
             else if (ln_streq(a, "--weights"))
                 g->weights = ln_streq(v, "embed") ? NULL : v;
+            else if (ln_streq(a, "--budget"))
+                g->budget = v;
             else if (ln_streq(a, "--addr-bits")) {
                 if (sscanf(v, "%d%c", &g->addr_bits, &junk) != 1 || g->addr_bits < 16 ||
                     g->addr_bits > 64)
@@ -269,6 +282,11 @@ static int parse_args(int argc, char **argv, aot_args *g)
     if (g->name && !ln_aot_is_ident(g->name))
         return fail_msg("-n '%s' is not a C identifier", g->name);
     g->shapes[g->nshapes] = NULL;
+    if (g->budget) {   /* checked before the model is read: no partial output */
+        ln_budget b;
+        if (ln_budget_parse(g->budget, &b))
+            return fail_msg("%s", ln_error_message());
+    }
     return -1;
 }
 
@@ -376,6 +394,20 @@ int main(int argc, char **argv)
     banner = make_banner(argc, argv, &g, text, len);
     ln_free(text);
     text = NULL;
+    if (g.budget) {   /* the table on stdout; files only with -o, and only when it fits */
+        ln_budget b;
+        ln_budget_parse(g.budget, &b);
+        if (ln_budget_estimate(ctx, g.target, name, &b))
+            goto out;
+        ln_budget_print(stdout, &b, "");
+        fflush(stdout);
+        if (ln_budget_verdict(&b, ln_streq(g.model, "-") ? "<stdin>" : g.model))
+            goto out;
+        if (!g.out) {
+            status = EXIT_SUCCESS;
+            goto out;
+        }
+    }
 
     memset(&ao, 0, sizeof ao);
     ao.name = name;
