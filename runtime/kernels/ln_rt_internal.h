@@ -246,27 +246,36 @@ static inline void ln_rt__pool_taps(int32_t s0, int32_t k, int32_t d, int32_t n,
 
 /* ---- int8: TFLite's fixed-point primitives ---------------------------- */
 
-/* (a * b * 2) >> 32 rounded to nearest, halves up (TFLite's nudge, then
- * C's division toward zero), saturated at the one overflow
- * (INT32_MIN * INT32_MIN). */
-static inline int32_t ln_rt__srdhm(int32_t a, int32_t b)
+/* TFLite's SaturatingRoundingDoublingHighMul, (a * b * 2) >> 32 rounded
+ * to nearest: its nudge (2^30, or 1 - 2^30 for a negative product) and
+ * C's division toward zero come to floor((a * b + 2^30) / 2^31) for both
+ * signs (for a product -n = -(q * 2^31 + t), 0 <= t < 2^31, both give
+ * -(q + (t > 2^30))), which is one 64-bit multiply-add and a shift: a
+ * single SMLAL on Arm.  Exact for every pair but the one overflow
+ * (INT32_MIN * INT32_MIN), which ln_rt__srdhm saturates; the _nosat form
+ * is for callers that exclude it. */
+static inline int32_t ln_rt__srdhm_nosat(int32_t a, int32_t b)
 {
-    int64_t ab = (int64_t)a * (int64_t)b;
-    int64_t nudge = ab >= 0 ? ((int64_t)1 << 30) : 1 - ((int64_t)1 << 30);
-
-    if (a == INT32_MIN && b == INT32_MIN)
-        return INT32_MAX;
-    return (int32_t)((ab + nudge) / ((int64_t)1 << 31));
+    return (int32_t)(((int64_t)a * (int64_t)b + ((int64_t)1 << 30)) >> 31);
 }
 
-/* x / 2^exponent rounded to nearest, ties away from zero (0 <= e <= 31). */
+static inline int32_t ln_rt__srdhm(int32_t a, int32_t b)
+{
+    if (a == INT32_MIN && b == INT32_MIN)
+        return INT32_MAX;
+    return ln_rt__srdhm_nosat(a, b);
+}
+
+/* x / 2^exponent rounded to nearest, ties away from zero (0 <= e <= 31),
+ * with mask = 2^exponent - 1. */
+static inline int32_t ln_rt__rdivpot_mask(int32_t x, int exponent, int32_t mask)
+{
+    return (x >> exponent) + ((x & mask) > (mask >> 1) + (x < 0 ? 1 : 0) ? 1 : 0);
+}
+
 static inline int32_t ln_rt__rdivpot(int32_t x, int exponent)
 {
-    int32_t mask = (int32_t)(((int64_t)1 << exponent) - 1);
-    int32_t rem = x & mask;
-    int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
-
-    return (x >> exponent) + (rem > threshold ? 1 : 0);
+    return ln_rt__rdivpot_mask(x, exponent, (int32_t)((1u << exponent) - 1u));
 }
 
 #ifdef LN_RT_S8_SINGLE_ROUNDING
@@ -410,5 +419,15 @@ static inline int8_t ln_rt__mul_s8(const ln_rt_s8_binary_args *a, int8_t x1, int
 
 /* a comma that survives as a macro argument */
 #define LN_RT_COMMA ,
+
+/* The Cortex-M4 float variants (portable C, in every build: a plan made
+ * for the M4 runs them on the host too; no scratch):
+ * conv2d_f32.c's direct / pointwise conv (any group, stride, pads,
+ * dilation) and conv2d_depthwise_f32.c's depthwise conv. */
+void ln_rt__conv2d_f32_m4(const ln_rt_conv2d_args *a, const float *src,
+                          const float *weight, const float *bias, float *dst);
+void ln_rt__conv2d_depthwise_f32_m4(const ln_rt_conv2d_args *a,
+                                    const float *src, const float *weight,
+                                    const float *bias, float *dst);
 
 #endif /* LN_RT_INTERNAL_H */

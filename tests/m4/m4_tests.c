@@ -343,6 +343,17 @@ int main(void)
         sh_puts(" random geometries bit-exact with the definition\n");
     }
     {
+        int n, f = s8_check_fixed_point(sh_puts, &n);
+        checks++;
+        if (f)
+            failures++;
+        sh_puts("requantization (double rounding): ");
+        put_uint((unsigned)(n - f));
+        sh_puts(" of ");
+        put_uint((unsigned)n);
+        sh_puts(" as TFLite's definitions\n");
+    }
+    {
         int n, f = s8_check_quantize(sh_puts, &n);
         checks++;
         if (f)

@@ -168,6 +168,17 @@ START_TEST(test_s8_pool_nchw_random)
 END_TEST
 
 /* ONNX's DynamicQuantizeLinear example, an all-zero input and a NaN */
+#ifndef LN_RT_S8_SINGLE_ROUNDING
+START_TEST(test_s8_fixed_point_random)
+{
+    int n = 0;
+
+    ck_assert_int_eq(s8_check_fixed_point(report_line, &n), 0);
+    ck_assert_int_gt(n, 200000);
+}
+END_TEST
+#endif
+
 START_TEST(test_quantize_rounding)
 {
     int n = 0;
@@ -209,6 +220,9 @@ Suite *rt_s8_suite(void)
     tcase_add_test(tc, test_s8_pool_nchw_random);
     tcase_add_test(tc, test_dynamic_quantize);
     tcase_add_test(tc, test_quantize_rounding);
+#ifndef LN_RT_S8_SINGLE_ROUNDING
+    tcase_add_test(tc, test_s8_fixed_point_random);
+#endif
     suite_add_tcase(s, tc);
     return s;
 }

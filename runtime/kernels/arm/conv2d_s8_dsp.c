@@ -82,16 +82,12 @@ static inline int32_t sxtab16_ror8(int32_t off, int32_t x)
 #define SPREAD_EVEN_OFF(off, x) __sxtab16((off), (x))
 #define SPREAD_ODD_OFF(off, x) sxtab16_ror8((off), (x))
 
-/* TFLite's requantization with the per-channel work done once: for the
- * default double rounding, the doubling high multiply is
- * floor(((x << left) * mult + 2^30) / 2^31) -- one SMLAL and a funnel
- * shift; for both signs equal to TFLite's nudged division toward zero
- * (the nudge for a negative product, 1 - 2^30, and the truncation toward
- * zero move the same ties the same way), and exact without saturation as
- * long as mult is not INT32_MIN (ln_rt__conv2d_nchw_s8_dsp checks it) --
- * then the rounding right shift, ties away from zero. */
+/* TFLite's requantization (ln_rt__requant) with the per-channel work done
+ * once: the shifts taken apart and the rounding mask made; the doubling
+ * high multiply without the saturation check, as no multiplier here is
+ * INT32_MIN (ln_rt__conv2d_nchw_s8_dsp checks). */
 typedef struct {
-    int32_t mult, shift, left, right, mask, half, off, lo, hi;
+    int32_t mult, shift, left, right, mask, off, lo, hi;
 } rq_t;
 
 static inline void rq_init(rq_t *q, const ln_rt_s8_conv_args *a, int32_t mult, int32_t shift)
@@ -101,7 +97,6 @@ static inline void rq_init(rq_t *q, const ln_rt_s8_conv_args *a, int32_t mult, i
     q->left = shift > 0 ? shift : 0;
     q->right = shift > 0 ? 0 : -shift;
     q->mask = (int32_t)((1u << q->right) - 1u);
-    q->half = q->mask >> 1;
     q->off = a->output_offset;
     q->lo = a->act_min;
     q->hi = a->act_max;
@@ -112,9 +107,8 @@ static inline int8_t rq_apply(const rq_t *q, int32_t x)
 #ifdef LN_RT_S8_SINGLE_ROUNDING
     int32_t v = ln_rt__requant(x, q->mult, q->shift) + q->off;
 #else
-    int64_t p = (int64_t)(int32_t)((uint32_t)x << q->left) * q->mult + ((int64_t)1 << 30);
-    int32_t h = (int32_t)(p >> 31);
-    int32_t v = (h >> q->right) + ((h & q->mask) > q->half + (h < 0)) + q->off;
+    int32_t h = ln_rt__srdhm_nosat((int32_t)((uint32_t)x << q->left), q->mult);
+    int32_t v = ln_rt__rdivpot_mask(h, q->right, q->mask) + q->off;
 #endif
     return (int8_t)(v < q->lo ? q->lo : v > q->hi ? q->hi : v);
 }

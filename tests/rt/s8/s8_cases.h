@@ -36,6 +36,8 @@ extern const s8_case s8_cases[];
 int s8_check_all(void (*out)(const char *line), int *n_cases);
 /* ln_rt_conv2d_nchw_s8 against the definition on n random geometries
  * (seeded); the number of failures, *n_checked the geometries run. */
+/* ln_rt_s8_requantize against TFLite's fixed-point definitions. */
+int s8_check_fixed_point(void (*report)(const char *line), int *n_checked);
 /* ln_rt_quantize_s8/_u8 against rintf + zero point, saturated. */
 int s8_check_quantize(void (*report)(const char *line), int *n_checked);
 int s8_check_nchw_random(int n_geometries, uint32_t seed, void (*report)(const char *line),

@@ -478,3 +478,79 @@ int s8_check_quantize(void (*report)(const char *line), int *n_checked)
     *n_checked = n;
     return fails;
 }
+
+/* ---- the fixed-point primitives against TFLite's definitions ----------- */
+
+/* TFLite's SaturatingRoundingDoublingHighMul as written there: the nudge,
+ * then a division toward zero. */
+static int32_t srdhm_def(int32_t a, int32_t b)
+{
+    int64_t ab = (int64_t)a * (int64_t)b;
+    int64_t nudge = ab >= 0 ? ((int64_t)1 << 30) : 1 - ((int64_t)1 << 30);
+
+    if (a == INT32_MIN && b == INT32_MIN)
+        return INT32_MAX;
+    return (int32_t)((ab + nudge) / ((int64_t)1 << 31));
+}
+
+/* RoundingDivideByPOT as written there. */
+static int32_t rdivpot_def(int32_t x, int e)
+{
+    int64_t mask = ((int64_t)1 << e) - 1, rem = (int64_t)x & mask;
+    int64_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+    int64_t q = x >= 0 ? (int64_t)x / ((int64_t)1 << e)
+                       : -((-(int64_t)x + ((int64_t)1 << e) - 1) / ((int64_t)1 << e));
+    return (int32_t)(q + (rem > threshold ? 1 : 0));
+}
+
+/* ln_rt_s8_requantize (default double rounding) against the two
+ * definitions above, on 200,000 random (x, mult, shift) -- multipliers of
+ * both signs and all magnitudes, shifts -31..+8 -- and the extremes. */
+int s8_check_fixed_point(void (*report)(const char *line), int *n_checked)
+{
+    static const int32_t edge[] = {INT32_MIN, INT32_MIN + 1, -1073741824, -1073741823, -65536,
+                                   -3, -2, -1, 0, 1, 2, 3, 65535, 1073741823, 1073741824,
+                                   INT32_MAX - 1, INT32_MAX};
+    uint32_t seed = 777;
+    int n = 0, fails = 0;
+    char line[160];
+
+    for (int t = 0; t < 200000 + 17 * 17 * 4; t++) {
+        int32_t x, m, sh, want, got;
+        if (t < 17 * 17 * 4) {
+            x = edge[t % 17];
+            m = edge[(t / 17) % 17];
+            sh = (t / 289) % 4 == 0 ? 0 : (t / 289) % 4 == 1 ? -1 : (t / 289) % 4 == 2 ? -31 : 1;
+        } else {
+            x = (int32_t)(lcg(&seed) << 8 ^ lcg(&seed));
+            m = (int32_t)(lcg(&seed) << 8 ^ lcg(&seed));
+            if (t % 3 == 0)
+                x >>= lcg(&seed) % 31;      /* small accumulators too */
+            sh = pick(&seed, -31, 8);
+        }
+        if (sh > 0)
+            want = rdivpot_def(srdhm_def((int32_t)((uint32_t)x << sh), m), 0);
+        else
+            want = rdivpot_def(srdhm_def(x, m), -sh);
+        got = ln_rt_s8_requantize(x, m, sh);
+        n++;
+        if (got == want)
+            continue;
+        if (++fails > 5)
+            continue;
+        strcpy(line, "FAIL requantize(");
+        put_int(line, x);
+        strcat(line, ", ");
+        put_int(line, m);
+        strcat(line, ", ");
+        put_int(line, sh);
+        strcat(line, ") = ");
+        put_int(line, got);
+        strcat(line, ", TFLite ");
+        put_int(line, want);
+        strcat(line, "\n");
+        report(line);
+    }
+    *n_checked = n;
+    return fails;
+}
