@@ -270,36 +270,44 @@ static void gather_1x1(const int8_t *x0, size_t plane, int32_t cg, int32_t off, 
 }
 
 /* Any conv: the K = cg * kh * kw taps of output pixel (oy, ox) as int8 in
- * order into t, the zero point in the padding and up to Kp.  Byte loops:
- * a row of three is not worth a memcpy call. */
+ * order into t, the zero point in the padding and up to Kp.  The geometry
+ * in locals: the int8 stores may alias anything, so fields read through a
+ * would be loaded again after each.  Byte loops: a row of three is not
+ * worth a memcpy call. */
 LN_RT_NO_LIBCALL_LOOPS
 static void gather_taps(const ln_rt_s8_conv_args *a, const int8_t *x0, int32_t cg, int32_t oy,
                         int32_t ox, int8_t *t, int32_t Kp)
 {
-    size_t plane = (size_t)a->h * a->w;
-    int32_t ix0 = ox * a->stride_w - a->pad_left, K = cg * a->kh * a->kw;
-    int8_t zp = (int8_t)-a->input_offset, *t0 = t;
-    int inside = ix0 >= 0 && ix0 + (a->kw - 1) * a->dil_w < a->w;
+    const int32_t h = a->h, w = a->w, kh = a->kh, kw = a->kw, dh = a->dil_h, dw = a->dil_w;
+    const size_t plane = (size_t)h * w;
+    const int32_t ix0 = ox * a->stride_w - a->pad_left, iy0 = oy * a->stride_h - a->pad_top;
+    const int8_t zp = (int8_t)-a->input_offset;
+    const int inside = ix0 >= 0 && ix0 + (kw - 1) * dw < w;
+    int8_t *tend = t + Kp;
 
     for (int32_t ic = 0; ic < cg; ic++) {
         const int8_t *x = x0 + (size_t)ic * plane;
-        for (int32_t ky = 0; ky < a->kh; ky++) {
-            int32_t iy = oy * a->stride_h - a->pad_top + ky * a->dil_h, ix = ix0;
-            const int8_t *xr = x + (size_t)iy * a->w;
-            if (iy < 0 || iy >= a->h) {
-                for (int32_t kx = 0; kx < a->kw; kx++)
+        for (int32_t ky = 0, iy = iy0; ky < kh; ky++, iy += dh) {
+            const int8_t *xr = x + (size_t)iy * w + ix0;
+            if (iy < 0 || iy >= h) {
+                for (int32_t kx = 0; kx < kw; kx++)
                     *t++ = zp;
+            } else if (inside && kw == 3 && dw == 1) {
+                t[0] = xr[0];
+                t[1] = xr[1];
+                t[2] = xr[2];
+                t += 3;
             } else if (inside) {
-                for (int32_t kx = 0; kx < a->kw; kx++, ix += a->dil_w)
-                    *t++ = xr[ix];
+                for (int32_t kx = 0; kx < kw; kx++, xr += dw)
+                    *t++ = *xr;
             } else {
-                for (int32_t kx = 0; kx < a->kw; kx++, ix += a->dil_w)
-                    *t++ = ix >= 0 && ix < a->w ? xr[ix] : zp;
+                for (int32_t kx = 0, ix = ix0; kx < kw; kx++, ix += dw)
+                    *t++ = ix >= 0 && ix < w ? x[(size_t)iy * w + ix] : zp;
             }
         }
     }
-    for (int32_t k = K; k < Kp; k++)
-        t0[k] = zp;
+    while (t < tend)
+        *t++ = zp;
 }
 
 /* An int8 column t of Kp taps into its half of a column pair: each word
@@ -317,16 +325,18 @@ static void expand_col(const int8_t *t, int32_t Kp, int32_t off, int16_t *half)
 
 /* Two weight rows (wa, and wa + kb when two_rows) against the np pixels
  * of a block (np / 2 rounded up column pairs of 2 * Kp int16 each), the
- * outputs requantized by qa / qb into ya[i] and ya[ohw + i].  One call per
+ * outputs requantized by qa / qb into ya[i] and ya[ohw + i] (restrict:
+ * the int8 stores would otherwise reload *qa after each).  One call per
  * row pair and block, so the requantization is set up once per block and
  * the call costs once per block.  Not inlined: the K loop wants all
  * fourteen registers to itself. */
 static __attribute__((noinline)) void rows2_block(const int8_t *wa, int32_t kb, int two_rows,
                                                   const int16_t *cols, int32_t K, int32_t Kp,
                                                   size_t np, int32_t ba, int32_t bb,
-                                                  const rq_t *qa, const rq_t *qb, int8_t *ya,
-                                                  size_t ohw)
+                                                  const rq_t *qa, const rq_t *qb,
+                                                  int8_t *restrict ya, size_t ohw)
 {
+
     for (size_t i = 0; i < np; i += 2, cols += 2 * Kp) {
         int32_t s00 = ba, s01 = ba, s10 = bb, s11 = bb;
         const int8_t *w = wa, *wend = wa + (K & ~3);
@@ -434,7 +444,7 @@ static int32_t dw_row_width(const ln_rt_s8_conv_args *a)
  * x + input_offset makes 0): pad_left of them, the row, the rest; a row
  * of them outside the input. */
 LN_RT_NO_LIBCALL_LOOPS
-static void dw_fill_row(const ln_rt_s8_conv_args *a, const int8_t *x, int32_t iy, int8_t *r,
+static void dw_fill_row(const ln_rt_s8_conv_args *a, const int8_t *x, int32_t iy, int8_t *restrict r,
                         int32_t n)
 {
     int8_t zp = (int8_t)-a->input_offset;
@@ -475,7 +485,7 @@ static void dw3x3(const ln_rt_s8_conv_args *a, const int8_t *src, const int8_t *
             }
             for (int32_t oy = 0; oy < a->oh; oy++) {
                 int32_t iy0 = oy * a->stride_h - a->pad_top, ox = 0;
-                int8_t *yr = y + (size_t)oy * a->ow;
+                int8_t *restrict yr = y + (size_t)oy * a->ow;
                 const int8_t *r[3];
                 for (int ky = 0; ky < 3; ky++) {
                     int32_t iy = iy0 + ky, slot = (int32_t)(((iy % 3) + 3) % 3);
@@ -548,7 +558,7 @@ int ln_rt__fc_s8_dsp(const ln_rt_s8_fc_args *a, const int8_t *src, const int8_t 
         return 0;
     for (int32_t b = 0; b < a->batches; b++) {
         const int8_t *x = src + (size_t)b * K;
-        int8_t *y = dst + (size_t)b * a->out;
+        int8_t *restrict y = dst + (size_t)b * a->out;
         for (int32_t o = 0; o < a->out; o += 4) {
             int32_t n = a->out - o < 4 ? a->out - o : 4, acc[4];
             const int8_t *w0 = weight + (size_t)o * K;
