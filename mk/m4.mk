@@ -19,8 +19,10 @@ M4_EX := examples/cortex-m4
 PYTHON3 ?= /usr/bin/python3
 M4_MODELS ?= $(notdir $(patsubst %/,%,$(dir $(wildcard tests/models/*/model.onnx))))
 M4_GC_DIR := $(M4_EX)/build/lenet5_conv
-# The firmware is emitted by this build's ln-aot (BUILD=...), not build/'s.
-M4_AOT := LN_AOT=$(abspath $(BUILD))/bin/ln-aot
+# The firmware is emitted by this build's ln-aot (BUILD=...), not build/'s,
+# compiled for the cortex-m4 target (its kernels' scratch: none for convs).
+M4_TARGET ?= cortex-m4
+M4_AOT := LN_AOT=$(abspath $(BUILD))/bin/ln-aot AOT_FLAGS="-t $(M4_TARGET)"
 M4_PROFILE_MODEL ?= ds_cnn
 
 .PHONY: test-m4-models m4-report m4-gc-check test-m4-profile
@@ -31,7 +33,7 @@ test-m4-models: $(BUILD)/bin/ln-aot $(BUILD)/bin/ln-onnx $(BUILD)/bin/lightnet
 	for m in $(M4_MODELS); do \
 	  echo "== $$m"; \
 	  mkdir -p $(M4_EX)/build/$$m; \
-	  if ! $(BUILD)/bin/ln-aot -n model -o $(M4_EX)/build/$$m/probe.c \
+	  if ! $(BUILD)/bin/ln-aot -t $(M4_TARGET) -n model -o $(M4_EX)/build/$$m/probe.c \
 	        tests/models/$$m/model.onnx 2> $(M4_EX)/build/$$m/aot.err; then \
 	    cat $(M4_EX)/build/$$m/aot.err; \
 	    if grep -q -i -E 'unsupported|not supported|unknown op|no emission rule|not implemented' \

@@ -19,6 +19,7 @@
 #include "ln_datafile.h"
 #include "ln_mem_plan.h"
 #include "ln_serializer.h"
+#include "ln_ophook.h"
 
 ln_context *ln_context_create(void)
 {
@@ -51,9 +52,16 @@ static ln_bool optype_is(const ln_op *op, const char *base)
            (t[n] == '\0' || (t[n] == '_' && ln_streq(t + n + 1, op->op_arg->arch)));
 }
 
-static int pre_run_op(ln_op *op)
+/* pre_run with the runtime target the ops are planned for (the arch the
+ * recipe compiles for, or a compiled IR's): per-target scratch sizes read
+ * it (ln_ophook_rt_target). */
+static int pre_run_op(const ln_context *ctx, ln_op *op)
 {
-    return ln_op_pre_run(op);
+    int ret;
+    ln_ophook_set_target(ctx->target);
+    ret = ln_op_pre_run(op);
+    ln_ophook_set_target(NULL);
+    return ret;
 }
 
 static void post_run_op(ln_op *op)
@@ -213,9 +221,16 @@ static int init_tree(ln_context *ctx, cJSON *root, const char *source, ln_hash *
     LN_LIST_FOREACH(ln_op, op, ctx->ops) {
         ln_op_table_insert(ctx->op_table, op);
     }
+    /* a compiled IR's ops pre_run for the target it was planned for (the
+     * scratch sizes its memory_plan holds) */
+    arch = cJSON_GetObjectItemCaseSensitive(root, "arch");
+    if (cJSON_IsString(arch)) {
+        const ln_arch *a = ln_arch_find(arch->valuestring);
+        ctx->target = a ? a->arch_name : NULL;
+    }
     /* pre_run in order; on failure, undo the ones that ran */
     LN_LIST_FOREACH(ln_op, op, ctx->ops) {
-        if ((ret = pre_run_op(op))) {
+        if ((ret = pre_run_op(ctx, op))) {
             ln_list *done = NULL;
             ln_error_prefix("%s: ", ctx->source);
             for (ln_list *l = ctx->ops; l && l->data != op; l = l->next)
@@ -234,7 +249,6 @@ static int init_tree(ln_context *ctx, cJSON *root, const char *source, ln_hash *
     ctx->prerun_done = LN_TRUE;
     ln_dfg_free(ctx->dfg);
     ctx->dfg = ln_dfg_create_from_ops(ctx->ops);
-    arch = cJSON_GetObjectItemCaseSensitive(root, "arch");
     if (cJSON_IsString(arch))
         ctx->arch = ln_strdup(arch->valuestring);
     plan = cJSON_GetObjectItemCaseSensitive(root, "memory_plan");
@@ -340,6 +354,7 @@ void ln_context_cleanup(ln_context *ctx)
     ln_free(ctx->data_file);
     ln_free(ctx->arch);
     ctx->source = ctx->data_file = ctx->arch = NULL;
+    ctx->target = NULL;
     ctx->prerun_done = ctx->planned = LN_FALSE;
     ctx->arena_size = ctx->lower_bound = 0;
     ln_hash_free(ctx->consts);
@@ -709,7 +724,7 @@ int ln_context_add_op(ln_context *ctx, ln_op *op)
     if (ln_op_table_find(ctx->op_table, op->op_arg->name))
         return ln_error(LN_EINVAL, "op name '%s' is used twice", op->op_arg->name);
     op->op_arg->tensor_table = ctx->tensor_table;
-    if ((ret = pre_run_op(op)))
+    if ((ret = pre_run_op(ctx, op)))
         return ret;
     ctx->ops = ln_list_append(ctx->ops, op);
     ln_op_table_insert(ctx->op_table, op);
@@ -761,7 +776,7 @@ int ln_context_replace_ops(ln_context *ctx, ln_list **pos, size_t win_size,
     }
     LN_LIST_FOREACH(ln_op, op, new_ops) {
         op->op_arg->tensor_table = ctx->tensor_table;
-        if ((ret = pre_run_op(op)))
+        if ((ret = pre_run_op(ctx, op)))
             break;
         done = ln_list_append(done, op);
     }
@@ -775,7 +790,7 @@ int ln_context_replace_ops(ln_context *ctx, ln_list **pos, size_t win_size,
         ln_list_free(done);
         ln_op_list_free_deep(new_ops);
         LN_LIST_FOREACH(ln_op, op, old) {
-            pre_run_op(op);
+            pre_run_op(ctx, op);
             ln_op_table_insert(ctx->op_table, op);
             ln_dfg_add(ctx->dfg, op);
         }

@@ -14,8 +14,11 @@
  * - Shapes are int32_t; ranks are at most LN_RT_MAX_DIMS.
  * - A kernel that needs scratch memory has a twin ..._scratch_size() returning
  *   bytes; the caller passes a 16-byte aligned scratch pointer of that size.
- *   The size depends only on the arguments, never on the ISA the runtime was
- *   built for, so a planner on the host sizes scratch right for a Cortex-M.
+ *   Where the target's runtime runs another variant (conv2d: the host packs
+ *   GEMM blocks, the Cortex-M4 computes directly without scratch), the twin
+ *   ..._scratch_size_for(target, args) gives the size for that target and
+ *   ..._f32_for(target, ...) runs within it, so a planner on the host sizes
+ *   scratch right for a Cortex-M. The plain names are LN_RT_TARGET_THIS's.
  * - Kernels that can detect bad arguments return LN_RT_OK or LN_RT_ARG_ERROR;
  *   plain elementwise kernels return void and trust the caller.
  * - "In-place safe" means dst may equal src (exactly, not partially overlap).
@@ -42,6 +45,24 @@ typedef enum {
     LN_RT_ACT_LEAKYRELU, /* x < 0 ? alpha * x : x */
     LN_RT_ACT_CLIP       /* min(max(x, alpha), beta) */
 } ln_rt_act;
+
+/* The runtime a model is planned for. A kernel with a _for variant runs,
+ * for target t, a variant needing at most ..._scratch_size_for(t, args)
+ * bytes of scratch, on any build: the host build runs the Cortex-M4
+ * variants too (portable C), and a Cortex-M4 build runs its own variants
+ * for both targets (they never need more scratch than the host's). */
+typedef enum {
+    LN_RT_TARGET_HOST = 0,      /* x86-64 and any other host: packed GEMM */
+    LN_RT_TARGET_CORTEX_M4 = 1  /* Armv7E-M, FPU: direct kernels, no scratch */
+} ln_rt_target;
+
+/* The target this build of libln_rt (or of code including this header)
+ * is: what the plain kernel names run. */
+#if defined(__ARM_ARCH_7EM__)
+#define LN_RT_TARGET_THIS LN_RT_TARGET_CORTEX_M4
+#else
+#define LN_RT_TARGET_THIS LN_RT_TARGET_HOST
+#endif
 
 /* ---------------------------------------------------------------------
  * Unary elementwise, float32: y[i] = f(x[i]), i < n. All in-place safe.
@@ -170,6 +191,14 @@ int ln_rt_conv2d_f32(const ln_rt_conv2d_args *a, const float *src,
                      const float *weight, const float *bias, float *dst,
                      void *scratch);
 size_t ln_rt_conv2d_f32_scratch_size(const ln_rt_conv2d_args *a);
+/* The same for a model planned for target t: needs
+ * ln_rt_conv2d_f32_scratch_size_for(t, a) bytes (0 for the Cortex-M4:
+ * pointwise and direct convs read the image in place). */
+int ln_rt_conv2d_f32_for(ln_rt_target t, const ln_rt_conv2d_args *a,
+                         const float *src, const float *weight,
+                         const float *bias, float *dst, void *scratch);
+size_t ln_rt_conv2d_f32_scratch_size_for(ln_rt_target t,
+                                         const ln_rt_conv2d_args *a);
 
 /* Depthwise 2-D convolution only: group == c, oc a multiple of c (same
  * args, weight [oc][1][kh][kw]). What ln_rt_conv2d_f32 runs for such
@@ -181,6 +210,13 @@ int ln_rt_conv2d_depthwise_f32(const ln_rt_conv2d_args *a, const float *src,
                                const float *weight, const float *bias,
                                float *dst, void *scratch);
 size_t ln_rt_conv2d_depthwise_f32_scratch_size(const ln_rt_conv2d_args *a);
+/* For target t (Cortex-M4: no scratch, borders clipped per row). */
+int ln_rt_conv2d_depthwise_f32_for(ln_rt_target t, const ln_rt_conv2d_args *a,
+                                   const float *src, const float *weight,
+                                   const float *bias, float *dst,
+                                   void *scratch);
+size_t ln_rt_conv2d_depthwise_f32_scratch_size_for(ln_rt_target t,
+                                                   const ln_rt_conv2d_args *a);
 
 /* Transposed 2-D convolution (ONNX ConvTranspose), NCHW, float32.
  * weight is [c][oc/group][kh][kw], bias [oc] or NULL. oh/ow are given by the

@@ -45,9 +45,7 @@ static size_t dw_scratch_size(const ln_rt_conv2d_args *a)
 
 size_t ln_rt_conv2d_depthwise_f32_scratch_size(const ln_rt_conv2d_args *a)
 {
-    if (!ln_rt__conv_args_ok(a) || a->group != a->c || a->oc % a->c != 0)
-        return 0;
-    return dw_scratch_size(a);
+    return ln_rt_conv2d_depthwise_f32_scratch_size_for(LN_RT_TARGET_THIS, a);
 }
 
 int ln_rt_conv2d_depthwise_f32(const ln_rt_conv2d_args *a, const float *src,
@@ -63,6 +61,11 @@ int ln_rt_conv2d_depthwise_f32(const ln_rt_conv2d_args *a, const float *src,
                              a->pad_right, a->dil_w);
     if (oh <= 0 || ow <= 0 || a->n == 0)
         return LN_RT_OK;
+#if LN_RT_TARGET_THIS == LN_RT_TARGET_CORTEX_M4
+    (void)scratch;
+    ln_rt__conv2d_depthwise_f32_m4(a, src, weight, bias, dst);
+    return LN_RT_OK;
+#endif
     /* no reference to the GEMM engine here (not even its ISA table) */
     dw_run(!LN_RT_HAVE_AVX2, a, src, weight, bias, dst, ow, scratch);
     return LN_RT_OK;
@@ -127,4 +130,168 @@ void ln_rt__conv2d_depthwise_f32_c(const ln_rt_conv2d_args *a, const float *src,
             }
         }
     }
+}
+
+/* ---- the Cortex-M4 variant: no scratch -------------------------------
+ * What ln_rt_conv2d_depthwise_f32_for(LN_RT_TARGET_CORTEX_M4, ...) runs on
+ * every build (the M4 build for both targets). Per output row, the kernel
+ * rows outside the image are skipped; 3x3 convs (stride 1, 2) go four
+ * outputs at a time, each kernel row's inputs loaded once for its three
+ * taps (tiles reaching into the pads read zeros there), the rest one
+ * output at a time with the taps clipped.
+ * Dilation takes a plain bounds-checked loop. */
+/* 4 outputs of a 3x3 depthwise row from ox, stride SW: each kernel row's
+ * 3 * SW + 3 inputs loaded once; EDGE tiles read zeros outside the row */
+#define M4_DWX(j) (edge_ ? ((uint32_t)(ix0 + (j)) < (uint32_t)W ? p[(j)] : 0.0f) \
+                         : p[(j)])
+#define M4_DW3(NAME, SW, EDGE)                                                \
+static void NAME(const float *rows, int32_t W, int32_t ix0, int32_t ky0,      \
+                 int32_t ky1, const float *wk, float b0, float *op)           \
+{                                                                             \
+    const int edge_ = (EDGE);                                                 \
+    float s0 = b0, s1 = b0, s2 = b0, s3 = b0;                                 \
+    int32_t ky;                                                               \
+    for (ky = ky0; ky < ky1; ky++) {                                          \
+        const float *p = rows + (ptrdiff_t)ky * W + ix0;                      \
+        const float w0 = wk[3 * ky], w1 = wk[3 * ky + 1], w2 = wk[3 * ky + 2]; \
+        const float x0 = M4_DWX(0), x1 = M4_DWX(1), x2 = M4_DWX(2);           \
+        const float x3 = M4_DWX(3), x4 = M4_DWX(4), x5 = M4_DWX(5);           \
+        if ((SW) == 1) {                                                      \
+            s0 += w0 * x0 + w1 * x1 + w2 * x2;                                \
+            s1 += w0 * x1 + w1 * x2 + w2 * x3;                                \
+            s2 += w0 * x2 + w1 * x3 + w2 * x4;                                \
+            s3 += w0 * x3 + w1 * x4 + w2 * x5;                                \
+        } else {                                                              \
+            const float x6 = M4_DWX(6), x7 = M4_DWX(7), x8 = M4_DWX(8);       \
+            s0 += w0 * x0 + w1 * x1 + w2 * x2;                                \
+            s1 += w0 * x2 + w1 * x3 + w2 * x4;                                \
+            s2 += w0 * x4 + w1 * x5 + w2 * x6;                                \
+            s3 += w0 * x6 + w1 * x7 + w2 * x8;                                \
+        }                                                                     \
+    }                                                                         \
+    op[0] = s0; op[1] = s1; op[2] = s2; op[3] = s3;                           \
+}
+
+M4_DW3(m4_dw3s1, 1, 0)
+M4_DW3(m4_dw3s1_edge, 1, 1)
+M4_DW3(m4_dw3s2, 2, 0)
+M4_DW3(m4_dw3s2_edge, 2, 1)
+
+static void m4_dw_plane(const ln_rt_conv2d_args *a, const float *plane,
+                        const float *wk, float b0, float *out, int32_t oh,
+                        int32_t ow)
+{
+    const int32_t H = a->h, W = a->w, kh = a->kh, kw = a->kw;
+    const int32_t sh = a->stride_h, sw = a->stride_w, pl = a->pad_left;
+    const int32_t xi0 = (pl + sw - 1) / sw;
+    const int32_t xi1 = W - kw + pl < 0 ? 0 : (W - kw + pl) / sw + 1;
+    const int k3 = kh == 3 && kw == 3 && (sw == 1 || sw == 2);
+    int32_t oy, ox, ky, kx;
+
+    for (oy = 0; oy < oh; oy++) {
+        const int32_t iy0 = oy * sh - a->pad_top;
+        const int32_t ky0 = iy0 < 0 ? -iy0 : 0;
+        const int32_t ky1 = H - iy0 < kh ? H - iy0 : kh;
+        const float *rows = plane + (ptrdiff_t)iy0 * W;
+        float *orow = out + (size_t)oy * ow;
+        ox = 0;
+        if (k3)
+            for (; ox + 4 <= ow; ox += 4) {
+                const int in = ox >= xi0 && ox + 4 <= xi1;
+                if (sw == 1)
+                    (in ? m4_dw3s1 : m4_dw3s1_edge)(rows, W, ox - pl, ky0, ky1,
+                                                    wk, b0, orow + ox);
+                else
+                    (in ? m4_dw3s2 : m4_dw3s2_edge)(rows, W, 2 * ox - pl, ky0,
+                                                    ky1, wk, b0, orow + ox);
+            }
+        for (; ox < ow; ox++) {
+            const int32_t ix0 = ox * sw - pl;
+            const int32_t kx0 = ix0 < 0 ? -ix0 : 0;
+            const int32_t kx1 = W - ix0 < kw ? W - ix0 : kw;
+            float s = b0;
+            for (ky = ky0; ky < ky1; ky++) {
+                const float *p = rows + (ptrdiff_t)ky * W + ix0;
+                const float *q = wk + ky * kw;
+                for (kx = kx0; kx < kx1; kx++)
+                    s += q[kx] * p[kx];
+            }
+            orow[ox] = s;
+        }
+    }
+}
+
+static void m4_dw_dilated(const ln_rt_conv2d_args *a, const float *plane,
+                          const float *wk, float b0, float *out, int32_t oh,
+                          int32_t ow)
+{
+    int32_t oy, ox, ky, kx;
+    for (oy = 0; oy < oh; oy++)
+        for (ox = 0; ox < ow; ox++) {
+            float s = b0;
+            for (ky = 0; ky < a->kh; ky++) {
+                const int32_t iy = oy * a->stride_h - a->pad_top + ky * a->dil_h;
+                if (iy < 0 || iy >= a->h)
+                    continue;
+                for (kx = 0; kx < a->kw; kx++) {
+                    const int32_t ix = ox * a->stride_w - a->pad_left + kx * a->dil_w;
+                    if (ix >= 0 && ix < a->w)
+                        s += wk[ky * a->kw + kx] * plane[(size_t)iy * a->w + ix];
+                }
+            }
+            out[(size_t)oy * ow + ox] = s;
+        }
+}
+
+void ln_rt__conv2d_depthwise_f32_m4(const ln_rt_conv2d_args *a,
+                                    const float *src, const float *weight,
+                                    const float *bias, float *dst)
+{
+    const int32_t oh = ln_rt_conv_out_size(a->h, a->kh, a->stride_h,
+                                           a->pad_top, a->pad_bottom, a->dil_h);
+    const int32_t ow = ln_rt_conv_out_size(a->w, a->kw, a->stride_w,
+                                           a->pad_left, a->pad_right, a->dil_w);
+    const int32_t mult = a->oc / a->c;
+    const int dilated = a->dil_h != 1 || a->dil_w != 1;
+    int32_t b, o;
+
+    for (b = 0; b < a->n; b++)
+        for (o = 0; o < a->oc; o++) {
+            const float *plane = src + ((size_t)b * a->c + o / mult) * a->h * a->w;
+            const float *wk = weight + (size_t)o * a->kh * a->kw;
+            float *out = dst + ((size_t)b * a->oc + o) * oh * ow;
+            const float b0 = bias ? bias[o] : 0.0f;
+            if (dilated)
+                m4_dw_dilated(a, plane, wk, b0, out, oh, ow);
+            else
+                m4_dw_plane(a, plane, wk, b0, out, oh, ow);
+            ln_rt__act_f32(out, (size_t)oh * ow, a->act, a->alpha, a->beta);
+        }
+}
+
+size_t ln_rt_conv2d_depthwise_f32_scratch_size_for(ln_rt_target t,
+                                                   const ln_rt_conv2d_args *a)
+{
+    if (t == LN_RT_TARGET_CORTEX_M4 || !ln_rt__conv_args_ok(a) ||
+        a->group != a->c || a->oc % a->c != 0)
+        return 0;
+    return dw_scratch_size(a);
+}
+
+int ln_rt_conv2d_depthwise_f32_for(ln_rt_target t, const ln_rt_conv2d_args *a,
+                                   const float *src, const float *weight,
+                                   const float *bias, float *dst,
+                                   void *scratch)
+{
+    if (!ln_rt__conv_args_ok(a) || a->group != a->c || a->oc % a->c != 0)
+        return LN_RT_ARG_ERROR;
+#if LN_RT_TARGET_THIS == LN_RT_TARGET_CORTEX_M4
+    (void)t; /* no scratch: right for a plan made for either target */
+#else
+    if (t != LN_RT_TARGET_CORTEX_M4)
+        return ln_rt_conv2d_depthwise_f32(a, src, weight, bias, dst, scratch);
+#endif
+    (void)scratch;
+    ln_rt__conv2d_depthwise_f32_m4(a, src, weight, bias, dst);
+    return LN_RT_OK;
 }

@@ -97,7 +97,8 @@ static void pack_b_conv(const void *ctx, int32_t p0, int32_t kc, int32_t j0,
     }
 }
 
-size_t ln_rt_conv2d_f32_scratch_size(const ln_rt_conv2d_args *a)
+/* The host's scratch: the packed GEMM's blocks (whatever the ISA). */
+static size_t host_scratch_size(const ln_rt_conv2d_args *a)
 {
     int32_t oh, ow, cg;
     if (!ln_rt__conv_args_ok(a))
@@ -341,8 +342,378 @@ int ln_rt_conv2d_f32(const ln_rt_conv2d_args *a, const float *src,
                      const float *weight, const float *bias, float *dst,
                      void *scratch)
 {
+#if LN_RT_TARGET_THIS == LN_RT_TARGET_CORTEX_M4
+    return ln_rt_conv2d_f32_for(LN_RT_TARGET_CORTEX_M4, a, src, weight, bias,
+                                dst, scratch);
+#else
     return ln_rt__conv2d_f32_isa(ln_rt__gemm_isa_default(), a, src, weight,
                                  bias, dst, scratch);
+#endif
+}
+
+/* ---- the Cortex-M4 variant: direct convolution, no scratch ------------
+ * What ln_rt_conv2d_f32_for(LN_RT_TARGET_CORTEX_M4, ...) runs on every
+ * build (portable C; the M4 build runs it for both targets), so a plan for
+ * the M4 reserves no scratch for convolutions. Register tile: 4 output
+ * channels x 4 output pixels (16 accumulators, 4 weights and up to 4 + kw
+ * inputs: the M4's 32 single-precision registers), one product per tap in
+ * a VFMA with -ffp-contract=fast. Pointwise convs (1x1, stride 1, no pads)
+ * run over the flattened image, input channels two at a time. Other convs
+ * go output row by output row: the kernel rows that fall outside the image
+ * are skipped; the columns whose taps all lie inside the row ("interior")
+ * take the 4-pixel tile with no bounds checks, specialized for 3x3 stride
+ * 1 and 2; the border columns (and what is left of the interior) one pixel
+ * at a time with the taps clipped to the row. Output channel tails
+ * compute duplicate rows that are not stored. Groups run per group;
+ * dilation takes a plain clipped loop (slow, no model here uses it). */
+typedef struct {
+    const float *img;               /* the group's first input channel */
+    int32_t c, h, w, kh, kw, sh, sw, pt, pl, oh, ow;
+    size_t hw, ohw;
+    int32_t khw, kk;                /* taps per channel, per output channel */
+} m4_conv;
+
+#define M4_FMA16(a0, a1, a2, a3, x0, x1, x2, x3)                              \
+    c00 += a0 * x0; c01 += a0 * x1; c02 += a0 * x2; c03 += a0 * x3;          \
+    c10 += a1 * x0; c11 += a1 * x1; c12 += a1 * x2; c13 += a1 * x3;          \
+    c20 += a2 * x0; c21 += a2 * x1; c22 += a2 * x2; c23 += a2 * x3;          \
+    c30 += a3 * x0; c31 += a3 * x1; c32 += a3 * x2; c33 += a3 * x3;
+
+#define M4_DECL16                                                             \
+    float c00 = 0, c01 = 0, c02 = 0, c03 = 0, c10 = 0, c11 = 0, c12 = 0,     \
+          c13 = 0, c20 = 0, c21 = 0, c22 = 0, c23 = 0, c30 = 0, c31 = 0,     \
+          c32 = 0, c33 = 0;
+
+/* the 16 sums plus bias into rows o[0..mv) at pixel x */
+#define M4_STORE16(o, bv, mv, x)                                              \
+    do {                                                                      \
+        float *o0_ = o[0] + (x);                                              \
+        o0_[0] = c00 + bv[0]; o0_[1] = c01 + bv[0];                           \
+        o0_[2] = c02 + bv[0]; o0_[3] = c03 + bv[0];                           \
+        if (mv > 1) { float *o1_ = o[1] + (x);                                \
+            o1_[0] = c10 + bv[1]; o1_[1] = c11 + bv[1];                       \
+            o1_[2] = c12 + bv[1]; o1_[3] = c13 + bv[1]; }                     \
+        if (mv > 2) { float *o2_ = o[2] + (x);                                \
+            o2_[0] = c20 + bv[2]; o2_[1] = c21 + bv[2];                       \
+            o2_[2] = c22 + bv[2]; o2_[3] = c23 + bv[2]; }                     \
+        if (mv > 3) { float *o3_ = o[3] + (x);                                \
+            o3_[0] = c30 + bv[3]; o3_[1] = c31 + bv[3];                       \
+            o3_[2] = c32 + bv[3]; o3_[3] = c33 + bv[3]; }                     \
+    } while (0)
+
+/* 1x1 stride 1 without pads: [oc][c] x [c][hw], 4 x 4 tiles */
+static void m4_pointwise(const m4_conv *g, const float *const *w,
+                         float *const *o, const float *bv, int mv)
+{
+    const int32_t C = g->c, n = (int32_t)g->hw;
+    const size_t hw = g->hw;
+    int32_t p, ci;
+
+    for (p = 0; p + 4 <= n; p += 4) {
+        const float *x = g->img + p;
+        const float *q0 = w[0], *q1 = w[1], *q2 = w[2], *q3 = w[3];
+        M4_DECL16
+        for (ci = C; ci >= 2; ci -= 2) {
+            const float *y = x + hw;
+            float x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3];
+            float a0 = q0[0], a1 = q1[0], a2 = q2[0], a3 = q3[0];
+            M4_FMA16(a0, a1, a2, a3, x0, x1, x2, x3)
+            x0 = y[0]; x1 = y[1]; x2 = y[2]; x3 = y[3];
+            a0 = q0[1]; a1 = q1[1]; a2 = q2[1]; a3 = q3[1];
+            M4_FMA16(a0, a1, a2, a3, x0, x1, x2, x3)
+            x = y + hw;
+            q0 += 2; q1 += 2; q2 += 2; q3 += 2;
+        }
+        if (ci) {
+            const float x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3];
+            const float a0 = q0[0], a1 = q1[0], a2 = q2[0], a3 = q3[0];
+            M4_FMA16(a0, a1, a2, a3, x0, x1, x2, x3)
+        }
+        M4_STORE16(o, bv, mv, p);
+    }
+    for (; p < n; p++) {
+        const float *x = g->img + p;
+        float s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+        for (ci = 0; ci < C; ci++, x += g->hw) {
+            s0 += w[0][ci] * x[0]; s1 += w[1][ci] * x[0];
+            s2 += w[2][ci] * x[0]; s3 += w[3][ci] * x[0];
+        }
+        o[0][p] = s0 + bv[0];
+        if (mv > 1) o[1][p] = s1 + bv[1];
+        if (mv > 2) o[2][p] = s2 + bv[2];
+        if (mv > 3) o[3][p] = s3 + bv[3];
+    }
+}
+
+/* one output pixel of 4 channels, taps clipped to the image */
+static void m4_pixel(const m4_conv *g, int32_t iy0, int32_t ky0, int32_t ky1,
+                     int32_t ox, const float *const *w, float *const *o,
+                     const float *bv, int mv)
+{
+    const int32_t ix0 = ox * g->sw - g->pl;
+    const int32_t kx0 = ix0 < 0 ? -ix0 : 0;
+    const int32_t kx1 = g->w - ix0 < g->kw ? g->w - ix0 : g->kw;
+    float s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    int32_t ci, ky, kx;
+
+    for (ci = 0; ci < g->c; ci++) {
+        for (ky = ky0; ky < ky1; ky++) {
+            const float *row = g->img + (size_t)ci * g->hw +
+                               (size_t)(iy0 + ky) * g->w + ix0;
+            const int32_t t = ci * g->khw + ky * g->kw;
+            const float *q0 = w[0] + t, *q1 = w[1] + t;
+            const float *q2 = w[2] + t, *q3 = w[3] + t;
+            for (kx = kx0; kx < kx1; kx++) {
+                const float x = row[kx];
+                s0 += q0[kx] * x; s1 += q1[kx] * x;
+                s2 += q2[kx] * x; s3 += q3[kx] * x;
+            }
+        }
+    }
+    o[0][ox] = s0 + bv[0];
+    if (mv > 1) o[1][ox] = s1 + bv[1];
+    if (mv > 2) o[2][ox] = s2 + bv[2];
+    if (mv > 3) o[3][ox] = s3 + bv[3];
+}
+
+/* 4 interior pixels from ox of 4 channels: every tap inside the row.
+ * KW and SW are constants where the caller specializes. */
+#define M4_TILE(NAME, KW, SW)                                                 \
+static void NAME(const m4_conv *g, int32_t iy0, int32_t ky0, int32_t ky1,     \
+                 int32_t ox, const float *const *w, float *const *o,          \
+                 const float *bv, int mv)                                     \
+{                                                                             \
+    const int32_t kw_ = (KW), sw_ = (SW);                                     \
+    const float *base = g->img + (size_t)iy0 * g->w + ox * sw_ - g->pl;       \
+    int32_t ci, ky, kx;                                                       \
+    M4_DECL16                                                                 \
+    for (ci = 0; ci < g->c; ci++) {                                           \
+        const float *rowc = base + (size_t)ci * g->hw;                        \
+        const int32_t tc = ci * g->khw;                                       \
+        for (ky = ky0; ky < ky1; ky++) {                                      \
+            const float *p = rowc + (size_t)ky * g->w;                        \
+            const int32_t t = tc + ky * kw_;                                  \
+            const float *q0 = w[0] + t, *q1 = w[1] + t;                       \
+            const float *q2 = w[2] + t, *q3 = w[3] + t;                       \
+            for (kx = 0; kx < kw_; kx++, p++) {                               \
+                const float a0 = q0[kx], a1 = q1[kx];                         \
+                const float a2 = q2[kx], a3 = q3[kx];                         \
+                const float x0 = p[0], x1 = p[sw_];                           \
+                const float x2 = p[2 * sw_], x3 = p[3 * sw_];                 \
+                M4_FMA16(a0, a1, a2, a3, x0, x1, x2, x3)                      \
+            }                                                                 \
+        }                                                                     \
+    }                                                                         \
+    M4_STORE16(o, bv, mv, ox);                                                \
+}
+
+M4_TILE(m4_tile_any, g->kw, g->sw)
+
+/* 3x3, stride SW: each kernel row's 3 * SW + 3 inputs are loaded once
+ * and feed its three taps; EDGE tiles (reaching into the pads) read a zero
+ * for an input outside the row. */
+#define M4_X(j) (edge_ ? ((uint32_t)(ix0 + (j)) < (uint32_t)W ? p[(j)] : 0.0f) \
+                       : p[(j)])
+#define M4_TILE3(NAME, SW, EDGE)                                              \
+static void NAME(const m4_conv *g, int32_t iy0, int32_t ky0, int32_t ky1,     \
+                 int32_t ox, const float *const *w, float *const *o,          \
+                 const float *bv, int mv)                                     \
+{                                                                             \
+    const int32_t ix0 = ox * (SW) - g->pl, W = g->w;                          \
+    const int edge_ = (EDGE);                                                 \
+    const float *q0 = w[0], *q1 = w[1], *q2 = w[2], *q3 = w[3];               \
+    int32_t ci, ky;                                                           \
+    M4_DECL16                                                                 \
+    for (ci = 0; ci < g->c; ci++) {                                           \
+        const float *rowc = g->img + (size_t)ci * g->hw +                     \
+                            (ptrdiff_t)iy0 * W;                               \
+        for (ky = ky0; ky < ky1; ky++) {                                      \
+            const float *p = rowc + (ptrdiff_t)ky * W + ix0;                  \
+            const int32_t t = ky * 3;                                         \
+            float x0 = M4_X(0), x1 = M4_X(1), x2 = M4_X(2), x3 = M4_X(3);     \
+            float x4 = M4_X(4), x5 = M4_X(5), a0, a1, a2, a3;                 \
+            if ((SW) == 1) {                                                  \
+                a0 = q0[t]; a1 = q1[t]; a2 = q2[t]; a3 = q3[t];               \
+                M4_FMA16(a0, a1, a2, a3, x0, x1, x2, x3)                      \
+                a0 = q0[t + 1]; a1 = q1[t + 1];                               \
+                a2 = q2[t + 1]; a3 = q3[t + 1];                               \
+                M4_FMA16(a0, a1, a2, a3, x1, x2, x3, x4)                      \
+                a0 = q0[t + 2]; a1 = q1[t + 2];                               \
+                a2 = q2[t + 2]; a3 = q3[t + 2];                               \
+                M4_FMA16(a0, a1, a2, a3, x2, x3, x4, x5)                      \
+            } else {                                                          \
+                float x6 = M4_X(6), x7 = M4_X(7), x8 = M4_X(8);               \
+                a0 = q0[t]; a1 = q1[t]; a2 = q2[t]; a3 = q3[t];               \
+                M4_FMA16(a0, a1, a2, a3, x0, x2, x4, x6)                      \
+                a0 = q0[t + 1]; a1 = q1[t + 1];                               \
+                a2 = q2[t + 1]; a3 = q3[t + 1];                               \
+                M4_FMA16(a0, a1, a2, a3, x1, x3, x5, x7)                      \
+                a0 = q0[t + 2]; a1 = q1[t + 2];                               \
+                a2 = q2[t + 2]; a3 = q3[t + 2];                               \
+                M4_FMA16(a0, a1, a2, a3, x2, x4, x6, x8)                      \
+            }                                                                 \
+        }                                                                     \
+        q0 += 9; q1 += 9; q2 += 9; q3 += 9;                                   \
+    }                                                                         \
+    M4_STORE16(o, bv, mv, ox);                                                \
+}
+
+M4_TILE3(m4_tile_3s1, 1, 0)
+M4_TILE3(m4_tile_3s1_edge, 1, 1)
+M4_TILE3(m4_tile_3s2, 2, 0)
+M4_TILE3(m4_tile_3s2_edge, 2, 1)
+
+typedef void (*m4_tile_fn)(const m4_conv *, int32_t, int32_t, int32_t,
+                           int32_t, const float *const *, float *const *,
+                           const float *, int);
+
+/* rows of 4 output channels, dilation 1 */
+static void m4_rows(const m4_conv *g, const float *const *w, float *const *o,
+                    const float *bv, int mv)
+{
+    const int k3 = g->kw == 3 && g->kh == 3 && (g->sw == 1 || g->sw == 2);
+    const m4_tile_fn tile = k3 && g->sw == 1 ? m4_tile_3s1
+                          : k3 ? m4_tile_3s2 : m4_tile_any;
+    const m4_tile_fn edge = g->sw == 1 ? m4_tile_3s1_edge : m4_tile_3s2_edge;
+    /* interior columns: 0 <= ox * sw - pl and ox * sw - pl + kw <= w */
+    const int32_t xi0 = (g->pl + g->sw - 1) / g->sw;
+    int32_t xi1 = g->w - g->kw + g->pl < 0 ? 0
+                  : (g->w - g->kw + g->pl) / g->sw + 1;
+    int32_t oy, ox;
+
+    if (xi1 > g->ow)
+        xi1 = g->ow;
+    for (oy = 0; oy < g->oh; oy++) {
+        const int32_t iy0 = oy * g->sh - g->pt;
+        const int32_t ky0 = iy0 < 0 ? -iy0 : 0;
+        const int32_t ky1 = g->h - iy0 < g->kh ? g->h - iy0 : g->kh;
+        float *orow[4];
+        int r;
+        for (r = 0; r < 4; r++)
+            orow[r] = o[r] + (size_t)oy * g->ow;
+        ox = 0;
+        if (k3) { /* 3x3: tiles from the left edge on, edges checked */
+            for (; ox + 4 <= g->ow; ox += 4)
+                (ox >= xi0 && ox + 4 <= xi1 ? tile : edge)(
+                    g, iy0, ky0, ky1, ox, w, orow, bv, mv);
+        } else {
+            for (; ox < xi0 && ox < g->ow; ox++)
+                m4_pixel(g, iy0, ky0, ky1, ox, w, orow, bv, mv);
+            for (; ox + 4 <= xi1; ox += 4)
+                tile(g, iy0, ky0, ky1, ox, w, orow, bv, mv);
+        }
+        for (; ox < g->ow; ox++)
+            m4_pixel(g, iy0, ky0, ky1, ox, w, orow, bv, mv);
+    }
+}
+
+/* dilated: one output at a time, taps bounds-checked */
+static void m4_dilated(const ln_rt_conv2d_args *a, const m4_conv *g,
+                       const float *const *w, float *const *o,
+                       const float *bv, int mv)
+{
+    int32_t oy, ox, ci, ky, kx;
+    int r;
+    for (oy = 0; oy < g->oh; oy++)
+        for (ox = 0; ox < g->ow; ox++)
+            for (r = 0; r < mv; r++) {
+                float s = 0;
+                for (ci = 0; ci < g->c; ci++)
+                    for (ky = 0; ky < g->kh; ky++) {
+                        const int32_t iy = oy * g->sh - g->pt + ky * a->dil_h;
+                        if (iy < 0 || iy >= g->h)
+                            continue;
+                        for (kx = 0; kx < g->kw; kx++) {
+                            const int32_t ix = ox * g->sw - g->pl + kx * a->dil_w;
+                            if (ix >= 0 && ix < g->w)
+                                s += w[r][ci * g->khw + ky * g->kw + kx] *
+                                     g->img[(size_t)ci * g->hw +
+                                            (size_t)iy * g->w + ix];
+                        }
+                    }
+                o[r][(size_t)oy * g->ow + ox] = s + bv[r];
+            }
+}
+
+void ln_rt__conv2d_f32_m4(const ln_rt_conv2d_args *a, const float *src,
+                          const float *weight, const float *bias, float *dst)
+{
+    const int32_t cg = a->c / a->group, mg = a->oc / a->group;
+    const int pointwise = conv_is_pointwise(a);
+    const int dilated = a->dil_h != 1 || a->dil_w != 1;
+    m4_conv g;
+    int32_t b, gi, o0;
+
+    g.c = cg; g.h = a->h; g.w = a->w; g.kh = a->kh; g.kw = a->kw;
+    g.sh = a->stride_h; g.sw = a->stride_w; g.pt = a->pad_top;
+    g.pl = a->pad_left;
+    g.oh = ln_rt_conv_out_size(a->h, a->kh, a->stride_h, a->pad_top,
+                               a->pad_bottom, a->dil_h);
+    g.ow = ln_rt_conv_out_size(a->w, a->kw, a->stride_w, a->pad_left,
+                               a->pad_right, a->dil_w);
+    g.hw = (size_t)a->h * a->w;
+    g.ohw = (size_t)g.oh * g.ow;
+    g.khw = a->kh * a->kw;
+    g.kk = cg * g.khw;
+    for (b = 0; b < a->n; b++) {
+        for (gi = 0; gi < a->group; gi++) {
+            g.img = src + ((size_t)b * a->c + (size_t)gi * cg) * g.hw;
+            for (o0 = 0; o0 < mg; o0 += 4) {
+                const int mv = mg - o0 < 4 ? (int)(mg - o0) : 4;
+                const int32_t oc0 = gi * mg + o0;
+                const float *w[4];
+                float *o[4], bv[4];
+                int r;
+                for (r = 0; r < 4; r++) {
+                    const int32_t oc = oc0 + (r < mv ? r : 0);
+                    w[r] = weight + (size_t)oc * g.kk;
+                    o[r] = dst + ((size_t)b * a->oc + oc) * g.ohw;
+                    bv[r] = bias ? bias[oc] : 0.0f;
+                }
+                if (pointwise)
+                    m4_pointwise(&g, w, o, bv, mv);
+                else if (dilated)
+                    m4_dilated(a, &g, w, o, bv, mv);
+                else
+                    m4_rows(&g, w, o, bv, mv);
+                if (a->act != LN_RT_ACT_NONE)
+                    for (r = 0; r < mv; r++)
+                        ln_rt__act_f32(o[r], g.ohw, a->act, a->alpha, a->beta);
+            }
+        }
+    }
+}
+
+/* The M4 variant needs none; so a Cortex-M4 build may run it for a plan
+ * made for either target. */
+size_t ln_rt_conv2d_f32_scratch_size_for(ln_rt_target t,
+                                         const ln_rt_conv2d_args *a)
+{
+    if (t == LN_RT_TARGET_CORTEX_M4)
+        return 0;
+    return host_scratch_size(a);
+}
+
+size_t ln_rt_conv2d_f32_scratch_size(const ln_rt_conv2d_args *a)
+{
+    return ln_rt_conv2d_f32_scratch_size_for(LN_RT_TARGET_THIS, a);
+}
+
+int ln_rt_conv2d_f32_for(ln_rt_target t, const ln_rt_conv2d_args *a,
+                         const float *src, const float *weight,
+                         const float *bias, float *dst, void *scratch)
+{
+    if (!ln_rt__conv_args_ok(a))
+        return LN_RT_ARG_ERROR;
+#if LN_RT_TARGET_THIS == LN_RT_TARGET_CORTEX_M4
+    (void)t; /* the M4 variant needs no scratch: right for every plan */
+#else
+    if (t != LN_RT_TARGET_CORTEX_M4)
+        return ln_rt_conv2d_f32(a, src, weight, bias, dst, scratch);
+#endif
+    (void)scratch;
+    ln_rt__conv2d_f32_m4(a, src, weight, bias, dst);
+    return LN_RT_OK;
 }
 
 /* ---- transposed convolution ------------------------------------------ */

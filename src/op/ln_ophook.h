@@ -72,6 +72,13 @@ ln_rt_act ln_ophook_act(const ln_op_arg *op_arg, float *alpha, float *beta);
 /* conv2d, conv_transpose2d */
 int ln_ophook_conv2d_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
 void ln_ophook_conv2d_args(const ln_op_arg *op_arg, ln_rt_conv2d_args *args);
+/* The runtime target of the ops being pre_run (ln_ophook_target.c):
+ * ln_context sets it from the arch being compiled for, or read back from a
+ * compiled IR; NULL or an arch without a runtime variant is the host. The
+ * priv hook puts it beside the kernel args of ops whose scratch differs
+ * per target (conv2d_cpu, conv2d_dw_cpu). */
+void ln_ophook_set_target(const char *arch);
+void ln_ophook_rt_target(const ln_op_arg *op_arg, ln_rt_target *t);
 /* conv2d_s8: conv2d's geometry, the zero points as offsets, the clamp */
 void ln_ophook_s8_conv_args(const ln_op_arg *op_arg, ln_rt_s8_conv_args *a);
 int ln_ophook_conv_transpose2d_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);

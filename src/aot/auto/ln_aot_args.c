@@ -31,6 +31,21 @@ static void print_ln_rt_act(ln_aot_buf *b, const void *p)
     ln_aot_buf_printf(b, "(ln_rt_act)%d", (int)*v);
 }
 
+static void print_ln_rt_target(ln_aot_buf *b, const void *p)
+{
+    const ln_rt_target *v = p;
+
+    switch (*v) {
+    case LN_RT_TARGET_HOST:
+        ln_aot_buf_puts(b, "LN_RT_TARGET_HOST");
+        return;
+    case LN_RT_TARGET_CORTEX_M4:
+        ln_aot_buf_puts(b, "LN_RT_TARGET_CORTEX_M4");
+        return;
+    }
+    ln_aot_buf_printf(b, "(ln_rt_target)%d", (int)*v);
+}
+
 static void print_ln_rt_bcast_args(ln_aot_buf *b, const void *p)
 {
     const ln_rt_bcast_args *v = p;
@@ -748,6 +763,7 @@ static const struct rt_type {
     void (*print)(ln_aot_buf *b, const void *p);
 } rt_types[] = {
     {"ln_rt_act", sizeof(ln_rt_act), 0, print_ln_rt_act},
+    {"ln_rt_target", sizeof(ln_rt_target), 0, print_ln_rt_target},
     {"ln_rt_bcast_args", sizeof(ln_rt_bcast_args), 1, print_ln_rt_bcast_args},
     {"ln_rt_conv2d_args", sizeof(ln_rt_conv2d_args), 1, print_ln_rt_conv2d_args},
     {"ln_rt_conv_transpose2d_args", sizeof(ln_rt_conv_transpose2d_args), 1, print_ln_rt_conv_transpose2d_args},
@@ -785,8 +801,10 @@ static const char *const status_kernels[] = {
     "ln_rt_avgpool2d_s8",
     "ln_rt_cast",
     "ln_rt_conv2d_depthwise_f32",
+    "ln_rt_conv2d_depthwise_f32_for",
     "ln_rt_conv2d_depthwise_s8",
     "ln_rt_conv2d_f32",
+    "ln_rt_conv2d_f32_for",
     "ln_rt_conv2d_nchw_s8",
     "ln_rt_conv2d_s8",
     "ln_rt_conv_transpose2d_f32",

@@ -112,11 +112,13 @@ ln_op ln_opimpl_conv2d = {
 /* What conv2d_cpu's run() needs, computed once by pre_run. */
 struct conv2d_cpu_priv {
     ln_rt_conv2d_args args;
+    ln_rt_target target;
 };
 
 /* The private struct field by field, for ln-aot (ln_opregistry_aot). */
 const ln_opregistry_aot_field ln_opimpl_conv2d_cpu_aot_priv[] = {
     {"args", "ln_rt_conv2d_args", offsetof(struct conv2d_cpu_priv, args)},
+    {"target", "ln_rt_target", offsetof(struct conv2d_cpu_priv, target)},
     {NULL, NULL, 0}
 };
 
@@ -129,13 +131,14 @@ static int conv2d_cpu_pre_run(ln_op_arg *op_arg)
 
     priv = ln_alloc(sizeof *priv);
     ln_ophook_conv2d_args(op_arg, &priv->args);
+    ln_ophook_rt_target(op_arg, &priv->target);
     op_arg->priv = priv;
     /* kernel scratch: an output no op reads, planned in the arena */
-    LN_OPCK(ln_op_add_scratch(op_arg, ln_rt_conv2d_f32_scratch_size((&priv->args)), v.has_scratch));
+    LN_OPCK(ln_op_add_scratch(op_arg, ln_rt_conv2d_f32_scratch_size_for(*(&priv->target), (&priv->args)), v.has_scratch));
     return 0;
 }
 
-/* ln-aot emits: ln_rt_conv2d_f32(&${args}, ${src}, ${weight}, ${bias}, ${dst}, ${scratch}); */
+/* ln-aot emits: ln_rt_conv2d_f32_for(${target}, &${args}, ${src}, ${weight}, ${bias}, ${dst}, ${scratch}); */
 static int conv2d_cpu_run(ln_op_arg *op_arg)
 {
     const struct conv2d_cpu_priv *priv = op_arg->priv;
@@ -147,8 +150,9 @@ static int conv2d_cpu_run(ln_op_arg *op_arg)
     ln_tensor_entry *scratch_te = ln_op_tensor_out(op_arg, "scratch");
     ln_tensor *scratch = scratch_te ? scratch_te->tensor : NULL;
     const ln_rt_conv2d_args *args = &priv->args;
+    const ln_rt_target *target = &priv->target;
 
-    ln_rt_conv2d_f32(args, src->data, weight->data, bias ? bias->data : NULL, dst->data, scratch ? scratch->data : NULL);
+    ln_rt_conv2d_f32_for(*target, args, src->data, weight->data, bias ? bias->data : NULL, dst->data, scratch ? scratch->data : NULL);
     return 0;
 }
 
@@ -162,11 +166,13 @@ ln_op ln_opimpl_conv2d_cpu = {
 /* What conv2d_dw_cpu's run() needs, computed once by pre_run. */
 struct conv2d_dw_cpu_priv {
     ln_rt_conv2d_args args;
+    ln_rt_target target;
 };
 
 /* The private struct field by field, for ln-aot (ln_opregistry_aot). */
 const ln_opregistry_aot_field ln_opimpl_conv2d_dw_cpu_aot_priv[] = {
     {"args", "ln_rt_conv2d_args", offsetof(struct conv2d_dw_cpu_priv, args)},
+    {"target", "ln_rt_target", offsetof(struct conv2d_dw_cpu_priv, target)},
     {NULL, NULL, 0}
 };
 
@@ -190,13 +196,14 @@ static int conv2d_dw_cpu_pre_run(ln_op_arg *op_arg)
 
     priv = ln_alloc(sizeof *priv);
     ln_ophook_conv2d_args(op_arg, &priv->args);
+    ln_ophook_rt_target(op_arg, &priv->target);
     op_arg->priv = priv;
     /* kernel scratch: an output no op reads, planned in the arena */
-    LN_OPCK(ln_op_add_scratch(op_arg, ln_rt_conv2d_depthwise_f32_scratch_size((&priv->args)), v.has_scratch));
+    LN_OPCK(ln_op_add_scratch(op_arg, ln_rt_conv2d_depthwise_f32_scratch_size_for(*(&priv->target), (&priv->args)), v.has_scratch));
     return 0;
 }
 
-/* ln-aot emits: ln_rt_conv2d_depthwise_f32(&${args}, ${src}, ${weight}, ${bias}, ${dst}, ${scratch}); */
+/* ln-aot emits: ln_rt_conv2d_depthwise_f32_for(${target}, &${args}, ${src}, ${weight}, ${bias}, ${dst}, ${scratch}); */
 static int conv2d_dw_cpu_run(ln_op_arg *op_arg)
 {
     const struct conv2d_dw_cpu_priv *priv = op_arg->priv;
@@ -208,8 +215,9 @@ static int conv2d_dw_cpu_run(ln_op_arg *op_arg)
     ln_tensor_entry *scratch_te = ln_op_tensor_out(op_arg, "scratch");
     ln_tensor *scratch = scratch_te ? scratch_te->tensor : NULL;
     const ln_rt_conv2d_args *args = &priv->args;
+    const ln_rt_target *target = &priv->target;
 
-    ln_rt_conv2d_depthwise_f32(args, src->data, weight->data, bias ? bias->data : NULL, dst->data, scratch ? scratch->data : NULL);
+    ln_rt_conv2d_depthwise_f32_for(*target, args, src->data, weight->data, bias ? bias->data : NULL, dst->data, scratch ? scratch->data : NULL);
     return 0;
 }
 

@@ -1,0 +1,22 @@
+/*
+ * ln_ophook_target.c -- which runtime the ops being pre_run are planned
+ * for. ln_context sets it around every pre_run (the target while a compile
+ * recipe runs, the IR's "arch" when a compiled IR is read back), so a
+ * priv hook can hand the target to kernels whose variant -- and scratch --
+ * differ per target (conv2d on the Cortex-M4 needs none).
+ */
+#include "ln_ophook.h"
+
+static ln_rt_target cur_target = LN_RT_TARGET_HOST;
+
+void ln_ophook_set_target(const char *arch)
+{
+    cur_target = arch && ln_streq(arch, "cortex-m4") ? LN_RT_TARGET_CORTEX_M4
+                                                     : LN_RT_TARGET_HOST;
+}
+
+void ln_ophook_rt_target(const ln_op_arg *op_arg, ln_rt_target *t)
+{
+    (void)op_arg;
+    *t = cur_target;
+}
