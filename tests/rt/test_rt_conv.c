@@ -45,6 +45,13 @@ static const conv_case cases[] = {
     /* tiny-model first layers: few input channels, stride 2 */
     { 1, 3, 19, 21, 8, 3, 3, 2, 2, 0, 0, 1, 1, 1, 1, 1, LN_RT_ACT_RELU, 1 },
     { 1, 1, 49, 10, 64, 10, 4, 2, 2, 4, 1, 5, 1, 1, 1, 1, LN_RT_ACT_RELU, 1 },
+    /* Cortex-M4 variant paths: 3x3 s1 / s2 edge and interior tiles, odd
+     * widths, oc tails of 1-3, depthwise at DS-CNN's 25x5 */
+    { 1, 5, 8, 8, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, LN_RT_ACT_RELU, 1 },
+    { 1, 6, 9, 13, 6, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, LN_RT_ACT_NONE, 1 },
+    { 1, 3, 7, 5, 10, 3, 3, 2, 2, 0, 0, 1, 1, 1, 1, 1, LN_RT_ACT_NONE, 0 },
+    { 1, 8, 25, 5, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 8, LN_RT_ACT_RELU, 1 },
+    { 1, 6, 11, 18, 6, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 6, LN_RT_ACT_NONE, 1 },
 };
 
 static void conv_ref(const conv_case *k, const float *x, const float *wt,
@@ -144,6 +151,25 @@ START_TEST(test_conv2d_cases)
                                                     k->bias ? b : NULL, y,
                                                     scr), LN_RT_ARG_ERROR);
         ck_assert_uint_eq(ln_rt_conv2d_depthwise_f32_scratch_size(&a), 0);
+    }
+
+    /* the Cortex-M4 variants (the same C the M4 build runs) with exactly
+     * the scratch the M4's size functions ask for: none */
+    ck_assert_uint_eq(ln_rt_conv2d_f32_scratch_size_for(LN_RT_TARGET_CORTEX_M4, &a), 0);
+    rt_fill(y, ny, 50, 60, 11);
+    ck_assert_int_eq(ln_rt_conv2d_f32_for(LN_RT_TARGET_CORTEX_M4, &a, x, wt,
+                                          k->bias ? b : NULL, y, NULL), LN_RT_OK);
+    RT_CHECK(y, ref, ny, 2e-5, "conv2d (Cortex-M4 variant)");
+    ck_assert_uint_eq(ln_rt_conv2d_f32_scratch_size_for(LN_RT_TARGET_HOST, &a),
+                      ln_rt_conv2d_f32_scratch_size(&a));
+    if (k->g == k->c && k->oc % k->c == 0) {
+        ck_assert_uint_eq(ln_rt_conv2d_depthwise_f32_scratch_size_for(
+                              LN_RT_TARGET_CORTEX_M4, &a), 0);
+        rt_fill(y, ny, 50, 60, 12);
+        ck_assert_int_eq(ln_rt_conv2d_depthwise_f32_for(LN_RT_TARGET_CORTEX_M4, &a, x,
+                                                        wt, k->bias ? b : NULL, y,
+                                                        NULL), LN_RT_OK);
+        RT_CHECK(y, ref, ny, 2e-5, "conv2d_depthwise (Cortex-M4 variant)");
     }
 
     {
