@@ -461,63 +461,90 @@ static void dw_fill_row(const ln_rt_s8_conv_args *a, const int8_t *x, int32_t iy
         r[i] = zp;
 }
 
-/* Depthwise 3x3 on three padded rows on the stack (a ring: input row iy
- * lives in slot iy mod 3, so stride 1 copies one new row per output row). */
+/* One output row of a 3x3 depthwise channel from its three padded input
+ * rows.  A word of four inputs r0..r3 gives e = (r0, r2) and o = (r1, r3)
+ * (offset added): out(x) = e.(w0, w2) + o.bottom * w1 and, at stride 1,
+ * out(x + 1) = o.(w0, w2) + e.top * w1 (SMLAD, SMLABB, SMLATB).  Not
+ * inlined: its loop wants the registers (six weight words, two sums, three
+ * row pointers). */
+static __attribute__((noinline)) void dw_row(const int8_t *r0, const int8_t *r1,
+                                             const int8_t *r2, int32_t ow, int32_t s,
+                                             int32_t off2, int32_t b0, const int32_t *wk,
+                                             const rq_t *q, int8_t *restrict yr)
+{
+    const int32_t a0 = wk[0], a1 = wk[1], a2 = wk[2], c0 = wk[3], c1 = wk[4], c2 = wk[5];
+    int32_t ox = 0;
+
+    if (s == 1)
+        for (; ox + 2 <= ow; ox += 2) {
+            int32_t acc0 = b0, acc1 = b0, v, e, o;
+            v = ld32(r0 + ox);
+            e = SPREAD_EVEN_OFF(off2, v);
+            o = SPREAD_ODD_OFF(off2, v);
+            acc0 = __smlabb(o, c0, __smlad(e, a0, acc0));
+            acc1 = __smlatb(e, c0, __smlad(o, a0, acc1));
+            v = ld32(r1 + ox);
+            e = SPREAD_EVEN_OFF(off2, v);
+            o = SPREAD_ODD_OFF(off2, v);
+            acc0 = __smlabb(o, c1, __smlad(e, a1, acc0));
+            acc1 = __smlatb(e, c1, __smlad(o, a1, acc1));
+            v = ld32(r2 + ox);
+            e = SPREAD_EVEN_OFF(off2, v);
+            o = SPREAD_ODD_OFF(off2, v);
+            acc0 = __smlabb(o, c2, __smlad(e, a2, acc0));
+            acc1 = __smlatb(e, c2, __smlad(o, a2, acc1));
+            yr[ox] = rq_apply(q, acc0);
+            yr[ox + 1] = rq_apply(q, acc1);
+        }
+    for (; ox < ow; ox++) {
+        int32_t acc = b0, v;
+        v = ld32(r0 + ox * s);
+        acc = __smlabb(SPREAD_ODD_OFF(off2, v), c0, __smlad(SPREAD_EVEN_OFF(off2, v), a0, acc));
+        v = ld32(r1 + ox * s);
+        acc = __smlabb(SPREAD_ODD_OFF(off2, v), c1, __smlad(SPREAD_EVEN_OFF(off2, v), a1, acc));
+        v = ld32(r2 + ox * s);
+        acc = __smlabb(SPREAD_ODD_OFF(off2, v), c2, __smlad(SPREAD_EVEN_OFF(off2, v), a2, acc));
+        yr[ox] = rq_apply(q, acc);
+    }
+}
+
+/* Depthwise 3x3 on three zero-point padded rows on the stack, kept as a
+ * window sliding down the channel: stride 1 copies one new row per output
+ * row, stride 2 two. */
 static void dw3x3(const ln_rt_s8_conv_args *a, const int8_t *src, const int8_t *weight,
                   const int32_t *bias, const int32_t *mult, const int32_t *shift, int8_t *dst)
 {
     int8_t rows[3][DSP_STACK / 3];
     size_t plane = (size_t)a->h * a->w, ohw = (size_t)a->oh * a->ow;
-    int32_t s = a->stride_w, off2 = dup16(a->input_offset), rw = dw_row_width(a);
+    int32_t off2 = dup16(a->input_offset), rw = dw_row_width(a);
 
     for (int32_t b = 0; b < a->n; b++)
         for (int32_t ch = 0; ch < a->c; ch++) {
             const int8_t *x = src + ((size_t)b * a->c + ch) * plane, *w = weight + (size_t)ch * 9;
             int8_t *y = dst + ((size_t)b * a->oc + ch) * ohw;
-            int32_t w02[3], w1z[3], wz1[3], b0 = bias ? bias[ch] : 0;
-            int32_t held[3] = {INT32_MIN, INT32_MIN, INT32_MIN};
+            int8_t *r[3] = {rows[0], rows[1], rows[2]};    /* input rows top .. top + 2 */
+            int32_t wk[6], top = INT32_MIN;
             rq_t q;
             rq_init(&q, a, mult[ch], shift[ch]);
             for (int ky = 0; ky < 3; ky++) {
-                w02[ky] = pack16(w[3 * ky], w[3 * ky + 2]);
-                w1z[ky] = pack16(w[3 * ky + 1], 0);
-                wz1[ky] = pack16(0, w[3 * ky + 1]);
+                wk[ky] = pack16(w[3 * ky], w[3 * ky + 2]);
+                wk[3 + ky] = w[3 * ky + 1];
             }
             for (int32_t oy = 0; oy < a->oh; oy++) {
-                int32_t iy0 = oy * a->stride_h - a->pad_top, ox = 0;
-                int8_t *restrict yr = y + (size_t)oy * a->ow;
-                const int8_t *r[3];
-                for (int ky = 0; ky < 3; ky++) {
-                    int32_t iy = iy0 + ky, slot = (int32_t)(((iy % 3) + 3) % 3);
-                    if (held[slot] != iy) {
-                        dw_fill_row(a, x, iy, rows[slot], rw);
-                        held[slot] = iy;
-                    }
-                    r[ky] = rows[slot];
+                int32_t iy0 = oy * a->stride_h - a->pad_top, keep = 0;
+                if (top != INT32_MIN && iy0 - top < 3)
+                    keep = 3 - (iy0 - top);     /* rows still in the window */
+                for (int k = 0; k < 3 - keep; k++) {    /* slide: the kept rows to the top */
+                    int8_t *t = r[0];
+                    r[0] = r[1];
+                    r[1] = r[2];
+                    r[2] = t;
                 }
-                if (s == 1)
-                    for (; ox + 2 <= a->ow; ox += 2) {
-                        int32_t acc0 = b0, acc1 = b0;
-                        for (int i = 0; i < 3; i++) {
-                            int32_t v = ld32(r[i] + ox);
-                            int32_t e = SPREAD_EVEN_OFF(off2, v), o = SPREAD_ODD_OFF(off2, v);
-                            acc0 = __smlad(e, w02[i], acc0);
-                            acc0 = __smlad(o, w1z[i], acc0);
-                            acc1 = __smlad(o, w02[i], acc1);
-                            acc1 = __smlad(e, wz1[i], acc1);
-                        }
-                        yr[ox] = rq_apply(&q, acc0);
-                        yr[ox + 1] = rq_apply(&q, acc1);
-                    }
-                for (; ox < a->ow; ox++) {
-                    int32_t acc = b0;
-                    for (int i = 0; i < 3; i++) {
-                        int32_t v = ld32(r[i] + ox * s);
-                        acc = __smlad(SPREAD_EVEN_OFF(off2, v), w02[i], acc);
-                        acc = __smlad(SPREAD_ODD_OFF(off2, v), w1z[i], acc);
-                    }
-                    yr[ox] = rq_apply(&q, acc);
-                }
+                for (int k = keep; k < 3; k++)
+                    dw_fill_row(a, x, iy0 + k, r[k], rw);
+                top = iy0;
+                dw_row(r[0], r[1], r[2], a->ow, a->stride_w, off2, bias ? bias[ch] : 0, wk, &q,
+                       y + (size_t)oy * a->ow);
             }
         }
 }
