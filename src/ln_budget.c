@@ -35,6 +35,7 @@ typedef struct ln_budget_node {
     const char *name;         /* function, or section for data */
     int lib, kind;
     unsigned bytes, align, frame;
+    unsigned indirect;        /* calls through a pointer (blx rN) */
     unsigned first, nedges;   /* into the edges */
 } ln_budget_node;
 
@@ -236,27 +237,39 @@ static void mark(const budget_table *t, size_t i, unsigned char *seen)
         mark(t, t->edges[t->nodes[i].first + e].to, seen);
 }
 
+/* The stack walk: memo and state per node, the next node on the deepest
+ * chain, and the functions whose address is taken (what a call through a
+ * pointer may reach). */
+typedef struct walk {
+    const budget_table *t;
+    unsigned *memo;
+    unsigned char *state;
+    size_t *next, *taken, ntaken;
+} walk;
+
 /* Deepest stack from node i: its frame plus the deepest node it references
- * (a call, or a function whose address it or its data takes). */
-static unsigned depth(const budget_table *t, size_t i, unsigned *memo, unsigned char *state,
-                      size_t *next)
+ * (a call, or a function whose address it or its data takes); a node that
+ * calls through a pointer may also reach any function whose address is
+ * taken. */
+static unsigned depth(walk *w, size_t i)
 {
+    const ln_budget_node *n = &w->t->nodes[i];
     unsigned best = 0;
 
-    if (state[i] == 2)
-        return memo[i];
-    if (state[i] == 1)   /* recursion: counted once */
+    if (w->state[i] == 2)
+        return w->memo[i];
+    if (w->state[i] == 1)   /* recursion: counted once */
         return 0;
-    state[i] = 1;
-    next[i] = (size_t)-1;
-    for (unsigned e = 0; e < t->nodes[i].nedges; e++) {
-        size_t to = t->edges[t->nodes[i].first + e].to;
-        unsigned d = depth(t, to, memo, state, next);
-        if (next[i] == (size_t)-1 || d > best)
-            best = d, next[i] = to;
+    w->state[i] = 1;
+    w->next[i] = (size_t)-1;
+    for (size_t e = 0; e < n->nedges + (n->indirect ? w->ntaken : 0); e++) {
+        size_t to = e < n->nedges ? w->t->edges[n->first + e].to : w->taken[e - n->nedges];
+        unsigned d = depth(w, to);
+        if (w->next[i] == (size_t)-1 || d > best)
+            best = d, w->next[i] = to;
     }
-    state[i] = 2;
-    return memo[i] = t->nodes[i].frame + best;
+    w->state[i] = 2;
+    return w->memo[i] = n->frame + best;
 }
 
 static size_t align_up(size_t n, size_t a)
@@ -295,30 +308,47 @@ static void fmt_bytes(size_t v, char *buf)   /* 142344 -> "142,344" */
 static int add_runtime(ln_budget *b, const budget_table *t, const model_calls *mc,
                        const char *name)
 {
-    unsigned char *seen = ln_alloc(t->nnodes), *state = ln_alloc(t->nnodes);
-    unsigned *memo = ln_alloc(sizeof *memo * t->nnodes);
-    size_t *next = ln_alloc(sizeof *next * t->nnodes);
+    unsigned char *seen = ln_alloc(t->nnodes);
+    walk w;
     size_t code[LN_BUDGET_NLIBS], data = 0, bss = 0, nfn = 0, deepest = 0, root = (size_t)-1;
     unsigned frame = FRAME_BASE + FRAME_PER_STACK_ARG * (unsigned)(mc->max_args > 4 ?
                                                                     mc->max_args - 4 : 0);
     int ret = 0, len;
     ln_budget_item *it;
 
+    w.t = t;
+    w.memo = ln_alloc(sizeof *w.memo * t->nnodes);
+    w.state = ln_alloc(t->nnodes);
+    w.next = ln_alloc(sizeof *w.next * t->nnodes);
+    w.taken = ln_alloc(sizeof *w.taken * t->nnodes);
+    w.ntaken = 0;
     memset(seen, 0, t->nnodes);
-    memset(state, 0, t->nnodes);
+    memset(w.state, 0, t->nnodes);
     memset(code, 0, sizeof code);
     for (int k = 0; k < mc->nkernels; k++) {
         const ln_budget_node *n = find_node(t, mc->kernels[k]);
-        size_t i;
         if (!n) {
             ret = ln_error(LN_ENOTFOUND, "budget: kernel '%s' is not in the %s size table (%s): "
                            "run make -C runtime m4-sizes", mc->kernels[k], t->target, t->file);
             goto out;
         }
-        i = (size_t)(n - t->nodes);
-        mark(t, i, seen);
-        if (root == (size_t)-1 || depth(t, i, memo, state, next) > deepest)
-            deepest = depth(t, i, memo, state, next), root = i;
+        mark(t, (size_t)(n - t->nodes), seen);
+    }
+    for (size_t i = 0; i < t->nnodes; i++)   /* addresses taken in what is linked */
+        for (unsigned e = 0; seen[i] && e < t->nodes[i].nedges; e++) {
+            const ln_budget_edge *ed = &t->edges[t->nodes[i].first + e];
+            size_t k;
+            if (ed->call || t->nodes[ed->to].kind != LN_BUDGET_TEXT)
+                continue;
+            for (k = 0; k < w.ntaken && w.taken[k] != ed->to; k++)
+                ;
+            if (k == w.ntaken)
+                w.taken[w.ntaken++] = ed->to;
+        }
+    for (int k = 0; k < mc->nkernels; k++) {
+        size_t i = (size_t)(find_node(t, mc->kernels[k]) - t->nodes);
+        if (root == (size_t)-1 || depth(&w, i) > deepest)
+            deepest = depth(&w, i), root = i;
     }
     for (size_t i = 0; i < t->nnodes; i++) {
         const ln_budget_node *n = &t->nodes[i];
@@ -341,7 +371,7 @@ static int add_runtime(ln_budget *b, const budget_table *t, const model_calls *m
     it = add_item(b, "stack", frame + deepest, 1);
     len = snprintf(b->stack_path, sizeof b->stack_path, "%s_run (~%u)", name, frame);
     for (size_t i = root; i != (size_t)-1 && len > 0 && (size_t)len < sizeof b->stack_path;
-         i = next[i]) {
+         i = w.next[i]) {
         if (t->nodes[i].kind == LN_BUDGET_TEXT)
             len += snprintf(b->stack_path + len, sizeof b->stack_path - (size_t)len,
                             " -> %s (%u)", t->nodes[i].name, t->nodes[i].frame);
@@ -357,9 +387,10 @@ static int add_runtime(ln_budget *b, const budget_table *t, const model_calls *m
              code[LN_BUDGET_LIBM], code[LN_BUDGET_LIBC], code[LN_BUDGET_LIBGCC]);
 out:
     ln_free(seen);
-    ln_free(state);
-    ln_free(memo);
-    ln_free(next);
+    ln_free(w.state);
+    ln_free(w.memo);
+    ln_free(w.next);
+    ln_free(w.taken);
     return ret;
 }
 

@@ -17,7 +17,8 @@ walks the graph from the kernels a model calls: that is what
 
 Each code node also carries its stack frame, read from its prologue in
 the disassembly (push, vpush, sub sp: what gcc's -fstack-usage reports
-for these functions).
+for these functions), and whether it calls through a register (blx rN:
+ln-aot charges such a call the deepest function whose address is taken).
 
 What it does not do: know the model's own code (ln-aot estimates it per
 call) or alignment fill between sections beyond each section's own
@@ -122,9 +123,11 @@ class Obj:
 
 
 def frames_of(lib):
-    """{(member, section): frame bytes} from the prologues in objdump -d:
-    the largest frame of the functions in a section."""
+    """({(member, section): frame bytes}, {(member, section) that calls
+    through a register}) from objdump -d: the largest prologue frame of
+    the functions in a section, and whether one of them has a blx rN."""
     out, member, sec, func, lines = {}, None, None, None, 0
+    indirect = set()
     for line in run([CROSS + "objdump", "-d", "--no-show-raw-insn", lib]).splitlines():
         m = re.match(r"^(\S+\.o):\s+file format", line)
         if m:
@@ -143,6 +146,8 @@ def frames_of(lib):
             continue
         if func is None:
             continue
+        if re.search(r"\tblx\s+r\d+|\tblx\s+(ip|lr|sl|fp|sb)", line):
+            indirect.add((member, sec))
         lines += 1
         if lines > 12:
             continue
@@ -151,7 +156,7 @@ def frames_of(lib):
         args = ins[2] if len(ins) > 2 else ""
         add = 0
         if op.startswith("push") or (op.startswith("stmdb") and "sp!" in args):
-            add = 4 * len(re.findall(r"r\d+|lr|ip|fp", args.split("{")[-1]))
+            add = 4 * len(re.findall(r"r\d+|lr|ip|fp|sl|sb", args.split("{")[-1]))
         elif op.startswith("vpush"):
             for r in args.split("{")[-1].split("}")[0].split(","):
                 r = r.strip()
@@ -164,7 +169,7 @@ def frames_of(lib):
             cur[0] += add
             key = (member, sec)
             out[key] = max(out[key], cur[0])
-    return out
+    return out, indirect
 
 
 # --------------------------------------------------------------------------
@@ -212,10 +217,12 @@ def main():
             if bind in (1, 2) and 0 < shn < 0xff00 and name not in gdef:
                 if o.alloc(shn):
                     gdef[name] = (oi, shn)
-    frames = {}
+    frames, indirect = {}, set()
     for kind, path, short in libs:
-        for (member, sec), fr in frames_of(path).items():
+        fr_, ind_ = frames_of(path)
+        for (member, sec), fr in fr_.items():
             frames[(short, member, sec)] = fr
+        indirect.update((short, member, sec) for member, sec in ind_)
 
     def node_name(o, si):
         sec = o.secs[si][0]
@@ -236,7 +243,8 @@ def main():
         for symi, rtype in o.rels.get(si, []):
             name, val, sz, bind, typ, shn = o.syms[symi]
             if shn == 0:
-                if name in gdef:
+                # a weak undefined reference pulls no archive member
+                if name in gdef and bind != 2:
                     out.add((gdef[name], rtype in CALL_RELOCS))
                 # an unresolved weak reference stays 0: nothing linked
             elif shn < 0xff00 and o.alloc(shn) and shn != si:
@@ -272,7 +280,9 @@ def main():
             "data" if fl & SHF_WRITE else "rodata"
         fr = frames.get((o.lib, o.member, name), 0) if kind == "text" else 0
         es = sorted({(index[m], call) for m, call in edges_of(*n) if m in index})
-        rows.append((node_name(o, n[1]), o.kind, kind, size, max(al, 1), fr, len(edges), len(es)))
+        ind = 1 if (o.lib, o.member, name) in indirect else 0
+        rows.append((node_name(o, n[1]), o.kind, kind, size, max(al, 1), fr, ind, len(edges),
+                     len(es)))
         edges.extend(es)
 
     # the kernel argument structs' sizes on the target
@@ -293,10 +303,11 @@ def main():
         sym = args.target.replace("-", "_")
         w("#define LN_BUDGET_%s_TOOLCHAIN \"arm-none-eabi-gcc %s\"\n\n" % (sym.upper(), version))
         w("static const ln_budget_node ln_budget_%s_nodes[] = {\n" % sym)
-        w("    /* name, library, kind, bytes, align, frame, first edge, edges */\n")
+        w("    /* name, library, kind, bytes, align, frame, calls through a pointer,\n"
+          "     * first edge, edges */\n")
         for r in rows:
-            w('    {"%s", %s, LN_BUDGET_%s, %d, %d, %d, %d, %d},\n'
-              % (r[0], r[1], r[2].upper(), r[3], r[4], r[5], r[6], r[7]))
+            w('    {"%s", %s, LN_BUDGET_%s, %d, %d, %d, %d, %d, %d},\n'
+              % (r[0], r[1], r[2].upper(), r[3], r[4], r[5], r[6], r[7], r[8]))
         w("};\n\n")
         w("static const ln_budget_edge ln_budget_%s_edges[] = {\n" % sym)
         for i in range(0, len(edges), 6):
