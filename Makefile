@@ -112,6 +112,7 @@ test-unit: $(BUILD)/tests/test_lightnet $(TOOL_BINS)
 	LN_BIN=$(BUILD)/bin sh tests/cli/sizes.sh
 	LN_BIN=$(BUILD)/bin sh tests/cli/outpaths.sh
 	LN_BIN=$(BUILD)/bin sh tests/cli/pictures.sh
+	LN_BIN=$(BUILD)/bin sh tests/cli/budget.sh
 	LN_BIN=$(BUILD)/bin sh tests/fuzz/cli.sh
 	BUILD=$(BUILD) MAKE="$(MAKE)" SAN="$(SAN)" sh tests/cli/install.sh
 
