@@ -575,55 +575,97 @@ int ln_rt__conv2d_nchw_s8_dsp(const ln_rt_s8_conv_args *a, const int8_t *src,
 
 /* ---- fully connected ---------------------------------------------------- */
 
+/* Four weight rows (w0 and the three after it, K apart) against the int16
+ * column (colpos order): s[i] += row i . column, word by word up to K
+ * rounded down to 4, then tap by tap.  Not inlined: four row pointers,
+ * four sums and the column words fill the registers. */
+static __attribute__((noinline)) void fc_rows4(const int8_t *w0, int32_t K, const int16_t *col,
+                                               int32_t *s)
+{
+    const int8_t *w1 = w0 + K, *w2 = w1 + K, *w3 = w2 + K;
+    const int16_t *c = col, *cend = col + (K & ~3);
+    int32_t s0 = s[0], s1 = s[1], s2 = s[2], s3 = s[3];
+
+    for (; c < cend; c += 4, w0 += 4, w1 += 4, w2 += 4, w3 += 4) {
+        int32_t e = ld32(c), o = ld32(c + 2), v;
+        v = ld32(w0);
+        s0 = __smlad(o, SPREAD_ODD(v), __smlad(e, SPREAD_EVEN(v), s0));
+        v = ld32(w1);
+        s1 = __smlad(o, SPREAD_ODD(v), __smlad(e, SPREAD_EVEN(v), s1));
+        v = ld32(w2);
+        s2 = __smlad(o, SPREAD_ODD(v), __smlad(e, SPREAD_EVEN(v), s2));
+        v = ld32(w3);
+        s3 = __smlad(o, SPREAD_ODD(v), __smlad(e, SPREAD_EVEN(v), s3));
+    }
+    for (int32_t k = 0; k < (K & 3); k++) {
+        int32_t xv = c[colpos(k)];
+        s0 += xv * w0[k];
+        s1 += xv * w1[k];
+        s2 += xv * w2[k];
+        s3 += xv * w3[k];
+    }
+    s[0] = s0;
+    s[1] = s1;
+    s[2] = s2;
+    s[3] = s3;
+}
+
+/* Fully connected: each input row once into an int16 column on the stack
+ * (offset added; up to DSP_STACK inputs, 2 * DSP_STACK bytes: the stack the
+ * convs use, as columns, is not in use then; more inputs take the portable
+ * kernel),
+ * then four output rows at a time (fc_rows4; a last group of fewer reads
+ * its first row again and stores only its own).  A weight zero point
+ * (filter_offset) is left to the portable kernel. */
 int ln_rt__fc_s8_dsp(const ln_rt_s8_fc_args *a, const int8_t *src, const int8_t *weight,
                      const int32_t *bias, const int32_t *mult, const int32_t *shift,
                      int8_t *dst)
 {
-    int32_t K = a->in, K4 = K & ~3, off = a->input_offset, off2 = dup16(off);
+    int16_t col[DSP_STACK];
+    int32_t K = a->in, off = a->input_offset, off2 = dup16(off);
 
-    if (a->filter_offset != 0)
+    if (a->filter_offset != 0 || K > DSP_STACK)
         return 0;
     for (int32_t b = 0; b < a->batches; b++) {
         const int8_t *x = src + (size_t)b * K;
         int8_t *restrict y = dst + (size_t)b * a->out;
+        int32_t k = 0;
+        for (; k + 4 <= K; k += 4) {
+            int32_t v = ld32(x + k);
+            st32(col + k, SPREAD_EVEN_OFF(off2, v));
+            st32(col + k + 2, SPREAD_ODD_OFF(off2, v));
+        }
+        for (; k < K; k++)
+            col[(k & ~3) + colpos(k & 3)] = (int16_t)(x[k] + off);
         for (int32_t o = 0; o < a->out; o += 4) {
-            int32_t n = a->out - o < 4 ? a->out - o : 4, acc[4];
-            const int8_t *w0 = weight + (size_t)o * K;
-            const int8_t *w1 = n > 1 ? w0 + K : w0, *w2 = n > 2 ? w0 + 2 * (size_t)K : w0;
-            const int8_t *w3 = n > 3 ? w0 + 3 * (size_t)K : w0;
-            int32_t s0 = bias ? bias[o] : 0, s1 = bias && n > 1 ? bias[o + 1] : 0;
-            int32_t s2 = bias && n > 2 ? bias[o + 2] : 0, s3 = bias && n > 3 ? bias[o + 3] : 0;
-            int32_t k = 0;
-            for (; k < K4; k += 4) {
-                int32_t u = ld32(x + k), e = SPREAD_EVEN_OFF(off2, u), d = SPREAD_ODD_OFF(off2, u);
-                int32_t w = ld32(w0 + k);
-                s0 = __smlad(e, SPREAD_EVEN(w), s0);
-                s0 = __smlad(d, SPREAD_ODD(w), s0);
-                w = ld32(w1 + k);
-                s1 = __smlad(e, SPREAD_EVEN(w), s1);
-                s1 = __smlad(d, SPREAD_ODD(w), s1);
-                w = ld32(w2 + k);
-                s2 = __smlad(e, SPREAD_EVEN(w), s2);
-                s2 = __smlad(d, SPREAD_ODD(w), s2);
-                w = ld32(w3 + k);
-                s3 = __smlad(e, SPREAD_EVEN(w), s3);
-                s3 = __smlad(d, SPREAD_ODD(w), s3);
-            }
-            for (; k < K; k++) {
-                int32_t xv = x[k] + off;
-                s0 += xv * w0[k];
-                s1 += xv * w1[k];
-                s2 += xv * w2[k];
-                s3 += xv * w3[k];
-            }
-            acc[0] = s0;
-            acc[1] = s1;
-            acc[2] = s2;
-            acc[3] = s3;
-            for (int32_t i = 0; i < n; i++) {
-                int32_t q = a->per_channel ? o + i : 0;
-                y[o + i] = ln_rt__clamp_s8(ln_rt__requant(acc[i], mult[q], shift[q]) +
+            int32_t n = a->out - o < 4 ? a->out - o : 4, s[4];
+            /* fewer than four rows left: the group starts earlier, those
+             * before o are computed again and not stored */
+            int32_t o0 = n == 4 || a->out < 4 ? o : a->out - 4;
+            int32_t rows = a->out < 4 ? a->out : 4;
+            if (rows < 4) {     /* a layer of under four outputs: row by row */
+                for (int32_t i = 0; i < rows; i++) {
+                    const int8_t *w = weight + (size_t)i * K;
+                    int32_t t = bias ? bias[i] : 0, q = a->per_channel ? i : 0, j = 0;
+                    for (; j + 4 <= K; j += 4) {
+                        int32_t v = ld32(w + j);
+                        t = __smlad(ld32(col + j), SPREAD_EVEN(v), t);
+                        t = __smlad(ld32(col + j + 2), SPREAD_ODD(v), t);
+                    }
+                    for (; j < K; j++)
+                        t += col[(j & ~3) + colpos(j & 3)] * w[j];
+                    y[i] = ln_rt__clamp_s8(ln_rt__requant(t, mult[q], shift[q]) +
                                            a->output_offset, a->act_min, a->act_max);
+                }
+                break;
+            }
+            for (int32_t i = 0; i < 4; i++)
+                s[i] = bias ? bias[o0 + i] : 0;
+            fc_rows4(weight + (size_t)o0 * K, K, col, s);
+            for (int32_t i = o - o0; i < 4; i++) {
+                int32_t q = a->per_channel ? o0 + i : 0;
+                y[o0 + i] = ln_rt__clamp_s8(ln_rt__requant(s[i], mult[q], shift[q]) +
+                                            a->output_offset, a->act_min, a->act_max);
             }
         }
     }
