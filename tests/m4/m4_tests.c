@@ -343,6 +343,17 @@ int main(void)
         sh_puts(" random geometries bit-exact with the definition\n");
     }
     {
+        int n, f = s8_check_fc_random(200, 4242u, sh_puts, &n);
+        checks++;
+        if (f)
+            failures++;
+        sh_puts("int8 fully connected (DSP kernel): ");
+        put_uint((unsigned)(n - f));
+        sh_puts(" of ");
+        put_uint((unsigned)n);
+        sh_puts(" random shapes bit-exact with the definition\n");
+    }
+    {
         int n, f = s8_check_fixed_point(sh_puts, &n);
         checks++;
         if (f)

@@ -179,6 +179,15 @@ START_TEST(test_s8_fixed_point_random)
 END_TEST
 #endif
 
+START_TEST(test_s8_fc_random)
+{
+    int n = 0;
+
+    ck_assert_int_eq(s8_check_fc_random(200, 4242u, report_line, &n), 0);
+    ck_assert_int_ge(n, 150);
+}
+END_TEST
+
 START_TEST(test_quantize_rounding)
 {
     int n = 0;
@@ -220,6 +229,7 @@ Suite *rt_s8_suite(void)
     tcase_add_test(tc, test_s8_pool_nchw_random);
     tcase_add_test(tc, test_dynamic_quantize);
     tcase_add_test(tc, test_quantize_rounding);
+    tcase_add_test(tc, test_s8_fc_random);
 #ifndef LN_RT_S8_SINGLE_ROUNDING
     tcase_add_test(tc, test_s8_fixed_point_random);
 #endif

@@ -36,6 +36,9 @@ extern const s8_case s8_cases[];
 int s8_check_all(void (*out)(const char *line), int *n_cases);
 /* ln_rt_conv2d_nchw_s8 against the definition on n random geometries
  * (seeded); the number of failures, *n_checked the geometries run. */
+/* ln_rt_fully_connected_s8 against the definition on random shapes. */
+int s8_check_fc_random(int n_shapes, uint32_t seed, void (*report)(const char *line),
+                       int *n_checked);
 /* ln_rt_s8_requantize against TFLite's fixed-point definitions. */
 int s8_check_fixed_point(void (*report)(const char *line), int *n_checked);
 /* ln_rt_quantize_s8/_u8 against rintf + zero point, saturated. */

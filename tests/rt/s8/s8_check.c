@@ -554,3 +554,77 @@ int s8_check_fixed_point(void (*report)(const char *line), int *n_checked)
     *n_checked = n;
     return fails;
 }
+
+/* ---- ln_rt_fully_connected_s8 on random shapes ------------------------- */
+
+/* Against the definition: batches 1-3, 1-40 outputs (under four, a last
+ * group of fewer than four), 1-1100 inputs (past the DSP kernel's 1,024 of
+ * stack: the portable kernel), per-tensor and per-channel multipliers, a
+ * weight zero point now and then. */
+int s8_check_fc_random(int n_shapes, uint32_t seed, void (*report)(const char *line),
+                       int *n_checked)
+{
+    static int32_t bias[64], mult[64], shift[64];
+    char line[160];
+    int fails = 0, n = 0;
+
+    for (int t = 0; t < n_shapes; t++) {
+        ln_rt_s8_fc_args a;
+        size_t i;
+        a.batches = pick(&seed, 1, 3);
+        a.out = pick(&seed, 1, 40);
+        a.in = t % 5 == 0 ? pick(&seed, 1000, 1100) : pick(&seed, 1, 300);
+        a.input_offset = pick(&seed, -127, 128);
+        a.filter_offset = t % 7 == 0 ? pick(&seed, -20, 20) : 0;
+        a.output_offset = pick(&seed, -128, 127);
+        a.act_min = -128 + pick(&seed, 0, 19);
+        a.act_max = 127 - pick(&seed, 0, 19);
+        a.per_channel = pick(&seed, 0, 1);
+        if ((size_t)a.out * a.in > OUT_MAX || (size_t)a.batches * a.in > OUT_MAX)
+            continue;
+        for (i = 0; i < (size_t)a.batches * a.in; i++)
+            x_nchw[i] = (int8_t)(lcg(&seed) & 0xff);
+        for (i = 0; i < (size_t)a.out * a.in; i++)
+            w_oihw[i] = (int8_t)pick(&seed, -127, 127);
+        for (int32_t o = 0; o < a.out; o++) {
+            bias[o] = pick(&seed, -10000, 10000);
+            mult[o] = (int32_t)(1073741824u + lcg(&seed) % 1073741823u);
+            shift[o] = -pick(&seed, 0, 12);
+        }
+        for (int32_t b = 0; b < a.batches; b++)
+            for (int32_t o = 0; o < a.out; o++) {
+                int32_t acc = bias[o], q = a.per_channel ? o : 0;
+                for (int32_t k = 0; k < a.in; k++)
+                    acc += (x_nchw[(size_t)b * a.in + k] + a.input_offset) *
+                           (w_oihw[(size_t)o * a.in + k] + a.filter_offset);
+                acc = ln_rt_s8_requantize(acc, mult[q], shift[q]) + a.output_offset;
+                out[(size_t)b * a.out + o] =
+                    (int8_t)(acc < a.act_min ? a.act_min : acc > a.act_max ? a.act_max : acc);
+            }
+        memset(y_nchw, 0x5a, (size_t)a.batches * a.out);
+        n++;
+        if (ln_rt_fully_connected_s8(&a, x_nchw, w_oihw, bias, mult, shift, y_nchw) == LN_RT_OK) {
+            for (i = 0; i < (size_t)a.batches * a.out && y_nchw[i] == out[i]; i++)
+                ;
+            if (i == (size_t)a.batches * a.out)
+                continue;
+        } else {
+            i = 0;
+        }
+        fails++;
+        strcpy(line, "FAIL int8 fully connected, random shape ");
+        put_int(line, t);
+        strcat(line, ": batches ");
+        put_int(line, a.batches);
+        strcat(line, " in ");
+        put_int(line, a.in);
+        strcat(line, " out ");
+        put_int(line, a.out);
+        strcat(line, ": element ");
+        put_int(line, (long)i);
+        strcat(line, "\n");
+        report(line);
+    }
+    *n_checked = n;
+    return fails;
+}
