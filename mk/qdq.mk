@@ -64,5 +64,5 @@ test-m4-qdq: qdq-models $(BUILD)/bin/ln-aot $(BUILD)/bin/lightnet
 	  set -- $$io; \
 	  $(BUILD)/bin/lightnet -i $$1=$$d/input.bin --save $$2=$$d/output.bin $$d/model.onnx > /dev/null; \
 	  echo "== qdq_$$n"; \
-	  $(MAKE) --no-print-directory -s -C $(M4_EX) MODEL_DIR=$$d run; \
+	  $(MAKE) --no-print-directory -s -C $(M4_EX) $(M4_AOT) MODEL_DIR=$$d run; \
 	done
