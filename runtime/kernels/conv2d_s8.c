@@ -159,8 +159,10 @@ size_t ln_rt_conv2d_nchw_s8_scratch_size(const ln_rt_s8_conv_args *a)
 
     if (!conv_s8_ok(a) || a->c % groups != 0 || ln_rt__s8_is_dw3x3(a))
         return 0;
-    cols = ln_rt__s8_cols_bytes(a);     /* and one pixel's int8 taps, a quarter of it */
-    return cols <= LN_RT_S8_DSP_STACK || ln_rt__s8_is_1x1(a) ? 0 : cols + cols / 4;
+    cols = ln_rt__s8_cols_bytes(a);
+    if (cols <= LN_RT_S8_DSP_STACK)
+        return 0;
+    return ln_rt__s8_is_1x1(a) ? cols : cols + cols / 4;   /* + one pixel's int8 taps */
 }
 
 int ln_rt_conv2d_nchw_s8(const ln_rt_s8_conv_args *a, const int8_t *src, const int8_t *weight,

@@ -312,9 +312,8 @@ static inline int8_t ln_rt__clamp_s8(int32_t v, int32_t lo, int32_t hi)
  * channel, on rows on the stack; every other conv gathers the inputs of two
  * output pixels into two int16 columns of K = c/group*kh*kw: 4 * K bytes
  * (K rounded up to 4) on the stack up to LN_RT_S8_DSP_STACK (and K bytes
- * of one pixel's int8 taps), in scratch beyond (5 * K:
- * ln_rt_conv2d_nchw_s8_scratch_size; a pointwise conv without scratch
- * runs from the input in place). */
+ * of one pixel's int8 taps), in scratch beyond (5 * K, 4 * K for a
+ * pointwise conv: ln_rt_conv2d_nchw_s8_scratch_size). */
 #define LN_RT_S8_DSP_STACK 1024
 
 /* The bytes of the two int16 columns: 4 * K, K rounded up to 4. */

@@ -113,14 +113,6 @@ static inline int8_t rq_apply(const rq_t *q, int32_t x)
     return (int8_t)(v < q->lo ? q->lo : v > q->hi ? q->hi : v);
 }
 
-static inline int8_t finish(int32_t acc, const ln_rt_s8_conv_args *a, int32_t mult,
-                            int32_t shift)
-{
-    rq_t q;
-    rq_init(&q, a, mult, shift);
-    return rq_apply(&q, acc);
-}
-
 /* GCC turns byte loops into memcpy/memset calls, which cost more than a
  * row of three bytes */
 #if defined(__GNUC__) && !defined(__clang__)
@@ -152,80 +144,6 @@ static inline int32_t pixel_pairs(const int8_t *x, size_t d)
 static inline int32_t pixel_one(const int8_t *x, size_t d)
 {
     return (int32_t)((uint32_t)(uint8_t)x[0] | ((uint32_t)(uint8_t)x[d] << 16));
-}
-
-static void conv_1x1(const ln_rt_s8_conv_args *a, const int8_t *src, const int8_t *weight,
-                     const int32_t *bias, const int32_t *mult, const int32_t *shift,
-                     int8_t *dst)
-{
-    int32_t groups = a->group > 0 ? a->group : 1, cg = a->c / groups, og = a->oc / groups;
-    int32_t off = a->input_offset, off2 = dup16(off), K4 = cg & ~3;
-    size_t plane = (size_t)a->h * a->w;
-
-    for (int32_t b = 0; b < a->n; b++)
-        for (int32_t g = 0; g < groups; g++) {
-            const int8_t *x0 = src + ((size_t)b * a->c + (size_t)g * cg) * plane;
-            const int8_t *wg = weight + (size_t)g * og * cg;
-            int8_t *yg = dst + ((size_t)b * a->oc + (size_t)g * og) * plane;
-            size_t p = 0;
-            for (; p + 2 <= plane; p += 2) {
-                for (int32_t o = 0; o < og; o += 2) {
-                    int32_t oc = g * og + o, two = o + 1 < og;
-                    const int8_t *wa = wg + (size_t)o * cg, *wb = two ? wa + cg : wa;
-                    const int8_t *xp = x0 + p;
-                    int32_t s00 = bias ? bias[oc] : 0, s01 = s00;
-                    int32_t s10 = bias && two ? bias[oc + 1] : 0, s11 = s10, k = 0;
-                    for (; k < K4; k += 4, xp += 4 * plane) {
-                        int32_t u = pixel_pairs(xp, 2 * plane);
-                        int32_t v = pixel_pairs(xp + plane, 2 * plane);
-                        int32_t a02 = SPREAD_EVEN_OFF(off2, u), b02 = SPREAD_ODD_OFF(off2, u);
-                        int32_t a13 = SPREAD_EVEN_OFF(off2, v), b13 = SPREAD_ODD_OFF(off2, v);
-                        int32_t w = ld32(wa + k), we = SPREAD_EVEN(w), wo = SPREAD_ODD(w);
-                        s00 = __smlad(a02, we, s00);
-                        s00 = __smlad(a13, wo, s00);
-                        s01 = __smlad(b02, we, s01);
-                        s01 = __smlad(b13, wo, s01);
-                        w = ld32(wb + k);
-                        we = SPREAD_EVEN(w);
-                        wo = SPREAD_ODD(w);
-                        s10 = __smlad(a02, we, s10);
-                        s10 = __smlad(a13, wo, s10);
-                        s11 = __smlad(b02, we, s11);
-                        s11 = __smlad(b13, wo, s11);
-                    }
-                    for (; k < cg; k++, xp += plane) {
-                        int32_t x0v = xp[0] + off, x1v = xp[1] + off;
-                        s00 += x0v * wa[k];
-                        s01 += x1v * wa[k];
-                        s10 += x0v * wb[k];
-                        s11 += x1v * wb[k];
-                    }
-                    yg[(size_t)o * plane + p] = finish(s00, a, mult[oc], shift[oc]);
-                    yg[(size_t)o * plane + p + 1] = finish(s01, a, mult[oc], shift[oc]);
-                    if (two) {
-                        yg[(size_t)(o + 1) * plane + p] =
-                            finish(s10, a, mult[oc + 1], shift[oc + 1]);
-                        yg[(size_t)(o + 1) * plane + p + 1] =
-                            finish(s11, a, mult[oc + 1], shift[oc + 1]);
-                    }
-                }
-            }
-            for (; p < plane; p++)      /* an odd last pixel */
-                for (int32_t o = 0; o < og; o++) {
-                    int32_t oc = g * og + o, s = bias ? bias[oc] : 0, k = 0;
-                    const int8_t *wa = wg + (size_t)o * cg, *xp = x0 + p;
-                    for (; k < K4; k += 4, xp += 4 * plane) {
-                        int32_t w = ld32(wa + k);
-                        s = __smlad(SPREAD_EVEN_OFF(off2, pixel_one(xp, 2 * plane)),
-                                    SPREAD_EVEN(w), s);
-                        s = __smlad(SPREAD_EVEN_OFF(off2, pixel_one(xp + plane, 2 * plane)),
-                                    SPREAD_ODD(w), s);
-                    }
-                    for (; k < cg; k++, xp += plane)
-                        s += (xp[0] + off) * wa[k];
-                    yg[(size_t)o * plane + p] = finish(s, a, mult[oc], shift[oc]);
-                }
-        }
 }
 
 /* Two pixels' inputs as int16 columns (offset added), interleaved by four
@@ -562,15 +480,10 @@ int ln_rt__conv2d_nchw_s8_dsp(const ln_rt_s8_conv_args *a, const int8_t *src,
         dw3x3(a, src, weight, bias, mult, shift, dst);
         return 1;
     }
-    if (ln_rt__s8_cols_bytes(a) <= DSP_STACK || scratch) {
-        conv_cols(a, src, weight, bias, mult, shift, dst, scratch);
-        return 1;
-    }
-    if (ln_rt__s8_is_1x1(a)) {
-        conv_1x1(a, src, weight, bias, mult, shift, dst);
-        return 1;
-    }
-    return 0;
+    if (ln_rt__s8_cols_bytes(a) > DSP_STACK && !scratch)
+        return 0;
+    conv_cols(a, src, weight, bias, mult, shift, dst, scratch);
+    return 1;
 }
 
 /* ---- fully connected ---------------------------------------------------- */

@@ -283,7 +283,7 @@ static void conv_nchw_ref(const ln_rt_s8_conv_args *a, const int8_t *x, const in
  * asymmetric pads); depthwise 3x3 at stride 1 or 2 with pads 0-2 (the
  * DSP kernel's own path, border columns and rows included); pointwise with
  * 1-40 channels (K not a multiple of 4, odd pixel counts) or 257-300 (too
- * wide for the DSP kernels' stack columns: read in place); larger kernels
+ * wide for the DSP kernels' stack columns: in scratch); larger kernels
  * with up to 20 channels per group (K up to 400: columns in scratch).  Outputs compared bit for bit with the
  * definition. */
 int s8_check_nchw_random(int n_geometries, uint32_t seed, void (*report)(const char *line),
