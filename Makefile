@@ -150,6 +150,7 @@ test: all
 	$(MAKE) test-aot
 	$(MAKE) test-asan
 	$(MAKE) test-m4
+	$(MAKE) -C runtime check-m4-sizes
 	$(MAKE) test-m4-models
 	$(MAKE) test-qdq
 	$(MAKE) test-m4-qdq

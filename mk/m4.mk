@@ -4,7 +4,9 @@
 #   make test-m4-models   every tests/models/<name> through ln-aot, built as
 #                         firmware for mps2-an386 and run under qemu: the
 #                         output must match output.bin (max |diff| <= 1e-4 x
-#                         max |ref|); plus the --gc-sections checks
+#                         max |ref|); plus the --gc-sections checks and
+#                         ln-aot --budget's prediction against the linked
+#                         firmware (check-budget: 5% or 512 bytes)
 #   make m4-report        the memory report of every model + a results table
 #   make test-m4-profile  DS-CNN with PROFILE=1: one row per op, the ops'
 #                         sum within 2% of the unprofiled instruction count
@@ -22,7 +24,7 @@ M4_GC_DIR := $(M4_EX)/build/lenet5_conv
 # The firmware is emitted by this build's ln-aot (BUILD=...), not build/'s,
 # compiled for the cortex-m4 target (its kernels' scratch: none for convs).
 M4_TARGET ?= cortex-m4
-M4_AOT := LN_AOT=$(abspath $(BUILD))/bin/ln-aot AOT_FLAGS="-t $(M4_TARGET)"
+M4_AOT := LN_AOT=$(abspath $(BUILD))/bin/ln-aot AOT_TARGET=$(M4_TARGET)
 M4_PROFILE_MODEL ?= ds_cnn
 
 .PHONY: test-m4-models m4-report m4-gc-check test-m4-profile
@@ -46,10 +48,14 @@ test-m4-models: $(BUILD)/bin/ln-aot $(BUILD)/bin/ln-onnx $(BUILD)/bin/lightnet
 	  [ $$m = ad_autoencoder ] && absent="ln_rt_conv2d_f32* ln_rt__conv2d* ln_rt_maxpool2d_f32 ln_rt_avgpool2d_f32"; \
 	  if $(MAKE) --no-print-directory -s -C $(M4_EX) $(M4_AOT) MODEL=$$m run && \
 	     $(MAKE) --no-print-directory -s -C $(M4_EX) $(M4_AOT) MODEL=$$m check-gc \
-	       REQUIRE_ABSENT="$$absent" > $(M4_EX)/build/$$m/gc.txt; then \
+	       REQUIRE_ABSENT="$$absent" > $(M4_EX)/build/$$m/gc.txt && \
+	     $(MAKE) --no-print-directory -s -C $(M4_EX) $(M4_AOT) MODEL=$$m check-budget \
+	       > $(M4_EX)/build/$$m/budget-check.txt; then \
 	    grep 'check:' $(M4_EX)/build/$$m/gc.txt | grep -E 'reachable|not linked'; \
+	    grep -E 'total|budget check' $(M4_EX)/build/$$m/budget-check.txt; \
 	    pass="$$pass $$m"; \
 	  else cat $(M4_EX)/build/$$m/gc.txt 2>/dev/null | grep -E 'FAILED|calls'; \
+	    cat $(M4_EX)/build/$$m/budget-check.txt 2>/dev/null; \
 	    echo "$$m: FAIL"; fail="$$fail $$m"; fi; \
 	done; \
 	echo "== gemm-free model (LeNet-5 without its classifier): no gemm code linked"; \

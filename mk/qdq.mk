@@ -11,7 +11,8 @@
 #                     test-aot runs the networks through ln-aot + cc
 #   make qdq-random N=2000 SEED=1   the random networks, a long run
 #   make test-m4-qdq  each as Cortex-M4 firmware under qemu, against the
-#                     host interpreter's output
+#                     host interpreter's output, and ln-aot --budget's
+#                     prediction against the linked firmware (check-budget)
 # Needs /usr/bin/python3 with onnx and numpy (tools/setup.sh) and
 # onnxruntime-node (bench/setup.sh, run here when missing).
 
@@ -65,4 +66,7 @@ test-m4-qdq: qdq-models $(BUILD)/bin/ln-aot $(BUILD)/bin/lightnet
 	  $(BUILD)/bin/lightnet -i $$1=$$d/input.bin --save $$2=$$d/output.bin $$d/model.onnx > /dev/null; \
 	  echo "== qdq_$$n"; \
 	  $(MAKE) --no-print-directory -s -C $(M4_EX) $(M4_AOT) MODEL_DIR=$$d run; \
+	  $(MAKE) --no-print-directory -s -C $(M4_EX) $(M4_AOT) MODEL_DIR=$$d check-budget \
+	    > $$d/budget-check.txt || { cat $$d/budget-check.txt; exit 1; }; \
+	  grep -E 'total|budget check' $$d/budget-check.txt; \
 	done
