@@ -7,7 +7,8 @@
 #                         max |ref|); plus the --gc-sections checks and
 #                         ln-aot --budget's prediction against the linked
 #                         firmware (check-budget: 5% or 512 bytes)
-#   make m4-report        the memory report of every model + a results table
+#   make m4-report        the memory report of every model + a results table,
+#                         float (tests/models) and int8 (the QDQ networks)
 #   make test-m4-profile  DS-CNN with PROFILE=1: one row per op, the ops'
 #                         sum within 2% of the unprofiled instruction count
 #                         (also part of test-m4-models)
@@ -101,3 +102,5 @@ m4-report: $(BUILD)/bin/ln-aot
 	    REPORT_FLAGS="--json build/$$m/report.json" || exit 1; echo; \
 	done; \
 	$(PYTHON3) tools/memreport.py --table $(patsubst %,$(M4_EX)/build/%/report.json,$(M4_MODELS))
+	@echo; echo "int8 (the QDQ networks, mk/qdq.mk):"
+	@$(MAKE) --no-print-directory -s m4-report-qdq

@@ -21,7 +21,7 @@ QDQ_NETS := lenet5 ds_cnn resnet8 mobilenet_v1_025 ad_autoencoder
 QDQ_DIR := $(BUILD)/qdq
 QDQ_SR_RT := runtime/build-sr/libln_rt.a
 
-.PHONY: qdq-models test-qdq test-m4-qdq qdq-sr-rt qdq-random
+.PHONY: qdq-models test-qdq test-m4-qdq qdq-sr-rt qdq-random qdq-m4-dirs m4-report-qdq
 
 $(QDQ_DIR)/stamp: tests/onnx/qdq/quantize_models.py tests/difftest/ort_run.js \
                   $(foreach n,$(QDQ_NETS),tests/models/$(n)/model.onnx tests/models/$(n)/input.bin)
@@ -56,17 +56,35 @@ qdq-random: $(BUILD)/bin/lightnet $(QDQ_DIR)/lightnet-sr
 	@test -f bench/node_modules/onnxruntime-node/package.json || sh bench/setup.sh
 	$(QDQ_RANDOM) --seed $(SEED) --n $(N)
 
-test-m4-qdq: qdq-models $(BUILD)/bin/ln-aot $(BUILD)/bin/lightnet
-	@$(MAKE) --no-print-directory -C runtime m4
+# Each network as a firmware model directory (model.onnx, input.bin, the
+# host interpreter's output.bin), for test-m4-qdq and m4-report.
+QDQ_M4_DIRS = $(patsubst %,$(QDQ_DIR)/m4/qdq_%,$(QDQ_NETS))
+
+qdq-m4-dirs: qdq-models $(BUILD)/bin/lightnet
 	@set -e; for n in $(QDQ_NETS); do \
 	  d=$(CURDIR)/$(QDQ_DIR)/m4/qdq_$$n; mkdir -p $$d; \
 	  cp $(QDQ_DIR)/$$n.onnx $$d/model.onnx; cp $(QDQ_DIR)/$$n.in.bin $$d/input.bin; \
 	  io=$$($(QDQ_PY) -c "import onnx, sys; g = onnx.load(sys.argv[1]).graph; print(g.input[0].name, g.output[0].name)" $$d/model.onnx); \
 	  set -- $$io; \
 	  $(BUILD)/bin/lightnet -i $$1=$$d/input.bin --save $$2=$$d/output.bin $$d/model.onnx > /dev/null; \
+	done
+
+test-m4-qdq: qdq-m4-dirs $(BUILD)/bin/ln-aot
+	@$(MAKE) --no-print-directory -C runtime m4
+	@set -e; for n in $(QDQ_NETS); do \
+	  d=$(CURDIR)/$(QDQ_DIR)/m4/qdq_$$n; \
 	  echo "== qdq_$$n"; \
 	  $(MAKE) --no-print-directory -s -C $(M4_EX) $(M4_AOT) MODEL_DIR=$$d run; \
 	  $(MAKE) --no-print-directory -s -C $(M4_EX) $(M4_AOT) MODEL_DIR=$$d check-budget \
 	    > $$d/budget-check.txt || { cat $$d/budget-check.txt; exit 1; }; \
 	  grep -E 'total|budget check' $$d/budget-check.txt; \
 	done
+
+# The memory report of each as firmware and the int8 table (m4-report).
+m4-report-qdq: qdq-m4-dirs $(BUILD)/bin/ln-aot
+	@$(MAKE) --no-print-directory -C runtime m4
+	@for n in $(QDQ_NETS); do \
+	  $(MAKE) --no-print-directory -s -C $(M4_EX) $(M4_AOT) MODEL_DIR=$(CURDIR)/$(QDQ_DIR)/m4/qdq_$$n \
+	    report REPORT_FLAGS="--json build/qdq_$$n/report.json" > /dev/null || exit 1; \
+	done; \
+	$(PYTHON3) tools/memreport.py --table $(patsubst %,$(M4_EX)/build/qdq_%/report.json,$(QDQ_NETS))
