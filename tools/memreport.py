@@ -286,16 +286,17 @@ def parse_ci(paths):
 
 
 def address_taken(objs):
-    """Functions whose address a relocation other than a call takes."""
+    """Functions whose address a relocation other than a call takes (in
+    any of objs: a table in one object may point at another's function)."""
     taken = set()
+    objs = [o for o in objs if os.path.exists(o)]
+    funcs = set()
     for o in objs:
-        if not os.path.exists(o):
-            continue
-        funcs = set()
         for line in run(CROSS + "readelf", "-sW", o).splitlines():
             f = line.split()
             if len(f) >= 8 and f[3] == "FUNC":
                 funcs.add(f[7])
+    for o in objs:
         sec = None
         for line in run(CROSS + "readelf", "-rW", o).splitlines():
             m = re.match(r"Relocation section '\.rel(\S*)'", line)

@@ -80,8 +80,14 @@ static void ukr_c(int32_t kc, const float *ap, int32_t lda, const float *bp,
     }
 }
 
+#if defined(__ARM_ARCH_7EM__) && defined(__ARM_FP)
+/* the Cortex-M4's one-row product (arm/gemv_f32_m4.c) */
+const ln_rt__gemm_isa ln_rt__gemm_isa_c = { 4, 4, LN_RT_GEMM_KC, ukr_c,
+                                            ln_rt__gemv_m4 };
+#else
 const ln_rt__gemm_isa ln_rt__gemm_isa_c = { 4, 4, LN_RT_GEMM_KC, ukr_c,
                                             ln_rt__gemv_c };
+#endif
 
 const ln_rt__gemm_isa *ln_rt__gemm_isa_default(void)
 {

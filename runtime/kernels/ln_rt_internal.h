@@ -169,6 +169,10 @@ size_t ln_rt__gemm_scratch_floats(int32_t m, int32_t n, int32_t k,
 /* y[0..n) (+)= alpha * x[0..k) * B' (B' = B^T when trans_b) */
 void ln_rt__gemv_c(int32_t n, int32_t k, const float *x, const float *B,
                    int trans_b, float alpha, float *y, int accumulate);
+#if defined(__ARM_ARCH_7EM__) && defined(__ARM_FP)
+void ln_rt__gemv_m4(int32_t n, int32_t k, const float *x, const float *B, int trans_b,
+                    float alpha, float *y, int accumulate);
+#endif
 #if LN_RT_HAVE_AVX2
 void ln_rt__gemv_avx2(int32_t n, int32_t k, const float *x, const float *B,
                       int trans_b, float alpha, float *y, int accumulate);

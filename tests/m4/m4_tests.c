@@ -148,23 +148,24 @@ static void gemm_test(void)
     check("gemm transB alpha bias relu", Y, R, m * n);
 }
 
-/* batch-1 fully connected layer (the gemv path), as in keyword spotting */
-static void fc_test(void)
+/* batch-1 fully connected layer (the gemv path: on the M4 eight rows, then
+ * four, then one at a time), as in keyword spotting */
+static void fc_test(const char *name, int32_t n, int32_t k, float alpha)
 {
     ln_rt_gemm_args a;
-    int32_t n = 12, k = 250, j, p;
+    int32_t j, p;
     memset(&a, 0, sizeof(a));
-    a.m = 1; a.n = n; a.k = k; a.trans_b = 1; a.alpha = 1.0f; a.beta = 1.0f;
+    a.m = 1; a.n = n; a.k = k; a.trans_b = 1; a.alpha = alpha; a.beta = 1.0f;
     a.c_rows = 1; a.c_cols = n;
     fill(X, k); fill(W, n * k); fill(B, n);
     for (j = 0; j < n; j++) {
         double s = B[j];
         for (p = 0; p < k; p++)
-            s += (double)X[p] * W[j * k + p];
+            s += (double)alpha * X[p] * W[j * k + p];
         R[j] = s;
     }
     ln_rt_gemm_f32(&a, X, W, B, Y, SCR);
-    check("gemm M=1 (fully connected) transB bias", Y, R, n);
+    check(name, Y, R, n);
 }
 
 static void transcendental_test(void)
@@ -314,7 +315,8 @@ int main(void)
     conv_test("conv2d depthwise 3x3 s1 dil 2", 2, 4, 10, 13, 4, 3, 1, 2, 2,
               2, 2, 2, 4, LN_RT_ACT_NONE);
     gemm_test();
-    fc_test();
+    fc_test("gemm M=1 (fully connected) transB bias", 12, 250, 1.0f);
+    fc_test("gemm M=1, 15 outputs (8 + 4 + 3 rows), alpha 0.5", 15, 97, 0.5f);
     transcendental_test();
     matmul_test();
     pool_test();
