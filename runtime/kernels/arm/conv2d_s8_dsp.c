@@ -188,7 +188,9 @@ static void gather_1x1(const int8_t *x0, size_t plane, int32_t cg, int32_t off, 
 }
 
 /* Any conv: the K = cg * kh * kw taps of output pixel (oy, ox) as int8 in
- * order into t, the zero point in the padding and up to Kp.  The geometry
+ * order into t, the zero point in the padding and up to Kp; a window inside
+ * the input without per-row tests (3x3: nine byte copies per channel, 670
+ * instructions for ResNet-8's 144 taps where the row loop took 1,750).  The geometry
  * in locals: the int8 stores may alias anything, so fields read through a
  * would be loaded again after each.  Byte loops: a row of three is not
  * worth a memcpy call. */
@@ -203,6 +205,32 @@ static void gather_taps(const ln_rt_s8_conv_args *a, const int8_t *x0, int32_t c
     const int inside = ix0 >= 0 && ix0 + (kw - 1) * dw < w;
     int8_t *tend = t + Kp;
 
+    if (inside && iy0 >= 0 && iy0 + (kh - 1) * dh < h) {   /* the window inside */
+        const int8_t *x = x0 + (size_t)iy0 * w + ix0;
+        if (kh == 3 && kw == 3 && dh == 1 && dw == 1) {
+            for (int32_t ic = 0; ic < cg; ic++, x += plane, t += 9) {
+                t[0] = x[0];
+                t[1] = x[1];
+                t[2] = x[2];
+                t[3] = x[w];
+                t[4] = x[w + 1];
+                t[5] = x[w + 2];
+                t[6] = x[2 * w];
+                t[7] = x[2 * w + 1];
+                t[8] = x[2 * w + 2];
+            }
+        } else {
+            for (int32_t ic = 0; ic < cg; ic++, x += plane)
+                for (int32_t ky = 0; ky < kh; ky++) {
+                    const int8_t *xr = x + (size_t)ky * dh * w;
+                    for (int32_t kx = 0; kx < kw; kx++, xr += dw)
+                        *t++ = *xr;
+                }
+        }
+        while (t < tend)
+            *t++ = zp;
+        return;
+    }
     for (int32_t ic = 0; ic < cg; ic++) {
         const int8_t *x = x0 + (size_t)ic * plane;
         for (int32_t ky = 0, iy = iy0; ky < kh; ky++, iy += dh) {
