@@ -413,10 +413,9 @@ static void dw_fill_row(const ln_rt_s8_conv_args *a, const int8_t *x, int32_t iy
  * out(x + 1) = o.(w0, w2) + e.top * w1 (SMLAD, SMLABB, SMLATB).  Not
  * inlined: its loop wants the registers (six weight words, two sums, three
  * row pointers). */
-static __attribute__((noinline)) void dw_row(const int8_t *r0, const int8_t *r1,
-                                             const int8_t *r2, int32_t ow, int32_t s,
-                                             int32_t off2, int32_t b0, const int32_t *wk,
-                                             const rq_t *q, int8_t *restrict yr)
+static inline void dw_row_body(const int8_t *r0, const int8_t *r1, const int8_t *r2,
+                               int32_t ow, int32_t s, int32_t off2, int32_t b0,
+                               const int32_t *wk, const rq_t *q, int8_t *restrict yr)
 {
     const int32_t a0 = wk[0], a1 = wk[1], a2 = wk[2], c0 = wk[3], c1 = wk[4], c2 = wk[5];
     int32_t ox = 0;
@@ -454,15 +453,39 @@ static __attribute__((noinline)) void dw_row(const int8_t *r0, const int8_t *r1,
     }
 }
 
-/* Depthwise 3x3 on three zero-point padded rows on the stack, kept as a
- * window sliding down the channel: stride 1 copies one new row per output
- * row, stride 2 two. */
+static __attribute__((noinline)) void dw_row(const int8_t *r0, const int8_t *r1,
+                                             const int8_t *r2, int32_t ow, int32_t s,
+                                             int32_t off2, int32_t b0, const int32_t *wk,
+                                             const rq_t *q, int8_t *restrict yr)
+{
+    dw_row_body(r0, r1, r2, ow, s, off2, b0, wk, q, yr);
+}
+
+/* Every output row of a channel from its whole padded plane (rows rw
+ * apart): no per-row call or copy, for the small maps where those cost
+ * as much as the row (DS-CNN's 25x5). */
+static __attribute__((noinline)) void dw_plane(const int8_t *pl, int32_t rw, int32_t oh,
+                                               int32_t ow, int32_t sh, int32_t s, int32_t off2,
+                                               int32_t b0, const int32_t *wk, const rq_t *q,
+                                               int8_t *restrict y)
+{
+    for (int32_t oy = 0; oy < oh; oy++, pl += sh * rw, y += ow)
+        dw_row_body(pl, pl + rw, pl + 2 * rw, ow, s, off2, b0, wk, q, y);
+}
+
+/* Depthwise 3x3 on zero-point padded rows on the stack: the whole padded
+ * plane when it fits (1 KB), else three rows kept as a window sliding down
+ * the channel (stride 1 copies one new row per output row, stride 2 two). */
 static void dw3x3(const ln_rt_s8_conv_args *a, const int8_t *src, const int8_t *weight,
                   const int32_t *bias, const int32_t *mult, const int32_t *shift, int8_t *dst)
 {
     int8_t rows[3][DSP_STACK / 3];
     size_t plane = (size_t)a->h * a->w, ohw = (size_t)a->oh * a->ow;
     int32_t off2 = dup16(a->input_offset), rw = dw_row_width(a);
+
+    /* the padded plane's rows: from -pad_top to the last output's window */
+    int32_t prows = (a->oh - 1) * a->stride_h + 3;
+    int whole = (size_t)prows * rw <= sizeof rows;
 
     for (int32_t b = 0; b < a->n; b++)
         for (int32_t ch = 0; ch < a->c; ch++) {
@@ -475,6 +498,14 @@ static void dw3x3(const ln_rt_s8_conv_args *a, const int8_t *src, const int8_t *
             for (int ky = 0; ky < 3; ky++) {
                 wk[ky] = pack16(w[3 * ky], w[3 * ky + 2]);
                 wk[3 + ky] = w[3 * ky + 1];
+            }
+            if (whole) {
+                int8_t *pl = &rows[0][0];
+                for (int32_t i = 0; i < prows; i++)
+                    dw_fill_row(a, x, i - a->pad_top, pl + (size_t)i * rw, rw);
+                dw_plane(pl, rw, a->oh, a->ow, a->stride_h, a->stride_w, off2,
+                         bias ? bias[ch] : 0, wk, &q, y);
+                continue;
             }
             for (int32_t oy = 0; oy < a->oh; oy++) {
                 int32_t iy0 = oy * a->stride_h - a->pad_top, keep = 0;

@@ -281,7 +281,8 @@ static void conv_nchw_ref(const ln_rt_s8_conv_args *a, const int8_t *x, const in
 
 /* Four kinds in turn: any small conv (groups, strides 1-3, dilations,
  * asymmetric pads); depthwise 3x3 at stride 1 or 2 with pads 0-2 (the
- * DSP kernel's own path, border columns and rows included); pointwise with
+ * DSP kernel's own path, border columns and rows included; planes small
+ * enough to pad whole and larger ones, padded row by row); pointwise with
  * 1-40 channels (K not a multiple of 4, odd pixel counts) or 257-300 (too
  * wide for the DSP kernels' stack columns: in scratch); larger kernels
  * with up to 20 channels per group (K up to 400: columns in scratch).  Outputs compared bit for bit with the
@@ -316,10 +317,11 @@ int s8_check_nchw_random(int n_geometries, uint32_t seed, void (*report)(const c
             a.pad_top = pick(&seed, 0, 2);
             a.pad_left = pick(&seed, 0, 2);
         } else if (kind == 1) {
-            g = pick(&seed, 1, 20);
+            int big = pick(&seed, 0, 3) == 0;      /* past the DSP kernel's 1 KB plane */
+            g = pick(&seed, 1, big ? 8 : 20);
             cg = og = 1;
-            a.h = pick(&seed, 1, 12);
-            a.w = pick(&seed, 1, 40);
+            a.h = pick(&seed, big ? 30 : 1, big ? 40 : 12);
+            a.w = pick(&seed, big ? 40 : 1, big ? 70 : 40);
             a.kh = a.kw = 3;
             a.stride_h = pick(&seed, 1, 2);
             a.stride_w = pick(&seed, 1, 2);
