@@ -219,6 +219,10 @@ static void gather_taps(const ln_rt_s8_conv_args *a, const int8_t *x0, int32_t c
                 t[7] = x[2 * w + 1];
                 t[8] = x[2 * w + 2];
             }
+        } else if (kw == 4 && dw == 1) {        /* a word per row (DS-CNN's 10x4) */
+            for (int32_t ic = 0; ic < cg; ic++, x += plane)
+                for (int32_t ky = 0; ky < kh; ky++, t += 4)
+                    st32(t, ld32(x + (size_t)ky * dh * w));
         } else {
             for (int32_t ic = 0; ic < cg; ic++, x += plane)
                 for (int32_t ky = 0; ky < kh; ky++) {
