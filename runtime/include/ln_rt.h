@@ -723,6 +723,29 @@ void ln_rt_dequantize_s32(const ln_rt_quant_args *a, const int32_t *x, const flo
 void ln_rt_dynamic_quantize_u8(const float *x, size_t n, uint8_t *y, float *scale,
                                uint8_t *zero_point);
 
+/* ---- integer convolution and matmul (ONNX ConvInteger, MatMulInteger) ---
+ * int32 y = op(x - x zero point, w - w zero point) on int8 or uint8
+ * operands, each its own signedness; every product is exact (at most
+ * 255 * 255), the sums wrap as int32.  A zero point is NULL (0), one value,
+ * or one per output channel (conv weight), row (matmul A: M) or column
+ * (matmul B: N). */
+typedef struct ln_rt_integer_args {
+    int32_t x_signed, w_signed;     /* 1: int8, 0: uint8 */
+    int32_t x_zp_len, w_zp_len;     /* 0 (none), 1 or one per channel/row/column */
+} ln_rt_integer_args;
+
+/* NCHW, weight [oc][c/group][kh][kw], geometry as ln_rt_conv2d_f32's (act
+ * ignored); padding is zero after the zero point is subtracted.  x zero
+ * point: 1 value; w's: 1 or oc.  Returns LN_RT_OK or LN_RT_ARG_ERROR. */
+int ln_rt_conv2d_integer(const ln_rt_conv2d_args *a, const ln_rt_integer_args *t,
+                         const void *x, const void *w, const void *x_zero_point,
+                         const void *w_zero_point, int32_t *y);
+/* Shapes as ln_rt_matmul_f32's; A's zero point 1 or M values, B's 1 or N.
+ * Returns LN_RT_OK or LN_RT_ARG_ERROR. */
+int ln_rt_matmul_integer(const ln_rt_matmul_args *a, const ln_rt_integer_args *t,
+                         const void *A, const void *B, const void *a_zero_point,
+                         const void *b_zero_point, int32_t *Y);
+
 /* ---- recurrent networks (ONNX LSTM, GRU, RNN) ----------------------------
  * x [seq][batch][input] (layout 0) or [batch][seq][input] (layout 1);
  * weight [dirs][gates*hidden][input], recurrence [dirs][gates*hidden][hidden],

@@ -3,8 +3,10 @@
  * [outer][len][inner] view of 'src' around 'axis' (default 1, as ONNX)
  * when the scale has more than one entry (one per element of that axis:
  * the description checks it), else one run.  And the arguments of fc_s8,
- * add_s8, requantize_s8 and global_avgpool_s8.
+ * add_s8, requantize_s8 and global_avgpool_s8, and of conv2d_integer and
+ * matmul_integer.
  */
+#include <stdio.h>
 #include <string.h>
 #include "ln_ophook.h"
 
@@ -70,4 +72,33 @@ void ln_ophook_s8_requant_args(const ln_op_arg *op_arg, ln_rt_s8_requant_args *a
     a->shift = ln_ophook_param_int(op_arg, "shift", 1);
     a->act_min = ln_ophook_param_int(op_arg, "act_min", -128);
     a->act_max = ln_ophook_param_int(op_arg, "act_max", 127);
+}
+
+/* conv2d_integer / matmul_integer: the operands' signedness and how many
+ * zero points each has (0 when absent). */
+static void integer_args(const ln_op_arg *op_arg, const char *x, const char *w,
+                         ln_rt_integer_args *a)
+{
+    const ln_tensor_entry *xz, *wz;
+    char name[32];
+
+    memset(a, 0, sizeof *a);
+    a->x_signed = ln_op_tensor_in(op_arg, x)->tensor->dtype == LN_DTYPE_INT8;
+    a->w_signed = ln_op_tensor_in(op_arg, w)->tensor->dtype == LN_DTYPE_INT8;
+    snprintf(name, sizeof name, "%s_zero_point", x);
+    xz = ln_op_tensor_in(op_arg, name);
+    snprintf(name, sizeof name, "%s_zero_point", w);
+    wz = ln_op_tensor_in(op_arg, name);
+    a->x_zp_len = xz ? (int32_t)xz->tensor->len : 0;
+    a->w_zp_len = wz ? (int32_t)wz->tensor->len : 0;
+}
+
+void ln_ophook_conv2d_integer_args(const ln_op_arg *op_arg, ln_rt_integer_args *a)
+{
+    integer_args(op_arg, "src", "weight", a);
+}
+
+void ln_ophook_matmul_integer_args(const ln_op_arg *op_arg, ln_rt_integer_args *a)
+{
+    integer_args(op_arg, "src1", "src2", a);
 }

@@ -622,6 +622,17 @@ static void print_ln_rt_quant_args(ln_aot_buf *b, const void *p)
     ln_aot_buf_putc(b, '}');
 }
 
+static void print_ln_rt_integer_args(ln_aot_buf *b, const void *p)
+{
+    const ln_rt_integer_args *v = p;
+
+    ln_aot_buf_printf(b, "{.x_signed = %ld", (long)v->x_signed);
+    ln_aot_buf_printf(b, ", .w_signed = %ld", (long)v->w_signed);
+    ln_aot_buf_printf(b, ", .x_zp_len = %ld", (long)v->x_zp_len);
+    ln_aot_buf_printf(b, ", .w_zp_len = %ld", (long)v->w_zp_len);
+    ln_aot_buf_putc(b, '}');
+}
+
 static void print_ln_rt_rnn_act(ln_aot_buf *b, const void *p)
 {
     const ln_rt_rnn_act *v = p;
@@ -788,6 +799,7 @@ static const struct rt_type {
     {"ln_rt_s8_binary_args", sizeof(ln_rt_s8_binary_args), 1, print_ln_rt_s8_binary_args},
     {"ln_rt_s8_requant_args", sizeof(ln_rt_s8_requant_args), 1, print_ln_rt_s8_requant_args},
     {"ln_rt_quant_args", sizeof(ln_rt_quant_args), 1, print_ln_rt_quant_args},
+    {"ln_rt_integer_args", sizeof(ln_rt_integer_args), 1, print_ln_rt_integer_args},
     {"ln_rt_rnn_act", sizeof(ln_rt_rnn_act), 0, print_ln_rt_rnn_act},
     {"ln_rt_rnn_args", sizeof(ln_rt_rnn_args), 1, print_ln_rt_rnn_args},
     {"ln_rt_where_args", sizeof(ln_rt_where_args), 1, print_ln_rt_where_args},
@@ -805,6 +817,7 @@ static const char *const status_kernels[] = {
     "ln_rt_conv2d_depthwise_s8",
     "ln_rt_conv2d_f32",
     "ln_rt_conv2d_f32_for",
+    "ln_rt_conv2d_integer",
     "ln_rt_conv2d_nchw_s8",
     "ln_rt_conv2d_s8",
     "ln_rt_conv_transpose2d_f32",
@@ -816,6 +829,7 @@ static const char *const status_kernels[] = {
     "ln_rt_gather_nd",
     "ln_rt_gemm_f32",
     "ln_rt_matmul_f32",
+    "ln_rt_matmul_integer",
     "ln_rt_maxpool2d_f32",
     "ln_rt_maxpool2d_s8",
     "ln_rt_pad_f32",
