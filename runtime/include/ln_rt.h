@@ -597,12 +597,15 @@ int ln_rt_conv2d_s8(const ln_rt_s8_conv_args *a, const int8_t *src, const int8_t
                     const int32_t *bias, const int32_t *mult, const int32_t *shift,
                     int8_t *dst);
 /* The same on NCHW src/dst with weight [oc][c/group][kh][kw] (ONNX's).
- * scratch: ln_rt_conv2d_nchw_s8_scratch_size(a) bytes (0 for pointwise and
- * 3x3 depthwise convs, else two columns of K = c/group*kh*kw bytes), which
- * the Armv7E-M DSP kernels use; other builds ignore it. */
+ * scratch: ln_rt_conv2d_nchw_s8_scratch_size(a) bytes, which the Armv7E-M
+ * DSP kernels use (their int16 columns when they do not fit their stack);
+ * other builds ignore it, and a DSP build given less falls back to the
+ * portable kernel. */
 int ln_rt_conv2d_nchw_s8(const ln_rt_s8_conv_args *a, const int8_t *src, const int8_t *weight,
                          const int32_t *bias, const int32_t *mult, const int32_t *shift,
                          int8_t *dst, void *scratch);
+/* The scratch target t's kernels use (the host's: none) and this build's. */
+size_t ln_rt_conv2d_nchw_s8_scratch_size_for(ln_rt_target t, const ln_rt_s8_conv_args *a);
 size_t ln_rt_conv2d_nchw_s8_scratch_size(const ln_rt_s8_conv_args *a);
 /* Depthwise convolution, weight [1][kh][kw][oc], output channel
  * ic * ch_mult + m reads input channel ic. */

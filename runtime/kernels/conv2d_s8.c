@@ -152,17 +152,23 @@ static void conv_row_nchw(const ln_rt_s8_conv_args *a, const int8_t *x0, const i
     }
 }
 
-size_t ln_rt_conv2d_nchw_s8_scratch_size(const ln_rt_s8_conv_args *a)
+size_t ln_rt_conv2d_nchw_s8_scratch_size_for(ln_rt_target t, const ln_rt_s8_conv_args *a)
 {
     int32_t groups = a->group > 0 ? a->group : 1;
     size_t cols;
 
-    if (!conv_s8_ok(a) || a->c % groups != 0 || ln_rt__s8_is_dw3x3(a))
+    if (t != LN_RT_TARGET_CORTEX_M4 || !conv_s8_ok(a) || a->c % groups != 0 ||
+        ln_rt__s8_is_dw3x3(a))
         return 0;
     cols = ln_rt__s8_cols_bytes(a);
     if (cols <= LN_RT_S8_DSP_STACK)
         return 0;
     return ln_rt__s8_is_1x1(a) ? cols : cols + cols / 4;   /* + one pixel's int8 taps */
+}
+
+size_t ln_rt_conv2d_nchw_s8_scratch_size(const ln_rt_s8_conv_args *a)
+{
+    return ln_rt_conv2d_nchw_s8_scratch_size_for(LN_RT_TARGET_THIS, a);
 }
 
 int ln_rt_conv2d_nchw_s8(const ln_rt_s8_conv_args *a, const int8_t *src, const int8_t *weight,

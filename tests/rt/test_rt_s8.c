@@ -73,7 +73,8 @@ START_TEST(test_s8_conv_nchw_random)
 }
 END_TEST
 
-/* The scratch the DSP kernels want: none for 3x3 depthwise, none while
+/* The scratch the Cortex-M4's DSP kernels want (the host's: none): none
+ * for 3x3 depthwise, none while
  * two int16 columns of K (4 * K bytes, K rounded up to 4) fit in their
  * 1 KB of stack, 5 * K beyond (the columns and one pixel's int8 taps; a
  * pointwise conv 4 * K, it gathers no taps). */
@@ -90,21 +91,23 @@ START_TEST(test_s8_conv_nchw_scratch_size)
     a.group = 1;
     a.act_min = -128;
     a.act_max = 127;
-    ck_assert_uint_eq(ln_rt_conv2d_nchw_s8_scratch_size(&a), 0);
+    ck_assert_uint_eq(ln_rt_conv2d_nchw_s8_scratch_size_for(LN_RT_TARGET_CORTEX_M4, &a), 0);
     a.kh = a.kw = 3;
     a.pad_top = a.pad_left = 1;
-    ck_assert_uint_eq(ln_rt_conv2d_nchw_s8_scratch_size(&a), 0);      /* K 144 */
+    ck_assert_uint_eq(ln_rt_conv2d_nchw_s8_scratch_size_for(LN_RT_TARGET_CORTEX_M4, &a), 0);      /* K 144 */
     a.c = 32;
-    ck_assert_uint_eq(ln_rt_conv2d_nchw_s8_scratch_size(&a), 5 * 288);
+    ck_assert_uint_eq(ln_rt_conv2d_nchw_s8_scratch_size_for(LN_RT_TARGET_CORTEX_M4, &a), 5 * 288);
     a.c = 30;
-    ck_assert_uint_eq(ln_rt_conv2d_nchw_s8_scratch_size(&a), 5 * 272);
+    ck_assert_uint_eq(ln_rt_conv2d_nchw_s8_scratch_size_for(LN_RT_TARGET_CORTEX_M4, &a), 5 * 272);
     a.c = a.oc = a.group = 32;
-    ck_assert_uint_eq(ln_rt_conv2d_nchw_s8_scratch_size(&a), 0);
+    ck_assert_uint_eq(ln_rt_conv2d_nchw_s8_scratch_size_for(LN_RT_TARGET_CORTEX_M4, &a), 0);
     a.c = a.oc = 300;
     a.group = 1;
     a.kh = a.kw = 1;
     a.pad_top = a.pad_left = 0;
-    ck_assert_uint_eq(ln_rt_conv2d_nchw_s8_scratch_size(&a), 4 * 300);
+    ck_assert_uint_eq(ln_rt_conv2d_nchw_s8_scratch_size_for(LN_RT_TARGET_CORTEX_M4, &a), 4 * 300);
+    /* the host's kernels use none */
+    ck_assert_uint_eq(ln_rt_conv2d_nchw_s8_scratch_size_for(LN_RT_TARGET_HOST, &a), 0);
 }
 END_TEST
 

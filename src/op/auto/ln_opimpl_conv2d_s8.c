@@ -135,11 +135,13 @@ ln_op ln_opimpl_conv2d_s8 = {
 /* What conv2d_s8_cpu's run() needs, computed once by pre_run. */
 struct conv2d_s8_cpu_priv {
     ln_rt_s8_conv_args args;
+    ln_rt_target target;
 };
 
 /* The private struct field by field, for ln-aot (ln_opregistry_aot). */
 const ln_opregistry_aot_field ln_opimpl_conv2d_s8_cpu_aot_priv[] = {
     {"args", "ln_rt_s8_conv_args", offsetof(struct conv2d_s8_cpu_priv, args)},
+    {"target", "ln_rt_target", offsetof(struct conv2d_s8_cpu_priv, target)},
     {NULL, NULL, 0}
 };
 
@@ -152,9 +154,10 @@ static int conv2d_s8_cpu_pre_run(ln_op_arg *op_arg)
 
     priv = ln_alloc(sizeof *priv);
     ln_ophook_s8_conv_args(op_arg, &priv->args);
+    ln_ophook_rt_target(op_arg, &priv->target);
     op_arg->priv = priv;
     /* kernel scratch: an output no op reads, planned in the arena */
-    LN_OPCK(ln_op_add_scratch(op_arg, ln_rt_conv2d_nchw_s8_scratch_size((&priv->args)), v.has_scratch));
+    LN_OPCK(ln_op_add_scratch(op_arg, ln_rt_conv2d_nchw_s8_scratch_size_for(*(&priv->target), (&priv->args)), v.has_scratch));
     return 0;
 }
 
