@@ -117,7 +117,7 @@ test-unit: $(BUILD)/tests/test_lightnet $(TOOL_BINS)
 	BUILD=$(BUILD) MAKE="$(MAKE)" SAN="$(SAN)" sh tests/cli/install.sh
 
 test-rt:
-	$(MAKE) -C runtime test
+	$(MAKE) -C runtime test test-dispatch
 
 # Everything again under AddressSanitizer + UndefinedBehaviorSanitizer,
 # in its own build tree.

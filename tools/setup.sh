@@ -4,7 +4,7 @@
 set -e
 PKGS="gcc clang libclang-rt-14-dev make pkg-config perl m4 python3 python3-numpy python3-onnx libcjson-dev check git
       protobuf-c-compiler libprotobuf-c-dev libonnx-dev
-      gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm graphviz librsvg2-bin"
+      gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm qemu-user graphviz librsvg2-bin"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \

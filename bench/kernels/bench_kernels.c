@@ -24,7 +24,7 @@
 #ifndef LN_RT_ISA_NAME /* older runtimes */
 #define LN_RT_ISA_NAME (LN_RT_HAVE_AVX2 ? "AVX2+FMA" : "portable C")
 #endif
-#if LN_RT_HAVE_AVX2
+#if LN_RT_HAVE_AVX2 && defined(__AVX2__)
 #include <immintrin.h>
 #endif
 
@@ -57,7 +57,7 @@ static volatile float sink;
         a9 = F(a9, m, c); a10 = F(a10, m, c); a11 = F(a11, m, c);             \
     } while (0)
 
-#if LN_RT_HAVE_AVX2
+#if LN_RT_HAVE_AVX2 && defined(__AVX2__)
 static double peak_avx2(void)
 {
     __m256 m = _mm256_set1_ps(0.999999f), c = _mm256_set1_ps(1e-7f);
@@ -249,7 +249,7 @@ int main(int argc, char **argv)
     void *scr;
     size_t big = (size_t)16 << 20;
 
-#if LN_RT_HAVE_AVX2
+#if LN_RT_HAVE_AVX2 && defined(__AVX2__)
     {
         int r;
         for (r = 0; r < 3; r++) {

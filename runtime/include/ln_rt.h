@@ -64,6 +64,15 @@ typedef enum {
 #define LN_RT_TARGET_THIS LN_RT_TARGET_HOST
 #endif
 
+/* x86-64: the kernels run AVX-512F, AVX2+FMA or portable C variants by
+ * what the CPU has (cpuid, once; a build by GCC carries all three, see
+ * runtime/README.md).  ln_rt_isa_limit(level) caps that choice for the
+ * whole process (0 portable C, 1 AVX2+FMA, 2 AVX-512F; a negative level
+ * changes nothing) and returns the level now in effect; results differ
+ * between levels only by float rounding.  Elsewhere it returns 0 and does
+ * nothing.  Call it before running models, not while a kernel runs. */
+int ln_rt_isa_limit(int level);
+
 /* ---------------------------------------------------------------------
  * Unary elementwise, float32: y[i] = f(x[i]), i < n. All in-place safe.
  * --------------------------------------------------------------------- */

@@ -19,10 +19,10 @@ static void dw_run(int portable, const ln_rt_conv2d_args *a, const float *src,
     if (!portable) {
 #if LN_RT_HAVE_AVX512
         /* rows narrower than 16: flat vectors across rows */
-        if (ow < LN_RT_DW512_MIN_OW &&
+        if (LN_RT_CPU_AVX512 && ow < LN_RT_DW512_MIN_OW &&
             ln_rt__conv2d_depthwise_flat_f32_avx512(a, src, weight, bias, dst))
             return;
-        if (ow >= LN_RT_DW512_MIN_OW &&
+        if (LN_RT_CPU_AVX512 && ow >= LN_RT_DW512_MIN_OW &&
             ln_rt__conv2d_depthwise_f32_avx512(a, src, weight, bias, dst))
             return;
 #endif
@@ -67,7 +67,7 @@ int ln_rt_conv2d_depthwise_f32(const ln_rt_conv2d_args *a, const float *src,
     return LN_RT_OK;
 #endif
     /* no reference to the GEMM engine here (not even its ISA table) */
-    dw_run(!LN_RT_HAVE_AVX2, a, src, weight, bias, dst, ow, scratch);
+    dw_run(!LN_RT_CPU_AVX2, a, src, weight, bias, dst, ow, scratch);
     return LN_RT_OK;
 }
 

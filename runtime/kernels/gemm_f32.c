@@ -92,12 +92,14 @@ const ln_rt__gemm_isa ln_rt__gemm_isa_c = { 4, 4, LN_RT_GEMM_KC, ukr_c,
 const ln_rt__gemm_isa *ln_rt__gemm_isa_default(void)
 {
 #if LN_RT_HAVE_AVX512
-    return &ln_rt__gemm_isa_avx512;
-#elif LN_RT_HAVE_AVX2
-    return &ln_rt__gemm_isa_avx2;
-#else
-    return &ln_rt__gemm_isa_c;
+    if (LN_RT_CPU_AVX512)
+        return &ln_rt__gemm_isa_avx512;
 #endif
+#if LN_RT_HAVE_AVX2
+    if (LN_RT_CPU_AVX2)
+        return &ln_rt__gemm_isa_avx2;
+#endif
+    return &ln_rt__gemm_isa_c;
 }
 
 /* ---- driver ----------------------------------------------------------- */

@@ -11,17 +11,53 @@
 #include <string.h>
 #include "ln_rt.h"
 
-#if defined(__AVX2__) && defined(__FMA__) && !defined(LN_RT_NO_AVX2)
+/*
+ * x86-64 kernels.  LN_RT_HAVE_AVX2 / LN_RT_HAVE_AVX512: the AVX2+FMA and
+ * AVX-512F kernels are compiled into this build.  LN_RT_CPU_AVX2 /
+ * LN_RT_CPU_AVX512: this process may run them.
+ *
+ * Built by GCC for x86-64 (LN_RT_DISPATCH), the library has all three
+ * whatever the compiler flags: each file in x86/ compiles its functions for
+ * its own instruction set (#pragma GCC target), and the kernels pick one by
+ * cpuid, once (cpu.c; ln_rt_isa_limit() caps it).  Every other
+ * file is compiled for the flags given, so a build without -march runs on
+ * any x86-64 and uses AVX2 or AVX-512 where the CPU has them.  Other
+ * compilers choose at compile time, by __AVX2__ / __AVX512F__.
+ */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
+    !defined(LN_RT_NO_DISPATCH)
+#define LN_RT_DISPATCH 1
+#else
+#define LN_RT_DISPATCH 0
+#endif
+
+#if (LN_RT_DISPATCH || (defined(__AVX2__) && defined(__FMA__))) && !defined(LN_RT_NO_AVX2)
 #define LN_RT_HAVE_AVX2 1
 #else
 #define LN_RT_HAVE_AVX2 0
 #endif
 
 /* AVX-512 variants sit beside the AVX2 ones (an AVX-512 build has both) */
-#if LN_RT_HAVE_AVX2 && defined(__AVX512F__) && !defined(LN_RT_NO_AVX512)
+#if LN_RT_HAVE_AVX2 && (LN_RT_DISPATCH || defined(__AVX512F__)) && !defined(LN_RT_NO_AVX512)
 #define LN_RT_HAVE_AVX512 1
 #else
 #define LN_RT_HAVE_AVX512 0
+#endif
+
+#if LN_RT_DISPATCH
+/* 0 portable, 1 AVX2+FMA, 2 AVX-512F: what the CPU has, capped by
+ * ln_rt_isa_limit() */
+int ln_rt__x86_level(void);
+#define LN_RT_CPU_AVX2 (LN_RT_HAVE_AVX2 && ln_rt__x86_level() >= 1)
+#define LN_RT_CPU_AVX512 (LN_RT_HAVE_AVX512 && ln_rt__x86_level() >= 2)
+/* a file's functions from here on, for that instruction set */
+#define LN_RT_TARGET_AVX2_PRAGMA _Pragma("GCC target(\"avx2,fma\")")
+#define LN_RT_TARGET_AVX512_PRAGMA _Pragma("GCC target(\"avx512f,avx2,fma\")")
+#else
+#define LN_RT_CPU_AVX2 LN_RT_HAVE_AVX2
+#define LN_RT_CPU_AVX512 LN_RT_HAVE_AVX512
+#define LN_RT_TARGET_AVX2_PRAGMA
+#define LN_RT_TARGET_AVX512_PRAGMA
 #endif
 
 /* Armv7E-M's DSP extension (Cortex-M4/M7/M33): the int8 kernels in arm/,
@@ -32,7 +68,11 @@
 #define LN_RT_HAVE_DSP 0
 #endif
 
-#if LN_RT_HAVE_AVX512
+#if LN_RT_DISPATCH
+/* the instruction set the kernels use in this process */
+#define LN_RT_ISA_NAME (LN_RT_CPU_AVX512 ? "AVX-512F + AVX2/FMA (by cpuid)" : \
+                        LN_RT_CPU_AVX2 ? "AVX2+FMA (by cpuid)" : "portable C (by cpuid)")
+#elif LN_RT_HAVE_AVX512
 #define LN_RT_ISA_NAME "AVX-512F + AVX2/FMA"
 #elif LN_RT_HAVE_AVX2
 #define LN_RT_ISA_NAME "AVX2+FMA"

@@ -35,7 +35,9 @@ static const ln_rt__gemm_isa *const rt_isas[] = {
     &ln_rt__gemm_isa_avx512,
 #endif
 };
-#define RT_NISA ((int)(sizeof(rt_isas) / sizeof(rt_isas[0])))
+/* those this CPU runs (the list is in level order): a build by GCC has
+ * all three, and ln_rt_isa_limit() or the CPU may leave some out */
+#define RT_NISA (1 + (LN_RT_HAVE_AVX2 && LN_RT_CPU_AVX2) + (LN_RT_HAVE_AVX512 && LN_RT_CPU_AVX512))
 
 static inline uint32_t rt_rand(uint32_t *s)
 {

@@ -330,6 +330,7 @@ START_TEST(test_conv2d_depthwise_sweep)
                          LN_RT_OK);
         RT_CHECK(y, ref, ny, 2e-5, "depthwise (portable)");
 #if LN_RT_HAVE_AVX2
+        if (LN_RT_CPU_AVX2) {
         rt_fill(y, ny, 50, 60, 9);
         if (ln_rt__conv2d_depthwise_f32_avx2(&a, x, wt, k.bias ? b : NULL, y)) {
             RT_CHECK(y, ref, ny, 2e-5, "depthwise (AVX2 direct)");
@@ -341,8 +342,10 @@ START_TEST(test_conv2d_depthwise_sweep)
         rt_fill(y, ny, 50, 60, 9);
         ln_rt__conv2d_depthwise_f32_avx2_padded(&a, x, wt, k.bias ? b : NULL, y, scr);
         RT_CHECK(y, ref, ny, 2e-5, "depthwise (AVX2 padded)");
+        }
 #endif
 #if LN_RT_HAVE_AVX512
+        if (LN_RT_CPU_AVX512) {
         rt_fill(y, ny, 50, 60, 9);
         if (ln_rt__conv2d_depthwise_f32_avx512(&a, x, wt, k.bias ? b : NULL, y)) {
             RT_CHECK(y, ref, ny, 2e-5, "depthwise (AVX-512 direct)");
@@ -356,15 +359,19 @@ START_TEST(test_conv2d_depthwise_sweep)
             ck_assert_msg(y[0] >= 50.0f && y[ny - 1] >= 50.0f,
                           "flat declined but wrote");
         }
+        }
 #endif
         free(x); free(wt); free(b); free(y); free(ref); free(scr);
     }
 #if LN_RT_HAVE_AVX2
-    ck_assert_int_gt(taken2, 20); /* the sweep mostly exercises the kernel */
+    if (LN_RT_CPU_AVX2)
+        ck_assert_int_gt(taken2, 20); /* the sweep mostly exercises the kernel */
 #endif
 #if LN_RT_HAVE_AVX512
-    ck_assert_int_gt(taken512, 20);
-    ck_assert_int_gt(takenflat, 5);
+    if (LN_RT_CPU_AVX512) {
+        ck_assert_int_gt(taken512, 20);
+        ck_assert_int_gt(takenflat, 5);
+    }
 #endif
     (void)taken2; (void)taken512; (void)takenflat;
 }
@@ -440,7 +447,8 @@ START_TEST(test_conv_direct_sweep)
         RT_CHECK(y, ref, ny, 2e-5, "conv2d sweep (build ISA)");
 #if LN_RT_HAVE_AVX512
         rt_fill(y, ny, 50, 60, 9);
-        if (ln_rt__conv2d_direct_f32_avx512(&a, x, wt, k.bias ? b : NULL,
+        if (LN_RT_CPU_AVX512 &&
+            ln_rt__conv2d_direct_f32_avx512(&a, x, wt, k.bias ? b : NULL,
                                             y)) {
             RT_CHECK(y, ref, ny, 2e-5, "conv2d (AVX-512 direct)");
             taken++;
@@ -452,7 +460,8 @@ START_TEST(test_conv_direct_sweep)
         free(x); free(wt); free(b); free(y); free(ref); free(scr);
     }
 #if LN_RT_HAVE_AVX512
-    ck_assert_int_gt(taken, 30);
+    if (LN_RT_CPU_AVX512)
+        ck_assert_int_gt(taken, 30);
 #endif
     (void)taken;
 }
@@ -498,10 +507,12 @@ START_TEST(test_conv_direct_flat_tiles)
     rt_fill(b, k.oc, -1, 1, 920u + (uint32_t)i);
     conv_ref(&k, x, wt, k.bias ? b : NULL, ref, k.h, k.w);
 #if LN_RT_HAVE_AVX512
-    rt_fill(y, ny, 50, 60, 9);
-    ck_assert(ln_rt__conv2d_direct_f32_avx512(&a, x, wt, k.bias ? b : NULL,
-                                              y));
-    RT_CHECK(y, ref, ny, 2e-5, "conv2d (AVX-512 direct, flat tiles)");
+    if (LN_RT_CPU_AVX512) {
+        rt_fill(y, ny, 50, 60, 9);
+        ck_assert(ln_rt__conv2d_direct_f32_avx512(&a, x, wt, k.bias ? b : NULL,
+                                                  y));
+        RT_CHECK(y, ref, ny, 2e-5, "conv2d (AVX-512 direct, flat tiles)");
+    }
 #endif
     rt_fill(y, ny, 50, 60, 9);
     ln_rt__conv2d_direct_f32_c(&a, x, wt, k.bias ? b : NULL, y);

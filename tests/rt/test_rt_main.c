@@ -2,10 +2,18 @@
 #include <stdio.h>
 #include "rt_test.h"
 
+/* LN_RT_ISA_LIMIT=0|1|2 caps the x86-64 kernels' level
+ * (ln_rt_isa_limit): runtime/Makefile's test-dispatch runs each. */
 int main(void)
 {
-    SRunner *sr = srunner_create(rt_elementwise_suite());
+    SRunner *sr;
     int failed;
+    const char *cap = getenv("LN_RT_ISA_LIMIT");
+
+    if (cap && *cap)
+        ln_rt_isa_limit(atoi(cap));
+    printf("libln_rt kernels: %s\n", LN_RT_ISA_NAME);
+    sr = srunner_create(rt_elementwise_suite());
     srunner_add_suite(sr, rt_conv_suite());
     srunner_add_suite(sr, rt_gemm_suite());
     srunner_add_suite(sr, rt_pool_suite());

@@ -18,6 +18,7 @@
 #include "ln_rt_internal.h"
 
 #if LN_RT_HAVE_AVX2
+LN_RT_TARGET_AVX2_PRAGMA
 #include <immintrin.h>
 
 /* ---- direct kernel (conv2d_depthwise_f32_simd.h at 8 lanes) --------------------- */

@@ -9,6 +9,7 @@
 #include "ln_rt_internal.h"
 
 #if LN_RT_HAVE_AVX512
+LN_RT_TARGET_AVX512_PRAGMA
 #include <immintrin.h>
 
 static __mmask16 dw_range_mask(int32_t i0, int32_t n)

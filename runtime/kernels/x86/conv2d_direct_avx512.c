@@ -41,6 +41,7 @@
 #include "ln_rt_internal.h"
 
 #if LN_RT_HAVE_AVX512
+LN_RT_TARGET_AVX512_PRAGMA
 #include <immintrin.h>
 
 #define DC_MAXTAPS 64

@@ -11,6 +11,7 @@
 #include "ln_rt_internal.h"
 
 #if LN_RT_HAVE_AVX2
+LN_RT_TARGET_AVX2_PRAGMA
 #include <immintrin.h>
 
 static __m256 act8(__m256 v, ln_rt_act act, float alpha, float beta)

@@ -17,6 +17,7 @@
 #include "ln_rt_internal.h"
 
 #if LN_RT_HAVE_AVX512
+LN_RT_TARGET_AVX512_PRAGMA
 #include <immintrin.h>
 
 #ifndef LN_RT_AVX512_KC

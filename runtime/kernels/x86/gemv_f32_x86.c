@@ -14,6 +14,7 @@
 #include "ln_rt_internal.h"
 
 #if LN_RT_HAVE_AVX2
+LN_RT_TARGET_AVX2_PRAGMA
 #include <immintrin.h>
 
 static float hsum8(__m256 v)
@@ -104,6 +105,7 @@ void ln_rt__gemv_avx2(int32_t n, int32_t k, const float *x, const float *B,
 }
 
 #if LN_RT_HAVE_AVX512
+LN_RT_TARGET_AVX512_PRAGMA
 void ln_rt__gemv_avx512(int32_t n, int32_t k, const float *x, const float *B,
                         int trans_b, float alpha, float *y, int accumulate)
 {
