@@ -511,7 +511,8 @@ void ln_rt_space_to_depth_f32(int32_t n, int32_t c, int32_t h, int32_t w,
 /* Resize (ONNX Resize / Upsample) of the last two axes of NCHW. */
 typedef enum {
     LN_RT_RESIZE_NEAREST = 0,
-    LN_RT_RESIZE_LINEAR            /* bilinear */
+    LN_RT_RESIZE_LINEAR,           /* bilinear */
+    LN_RT_RESIZE_CUBIC             /* bicubic, 4x4 taps, cubic_a */
 } ln_rt_resize_mode;
 
 typedef enum {
@@ -520,7 +521,8 @@ typedef enum {
     LN_RT_COORD_ALIGN_CORNERS,
     LN_RT_COORD_PYTORCH_HALF_PIXEL,
     LN_RT_COORD_TF_HALF_PIXEL_FOR_NN,
-    LN_RT_COORD_HALF_PIXEL_SYMMETRIC
+    LN_RT_COORD_HALF_PIXEL_SYMMETRIC,
+    LN_RT_COORD_TF_CROP_AND_RESIZE /* roi; outside it extrapolation */
 } ln_rt_coord_mode;
 
 typedef enum {
@@ -530,13 +532,21 @@ typedef enum {
     LN_RT_NEAREST_CEIL
 } ln_rt_nearest_mode;
 
-/* scale_h/scale_w are the ONNX scales (output / input); 0 means oh/ih. */
+/* scale_h/scale_w are the ONNX scales (output / input); 0 means oh/ih.
+ * cubic_a and exclude_outside are ONNX's cubic_coeff_a and exclude_outside
+ * (cubic only); roi is {start_h, start_w, end_h, end_w} in normalized
+ * input coordinates and extrapolation the value of an output pixel whose
+ * source falls outside the input (tf_crop_and_resize only). */
 typedef struct {
     int32_t n, c, ih, iw, oh, ow;
     float scale_h, scale_w;
     ln_rt_resize_mode mode;
     ln_rt_coord_mode coord;
     ln_rt_nearest_mode nearest;
+    float cubic_a;
+    int32_t exclude_outside;
+    float extrapolation;
+    float roi[4];
 } ln_rt_resize_args;
 
 int ln_rt_resize_f32(const ln_rt_resize_args *a, const float *x, float *y);

@@ -22,6 +22,7 @@ int main(void)
     srunner_add_suite(sr, rt_s8_suite());
     srunner_add_suite(sr, rt_rnn_suite());
     srunner_add_suite(sr, rt_integer_suite());
+    srunner_add_suite(sr, rt_resize_suite());
     srunner_run_all(sr, CK_NORMAL);
     failed = srunner_ntests_failed(sr);
     srunner_free(sr);

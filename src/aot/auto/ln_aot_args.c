@@ -394,6 +394,9 @@ static void print_ln_rt_resize_mode(ln_aot_buf *b, const void *p)
     case LN_RT_RESIZE_LINEAR:
         ln_aot_buf_puts(b, "LN_RT_RESIZE_LINEAR");
         return;
+    case LN_RT_RESIZE_CUBIC:
+        ln_aot_buf_puts(b, "LN_RT_RESIZE_CUBIC");
+        return;
     }
     ln_aot_buf_printf(b, "(ln_rt_resize_mode)%d", (int)*v);
 }
@@ -420,6 +423,9 @@ static void print_ln_rt_coord_mode(ln_aot_buf *b, const void *p)
         return;
     case LN_RT_COORD_HALF_PIXEL_SYMMETRIC:
         ln_aot_buf_puts(b, "LN_RT_COORD_HALF_PIXEL_SYMMETRIC");
+        return;
+    case LN_RT_COORD_TF_CROP_AND_RESIZE:
+        ln_aot_buf_puts(b, "LN_RT_COORD_TF_CROP_AND_RESIZE");
         return;
     }
     ln_aot_buf_printf(b, "(ln_rt_coord_mode)%d", (int)*v);
@@ -449,6 +455,7 @@ static void print_ln_rt_nearest_mode(ln_aot_buf *b, const void *p)
 static void print_ln_rt_resize_args(ln_aot_buf *b, const void *p)
 {
     const ln_rt_resize_args *v = p;
+    int n;
 
     ln_aot_buf_printf(b, "{.n = %ld", (long)v->n);
     ln_aot_buf_printf(b, ", .c = %ld", (long)v->c);
@@ -466,6 +473,21 @@ static void print_ln_rt_resize_args(ln_aot_buf *b, const void *p)
     print_ln_rt_coord_mode(b, &v->coord);
     ln_aot_buf_puts(b, ", .nearest = ");
     print_ln_rt_nearest_mode(b, &v->nearest);
+    ln_aot_buf_puts(b, ", .cubic_a = ");
+    ln_aot_buf_float(b, v->cubic_a);
+    ln_aot_buf_printf(b, ", .exclude_outside = %ld", (long)v->exclude_outside);
+    ln_aot_buf_puts(b, ", .extrapolation = ");
+    ln_aot_buf_float(b, v->extrapolation);
+    n = (int)(sizeof v->roi / sizeof v->roi[0]);
+    while (n > 1 && v->roi[n - 1] == 0)
+        n--;
+    ln_aot_buf_puts(b, ", .roi = {");
+    for (int i = 0; i < n; i++) {
+        if (i)
+            ln_aot_buf_puts(b, ", ");
+        ln_aot_buf_float(b, v->roi[i]);
+    }
+    ln_aot_buf_putc(b, '}');
     ln_aot_buf_putc(b, '}');
 }
 

@@ -7,8 +7,8 @@
 
 #if !(defined(LN_OP_STRIP_resize))
 /* What the pre_runs of resize, resize_cpu have in common: the checks, the outputs. */
-static const char *const mode_choices[] = {"nearest", "linear", NULL};
-static const char *const coordinate_transformation_mode_choices[] = {"half_pixel", "asymmetric", "align_corners", "pytorch_half_pixel", "tf_half_pixel_for_nn", "half_pixel_symmetric", NULL};
+static const char *const mode_choices[] = {"nearest", "linear", "cubic", NULL};
+static const char *const coordinate_transformation_mode_choices[] = {"half_pixel", "asymmetric", "align_corners", "pytorch_half_pixel", "tf_half_pixel_for_nn", "half_pixel_symmetric", "tf_crop_and_resize", NULL};
 static const char *const nearest_mode_choices[] = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil", NULL};
 
 static int resize_check(ln_op_arg *op_arg)
@@ -16,7 +16,7 @@ static int resize_check(ln_op_arg *op_arg)
     ln_tensor_entry *src_te;
     ln_param_entry *mode_pe, *coordinate_transformation_mode_pe, *nearest_mode_pe,
         *scales_pe, *sizes_pe, *cubic_coeff_a_pe, *exclude_outside_pe,
-        *extrapolation_value_pe;
+        *extrapolation_value_pe, *roi_pe;
     int mode_index, coordinate_transformation_mode_index, nearest_mode_index, dst_ndim,
         dst_dims[LN_MAXDIM];
     const char *dst_name;
@@ -41,9 +41,12 @@ static int resize_check(ln_op_arg *op_arg)
     LN_OPCK(ln_opck_param_type_if(op_arg, "sizes", LN_PARAM_ARRAY_NUMBER, &sizes_pe));
     LN_OPCK(ln_opck_param_type_if(op_arg, "cubic_coeff_a", LN_PARAM_NUMBER, &cubic_coeff_a_pe));
     LN_OPCK(ln_opck_param_type_if(op_arg, "exclude_outside", LN_PARAM_NUMBER, &exclude_outside_pe));
-    if (exclude_outside_pe)
-        LN_OPCK(ln_opck_param_number(op_arg, exclude_outside_pe, LN_CMP_EQ, 0));
+    if (exclude_outside_pe) {
+        LN_OPCK(ln_opck_param_number(op_arg, exclude_outside_pe, LN_CMP_GE, 0));
+        LN_OPCK(ln_opck_param_number(op_arg, exclude_outside_pe, LN_CMP_LE, 1));
+    }
     LN_OPCK(ln_opck_param_type_if(op_arg, "extrapolation_value", LN_PARAM_NUMBER, &extrapolation_value_pe));
+    LN_OPCK(ln_opck_param_type_if(op_arg, "roi", LN_PARAM_ARRAY_NUMBER, &roi_pe));
     LN_OPCK(ln_opck_tensors_out_len(op_arg, LN_CMP_EQ, 1));
     LN_OPCK(ln_opck_tensor_out_new(op_arg, "dst", &dst_name));
     LN_OPCK(ln_ophook_resize_dst_shape(op_arg, &dst_ndim, dst_dims));
@@ -55,7 +58,7 @@ static int resize_check(ln_op_arg *op_arg)
 
 #ifndef LN_OP_STRIP_resize
 
-/* ---- resize (arch none): Resize of the last two axes of NCHW (ONNX Resize, Upsample): nearest with the ONNX coordinate and rounding modes, or (bi)linear; output from 'sizes' or floor(in * 'scales'). */
+/* ---- resize (arch none): Resize of the last two axes of NCHW (ONNX Resize, Upsample): nearest with the ONNX coordinate and rounding modes, (bi)linear or (bi)cubic, tf_crop_and_resize of a region of interest; output from 'sizes' or floor(in * 'scales'). */
 
 ln_op ln_opimpl_resize = {
     .op_arg = &(ln_op_arg){.optype = "resize", .arch = "none"}, .pre_run = resize_check,

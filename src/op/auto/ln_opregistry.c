@@ -540,7 +540,7 @@ static const ln_opregistry_onnx_attr onnx_attrs_41[] = {
     {"", "nearest_mode", "\"floor\""},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_28[] = {"src", "", "@scales", "@sizes", NULL};
+static const char *const onnx_names_28[] = {"src", "@roi", "@scales", "@sizes", NULL};
 static const ln_opregistry_onnx_attr onnx_attrs_42[] = {
     {"mode", "mode", "\"nearest\""},
     {"coordinate_transformation_mode", "coordinate_transformation_mode", "\"half_pixel\""},
