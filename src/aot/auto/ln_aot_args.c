@@ -850,6 +850,7 @@ static const char *const status_kernels[] = {
     "ln_rt_gather_f32",
     "ln_rt_gather_nd",
     "ln_rt_gemm_f32",
+    "ln_rt_isa_limit",
     "ln_rt_matmul_f32",
     "ln_rt_matmul_integer",
     "ln_rt_maxpool2d_f32",
