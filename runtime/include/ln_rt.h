@@ -942,6 +942,26 @@ typedef struct ln_rt_trilu_args {
 void ln_rt_trilu(const ln_rt_trilu_args *a, int64_t k, int32_t upper, size_t elem_size,
                  const void *x, void *y);
 
+/* ---- einsum (ONNX Einsum) ----------------------------------------------
+ * One or two operands, the equation resolved at compile time into nidx
+ * distinct indices: the output's first, in output order (the output is
+ * written in that row-major order), then the summed ones.  stride_a[i]
+ * and stride_b[i] are index i's steps in the operands' elements
+ * (0 where the operand lacks it or broadcasts it; a repeated index, a
+ * diagonal, has the sum of its axes' strides).  float32, float64, int32
+ * or int64 (dtype); sums in double for floats, int64 for integers.  b is
+ * NULL for one operand.  Returns LN_RT_ARG_ERROR for bad args. */
+#define LN_RT_EINSUM_MAX_INDICES 16
+typedef struct {
+    int32_t nin, nidx, nout;
+    ln_rt_dtype dtype;
+    int32_t extent[LN_RT_EINSUM_MAX_INDICES];
+    int64_t stride_a[LN_RT_EINSUM_MAX_INDICES];
+    int64_t stride_b[LN_RT_EINSUM_MAX_INDICES];
+} ln_rt_einsum_args;
+
+int ln_rt_einsum(const ln_rt_einsum_args *a, const void *x0, const void *x1, void *y);
+
 #ifdef __cplusplus
 }
 #endif

@@ -164,6 +164,9 @@ int ln_ophook_rnn_y_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
 int ln_ophook_rnn_state_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
 ln_bool ln_ophook_rnn_acts_ok(const ln_op_arg *op_arg);
 void ln_ophook_rnn_args(const ln_op_arg *op_arg, ln_rt_rnn_args *a);
+/* einsum: the equation resolved (shape, stride tables) */
+int ln_ophook_einsum_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
+void ln_ophook_einsum_args(const ln_op_arg *op_arg, ln_rt_einsum_args *a);
 
 LN_CPPEND
 #endif

@@ -789,6 +789,40 @@ static void print_ln_rt_trilu_args(ln_aot_buf *b, const void *p)
     ln_aot_buf_putc(b, '}');
 }
 
+static void print_ln_rt_einsum_args(ln_aot_buf *b, const void *p)
+{
+    const ln_rt_einsum_args *v = p;
+    int n;
+
+    ln_aot_buf_printf(b, "{.nin = %ld", (long)v->nin);
+    ln_aot_buf_printf(b, ", .nidx = %ld", (long)v->nidx);
+    ln_aot_buf_printf(b, ", .nout = %ld", (long)v->nout);
+    ln_aot_buf_puts(b, ", .dtype = ");
+    print_ln_rt_dtype(b, &v->dtype);
+    n = (int)(sizeof v->extent / sizeof v->extent[0]);
+    while (n > 1 && v->extent[n - 1] == 0)
+        n--;
+    ln_aot_buf_puts(b, ", .extent = {");
+    for (int i = 0; i < n; i++)
+        ln_aot_buf_printf(b, "%s%ld", i ? ", " : "", (long)v->extent[i]);
+    ln_aot_buf_putc(b, '}');
+    n = (int)(sizeof v->stride_a / sizeof v->stride_a[0]);
+    while (n > 1 && v->stride_a[n - 1] == 0)
+        n--;
+    ln_aot_buf_puts(b, ", .stride_a = {");
+    for (int i = 0; i < n; i++)
+        ln_aot_buf_printf(b, "%s%lldLL", i ? ", " : "", (long long)v->stride_a[i]);
+    ln_aot_buf_putc(b, '}');
+    n = (int)(sizeof v->stride_b / sizeof v->stride_b[0]);
+    while (n > 1 && v->stride_b[n - 1] == 0)
+        n--;
+    ln_aot_buf_puts(b, ", .stride_b = {");
+    for (int i = 0; i < n; i++)
+        ln_aot_buf_printf(b, "%s%lldLL", i ? ", " : "", (long long)v->stride_b[i]);
+    ln_aot_buf_putc(b, '}');
+    ln_aot_buf_putc(b, '}');
+}
+
 static const struct rt_type {
     const char *name;
     size_t size;
@@ -828,6 +862,7 @@ static const struct rt_type {
     {"ln_rt_gather_elements_args", sizeof(ln_rt_gather_elements_args), 1, print_ln_rt_gather_elements_args},
     {"ln_rt_nd_args", sizeof(ln_rt_nd_args), 1, print_ln_rt_nd_args},
     {"ln_rt_trilu_args", sizeof(ln_rt_trilu_args), 1, print_ln_rt_trilu_args},
+    {"ln_rt_einsum_args", sizeof(ln_rt_einsum_args), 1, print_ln_rt_einsum_args},
 };
 
 static const char *const status_kernels[] = {
@@ -844,6 +879,7 @@ static const char *const status_kernels[] = {
     "ln_rt_conv2d_s8",
     "ln_rt_conv_transpose2d_f32",
     "ln_rt_conv_transpose2d_s8",
+    "ln_rt_einsum",
     "ln_rt_fully_connected_s8",
     "ln_rt_gather",
     "ln_rt_gather_elements",

@@ -108,6 +108,7 @@ const ln_expand_default ln_expand_defaults_cpu[] = {
     {"div", "div_cpu"},
     {"dropout", "dropout_cpu"},
     {"dynamic_quantize_linear", "dynamic_quantize_linear_cpu"},
+    {"einsum", "einsum_cpu"},
     {"elu", "elu_cpu"},
     {"equal", "equal_cpu"},
     {"erf", "erf_cpu"},

@@ -155,3 +155,19 @@ save("cumsum_axes",
       helper.make_node("Add", ["a", "b"], ["y"])],
      {"ax1": np.array(1, np.int64), "ax0": np.array(-3, np.int64)},
      [3, 6, 4], [3, 6, 4])
+
+# Attention written as Einsum (as many transformer exports do): the scores
+# q.k^T over the head dim, a softmax, the weighted sum of v
+save("einsum_attention",
+     [helper.make_node("Einsum", ["x", "k"], ["s"], equation="bhqd,bhkd->bhqk"),
+      helper.make_node("Softmax", ["s"], ["p"], axis=-1),
+      helper.make_node("Einsum", ["p", "v"], ["y"], equation="bhqk, bhkd -> bhqd")],
+     {"k": f32(1, 2, 5, 3), "v": f32(1, 2, 5, 3)},
+     [1, 2, 4, 3], [1, 2, 4, 3])
+
+# An implicit output with an ellipsis: batched x times a matrix
+# ("...ij,jk" is "...ik": the broadcast dims, then the letters used once)
+save("einsum_ellipsis_implicit",
+     [helper.make_node("Einsum", ["x", "w"], ["y"], equation="...ij,jk")],
+     {"w": f32(4, 5)},
+     [2, 3, 4], [2, 3, 5])
