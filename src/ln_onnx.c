@@ -381,6 +381,7 @@ typedef struct nodemap {
     cJSON *op;
     int n_in, n_out;             /* the mapping's inputs and outputs */
     ln_bool var_in, var_out;     /* the last of them is variadic here */
+    ln_bool nd3;                 /* retargeted to a 3-D op */
 } nodemap;
 
 /* The node's inputs: tensors_in, or params ("@param", a constant). */
@@ -505,6 +506,11 @@ static void map_outputs(nodemap *m, const char *op_type)
         if (i == 1 && ln_streq(op_type, "Dropout") && ln_onnx_set_has(im->consumed, o) &&
             dropout_mask(im, m->node, o, m->where))
             continue;
+        if (i == 1 && m->nd3 && ln_streq(op_type, "MaxPool")) {
+            ln_onnx_op_add(m->op, "tensors_out", ln_onnx_json_tensor_ref("indices", o));
+            ln_onnx_set_add(im->defined, o);
+            continue;
+        }
         if (m->var_out && (int)i >= m->n_out - 1) {
             char *vname = ln_sprintf("%s_%d", e->outputs[m->n_out - 1], (int)i - (m->n_out - 1));
             ln_onnx_op_add(m->op, "tensors_out", ln_onnx_json_tensor_ref(vname, o));
@@ -530,7 +536,7 @@ static void map_node(imp *im, const Onnx__NodeProto *node, const ln_opregistry_o
                      const char *name, const char *where)
 {
     const char *op_type = ln_onnx_str_or_empty(node->op_type);
-    nodemap m = {im, node, e, where, NULL, 0, 0, LN_FALSE, LN_FALSE};
+    nodemap m = {im, node, e, where, NULL, 0, 0, LN_FALSE, LN_FALSE, LN_FALSE};
 
     m.op = ln_onnx_json_op(name, e->optype);
     m.n_in = count_names(e->inputs);
@@ -548,8 +554,12 @@ static void map_node(imp *im, const Onnx__NodeProto *node, const ln_opregistry_o
                 !ln_streq(op_type, "Dropout");
     map_inputs(&m);
     map_attrs(&m, op_type);
+    /* 3-D, or MaxPool's Indices: the 3-D ops (which have that output) */
+    m.nd3 = ln_onnx_retarget_3d(im, op_type, m.op, node, e, where);
+    if (m.nd3 && ln_streq(op_type, "MaxPool"))
+        m.var_out = LN_FALSE;
     map_outputs(&m, op_type);
-    if (ln_onnx_is_1d(im, op_type, m.op, node))
+    if (!m.nd3 && ln_onnx_is_1d(im, op_type, m.op, node))
         ln_onnx_view_1d_as_2d(im, m.op, name);
     cJSON_AddItemToArray(im->node_ops, m.op);
     if (im->pending) {

@@ -158,6 +158,10 @@ int ln_onnx_report(imp *im);
 ln_bool ln_onnx_known_dims(imp *im, const char *name, int *ndim, int *dims);
 /* A 1-D Conv, ConvTranspose, MaxPool or AveragePool, and its op made the
  * 2-D one on a size-1 axis (views around it). */
+struct ln_opregistry_onnx_entry;
+ln_bool ln_onnx_retarget_3d(imp *im, const char *op_type, cJSON *op,
+                            const Onnx__NodeProto *node, const struct ln_opregistry_onnx_entry *e,
+                            const char *where);
 ln_bool ln_onnx_is_1d(imp *im, const char *op_type, cJSON *op, const Onnx__NodeProto *node);
 void ln_onnx_view_1d_as_2d(imp *im, cJSON *op, const char *opname);
 

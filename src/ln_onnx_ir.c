@@ -411,4 +411,77 @@ void ln_onnx_view_1d_as_2d(imp *im, cJSON *op, const char *opname)
     }
 }
 
+/* The spatial axes of a Conv, ConvTranspose, MaxPool or AveragePool: the
+ * kernel_shape's entries, else the constant weight's rank or the input's
+ * less 2; 0 when unknown or another op type. */
+static int spatial_axes(imp *im, const char *op_type, cJSON *op, const Onnx__NodeProto *node)
+{
+    cJSON *ks = find_item(cJSON_GetObjectItemCaseSensitive(op, "params"), "kernel_shape");
+    const ln_tensor *w;
+    int ndim, dims[LN_MAXDIM];
+
+    if (!ln_streq(op_type, "Conv") && !ln_streq(op_type, "ConvTranspose") &&
+        !ln_streq(op_type, "MaxPool") && !ln_streq(op_type, "AveragePool"))
+        return 0;
+    if (ks && cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ks, "value")) > 0)
+        return cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ks, "value"));
+    if (!ln_streq(op_type, "MaxPool") && !ln_streq(op_type, "AveragePool") &&
+        node->n_input > 1 && (w = ln_hash_find(im->consts, node->input[1])))
+        return w->ndim - 2;
+    if (node->n_input > 0 && ln_onnx_known_dims(im, node->input[0], &ndim, dims))
+        return ndim - 2;
+    return 0;
+}
+
+/*
+ * 3-D convolution and pooling, and MaxPool with its Indices output: the
+ * 2-D op the mapping chose becomes conv3d, conv_transpose3d, maxpool3d or
+ * avgpool3d (maxpool3d also takes the 4-D input of a 2-D MaxPool whose
+ * Indices are used).  The params the mapping filled from 2-D defaults
+ * (attributes the node does not have) are dropped: the 3-D ops default
+ * them per axis.  Returns LN_TRUE when it retargeted op.
+ */
+ln_bool ln_onnx_retarget_3d(imp *im, const char *op_type, cJSON *op,
+                            const Onnx__NodeProto *node, const ln_opregistry_onnx_entry *e,
+                            const char *where)
+{
+    static const char *const map[][2] = {{"Conv", "conv3d"},
+                                         {"ConvTranspose", "conv_transpose3d"},
+                                         {"MaxPool", "maxpool3d"},
+                                         {"AveragePool", "avgpool3d"}};
+    int nsp = spatial_axes(im, op_type, op, node);
+    ln_bool indices = ln_streq(op_type, "MaxPool") && node->n_output > 1 && *node->output[1];
+    cJSON *params = cJSON_GetObjectItemCaseSensitive(op, "params");
+    const char *optype = NULL;
+
+    if (indices && nsp == 1) {
+        ln_onnx_problem(im, "%s: the Indices output of a 1-D MaxPool is not supported "
+                        "(2-D and 3-D are)", where);
+        return LN_FALSE;
+    }
+    if (nsp != 3 && !(indices && nsp == 2))
+        return LN_FALSE;
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (ln_streq(op_type, map[i][0]))
+            optype = map[i][1];
+    cJSON_ReplaceItemInObjectCaseSensitive(op, "optype", cJSON_CreateString(optype));
+    for (int k = 0; e->attrs[k].attr; k++) {
+        ln_bool given = LN_FALSE;
+        cJSON *p;
+        for (size_t j = 0; j < node->n_attribute; j++)
+            given = given || ln_streq(node->attribute[j]->name, e->attrs[k].attr);
+        if (!given && *e->attrs[k].attr && (p = find_item(params, e->attrs[k].param))) {
+            cJSON *x;
+            int idx = 0;
+            cJSON_ArrayForEach(x, params) {
+                if (x == p)
+                    break;
+                idx++;
+            }
+            cJSON_DeleteItemFromArray(params, idx);
+        }
+    }
+    return LN_TRUE;
+}
+
 #endif /* LN_HAVE_ONNX */

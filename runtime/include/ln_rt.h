@@ -355,6 +355,49 @@ void ln_rt_global_maxpool_f32(int32_t nc, int32_t hw, const float *x,
                               float *y);
 
 /* ---------------------------------------------------------------------
+ * 3-D convolution and pooling (NCDHW), conv3d_f32.c / pool3d_f32.c
+ * --------------------------------------------------------------------- */
+/* Spatial axes are (d, h, w); pad[0..2] pads the start of each, pad[3..5]
+ * its end.  conv3d: weight [oc][c/group][kd][kh][kw], bias [oc] or NULL,
+ * out[] from ln_rt_conv_out_size.  conv_transpose3d: weight
+ * [c][oc/group][kd][kh][kw], out[i] = stride[i] * (in[i] - 1) + out_pad +
+ * dil[i] * (k[i] - 1) + 1 - pad[i] - pad[i + 3], given by the caller.
+ * Direct loops, no scratch, not in-place safe.  Return LN_RT_OK or
+ * LN_RT_ARG_ERROR. */
+typedef struct {
+    int32_t n, c, oc, group;
+    int32_t in[3], out[3], k[3], stride[3], dil[3];
+    int32_t pad[6];
+    ln_rt_act act;
+    float alpha, beta;
+} ln_rt_conv3d_args;
+
+int ln_rt_conv3d_f32(const ln_rt_conv3d_args *a, const float *src,
+                     const float *weight, const float *bias, float *dst);
+int ln_rt_conv_transpose3d_f32(const ln_rt_conv3d_args *a, const float *src,
+                               const float *weight, const float *bias,
+                               float *dst);
+
+/* 3-D max / average pooling over NCDHW (a 2-D pool is d = 1): windows
+ * clipped to the input as in the 2-D kernels; the average divides by the
+ * taps inside the padded input (count_include_pad) or inside the input.
+ * maxpool3d's indices (int64, may be NULL) are ONNX MaxPool's: the first
+ * maximum's offset in the whole input, its (d, h, w) row-major
+ * (storage_order 0) or column-major (1) within the plane; -1 (and -inf)
+ * for a window that holds no input value (dilated taps all in padding). */
+typedef struct {
+    int32_t n, c;
+    int32_t in[3], out[3], k[3], stride[3], dil[3];
+    int32_t pad[6];
+    int count_include_pad;
+    int storage_order;
+} ln_rt_pool3d_args;
+
+int ln_rt_maxpool3d_f32(const ln_rt_pool3d_args *a, const float *x, float *y,
+                        int64_t *indices);
+int ln_rt_avgpool3d_f32(const ln_rt_pool3d_args *a, const float *x, float *y);
+
+/* ---------------------------------------------------------------------
  * Reductions, softmax, argmax
  * --------------------------------------------------------------------- */
 /* Reduce x (ndim, dims) over the axes whose bit is set in axes_mask

@@ -84,6 +84,13 @@ void ln_ophook_s8_conv_args(const ln_op_arg *op_arg, ln_rt_s8_conv_args *a);
 int ln_ophook_conv_transpose2d_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
 void ln_ophook_conv_transpose2d_args(const ln_op_arg *op_arg,
                                      ln_rt_conv_transpose2d_args *args);
+/* conv3d, conv_transpose3d, maxpool3d, avgpool3d (ln_ophook_conv3d.c) */
+int ln_ophook_conv3d_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
+void ln_ophook_conv3d_args(const ln_op_arg *op_arg, ln_rt_conv3d_args *args);
+int ln_ophook_conv_transpose3d_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
+void ln_ophook_conv_transpose3d_args(const ln_op_arg *op_arg, ln_rt_conv3d_args *args);
+int ln_ophook_pool3d_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
+void ln_ophook_pool3d_args(const ln_op_arg *op_arg, ln_rt_pool3d_args *args);
 /* gemm, matmul */
 int ln_ophook_gemm_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
 void ln_ophook_gemm_args(const ln_op_arg *op_arg, ln_rt_gemm_args *args);

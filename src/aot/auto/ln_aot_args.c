@@ -214,6 +214,120 @@ static void print_ln_rt_pool2d_args(ln_aot_buf *b, const void *p)
     ln_aot_buf_putc(b, '}');
 }
 
+static void print_ln_rt_conv3d_args(ln_aot_buf *b, const void *p)
+{
+    const ln_rt_conv3d_args *v = p;
+    int n;
+
+    ln_aot_buf_printf(b, "{.n = %ld", (long)v->n);
+    ln_aot_buf_printf(b, ", .c = %ld", (long)v->c);
+    ln_aot_buf_printf(b, ", .oc = %ld", (long)v->oc);
+    ln_aot_buf_printf(b, ", .group = %ld", (long)v->group);
+    n = (int)(sizeof v->in / sizeof v->in[0]);
+    while (n > 1 && v->in[n - 1] == 0)
+        n--;
+    ln_aot_buf_puts(b, ", .in = {");
+    for (int i = 0; i < n; i++)
+        ln_aot_buf_printf(b, "%s%ld", i ? ", " : "", (long)v->in[i]);
+    ln_aot_buf_putc(b, '}');
+    n = (int)(sizeof v->out / sizeof v->out[0]);
+    while (n > 1 && v->out[n - 1] == 0)
+        n--;
+    ln_aot_buf_puts(b, ", .out = {");
+    for (int i = 0; i < n; i++)
+        ln_aot_buf_printf(b, "%s%ld", i ? ", " : "", (long)v->out[i]);
+    ln_aot_buf_putc(b, '}');
+    n = (int)(sizeof v->k / sizeof v->k[0]);
+    while (n > 1 && v->k[n - 1] == 0)
+        n--;
+    ln_aot_buf_puts(b, ", .k = {");
+    for (int i = 0; i < n; i++)
+        ln_aot_buf_printf(b, "%s%ld", i ? ", " : "", (long)v->k[i]);
+    ln_aot_buf_putc(b, '}');
+    n = (int)(sizeof v->stride / sizeof v->stride[0]);
+    while (n > 1 && v->stride[n - 1] == 0)
+        n--;
+    ln_aot_buf_puts(b, ", .stride = {");
+    for (int i = 0; i < n; i++)
+        ln_aot_buf_printf(b, "%s%ld", i ? ", " : "", (long)v->stride[i]);
+    ln_aot_buf_putc(b, '}');
+    n = (int)(sizeof v->dil / sizeof v->dil[0]);
+    while (n > 1 && v->dil[n - 1] == 0)
+        n--;
+    ln_aot_buf_puts(b, ", .dil = {");
+    for (int i = 0; i < n; i++)
+        ln_aot_buf_printf(b, "%s%ld", i ? ", " : "", (long)v->dil[i]);
+    ln_aot_buf_putc(b, '}');
+    n = (int)(sizeof v->pad / sizeof v->pad[0]);
+    while (n > 1 && v->pad[n - 1] == 0)
+        n--;
+    ln_aot_buf_puts(b, ", .pad = {");
+    for (int i = 0; i < n; i++)
+        ln_aot_buf_printf(b, "%s%ld", i ? ", " : "", (long)v->pad[i]);
+    ln_aot_buf_putc(b, '}');
+    ln_aot_buf_puts(b, ", .act = ");
+    print_ln_rt_act(b, &v->act);
+    ln_aot_buf_puts(b, ", .alpha = ");
+    ln_aot_buf_float(b, v->alpha);
+    ln_aot_buf_puts(b, ", .beta = ");
+    ln_aot_buf_float(b, v->beta);
+    ln_aot_buf_putc(b, '}');
+}
+
+static void print_ln_rt_pool3d_args(ln_aot_buf *b, const void *p)
+{
+    const ln_rt_pool3d_args *v = p;
+    int n;
+
+    ln_aot_buf_printf(b, "{.n = %ld", (long)v->n);
+    ln_aot_buf_printf(b, ", .c = %ld", (long)v->c);
+    n = (int)(sizeof v->in / sizeof v->in[0]);
+    while (n > 1 && v->in[n - 1] == 0)
+        n--;
+    ln_aot_buf_puts(b, ", .in = {");
+    for (int i = 0; i < n; i++)
+        ln_aot_buf_printf(b, "%s%ld", i ? ", " : "", (long)v->in[i]);
+    ln_aot_buf_putc(b, '}');
+    n = (int)(sizeof v->out / sizeof v->out[0]);
+    while (n > 1 && v->out[n - 1] == 0)
+        n--;
+    ln_aot_buf_puts(b, ", .out = {");
+    for (int i = 0; i < n; i++)
+        ln_aot_buf_printf(b, "%s%ld", i ? ", " : "", (long)v->out[i]);
+    ln_aot_buf_putc(b, '}');
+    n = (int)(sizeof v->k / sizeof v->k[0]);
+    while (n > 1 && v->k[n - 1] == 0)
+        n--;
+    ln_aot_buf_puts(b, ", .k = {");
+    for (int i = 0; i < n; i++)
+        ln_aot_buf_printf(b, "%s%ld", i ? ", " : "", (long)v->k[i]);
+    ln_aot_buf_putc(b, '}');
+    n = (int)(sizeof v->stride / sizeof v->stride[0]);
+    while (n > 1 && v->stride[n - 1] == 0)
+        n--;
+    ln_aot_buf_puts(b, ", .stride = {");
+    for (int i = 0; i < n; i++)
+        ln_aot_buf_printf(b, "%s%ld", i ? ", " : "", (long)v->stride[i]);
+    ln_aot_buf_putc(b, '}');
+    n = (int)(sizeof v->dil / sizeof v->dil[0]);
+    while (n > 1 && v->dil[n - 1] == 0)
+        n--;
+    ln_aot_buf_puts(b, ", .dil = {");
+    for (int i = 0; i < n; i++)
+        ln_aot_buf_printf(b, "%s%ld", i ? ", " : "", (long)v->dil[i]);
+    ln_aot_buf_putc(b, '}');
+    n = (int)(sizeof v->pad / sizeof v->pad[0]);
+    while (n > 1 && v->pad[n - 1] == 0)
+        n--;
+    ln_aot_buf_puts(b, ", .pad = {");
+    for (int i = 0; i < n; i++)
+        ln_aot_buf_printf(b, "%s%ld", i ? ", " : "", (long)v->pad[i]);
+    ln_aot_buf_putc(b, '}');
+    ln_aot_buf_printf(b, ", .count_include_pad = %d", v->count_include_pad);
+    ln_aot_buf_printf(b, ", .storage_order = %d", v->storage_order);
+    ln_aot_buf_putc(b, '}');
+}
+
 static void print_ln_rt_reduce_args(ln_aot_buf *b, const void *p)
 {
     const ln_rt_reduce_args *v = p;
@@ -837,6 +951,8 @@ static const struct rt_type {
     {"ln_rt_gemm_args", sizeof(ln_rt_gemm_args), 1, print_ln_rt_gemm_args},
     {"ln_rt_matmul_args", sizeof(ln_rt_matmul_args), 1, print_ln_rt_matmul_args},
     {"ln_rt_pool2d_args", sizeof(ln_rt_pool2d_args), 1, print_ln_rt_pool2d_args},
+    {"ln_rt_conv3d_args", sizeof(ln_rt_conv3d_args), 1, print_ln_rt_conv3d_args},
+    {"ln_rt_pool3d_args", sizeof(ln_rt_pool3d_args), 1, print_ln_rt_pool3d_args},
     {"ln_rt_reduce_args", sizeof(ln_rt_reduce_args), 1, print_ln_rt_reduce_args},
     {"ln_rt_slice_args", sizeof(ln_rt_slice_args), 1, print_ln_rt_slice_args},
     {"ln_rt_concat_args", sizeof(ln_rt_concat_args), 1, print_ln_rt_concat_args},
@@ -868,6 +984,7 @@ static const struct rt_type {
 static const char *const status_kernels[] = {
     "ln_rt_avgpool2d_f32",
     "ln_rt_avgpool2d_s8",
+    "ln_rt_avgpool3d_f32",
     "ln_rt_cast",
     "ln_rt_conv2d_depthwise_f32",
     "ln_rt_conv2d_depthwise_f32_for",
@@ -877,8 +994,10 @@ static const char *const status_kernels[] = {
     "ln_rt_conv2d_integer",
     "ln_rt_conv2d_nchw_s8",
     "ln_rt_conv2d_s8",
+    "ln_rt_conv3d_f32",
     "ln_rt_conv_transpose2d_f32",
     "ln_rt_conv_transpose2d_s8",
+    "ln_rt_conv_transpose3d_f32",
     "ln_rt_einsum",
     "ln_rt_fully_connected_s8",
     "ln_rt_gather",
@@ -891,6 +1010,7 @@ static const char *const status_kernels[] = {
     "ln_rt_matmul_integer",
     "ln_rt_maxpool2d_f32",
     "ln_rt_maxpool2d_s8",
+    "ln_rt_maxpool3d_f32",
     "ln_rt_pad_f32",
     "ln_rt_pad_s8",
     "ln_rt_resize_f32",

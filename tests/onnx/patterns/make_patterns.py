@@ -171,3 +171,31 @@ save("einsum_ellipsis_implicit",
      [helper.make_node("Einsum", ["x", "w"], ["y"], equation="...ij,jk")],
      {"w": f32(4, 5)},
      [2, 3, 4], [2, 3, 5])
+
+# 3-D convolution, batch norm, pooling and transposed convolution on 5-D
+# tensors (nn.Conv3d, BatchNorm3d, MaxPool3d, AvgPool3d, ConvTranspose3d:
+# video and volume models): asymmetric pads, a grouped dilated strided
+# conv without kernel_shape, ceil mode, output_padding, a 2-D MaxPool's
+# Indices (as int64, row-major) added back in
+save("conv3d_volume",
+     [helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], kernel_shape=[3, 3, 3],
+                       pads=[1, 1, 0, 1, 1, 2]),
+      helper.make_node("BatchNormalization", ["c1", "s", "bb", "m", "v"], ["bn"]),
+      helper.make_node("Relu", ["bn"], ["r"]),
+      helper.make_node("MaxPool", ["r"], ["mp"], kernel_shape=[2, 2, 2], strides=[2, 2, 2],
+                       ceil_mode=1),
+      helper.make_node("Conv", ["mp", "w2"], ["c2"], strides=[1, 2, 1], dilations=[1, 1, 2],
+                       pads=[1, 1, 2, 1, 0, 2], group=2),
+      helper.make_node("AveragePool", ["c2"], ["ap"], kernel_shape=[2, 3, 3], pads=[1, 1, 1, 0, 1, 1],
+                       count_include_pad=0),
+      helper.make_node("ConvTranspose", ["ap", "wt", "bt"], ["ct"], kernel_shape=[3, 3, 2],
+                       strides=[2, 2, 1], pads=[1, 1, 0, 1, 0, 0], output_padding=[1, 0, 0]),
+      helper.make_node("Reshape", ["ct", "shp"], ["ct4"]),
+      helper.make_node("MaxPool", ["ct4"], ["mp2", "ix"], kernel_shape=[2, 2], strides=[2, 1]),
+      helper.make_node("Cast", ["ix"], ["fix"], to=TensorProto.FLOAT),
+      helper.make_node("Mul", ["fix", "tiny"], ["six"]),
+      helper.make_node("Add", ["mp2", "six"], ["y"])],
+     {"w1": f32(8, 3, 3, 3, 3), "b1": f32(8), "s": f32(8) + 1.5, "bb": f32(8), "m": f32(8),
+      "v": np.abs(f32(8)) + 0.5, "w2": f32(6, 4, 2, 3, 2), "wt": f32(6, 2, 3, 3, 2),
+      "bt": f32(2), "shp": np.array([2, 2, -1, 4], np.int64), "tiny": np.float32(1e-3)},
+     [2, 3, 6, 8, 7], [2, 2, 28, 3])
