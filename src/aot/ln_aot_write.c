@@ -44,6 +44,8 @@ static void io_macros(emitter *e, ln_aot_buf *b, const io *x, int i, const char 
     ln_aot_c_string(b, x->tname);
     ln_aot_buf_printf(b, "\n#define %s_%s%d_SIZE %zu\n", e->up, kind[0] == 'i' ? "INPUT" : "OUTPUT",
                       i, t->len);
+    ln_aot_buf_printf(b, "#define %s_%s%d_BYTES %zu\n", e->up, kind[0] == 'i' ? "INPUT" : "OUTPUT",
+                      i, t->len * ln_dtype_size(t->dtype));
     ln_aot_buf_printf(b, "#define %s_%s%d_NDIM %d\n", e->up, kind[0] == 'i' ? "INPUT" : "OUTPUT",
                       i, t->ndim);
     ln_aot_buf_printf(b, "#define %s_%s%d_SHAPE {", e->up, kind[0] == 'i' ? "INPUT" : "OUTPUT", i);
@@ -112,6 +114,11 @@ static void header_body(emitter *e, ln_aot_buf *b)
         ln_aot_buf_printf(b, "}\n#define %s_%s_SIZES {", U, k ? "OUTPUT" : "INPUT");
         for (int i = 0; i < cnt; i++)
             ln_aot_buf_printf(b, "%s%zu", i ? ", " : "", v[i].te->tensor->len);
+        ln_aot_buf_puts(b, cnt ? "}\n" : "0}\n");
+        ln_aot_buf_printf(b, "#define %s_%s_BYTES {", U, k ? "OUTPUT" : "INPUT");
+        for (int i = 0; i < cnt; i++)
+            ln_aot_buf_printf(b, "%s%zu", i ? ", " : "",
+                              v[i].te->tensor->len * ln_dtype_size(v[i].te->tensor->dtype));
         ln_aot_buf_puts(b, cnt ? "}\n" : "0}\n");
     }
     ln_aot_buf_printf(b, "\n/* %s_run's results. */\n#define %s_OK 0\n"

@@ -33,8 +33,9 @@
 enum { NIN = U(_NUM_INPUTS), NOUT = U(_NUM_OUTPUTS) };
 static const char *const in_names[] = U(_INPUT_NAMES);
 static const char *const out_names[] = U(_OUTPUT_NAMES);
-static const size_t in_sizes[] = U(_INPUT_SIZES);
 static const size_t out_sizes[] = U(_OUTPUT_SIZES);
+static const size_t in_bytes[] = U(_INPUT_BYTES);    /* whatever the dtype (int64 inputs) */
+static const size_t out_bytes[] = U(_OUTPUT_BYTES);
 
 static int fail(const char *what, const char *detail)
 {
@@ -80,33 +81,48 @@ static int interpret(const char *model, ln_bool no_opt, void *const *ins, void *
         ln_context_load(ctx, NULL))
         return fail(what, ln_error_message());
     for (int i = 0; i < NIN; i++)
-        if (ln_context_set_data(ctx, in_names[i], ins[i], in_sizes[i] * sizeof(float)))
+        if (ln_context_set_data(ctx, in_names[i], ins[i], in_bytes[i]))
             return fail(what, ln_error_message());
     if (ln_context_run(ctx))
         return fail(what, ln_error_message());
     for (int i = 0; i < NOUT; i++)
-        if (ln_context_get_data(ctx, out_names[i], outs[i], out_sizes[i] * sizeof(float)))
+        if (ln_context_get_data(ctx, out_names[i], outs[i], out_bytes[i]))
             return fail(what, ln_error_message());
     ln_context_free(ctx);
     return 0;
 }
 
-/* outs against the reference files (a "-" is skipped): within tol, the
- * largest error into *maxerr. */
-static int check_ref(char **paths, void *const *outs, double tol, const char *what,
+/* outs against the reference files (a "-" is skipped): within tol of
+ * each element (tol * (1 + |r|)) or, when rel, of the output's largest
+ * reference value (tol * max |r|); the largest error into *maxerr.  An
+ * output that is not float32 must equal its reference byte for byte. */
+static int check_ref(char **paths, void *const *outs, double tol, int rel, const char *what,
                      double *maxerr)
 {
     char msg[256];
 
     for (int i = 0; i < NOUT; i++) {
         const float *a = outs[i], *r;
+        double rmax = 0;
         if (ln_streq(paths[i], "-"))
             continue;
-        if (!(r = read_file(paths[i], out_sizes[i] * sizeof(float))))
+        if (!(r = read_file(paths[i], out_bytes[i])))
             return fail("cannot read reference (or wrong size)", paths[i]);
+        if (out_bytes[i] != out_sizes[i] * sizeof(float)) {
+            int same = memcmp(a, r, out_bytes[i]) == 0;
+            free((void *)r);
+            if (!same) {
+                snprintf(msg, sizeof msg, "output %d '%s' (not float32) differs", i, out_names[i]);
+                return fail(what, msg);
+            }
+            continue;
+        }
+        for (size_t k = 0; k < out_sizes[i]; k++)
+            if (fabs((double)r[k]) > rmax)
+                rmax = fabs((double)r[k]);
         for (size_t k = 0; k < out_sizes[i]; k++) {
             double err = fabs((double)a[k] - (double)r[k]);
-            if (!(err <= tol * (1 + fabs((double)r[k])))) {
+            if (!(err <= tol * (rel ? rmax : 1 + fabs((double)r[k])))) {
                 snprintf(msg, sizeof msg, "output %d '%s' [%zu]: %.9g, reference %.9g", i,
                          out_names[i], k, (double)a[k], (double)r[k]);
                 free((void *)r);
@@ -159,7 +175,8 @@ static int check_steps(char **paths, void *const *outs, double step, int strict,
     return 0;
 }
 
-/* TOL, or for a quantized model q:STEP (check_steps, strict), or qo:STEP:
+/* TOL, or rel:TOL (relative to each output's largest reference value),
+ * or for a quantized model q:STEP (check_steps, strict), or qo:STEP:
  * only the -O0 interpreter (the float QDQ arithmetic, ONNX Runtime's) is
  * held to the reference, within 1 step; the int8 path's distance from it
  * is make test-qdq's to check (TFLite's double rounding drifts with depth),
@@ -178,7 +195,9 @@ static int check_out(char **paths, void *const *outs, const char *tol, int optim
             return ret;
         return m <= 1.001 ? 0 : fail(what, "the float QDQ path is more than 1 step off");
     }
-    return check_ref(paths, outs, atof(tol), what, maxerr);
+    if (strncmp(tol, "rel:", 4) == 0)
+        return check_ref(paths, outs, atof(tol + 4), 1, what, maxerr);
+    return check_ref(paths, outs, atof(tol), 0, what, maxerr);
 }
 
 int main(int argc, char **argv)
@@ -189,18 +208,18 @@ int main(int argc, char **argv)
     int ret;
 
     if (argc != 3 + NIN + NOUT) {
-        fprintf(stderr, "usage: %s MODEL.json TOL|q:STEP|qo:STEP IN0.bin.. REF0.bin..\n", argv[0]);
+        fprintf(stderr, "usage: %s MODEL.json TOL|rel:TOL|q:STEP|qo:STEP IN0.bin.. REF0.bin..\n", argv[0]);
         return 2;
     }
     for (int i = 0; i < NIN; i++)
-        if (!(ins[i] = read_file(argv[3 + i], in_sizes[i] * sizeof(float))))
+        if (!(ins[i] = read_file(argv[3 + i], in_bytes[i])))
             return fail("cannot read input (or wrong size)", argv[3 + i]);
 
     /* the interpreter, as compiled (the emitted code must equal it) and
      * at -O0 (then aot_out holds it: it must meet the reference too) */
     for (int i = 0; i < NOUT; i++) {
-        ref_out[i] = malloc(out_sizes[i] * sizeof(float));
-        aot_out[i] = malloc(out_sizes[i] * sizeof(float));
+        ref_out[i] = malloc(out_bytes[i] ? out_bytes[i] : 1);
+        aot_out[i] = malloc(out_bytes[i] ? out_bytes[i] : 1);
     }
     if ((ret = interpret(argv[1], LN_FALSE, ins, ref_out)) ||
         (ret = interpret(argv[1], LN_TRUE, ins, aot_out)))
@@ -213,19 +232,24 @@ int main(int argc, char **argv)
     for (int pass = 0; pass < 2; pass++) {
         void *arena = arena_alloc(U(_ARENA_SIZE), pass ? 0xff : 0xa5);
         for (int i = 0; i < NOUT; i++)
-            memset(aot_out[i], pass ? 0x7f : 0xc3, out_sizes[i] * sizeof(float));
+            memset(aot_out[i], pass ? 0x7f : 0xc3, out_bytes[i]);
         if ((ret = M(_run_array)(arena, (const void *const *)ins, aot_out)) != U(_OK)) {
             snprintf(msg, sizeof msg, "returned %d", ret);
             return fail("run", msg);
         }
         for (int i = 0; i < NOUT; i++)
-            if (memcmp(aot_out[i], ref_out[i], out_sizes[i] * sizeof(float)) != 0) {
-                const float *a = aot_out[i], *r = ref_out[i];
-                size_t k = 0;
-                while (memcmp(&a[k], &r[k], sizeof(float)) == 0)
+            if (memcmp(aot_out[i], ref_out[i], out_bytes[i]) != 0) {
+                const unsigned char *a = aot_out[i], *r = ref_out[i];
+                size_t esz = out_bytes[i] / out_sizes[i], k = 0;
+                while (memcmp(a + k * esz, r + k * esz, esz) == 0)
                     k++;
-                snprintf(msg, sizeof msg, "output %d '%s' [%zu]: emitted %.9g, interpreter %.9g "
-                         "(pass %d)", i, out_names[i], k, (double)a[k], (double)r[k], pass);
+                if (esz == sizeof(float))
+                    snprintf(msg, sizeof msg, "output %d '%s' [%zu]: emitted %.9g, interpreter "
+                             "%.9g (pass %d)", i, out_names[i], k, (double)((const float *)a)[k],
+                             (double)((const float *)r)[k], pass);
+                else
+                    snprintf(msg, sizeof msg, "output %d '%s' [%zu] differs (pass %d)", i,
+                             out_names[i], k, pass);
                 return fail("not bit-exact with the interpreter", msg);
             }
         free(arena);
