@@ -124,7 +124,7 @@ test-rt:
 test-asan:
 	CK_FORK=no $(MAKE) BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
 	    SAN="-fsanitize=address,undefined -fno-sanitize-recover=all" test-unit test-aot \
-	    difftest-quick
+	    test-torch difftest-quick
 	$(MAKE) -C runtime test-asan
 
 # The Cortex-M4 kernel tests under qemu-system-arm (mps2-an386).
@@ -137,7 +137,8 @@ test-gen:
 	sh tests/gen/run.sh
 
 # Everything: Check suites + CLI + ONNX tool tests, generator tests, kernel
-# tests, ln-aot end to end (gcc, clang, arm-none-eabi-gcc), all of it again
+# tests, ln-aot end to end (gcc, clang, arm-none-eabi-gcc), the PyTorch
+# export patterns against PyTorch (test-torch), all of it again
 # under ASan+UBSan, the kernel tests and every test model as Cortex-M4
 # firmware under qemu, the QDQ networks against ONNX Runtime and on the
 # Cortex-M4, 300 random graphs through the differential tester,
@@ -148,6 +149,7 @@ test: all
 	$(MAKE) test-gen
 	$(MAKE) test-rt
 	$(MAKE) test-aot
+	$(MAKE) test-torch
 	$(MAKE) test-asan
 	$(MAKE) test-m4
 	$(MAKE) -C runtime check-m4-sizes

@@ -1,0 +1,756 @@
+#!/usr/bin/python3
+"""Export the patterns real PyTorch models contain, each a small nn.Module,
+with PyTorch's own output beside it (issue 16).
+
+    /usr/bin/python3 tools/make_torch_patterns.py [--only NAME[,NAME...]] [--list]
+
+Needs Debian's python3-torch and python3-torchvision (1.13 / 0.14) besides
+python3-onnx and python3-numpy, run with /usr/bin/python3.  Nothing is
+downloaded: every weight is random from a fixed seed per pattern, so the
+files are the same on every run.  The outputs are committed, so make test
+needs neither torch nor this script.
+
+For each pattern NAME (at opset 13 unless its name ends in _opset<N>) it
+writes to tests/onnx/torch/:
+    NAME.onnx       torch.onnx.export (constant folding on, static shapes)
+    NAME.in.bin     the input, raw little-endian (float32; int64 where the
+                    graph input is int64); NAME.in0.bin, NAME.in1.bin ... when
+                    the model has several inputs, in graph input order
+    NAME.ref.bin    PyTorch's output for it (NAME.ref0.bin ... for several)
+make test-torch (tests/onnx/torch/run.sh) runs each through the interpreter
+and through ln-aot + cc and compares within 1e-4 of the largest reference
+value.
+"""
+import argparse
+import os
+import sys
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+import onnx
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT = os.path.join(REPO, "tests", "onnx", "torch")
+MAX_BYTES = 300 * 1024   # MobileNetV3-small at width 0.25 is the largest, 272 KB
+
+PATTERNS = {}
+
+
+def pattern(name, opsets=(13,), dynamic=False):
+    """Register fn() -> (module, inputs tuple, input names, output names);
+    dynamic: the first dimension of every input and output is symbolic
+    ("batch"), as exports for deployment often have it (LightNet takes 1)."""
+    def reg(fn):
+        for o in opsets:
+            n = name if len(opsets) == 1 and o == 13 else "%s_opset%d" % (name, o)
+            PATTERNS[n] = (fn, o, dynamic)
+        return fn
+    return reg
+
+
+def randn(*shape):
+    return torch.randn(*shape)
+
+
+# --------------------------------------------------------------------------------------
+# Padding: TF-style "same" before a strided conv
+# --------------------------------------------------------------------------------------
+
+class PadConv(nn.Module):
+    """nn.ZeroPad2d((0, 1, 0, 1)) and F.pad(x, (0, 1, 0, 1)) each before a stride-2
+    conv: at opset 11+ the exporter writes the pads as a ConstantOfShape -> Concat ->
+    Reshape -> Slice(step -1) -> Transpose -> Reshape -> Cast chain into Pad."""
+
+    def __init__(self):
+        super().__init__()
+        self.pad = nn.ZeroPad2d((0, 1, 0, 1))
+        self.c1 = nn.Conv2d(3, 8, 3, stride=2)
+        self.c2 = nn.Conv2d(8, 8, 3, stride=2)
+
+    def forward(self, x):
+        x = torch.relu(self.c1(self.pad(x)))
+        return self.c2(F.pad(x, (0, 1, 0, 1)))
+
+
+@pattern("zeropad_conv", opsets=(11, 13, 17))
+def _zeropad_conv():
+    return PadConv(), (randn(1, 3, 16, 16),), ["x"], ["y"]
+
+
+class ReflectPad(nn.Module):
+    """F.pad reflect and replicate, a padding_mode="reflect" conv: the same
+    pads chain into Pad."""
+
+    def __init__(self):
+        super().__init__()
+        self.c = nn.Conv2d(4, 4, 3)
+        self.r = nn.Conv2d(4, 4, 3, padding=1, padding_mode="reflect")
+
+    def forward(self, x):
+        y = self.c(F.pad(x, (1, 1, 1, 1), mode="reflect"))
+        return self.r(y + F.pad(x, (1, 1, 1, 1), mode="replicate")[:, :, 1:-1, 1:-1])
+
+
+@pattern("reflect_replicate_pad")
+def _reflect_pad():
+    return ReflectPad(), (randn(1, 4, 8, 8),), ["x"], ["y"]
+
+
+# --------------------------------------------------------------------------------------
+# Audio
+# --------------------------------------------------------------------------------------
+
+class AudioNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv1d(1, 8, 9, stride=2, padding=4)
+        self.b1 = nn.BatchNorm1d(8)
+        self.p1 = nn.MaxPool1d(3, stride=2, padding=1)
+        self.c2 = nn.Conv1d(8, 16, 5, padding=2, dilation=1, groups=2)
+        self.b2 = nn.BatchNorm1d(16)
+        self.p2 = nn.AvgPool1d(2)
+        self.c3 = nn.Conv1d(16, 16, 3, padding=1)
+        self.gap = nn.AdaptiveAvgPool1d(1)
+        self.fc = nn.Linear(16, 6)
+
+    def forward(self, x):
+        x = self.p1(torch.relu(self.b1(self.c1(x))))
+        x = self.p2(torch.relu(self.b2(self.c2(x))))
+        x = torch.relu(self.c3(x))
+        return self.fc(self.gap(x).squeeze(-1))
+
+
+@pattern("audio_conv1d")
+def _audio():
+    m = AudioNet()
+    for b in (m.b1, m.b2):   # trained-looking statistics
+        b.running_mean.uniform_(-0.5, 0.5)
+        b.running_var.uniform_(0.5, 2.0)
+    return m, (randn(2, 1, 400),), ["audio"], ["logits"]
+
+
+class AdaptivePool1d(nn.Module):
+    def forward(self, x):
+        return torch.cat([F.adaptive_avg_pool1d(x, 4), F.adaptive_max_pool1d(x, 4)], 1)
+
+
+@pattern("adaptive_pool1d")
+def _adaptive_pool1d():
+    return AdaptivePool1d(), (randn(1, 3, 32),), ["x"], ["y"]
+
+
+# --------------------------------------------------------------------------------------
+# Recurrent keyword spotters
+# --------------------------------------------------------------------------------------
+
+class GruKws(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.GRU(10, 16, num_layers=2, batch_first=True)
+        self.fc = nn.Linear(16, 12)
+
+    def forward(self, x):
+        y, _ = self.rnn(x)
+        return self.fc(y[:, -1])
+
+
+@pattern("gru_kws", opsets=(11, 13))
+def _gru_kws():
+    return GruKws(), (randn(2, 25, 10),), ["mfcc"], ["logits"]
+
+
+class LstmKws(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.LSTM(10, 12, num_layers=2, batch_first=True, bidirectional=True)
+        self.fc = nn.Linear(24, 12)
+
+    def forward(self, x):
+        y, _ = self.rnn(x)
+        return self.fc(y.mean(dim=1))
+
+
+@pattern("lstm_kws", opsets=(11, 13))
+def _lstm_kws():
+    return LstmKws(), (randn(2, 25, 10),), ["mfcc"], ["logits"]
+
+
+# --------------------------------------------------------------------------------------
+# Log-mel front end
+# --------------------------------------------------------------------------------------
+
+class LogMel(nn.Module):
+    def __init__(self):
+        super().__init__()
+        g = torch.Generator().manual_seed(7)
+        self.register_buffer("mel", torch.rand(65, 20, generator=g) / 8)
+
+    def forward(self, spec):
+        x = torch.matmul(spec, self.mel)
+        x = 10.0 * torch.log10(torch.clamp(x, min=1e-10))
+        return torch.maximum(x, x.max() - 80.0)
+
+
+@pattern("logmel")
+def _logmel():
+    # a power spectrogram: squares, spanning many decades (zeros included)
+    s = (randn(1, 30, 65) * torch.logspace(-6, 1, 65)) ** 2
+    s[0, :3] = 0.0
+    return LogMel(), (s,), ["spec"], ["logmel"]
+
+
+# --------------------------------------------------------------------------------------
+# A voice-activity detector with its LSTM state as inputs and outputs
+# --------------------------------------------------------------------------------------
+
+class Vad(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.enc = nn.Conv1d(1, 8, 16, stride=8)
+        self.lstm = nn.LSTM(8, 16, batch_first=True)
+        self.out = nn.Linear(16, 1)
+
+    def forward(self, x, sr, h, c):
+        # the sample rate rescales the input (arithmetic on an int64 input)
+        x = x * (sr.to(torch.float32) / 16000.0)
+        f = torch.relu(self.enc(x.unsqueeze(1))).transpose(1, 2)
+        y, (hn, cn) = self.lstm(f, (h, c))
+        return torch.sigmoid(self.out(y[:, -1])), hn, cn
+
+
+@pattern("vad_lstm_state")
+def _vad():
+    return (Vad(), (randn(1, 256) * 0.3, torch.tensor(8000, dtype=torch.int64),
+                    randn(1, 1, 16) * 0.5, randn(1, 1, 16) * 0.5),
+            ["x", "sr", "h", "c"], ["prob", "hn", "cn"])
+
+
+# --------------------------------------------------------------------------------------
+# MobileNetV3-small (torchvision, random weights, width 0.25 to keep it small)
+# --------------------------------------------------------------------------------------
+
+@pattern("mobilenet_v3_small", opsets=(13, 14))
+def _mnv3():
+    import torchvision
+    m = torchvision.models.mobilenet_v3_small(weights=None, width_mult=0.25, reduced_tail=True,
+                                              num_classes=10)
+    for mod in m.modules():
+        if isinstance(mod, nn.BatchNorm2d):
+            mod.running_mean.uniform_(-0.2, 0.2)
+            mod.running_var.uniform_(0.5, 1.5)
+    return m, (randn(1, 3, 64, 64),), ["image"], ["logits"]
+
+
+# --------------------------------------------------------------------------------------
+# Common export patterns, each small
+# --------------------------------------------------------------------------------------
+
+class Flatten(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c = nn.Conv2d(3, 4, 3, padding=1)
+        self.fc1 = nn.Linear(4 * 6 * 6, 8)
+        self.fc2 = nn.Linear(4 * 6 * 6, 8)
+
+    def forward(self, x):
+        y = F.max_pool2d(self.c(x), 2)
+        return self.fc1(y.view(y.size(0), -1)) + self.fc2(torch.flatten(y, 1))
+
+
+@pattern("flatten_view")
+def _flatten():
+    return Flatten(), (randn(2, 3, 12, 12),), ["x"], ["y"]
+
+
+class Interp(nn.Module):
+    def __init__(self, **kw):
+        super().__init__()
+        self.kw = kw
+        self.c = nn.Conv2d(2, 2, 1)
+
+    def forward(self, x):
+        return self.c(F.interpolate(x, **self.kw))
+
+
+for _n, _kw in [("interp_nearest2x", dict(scale_factor=2, mode="nearest")),
+                ("interp_bilinear2x", dict(scale_factor=2, mode="bilinear", align_corners=False)),
+                ("interp_bilinear2x_ac", dict(scale_factor=2, mode="bilinear", align_corners=True)),
+                ("interp_bilinear_size", dict(size=(7, 11), mode="bilinear", align_corners=False)),
+                ("interp_nearest_size", dict(size=(9, 4), mode="nearest"))]:
+    pattern(_n, opsets=(11, 13))(lambda kw=_kw: (Interp(**kw), (randn(1, 2, 5, 6),), ["x"], ["y"]))
+
+
+class AdaptivePool2d(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c = nn.Conv2d(3, 4, 3)
+
+    def forward(self, x):
+        y = self.c(x)
+        a = nn.functional.adaptive_avg_pool2d(y, (1, 1)).flatten(1)
+        b = nn.functional.adaptive_avg_pool2d(y, (2, 2)).flatten(1)
+        return torch.cat([a, b], 1)
+
+
+@pattern("adaptive_avgpool2d")
+def _adaptive_pool2d():
+    return AdaptivePool2d(), (randn(1, 3, 10, 10),), ["x"], ["y"]
+
+
+class Activations(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(16, 16)
+        self.ln = nn.LayerNorm(16)
+        self.acts = nn.ModuleList([nn.GELU(), nn.SiLU(), nn.Mish(), nn.Hardswish(),
+                                   nn.GELU(approximate="tanh"), nn.ELU(), nn.LeakyReLU(0.1),
+                                   nn.Softplus(), nn.Hardsigmoid(), nn.ReLU6()])
+
+    def forward(self, x):
+        y = self.ln(self.fc(x))
+        return torch.stack([a(y * 3.0) for a in self.acts], 0)
+
+
+@pattern("activations", opsets=(13, 17))
+def _acts():
+    return Activations(), (randn(2, 5, 16),), ["x"], ["y"]
+
+
+class CatSplit(nn.Module):
+    def forward(self, x):
+        a, b = torch.chunk(x, 2, dim=1)
+        c, d, e = torch.split(x, [1, 2, 3], dim=1)
+        s = x[:, ::2]
+        t = x[..., 1::3]
+        return torch.cat([a * b, s, c + e[:, :1], d], 1).sum(-1, keepdim=True) + t.mean()
+
+
+@pattern("cat_chunk_split_slice")
+def _catsplit():
+    return CatSplit(), (randn(2, 6, 7),), ["x"], ["y"]
+
+
+class Mha(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.att = nn.MultiheadAttention(16, 4, batch_first=True)
+
+    def forward(self, x):
+        y, _ = self.att(x, x, x)   # need_weights=False takes the fast path, not exportable
+        return y
+
+
+@pattern("multihead_attention")
+def _mha():
+    return Mha(), (randn(2, 6, 16),), ["x"], ["y"]
+
+
+class HandAttention(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.q = nn.Linear(8, 8)
+        self.k = nn.Linear(8, 8)
+        self.v = nn.Linear(8, 8)
+        self.register_buffer("tril", torch.tril(torch.ones(16, 16)))
+
+    def forward(self, x):
+        q, k, v = self.q(x), self.k(x), self.v(x)
+        s = torch.matmul(q, k.transpose(-2, -1)) / (8 ** 0.5)
+        n = x.shape[1]
+        s = s.masked_fill(self.tril[:n, :n] == 0, float("-inf"))
+        return torch.matmul(torch.softmax(s, dim=-1), v)
+
+
+@pattern("hand_attention")
+def _hand_att():
+    return HandAttention(), (randn(2, 5, 8),), ["x"], ["y"]
+
+
+class PixelShuffle(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c = nn.Conv2d(3, 12, 3, padding=1)
+        self.ps = nn.PixelShuffle(2)
+        self.pu = nn.PixelUnshuffle(2)
+
+    def forward(self, x):
+        y = self.ps(self.c(x))
+        return y, self.pu(y)
+
+
+@pattern("pixel_shuffle")
+def _ps():
+    return PixelShuffle(), (randn(1, 3, 4, 6),), ["x"], ["y", "z"]
+
+
+class Embed(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.e = nn.Embedding(50, 8)
+        self.fc = nn.Linear(8, 3)
+
+    def forward(self, tok):
+        return self.fc(self.e(tok).mean(1))
+
+
+@pattern("embedding_int64")
+def _embed():
+    g = torch.Generator().manual_seed(3)
+    return Embed(), (torch.randint(0, 50, (2, 7), generator=g),), ["tokens"], ["y"]
+
+
+class SqueezeExcite(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c = nn.Conv2d(8, 8, 3, padding=1)
+        self.fc1 = nn.Conv2d(8, 2, 1)
+        self.fc2 = nn.Conv2d(2, 8, 1)
+
+    def forward(self, x):
+        y = torch.relu(self.c(x))
+        s = torch.sigmoid(self.fc2(torch.relu(self.fc1(y.mean((2, 3), keepdim=True)))))
+        return y * s
+
+
+@pattern("squeeze_excite")
+def _se():
+    return SqueezeExcite(), (randn(1, 8, 6, 6),), ["x"], ["y"]
+
+
+class Residual(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv2d(4, 4, 3, padding=1)
+        self.b1 = nn.BatchNorm2d(4)
+        self.c2 = nn.Conv2d(4, 4, 3, padding=1)
+        self.b2 = nn.BatchNorm2d(4)
+
+    def forward(self, x):
+        y = self.b2(self.c2(F.relu(self.b1(self.c1(x)), inplace=True)))
+        y += x
+        return F.relu(y, inplace=True)
+
+
+@pattern("residual_inplace")
+def _res():
+    m = Residual()
+    for b in (m.b1, m.b2):
+        b.running_mean.uniform_(-0.5, 0.5)
+        b.running_var.uniform_(0.5, 2.0)
+        b.weight.data.uniform_(0.5, 1.5)
+        b.bias.data.uniform_(-0.5, 0.5)
+    return m, (randn(1, 4, 8, 8),), ["x"], ["y"]
+
+
+class PReLUNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c = nn.Conv2d(3, 6, 3)
+        self.p1 = nn.PReLU(6)
+        self.p2 = nn.PReLU()
+        self.fc = nn.Linear(6, 4)
+        self.p3 = nn.PReLU()
+
+    def forward(self, x):
+        y = self.p2(self.p1(self.c(x)) - 0.2)
+        return self.p3(self.fc(y.mean((2, 3))))
+
+
+@pattern("prelu")
+def _prelu():
+    m = PReLUNet()
+    m.p1.weight.data.uniform_(-0.5, 0.5)
+    return m, (randn(1, 3, 7, 7),), ["x"], ["y"]
+
+
+class ConvT(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.t1 = nn.ConvTranspose2d(4, 3, 3, stride=2, padding=1, output_padding=1)
+        self.t2 = nn.ConvTranspose2d(3, 2, (3, 4), stride=(2, 3), padding=(1, 0),
+                                     output_padding=(0, 2), dilation=1)
+
+    def forward(self, x):
+        return self.t2(torch.relu(self.t1(x)))
+
+
+@pattern("conv_transpose_outpad")
+def _convt():
+    return ConvT(), (randn(1, 4, 5, 5),), ["x"], ["y"]
+
+
+class GroupNormNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c = nn.Conv2d(3, 8, 3)
+        self.g = nn.GroupNorm(4, 8)
+        self.g1 = nn.GroupNorm(1, 8)
+
+    def forward(self, x):
+        return self.g1(torch.relu(self.g(self.c(x))))
+
+
+@pattern("group_norm")
+def _gn():
+    m = GroupNormNet()
+    m.g.weight.data.uniform_(0.5, 1.5)
+    m.g.bias.data.uniform_(-0.5, 0.5)
+    return m, (randn(2, 3, 8, 8),), ["x"], ["y"]
+
+
+class WhereCmp(nn.Module):
+    def forward(self, x, y):
+        a = torch.where(x > y, x, y * 0.5)
+        b = torch.where(x < 0, torch.zeros_like(x), x)
+        return a + b, (x >= 0.25).float()
+
+
+@pattern("where_compare")
+def _where():
+    return WhereCmp(), (randn(3, 8), randn(3, 8)), ["x", "y"], ["z", "m"]
+
+
+class Transformer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.pos = nn.Parameter(torch.randn(1, 6, 16) * 0.1)
+        self.enc = nn.TransformerEncoderLayer(16, 2, dim_feedforward=32, dropout=0.1,
+                                              activation="gelu", batch_first=True)
+        self.head = nn.Linear(16, 4)
+
+    def forward(self, x):
+        return self.head(self.enc(x + self.pos)[:, 0])
+
+
+@pattern("transformer_encoder", opsets=(13, 17))
+def _transformer():
+    return Transformer(), (randn(2, 6, 16),), ["x"], ["y"]
+
+
+class Classifier(nn.Module):
+    """A classifier's tail as exported for deployment: softmax, log_softmax, the
+    top class as int64 (argmax) and the top 3 (values and int64 indices)."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(12, 10)
+
+    def forward(self, x):
+        z = self.fc(x)
+        v, i = torch.topk(z, 3, dim=1)
+        return torch.softmax(z, 1), F.log_softmax(z, dim=-1), z.argmax(1), v, i
+
+
+@pattern("classifier_head")
+def _classifier():
+    return Classifier(), (randn(3, 12),), ["x"], ["prob", "logprob", "top", "top3", "top3_idx"]
+
+
+class Norms(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.inorm = nn.InstanceNorm2d(3, affine=True)
+        self.bn = nn.BatchNorm1d(5)
+
+    def forward(self, x, v):
+        a = F.normalize(v, dim=1)
+        b = (v - v.mean(1, keepdim=True)) / torch.sqrt(v.var(1, keepdim=True, unbiased=False) + 1e-5)
+        c = torch.rsqrt(v.pow(2).sum(-1, keepdim=True)) * v.std(-1, keepdim=True)
+        return self.inorm(x), a + b + c + self.bn(v)
+
+
+@pattern("norms")
+def _norms():
+    m = Norms()
+    m.bn.running_mean.uniform_(-0.5, 0.5)
+    m.bn.running_var.uniform_(0.5, 2.0)
+    m.inorm.weight.data.uniform_(0.5, 1.5)
+    return m, (randn(2, 3, 5, 5), randn(4, 5)), ["x", "v"], ["y", "z"]
+
+
+class ShapeOps(nn.Module):
+    """permute / transpose / reshape / expand / repeat / unsqueeze / squeeze,
+    torch.arange as a constant, gather and index_select with int64 indices."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("idx", torch.tensor([3, 0, 2]))
+
+    def forward(self, x):
+        b, c, h, w = x.shape
+        y = x.permute(0, 2, 3, 1).reshape(b, h * w, c)
+        y = y.transpose(1, 2).contiguous().view(b, c, h, w)
+        r = torch.arange(w, dtype=torch.float32).view(1, 1, 1, w)
+        e = x.mean(1, keepdim=True).expand(b, c, h, w) + r
+        t = x[:, :1].repeat(1, c, 1, 1)
+        s = torch.index_select(x, 3, self.idx)
+        g = torch.gather(x, 1, x.argsort(1)[:, :1].expand(b, 1, h, w))
+        return (y + e + t).unsqueeze(1).squeeze(1), s, g
+
+
+@pattern("shape_ops")
+def _shape_ops():
+    return ShapeOps(), (randn(2, 3, 4, 5),), ["x"], ["y", "s", "g"]
+
+
+class ConvVariants(nn.Module):
+    """An even kernel, depthwise separable, a dilated grouped conv, no bias,
+    relu6 and clamp (padding="same" does not export in torch 1.13; a
+    padding_mode="reflect" conv is in reflect_replicate_pad)."""
+
+    def __init__(self):
+        super().__init__()
+        self.same3 = nn.Conv2d(3, 6, 3, padding=1)
+        self.same4 = nn.Conv2d(6, 6, 4, padding=2, bias=False)
+        self.dw = nn.Conv2d(6, 6, 3, padding=1, groups=6)
+        self.pw = nn.Conv2d(6, 8, 1)
+        self.refl = nn.Conv2d(8, 4, 3, padding=1)
+        self.dil = nn.Conv2d(4, 4, 3, padding=2, dilation=2, groups=2)
+
+    def forward(self, x):
+        y = F.relu6(self.same4(self.same3(x)))
+        y = self.pw(F.relu(self.dw(y)))
+        return self.dil(self.refl(y)).clamp(-1.0, 1.0)
+
+
+@pattern("conv_variants")
+def _conv_variants():
+    return ConvVariants(), (randn(1, 3, 9, 8),), ["x"], ["y"]
+
+
+class Pools(nn.Module):
+    def forward(self, x):
+        a = F.adaptive_max_pool2d(x, (1, 1)).flatten(1)
+        b = F.max_pool2d(x, 3, stride=2, padding=1, ceil_mode=True).mean((2, 3))
+        c = F.avg_pool2d(x, 3, stride=2, padding=1, count_include_pad=False).amax((2, 3))
+        d = F.avg_pool2d(x, 2, ceil_mode=True).sum((2, 3))
+        v, _ = x.max(dim=2)
+        return torch.cat([a, b, c, d, v.min(-1).values], 1)
+
+
+@pattern("pools")
+def _pools():
+    return Pools(), (randn(2, 3, 7, 9),), ["x"], ["y"]
+
+
+class MaskedMean(nn.Module):
+    """Mean over time of the valid steps: a mask from the lengths (int64 input)
+    against torch.arange, masked_fill, a float cast and a division."""
+
+    def forward(self, x, lengths):
+        t = torch.arange(x.shape[1]).unsqueeze(0)
+        mask = t < lengths.unsqueeze(1)
+        s = x.masked_fill(~mask.unsqueeze(-1), 0.0).sum(1)
+        return s / lengths.unsqueeze(1).to(x.dtype)
+
+
+@pattern("masked_mean_lengths")
+def _masked_mean():
+    return MaskedMean(), (randn(3, 7, 4), torch.tensor([7, 3, 1])), ["x", "lengths"], ["y"]
+
+
+class Upsample(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.up1 = nn.Upsample(scale_factor=(2, 1), mode="nearest")
+        self.up2 = nn.UpsamplingBilinear2d(scale_factor=2)
+
+    def forward(self, x):
+        return self.up1(x), self.up2(x), F.interpolate(x, scale_factor=1.5, mode="nearest")
+
+
+@pattern("upsample_modules", opsets=(11, 13))
+def _upsample():
+    return Upsample(), (randn(1, 2, 4, 6),), ["x"], ["a", "b", "c"]
+
+
+@pattern("flatten_view_dynbatch", dynamic=True)
+def _flatten_dyn():
+    return Flatten(), (randn(1, 3, 12, 12),), ["x"], ["y"]
+
+
+@pattern("lstm_kws_dynbatch", dynamic=True)
+def _lstm_dyn():
+    return LstmKws(), (randn(1, 25, 10),), ["mfcc"], ["logits"]
+
+
+@pattern("multihead_attention_dynbatch", dynamic=True)
+def _mha_dyn():
+    return Mha(), (randn(1, 6, 16),), ["x"], ["y"]
+
+
+# --------------------------------------------------------------------------------------
+# Export
+# --------------------------------------------------------------------------------------
+
+def to_np(t):
+    a = t.detach().numpy()
+    return a.astype("<i8") if a.dtype == np.int64 else a.astype("<f4")
+
+
+def files(base, kind, n):
+    return [base + ".%s.bin" % kind] if n == 1 else [base + ".%s%d.bin" % (kind, i)
+                                                      for i in range(n)]
+
+
+def build(name):
+    fn, opset, dynamic = PATTERNS[name]
+    torch.manual_seed(sum(map(ord, name.split("_opset")[0])))
+    model, inputs, in_names, out_names = fn()
+    model.eval()
+    base = os.path.join(OUT, name)
+    # not under torch.no_grad(): MultiheadAttention's inference fast path
+    # (taken without grad) does not export
+    if True:
+        outs = model(*inputs)
+        outs = outs if isinstance(outs, tuple) else (outs,)
+        torch.onnx.export(model, inputs, base + ".onnx", opset_version=opset,
+                          do_constant_folding=True, input_names=in_names, output_names=out_names,
+                          dynamic_axes={n: {0: "batch"} for n in in_names + out_names}
+                          if dynamic else None)
+        again = model(*inputs)
+        again = again if isinstance(again, tuple) else (again,)
+    for a, b in zip(outs, again):
+        if not torch.equal(a, b):
+            raise SystemExit("%s: PyTorch output not reproducible" % name)
+    m = onnx.load(base + ".onnx")
+    onnx.checker.check_model(m, full_check=True)
+    graph_inputs = [i.name for i in m.graph.input]
+    if graph_inputs != in_names:
+        raise SystemExit("%s: graph inputs %s, expected %s" % (name, graph_inputs, in_names))
+    for f in [f for f in os.listdir(OUT) if f.startswith(name + ".") and f.endswith(".bin")]:
+        os.remove(os.path.join(OUT, f))
+    for t, path in zip(inputs, files(base, "in", len(inputs))):
+        to_np(t).tofile(path)
+    for t, path in zip(outs, files(base, "ref", len(outs))):
+        to_np(t).tofile(path)
+    size = os.path.getsize(base + ".onnx")
+    if size > MAX_BYTES:
+        raise SystemExit("%s: %d bytes, more than %d" % (name, size, MAX_BYTES))
+    ops = sorted({n.op_type for n in m.graph.node})
+    print("%-28s opset %d %7d bytes  %s" % (name, opset, size, " ".join(ops)))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--only", help="comma-separated pattern names")
+    ap.add_argument("--list", action="store_true", help="list the patterns")
+    args = ap.parse_args()
+    if args.list:
+        print("\n".join(sorted(PATTERNS)))
+        return
+    names = sorted(PATTERNS) if not args.only else args.only.split(",")
+    for n in names:
+        if n not in PATTERNS:
+            sys.exit("unknown pattern %s (--list)" % n)
+    os.makedirs(OUT, exist_ok=True)
+    torch.set_num_threads(1)
+    for n in names:
+        build(n)
+
+
+if __name__ == "__main__":
+    main()
