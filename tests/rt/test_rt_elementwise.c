@@ -5,6 +5,7 @@
  * 0 or 1 ulp-level (1e-7); transcendental ops (libm, or the runtime's own
  * polynomial exp behind exp, sigmoid and softmax) 2e-6; pow 1e-5.
  */
+#include <float.h>
 #include "rt_test.h"
 
 #define N_UN 37 /* odd, not a multiple of any vector width */
@@ -189,6 +190,57 @@ START_TEST(test_exp_sweep)
 }
 END_TEST
 
+/* ulps between got and the exact ref: |got - ref| in units of the float
+ * spacing at ref (the documented bounds, runtime/README.md) */
+static double ulp_err(float got, double ref)
+{
+    float r = (float)ref;
+    double u = (double)nextafterf(r, INFINITY) - (double)r;
+    return fabs((double)got - ref) / u;
+}
+
+/* exp and sigmoid against double exp over float bit patterns across the
+ * whole range (4,096 patterns 16 apart every 8,388,593), where the result
+ * is a normal float: exp within 1 ulp, sigmoid within 3 */
+START_TEST(test_exp_sigmoid_ulp)
+{
+    enum { N = 4096 };
+    static float x[N], ye[N], ys[N];
+    double me = 0, ms = 0;
+    float wx = 0, wsx = 0;
+    uint32_t b;
+    long checked = 0;
+
+    for (b = 0; b < 0xFFF00000u; b += 8388593u) {
+        int i, k = 0;
+        for (i = 0; i < N; i++) {
+            uint32_t u = b + (uint32_t)i * 16u;
+            float f;
+            memcpy(&f, &u, sizeof f);
+            if (!isnan(f))
+                x[k++] = f;
+        }
+        ln_rt_exp_f32(x, ye, (size_t)k);
+        ln_rt_sigmoid_f32(x, ys, (size_t)k);
+        for (i = 0; i < k; i++) {
+            double re = exp((double)x[i]), rs = 1.0 / (1.0 + exp(-(double)x[i]));
+            if (re >= FLT_MIN && re <= FLT_MAX && ulp_err(ye[i], re) > me) {
+                me = ulp_err(ye[i], re);
+                wx = x[i];
+            }
+            if (rs >= FLT_MIN && ulp_err(ys[i], rs) > ms) {
+                ms = ulp_err(ys[i], rs);
+                wsx = x[i];
+            }
+            checked++;
+        }
+    }
+    ck_assert_int_gt(checked, 1000000);
+    ck_assert_msg(me <= 1.0, "exp: %.2f ulp at %g", me, (double)wx);
+    ck_assert_msg(ms <= 3.0, "sigmoid: %.2f ulp at %g", ms, (double)wsx);
+}
+END_TEST
+
 /* ---- binary broadcast ------------------------------------------------- */
 typedef struct {
     int nd;
@@ -296,6 +348,7 @@ Suite *rt_elementwise_suite(void)
                         (int)(sizeof(ucases) / sizeof(ucases[0])));
     tcase_add_test(tc, test_unary_params);
     tcase_add_test(tc, test_exp_sweep);
+    tcase_add_test(tc, test_exp_sigmoid_ulp);
     tcase_add_loop_test(tc, test_binary, 0,
                         (int)(sizeof(bcases) / sizeof(bcases[0])));
     suite_add_tcase(s, tc);
