@@ -57,11 +57,16 @@ typedef enum {
 } ln_rt_target;
 
 /* The target this build of libln_rt (or of code including this header)
- * is: what the plain kernel names run. */
+ * is: what the plain kernel names run.  In #if, test
+ * LN_RT_TARGET_IS_CORTEX_M4: LN_RT_TARGET_THIS names an enum constant,
+ * which the preprocessor reads as 0, so "#if LN_RT_TARGET_THIS ==
+ * LN_RT_TARGET_CORTEX_M4" is true on every target. */
 #if defined(__ARM_ARCH_7EM__)
 #define LN_RT_TARGET_THIS LN_RT_TARGET_CORTEX_M4
+#define LN_RT_TARGET_IS_CORTEX_M4 1
 #else
 #define LN_RT_TARGET_THIS LN_RT_TARGET_HOST
+#define LN_RT_TARGET_IS_CORTEX_M4 0
 #endif
 
 /* x86-64: the kernels run AVX-512F, AVX2+FMA or portable C variants by

@@ -61,7 +61,7 @@ int ln_rt_conv2d_depthwise_f32(const ln_rt_conv2d_args *a, const float *src,
                              a->pad_right, a->dil_w);
     if (oh <= 0 || ow <= 0 || a->n == 0)
         return LN_RT_OK;
-#if LN_RT_TARGET_THIS == LN_RT_TARGET_CORTEX_M4
+#if LN_RT_TARGET_IS_CORTEX_M4
     (void)scratch;
     ln_rt__conv2d_depthwise_f32_m4(a, src, weight, bias, dst);
     return LN_RT_OK;
@@ -285,7 +285,7 @@ int ln_rt_conv2d_depthwise_f32_for(ln_rt_target t, const ln_rt_conv2d_args *a,
 {
     if (!ln_rt__conv_args_ok(a) || a->group != a->c || a->oc % a->c != 0)
         return LN_RT_ARG_ERROR;
-#if LN_RT_TARGET_THIS == LN_RT_TARGET_CORTEX_M4
+#if LN_RT_TARGET_IS_CORTEX_M4
     (void)t; /* no scratch: right for a plan made for either target */
 #else
     if (t != LN_RT_TARGET_CORTEX_M4)

@@ -342,7 +342,7 @@ int ln_rt_conv2d_f32(const ln_rt_conv2d_args *a, const float *src,
                      const float *weight, const float *bias, float *dst,
                      void *scratch)
 {
-#if LN_RT_TARGET_THIS == LN_RT_TARGET_CORTEX_M4
+#if LN_RT_TARGET_IS_CORTEX_M4
     return ln_rt_conv2d_f32_for(LN_RT_TARGET_CORTEX_M4, a, src, weight, bias,
                                 dst, scratch);
 #else
@@ -705,7 +705,7 @@ int ln_rt_conv2d_f32_for(ln_rt_target t, const ln_rt_conv2d_args *a,
 {
     if (!ln_rt__conv_args_ok(a))
         return LN_RT_ARG_ERROR;
-#if LN_RT_TARGET_THIS == LN_RT_TARGET_CORTEX_M4
+#if LN_RT_TARGET_IS_CORTEX_M4
     (void)t; /* the M4 variant needs no scratch: right for every plan */
 #else
     if (t != LN_RT_TARGET_CORTEX_M4)

@@ -603,6 +603,53 @@ START_TEST(test_conv_transpose2d)
 }
 END_TEST
 
+/* The plain names run this build's own variants: on the host, conv2d is
+ * the default ISA's conv (bit for bit), and depthwise the ISA's direct
+ * kernel, not the Cortex-M4 ones (a preprocessor test of the target once
+ * sent every host conv to the M4 kernels, 25-100x slower on 5x5
+ * depthwise, with results no test told apart) */
+START_TEST(test_conv_host_variants)
+{
+#if !LN_RT_TARGET_IS_CORTEX_M4
+    ln_rt_conv2d_args a;
+    float *x, *wt, *b, *y, *want;
+    void *scr;
+    size_t nx, ny;
+    int dw;
+
+    for (dw = 0; dw < 2; dw++) {
+        memset(&a, 0, sizeof a);
+        a.n = 1; a.c = 16; a.h = 20; a.w = 20; a.oc = 16; a.kh = 5; a.kw = 5;
+        a.stride_h = a.stride_w = 1; a.pad_top = a.pad_left = a.pad_bottom = a.pad_right = 2;
+        a.dil_h = a.dil_w = 1; a.group = dw ? 16 : 1;
+        nx = (size_t)16 * 20 * 20;
+        ny = nx;
+        x = rt_alloc(nx); wt = rt_alloc((size_t)16 * (dw ? 1 : 16) * 25); b = rt_alloc(16);
+        y = rt_alloc(ny); want = rt_alloc(ny);
+        rt_fill(x, nx, -1, 1, 71); rt_fill(wt, (size_t)16 * (dw ? 1 : 16) * 25, -1, 1, 72);
+        rt_fill(b, 16, -1, 1, 73);
+        scr = rt_scratch(ln_rt_conv2d_f32_scratch_size(&a) + ln_rt_conv2d_depthwise_f32_scratch_size(&a));
+        if (dw) {
+            ck_assert_int_eq(ln_rt_conv2d_depthwise_f32(&a, x, wt, b, y, scr), LN_RT_OK);
+            if (LN_RT_CPU_AVX512)
+                ck_assert(ln_rt__conv2d_depthwise_f32_avx512(&a, x, wt, b, want));
+            else if (LN_RT_CPU_AVX2)
+                ck_assert(ln_rt__conv2d_depthwise_f32_avx2(&a, x, wt, b, want));
+            else
+                ln_rt__conv2d_depthwise_f32_c(&a, x, wt, b, want, scr);
+        } else {
+            ck_assert_int_eq(ln_rt_conv2d_f32(&a, x, wt, b, y, scr), LN_RT_OK);
+            ck_assert_int_eq(ln_rt__conv2d_f32_isa(ln_rt__gemm_isa_default(), &a, x, wt, b, want,
+                                                   scr), LN_RT_OK);
+        }
+        ck_assert_msg(memcmp(y, want, ny * sizeof(float)) == 0,
+                      "%s: the public kernel is not this build's variant", dw ? "depthwise" : "conv2d");
+        free(x); free(wt); free(b); free(y); free(want); free(scr);
+    }
+#endif
+}
+END_TEST
+
 Suite *rt_conv_suite(void)
 {
     Suite *s = suite_create("rt_conv");
@@ -615,6 +662,7 @@ Suite *rt_conv_suite(void)
     tcase_add_loop_test(tc, test_conv_direct_flat_tiles, 0, 12);
     tcase_add_test(tc, test_conv2d_bad_args);
     tcase_add_test(tc, test_conv2d_scratch_size);
+    tcase_add_test(tc, test_conv_host_variants);
     tcase_add_loop_test(tc, test_conv_transpose2d, 0,
                         (int)(sizeof(tcases) / sizeof(tcases[0])));
     suite_add_tcase(s, tc);
