@@ -450,6 +450,45 @@ void ln_rt_reduce_prod_f32(const ln_rt_reduce_args *a, const float *x,
 void ln_rt_reduce_sumsquare_f32(const ln_rt_reduce_args *a, const float *x,
                                 float *y);
 
+/* ---- losses (ONNX NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss) ---
+ * x [n][c][d]: ONNX's [N, C, d1..dk] with d = d1 * .. * dk (1 when k = 0);
+ * target [n][d], int64 (target_size 8) or int32 (4); weight [c] or NULL
+ * (all 1).  Element (i, j) of class t = target[i][j] has the loss
+ * -weight[t] * x[i][t][j] (NLL) or -weight[t] * log_prob[i][t][j] (SCE:
+ * log_prob is the log-softmax over c, computed as ln_rt_logsoftmax_f32
+ * does) and counts with weight[t].  An element whose target is
+ * ignore_index (when has_ignore) has loss 0 and does not count.
+ * reduction NONE: loss [n][d]; SUM: loss[0] = the sum; MEAN: loss[0] = the
+ * sum / the sum of the counted elements' weights (NaN when nothing counts,
+ * as in ONNX's reference).  A target outside [0, c) that is not ignored
+ * reads nothing, counts as an ignored one, and makes the kernel return
+ * LN_RT_ARG_ERROR once every output is written; LN_RT_OK otherwise.
+ * log_prob [n][c][d] may be NULL (not written).  No scratch; not in-place
+ * safe. */
+typedef enum ln_rt_loss_reduction {
+    LN_RT_LOSS_NONE,
+    LN_RT_LOSS_SUM,
+    LN_RT_LOSS_MEAN
+} ln_rt_loss_reduction;
+
+typedef struct ln_rt_loss_args {
+    int32_t n, c, d;
+    ln_rt_loss_reduction reduction;
+    int32_t has_ignore;             /* 0: no element is ignored */
+    int64_t ignore_index;
+} ln_rt_loss_args;
+
+int ln_rt_nll_loss_f32(const ln_rt_loss_args *a, size_t target_size, const float *x,
+                       const void *target, const float *weight, float *loss);
+int ln_rt_nll_loss_f64(const ln_rt_loss_args *a, size_t target_size, const double *x,
+                       const void *target, const double *weight, double *loss);
+int ln_rt_softmax_cross_entropy_f32(const ln_rt_loss_args *a, size_t target_size,
+                                    const float *x, const void *target, const float *weight,
+                                    float *loss, float *log_prob);
+int ln_rt_softmax_cross_entropy_f64(const ln_rt_loss_args *a, size_t target_size,
+                                    const double *x, const void *target,
+                                    const double *weight, double *loss, double *log_prob);
+
 /* ---------------------------------------------------------------------
  * Data movement (dtype-generic by element size, with _f32 wrappers)
  * --------------------------------------------------------------------- */

@@ -345,6 +345,38 @@ static void print_ln_rt_reduce_args(ln_aot_buf *b, const void *p)
     ln_aot_buf_putc(b, '}');
 }
 
+static void print_ln_rt_loss_reduction(ln_aot_buf *b, const void *p)
+{
+    const ln_rt_loss_reduction *v = p;
+
+    switch (*v) {
+    case LN_RT_LOSS_NONE:
+        ln_aot_buf_puts(b, "LN_RT_LOSS_NONE");
+        return;
+    case LN_RT_LOSS_SUM:
+        ln_aot_buf_puts(b, "LN_RT_LOSS_SUM");
+        return;
+    case LN_RT_LOSS_MEAN:
+        ln_aot_buf_puts(b, "LN_RT_LOSS_MEAN");
+        return;
+    }
+    ln_aot_buf_printf(b, "(ln_rt_loss_reduction)%d", (int)*v);
+}
+
+static void print_ln_rt_loss_args(ln_aot_buf *b, const void *p)
+{
+    const ln_rt_loss_args *v = p;
+
+    ln_aot_buf_printf(b, "{.n = %ld", (long)v->n);
+    ln_aot_buf_printf(b, ", .c = %ld", (long)v->c);
+    ln_aot_buf_printf(b, ", .d = %ld", (long)v->d);
+    ln_aot_buf_puts(b, ", .reduction = ");
+    print_ln_rt_loss_reduction(b, &v->reduction);
+    ln_aot_buf_printf(b, ", .has_ignore = %ld", (long)v->has_ignore);
+    ln_aot_buf_printf(b, ", .ignore_index = %lldLL", (long long)v->ignore_index);
+    ln_aot_buf_putc(b, '}');
+}
+
 static void print_ln_rt_slice_args(ln_aot_buf *b, const void *p)
 {
     const ln_rt_slice_args *v = p;
@@ -954,6 +986,8 @@ static const struct rt_type {
     {"ln_rt_conv3d_args", sizeof(ln_rt_conv3d_args), 1, print_ln_rt_conv3d_args},
     {"ln_rt_pool3d_args", sizeof(ln_rt_pool3d_args), 1, print_ln_rt_pool3d_args},
     {"ln_rt_reduce_args", sizeof(ln_rt_reduce_args), 1, print_ln_rt_reduce_args},
+    {"ln_rt_loss_reduction", sizeof(ln_rt_loss_reduction), 0, print_ln_rt_loss_reduction},
+    {"ln_rt_loss_args", sizeof(ln_rt_loss_args), 1, print_ln_rt_loss_args},
     {"ln_rt_slice_args", sizeof(ln_rt_slice_args), 1, print_ln_rt_slice_args},
     {"ln_rt_concat_args", sizeof(ln_rt_concat_args), 1, print_ln_rt_concat_args},
     {"ln_rt_transpose_args", sizeof(ln_rt_transpose_args), 1, print_ln_rt_transpose_args},
@@ -1011,11 +1045,15 @@ static const char *const status_kernels[] = {
     "ln_rt_maxpool2d_f32",
     "ln_rt_maxpool2d_s8",
     "ln_rt_maxpool3d_f32",
+    "ln_rt_nll_loss_f32",
+    "ln_rt_nll_loss_f64",
     "ln_rt_pad_f32",
     "ln_rt_pad_s8",
     "ln_rt_resize_f32",
     "ln_rt_scatter_elements",
     "ln_rt_scatter_nd",
+    "ln_rt_softmax_cross_entropy_f32",
+    "ln_rt_softmax_cross_entropy_f64",
     NULL
 };
 
