@@ -166,6 +166,10 @@ int ln_ophook_onehot_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
 void ln_ophook_onehot_outer(const ln_op_arg *op_arg, int32_t *v);
 /* trilu: [batch][m][n] of the last two axes */
 void ln_ophook_trilu_args(const ln_op_arg *op_arg, ln_rt_trilu_args *a);
+/* nll_loss, softmax_cross_entropy (ln_ophook_loss.c): dst is target's
+ * shape or a scalar by 'reduction'; the kernel's [n][c][d] view */
+int ln_ophook_loss_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
+void ln_ophook_loss_args(const ln_op_arg *op_arg, ln_rt_loss_args *a);
 /* lstm / gru / rnn */
 int ln_ophook_rnn_y_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
 int ln_ophook_rnn_state_shape(const ln_op_arg *op_arg, int *ndim, int *dims);

@@ -199,3 +199,26 @@ save("conv3d_volume",
       "v": np.abs(f32(8)) + 0.5, "w2": f32(6, 4, 2, 3, 2), "wt": f32(6, 2, 3, 3, 2),
       "bt": f32(2), "shp": np.array([2, 2, -1, 4], np.int64), "tiny": np.float32(1e-3)},
      [2, 3, 6, 8, 7], [2, 2, 28, 3])
+
+# Training-graph losses: SoftmaxCrossEntropyLoss in float64 (x cast up, the
+# per-element losses beside the log-probabilities, cast back), with class
+# weights and an ignored class over [N, C, d1, d2]; NegativeLogLikelihoodLoss
+# of a LogSoftmax with int32 targets (the node tests have only int64),
+# weights and ignore_index, reduced to the weighted mean
+save("loss_sce_float64",
+     [helper.make_node("Cast", ["x"], ["xd"], to=TensorProto.DOUBLE),
+      helper.make_node("SoftmaxCrossEntropyLoss", ["xd", "lab", "wd"], ["z", "lp"],
+                       reduction="none", ignore_index=2),
+      helper.make_node("Unsqueeze", ["z", "ax1"], ["z1"]),
+      helper.make_node("Concat", ["z1", "lp"], ["zl"], axis=1),
+      helper.make_node("Cast", ["zl"], ["y"], to=TensorProto.FLOAT)],
+     {"lab": np.array([[[0, 1], [2, 3], [3, 2]], [[1, 1], [0, 2], [3, 0]]], np.int64),
+      "wd": np.array([0.5, 1.0, 2.0, 1.5], np.float64), "ax1": np.array([1], np.int64)},
+     [2, 4, 3, 2], [2, 5, 3, 2])
+save("loss_nll_int32",
+     [helper.make_node("LogSoftmax", ["x"], ["lp"], axis=1),
+      helper.make_node("NegativeLogLikelihoodLoss", ["lp", "t", "w"], ["y"],
+                       reduction="mean", ignore_index=0)],
+     {"t": np.array([[1, 0, 4, 2], [3, 3, 0, 1], [2, 4, 1, 0]], np.int32),
+      "w": np.array([0.2, 1.0, 0.7, 1.3, 2.0], np.float32)},
+     [3, 5, 4], [])
