@@ -690,6 +690,38 @@ static int ev_expand(ev *e)
     return 0;
 }
 
+/* NonZero: the int64 indices [ndim][n] of the n nonzero elements, in
+ * row-major order.  None at all would be an empty tensor, which LightNet
+ * has not. */
+static int ev_nonzero(ev *e)
+{
+    const ln_tensor *x = e->in[0];
+    size_t n = 0, k = 0;
+    int dims[2];
+
+    if (x->dtype == LN_DTYPE_FLOAT16)
+        return ln_error(LN_EINVAL, "float16 is not supported");
+    if (x->ndim < 1)
+        return ln_error(LN_EINVAL, "a scalar input is not supported");
+    for (size_t i = 0; i < x->len; i++)
+        n += ln_onnx_tensor_get(x, i) != 0;
+    if (!n)
+        return ln_error(LN_EINVAL, "no element is nonzero (the result would be empty)");
+    dims[0] = x->ndim;
+    dims[1] = (int)n;
+    e->out = new_tensor(LN_DTYPE_INT64, 2, dims);
+    for (size_t i = 0; i < x->len; i++) {
+        size_t r = i;
+        if (ln_onnx_tensor_get(x, i) == 0)
+            continue;
+        for (int d = x->ndim - 1; d >= 0; d--) {
+            ((int64_t *)e->out->data)[(size_t)d * n + k] = (int64_t)(r % (size_t)x->dims[d]);
+            r /= (size_t)x->dims[d];
+        }
+        k++;
+    }
+    return 0;
+}
 
 static const evaluator evaluators[] = {
     {"Shape", ev_shape, "start,end", LN_TRUE},
@@ -724,6 +756,7 @@ static const evaluator evaluators[] = {
     {"Where", ev_where, "", LN_FALSE},
     {"ConstantOfShape", ev_constantofshape, "value", LN_FALSE},
     {"Range", ev_range, "", LN_FALSE},
+    {"NonZero", ev_nonzero, "", LN_FALSE},
     {NULL, NULL, NULL, LN_FALSE},
 };
 

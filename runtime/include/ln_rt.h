@@ -1049,6 +1049,17 @@ typedef struct {
 
 int ln_rt_einsum(const ln_rt_einsum_args *a, const void *x0, const void *x1, void *y);
 
+/* ---- compress (ONNX Compress) --------------------------------------------
+ * x [outer][len][inner]: the [outer][inner] slices j < min(len, cond_len)
+ * where cond[j] != 0, in order, into y [outer][count][inner]; any element
+ * size.  (Without an axis, ONNX's input flattened: outer = inner = 1.) */
+typedef struct {
+    int32_t outer, len, inner;
+} ln_rt_compress_args;
+
+void ln_rt_compress(const ln_rt_compress_args *a, const int *cond, int32_t cond_len,
+                    size_t elem_size, const void *x, void *y);
+
 #ifdef __cplusplus
 }
 #endif

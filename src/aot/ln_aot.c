@@ -274,9 +274,62 @@ static ln_bool scalar_literal(ln_aot_buf *b, const char *ctype, const void *p)
     return LN_TRUE;
 }
 
+/* ${name} for an array param the private data holds (a pointer field and
+ * its <name>_len field beside it): the name of a static const array of its
+ * values (ln_bool as int, its typedef), printed once per op and field.
+ * LN_FALSE when f is not such a field. */
+static ln_bool array_value(emitter *e, const ln_op *op, const ln_opregistry_aot_field *all,
+                           const ln_opregistry_aot_field *f, ln_aot_buf *out)
+{
+    const ln_op_arg *arg = op->op_arg;
+    const char *elem = ln_streq(f->ctype, "const int *") || ln_streq(f->ctype, "const ln_bool *")
+                       ? "int" : ln_streq(f->ctype, "const float *") ? "float"
+                       : ln_streq(f->ctype, "const double *") ? "double" : NULL;
+    const ln_opregistry_aot_field *lf = NULL;
+    char *key, *lname;
+    const char *sym;
+    const void *p;
+    int len;
+
+    if (!elem)
+        return LN_FALSE;
+    lname = ln_sprintf("%s_len", f->name);
+    for (const ln_opregistry_aot_field *g = all; g && g->name; g++)
+        if (ln_streq(g->name, lname))
+            lf = g;
+    ln_free(lname);
+    if (!lf)
+        return LN_FALSE;
+    p = *(const void *const *)((const char *)arg->priv + f->offset);
+    len = *(const int *)((const char *)arg->priv + lf->offset);
+    key = ln_sprintf("%s\n%s", arg->name, f->name);
+    if ((sym = ln_hash_find(e->privsyms, key))) {
+        ln_free(key);
+    } else {
+        char *pre = ln_sprintf("%s_%s_", e->name, arg->name);
+        sym = ident(e, pre, f->name, LN_FALSE);
+        ln_free(pre);
+        ln_hash_insert(e->privsyms, key, (void *)sym);
+        ln_aot_buf_printf(&e->statics, "static const %s %s[%d] = {", elem, sym, len > 0 ? len : 1);
+        for (int i = 0; i < len; i++) {
+            if (i)
+                ln_aot_buf_puts(&e->statics, i % 16 ? ", " : ",\n    ");
+            if (ln_streq(elem, "float"))
+                ln_aot_buf_float(&e->statics, ((const float *)p)[i]);
+            else if (ln_streq(elem, "double"))
+                ln_aot_buf_double(&e->statics, ((const double *)p)[i]);
+            else
+                ln_aot_buf_printf(&e->statics, "%d", ((const int *)p)[i]);
+        }
+        ln_aot_buf_puts(&e->statics, len > 0 ? "};\n" : "0};\n");
+    }
+    ln_aot_buf_puts(out, sym);
+    return LN_TRUE;
+}
+
 /* ${name} for a field of the op's private data. */
-static int priv_value(emitter *e, const ln_op *op, const ln_opregistry_aot_field *f,
-                      ln_aot_buf *out)
+static int priv_value(emitter *e, const ln_op *op, const ln_opregistry_aot_field *all,
+                      const ln_opregistry_aot_field *f, ln_aot_buf *out)
 {
     const ln_op_arg *arg = op->op_arg;
     const void *p = (const char *)arg->priv + f->offset;
@@ -288,7 +341,7 @@ static int priv_value(emitter *e, const ln_op *op, const ln_opregistry_aot_field
                         arg->name, arg->optype);
     if (ln_aot_args_size(f->ctype) && !ln_aot_args_is_struct(f->ctype))
         return ln_aot_args_print(out, f->ctype, p);      /* an enum constant */
-    if (scalar_literal(out, f->ctype, p))
+    if (scalar_literal(out, f->ctype, p) || array_value(e, op, all, f, out))
         return 0;
     if (!ln_aot_args_is_struct(f->ctype))
         return ln_error(LN_EUNSUPPORTED, "%s (%s): no emission rule for private field '%s' "
@@ -461,7 +514,7 @@ static int placeholder(emitter *e, const ln_op *op, const ln_opregistry_aot_entr
                         "tensor of the op", arg->name, arg->optype, name, sfx, name);
     for (const ln_opregistry_aot_field *f = ae->priv; f && f->name; f++)
         if (ln_streq(f->name, name))
-            return priv_value(e, op, f, out);
+            return priv_value(e, op, ae->priv, f, out);
     if ((pe = ln_op_param(arg, name)) && param_value(out, pe))
         return 0;
     /* The generator checked that every placeholder names a tensor, param

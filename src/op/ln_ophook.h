@@ -178,6 +178,9 @@ void ln_ophook_rnn_args(const ln_op_arg *op_arg, ln_rt_rnn_args *a);
 /* einsum: the equation resolved (shape, stride tables) */
 int ln_ophook_einsum_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
 void ln_ophook_einsum_args(const ln_op_arg *op_arg, ln_rt_einsum_args *a);
+/* compress: the condition's count along the axis (or flattened) */
+int ln_ophook_compress_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
+void ln_ophook_compress_args(const ln_op_arg *op_arg, ln_rt_compress_args *a);
 
 LN_CPPEND
 #endif

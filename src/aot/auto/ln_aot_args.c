@@ -969,6 +969,16 @@ static void print_ln_rt_einsum_args(ln_aot_buf *b, const void *p)
     ln_aot_buf_putc(b, '}');
 }
 
+static void print_ln_rt_compress_args(ln_aot_buf *b, const void *p)
+{
+    const ln_rt_compress_args *v = p;
+
+    ln_aot_buf_printf(b, "{.outer = %ld", (long)v->outer);
+    ln_aot_buf_printf(b, ", .len = %ld", (long)v->len);
+    ln_aot_buf_printf(b, ", .inner = %ld", (long)v->inner);
+    ln_aot_buf_putc(b, '}');
+}
+
 static const struct rt_type {
     const char *name;
     size_t size;
@@ -1013,6 +1023,7 @@ static const struct rt_type {
     {"ln_rt_nd_args", sizeof(ln_rt_nd_args), 1, print_ln_rt_nd_args},
     {"ln_rt_trilu_args", sizeof(ln_rt_trilu_args), 1, print_ln_rt_trilu_args},
     {"ln_rt_einsum_args", sizeof(ln_rt_einsum_args), 1, print_ln_rt_einsum_args},
+    {"ln_rt_compress_args", sizeof(ln_rt_compress_args), 1, print_ln_rt_compress_args},
 };
 
 static const char *const status_kernels[] = {

@@ -96,6 +96,7 @@ const ln_expand_default ln_expand_defaults_cpu[] = {
     {"cast_like", "cast_like_cpu"},
     {"celu", "celu_cpu"},
     {"clip", "clip_cpu"},
+    {"compress", "compress_cpu"},
     {"concat", "concat_cpu"},
     {"conv2d_integer", "conv2d_integer_cpu"},
     {"conv2d_s8", "conv2d_s8_cpu"},
