@@ -1060,6 +1060,53 @@ typedef struct {
 void ln_rt_compress(const ln_rt_compress_args *a, const int *cond, int32_t cond_len,
                     size_t elem_size, const void *x, void *y);
 
+/* ---- spectral (ONNX HannWindow, HammingWindow, BlackmanWindow, DFT, STFT,
+ * MelWeightMatrix) ---------------------------------------------------------
+ * Windows of n points: w[i] = sum_k a_k cos(2 pi k i / d), d = n when
+ * periodic, else n - 1 (a one-point symmetric window is 1). */
+typedef enum {
+    LN_RT_WINDOW_HANN = 0,         /* 0.5, -0.5 */
+    LN_RT_WINDOW_HAMMING,          /* 25/46, -21/46 */
+    LN_RT_WINDOW_BLACKMAN          /* 0.42, -0.5, 0.08 */
+} ln_rt_window_kind;
+
+void ln_rt_window_f32(ln_rt_window_kind kind, int32_t n, int32_t periodic, float *y);
+
+/* A DFT of length n along the middle axis of x [outer][len][inner][c]
+ * (c = 1: real, 2: complex as (re, im)) into y [outer][nout][inner][2]:
+ * X[k] = sum_{t < min(n, len)} x[t] e^(-+2 pi i k t / n), k < nout (n, or
+ * n / 2 + 1 one-sided), the inverse (+, divided by n) when inverse != 0;
+ * x beyond len is zero (a longer n pads, a shorter one truncates).  Needs
+ * ln_rt_dft_scratch_size() bytes of scratch (the twiddles); a power of two
+ * n takes a radix-2 FFT when nout = n, otherwise the sums run directly. */
+typedef struct {
+    int32_t outer, len, inner, c;
+    int32_t n, nout, inverse;
+} ln_rt_dft_args;
+
+size_t ln_rt_dft_scratch_size(const ln_rt_dft_args *a);
+int ln_rt_dft_f32(const ln_rt_dft_args *a, const float *x, float *y, void *scratch);
+
+/* STFT of x [batch][len][c] (c = 1 or 2): frames t * step .. t * step +
+ * n - 1 for t < frames, each times window (NULL: none, else n values),
+ * then the DFT of length n, nout bins: y [batch][frames][nout][2].
+ * Scratch: ln_rt_stft_scratch_size() bytes (twiddles and one frame). */
+typedef struct {
+    int32_t batch, len, c;
+    int32_t step, frames, n, nout;
+} ln_rt_stft_args;
+
+size_t ln_rt_stft_scratch_size(const ln_rt_stft_args *a);
+int ln_rt_stft_f32(const ln_rt_stft_args *a, const float *x, const float *window, float *y,
+                   void *scratch);
+
+/* ONNX MelWeightMatrix: y [dft_length / 2 + 1][bins], triangles between
+ * num_mel_bins + 2 points evenly spaced on the mel scale (2595 log10(1 +
+ * f / 700)) from lower to upper hertz, each point's bin
+ * floor((dft_length + 1) f / sample_rate), as the spec's algorithm. */
+void ln_rt_mel_weight_matrix_f32(int32_t bins, int32_t dft_length, int32_t sample_rate,
+                                 float lower_hz, float upper_hz, float *y);
+
 #ifdef __cplusplus
 }
 #endif

@@ -181,6 +181,11 @@ void ln_ophook_einsum_args(const ln_op_arg *op_arg, ln_rt_einsum_args *a);
 /* compress: the condition's count along the axis (or flattened) */
 int ln_ophook_compress_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
 void ln_ophook_compress_args(const ln_op_arg *op_arg, ln_rt_compress_args *a);
+/* dft, stft: shapes and the runtime's views */
+int ln_ophook_dft_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
+void ln_ophook_dft_args(const ln_op_arg *op_arg, ln_rt_dft_args *a);
+int ln_ophook_stft_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
+void ln_ophook_stft_args(const ln_op_arg *op_arg, ln_rt_stft_args *a);
 
 LN_CPPEND
 #endif

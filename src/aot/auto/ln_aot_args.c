@@ -979,6 +979,52 @@ static void print_ln_rt_compress_args(ln_aot_buf *b, const void *p)
     ln_aot_buf_putc(b, '}');
 }
 
+static void print_ln_rt_window_kind(ln_aot_buf *b, const void *p)
+{
+    const ln_rt_window_kind *v = p;
+
+    switch (*v) {
+    case LN_RT_WINDOW_HANN:
+        ln_aot_buf_puts(b, "LN_RT_WINDOW_HANN");
+        return;
+    case LN_RT_WINDOW_HAMMING:
+        ln_aot_buf_puts(b, "LN_RT_WINDOW_HAMMING");
+        return;
+    case LN_RT_WINDOW_BLACKMAN:
+        ln_aot_buf_puts(b, "LN_RT_WINDOW_BLACKMAN");
+        return;
+    }
+    ln_aot_buf_printf(b, "(ln_rt_window_kind)%d", (int)*v);
+}
+
+static void print_ln_rt_dft_args(ln_aot_buf *b, const void *p)
+{
+    const ln_rt_dft_args *v = p;
+
+    ln_aot_buf_printf(b, "{.outer = %ld", (long)v->outer);
+    ln_aot_buf_printf(b, ", .len = %ld", (long)v->len);
+    ln_aot_buf_printf(b, ", .inner = %ld", (long)v->inner);
+    ln_aot_buf_printf(b, ", .c = %ld", (long)v->c);
+    ln_aot_buf_printf(b, ", .n = %ld", (long)v->n);
+    ln_aot_buf_printf(b, ", .nout = %ld", (long)v->nout);
+    ln_aot_buf_printf(b, ", .inverse = %ld", (long)v->inverse);
+    ln_aot_buf_putc(b, '}');
+}
+
+static void print_ln_rt_stft_args(ln_aot_buf *b, const void *p)
+{
+    const ln_rt_stft_args *v = p;
+
+    ln_aot_buf_printf(b, "{.batch = %ld", (long)v->batch);
+    ln_aot_buf_printf(b, ", .len = %ld", (long)v->len);
+    ln_aot_buf_printf(b, ", .c = %ld", (long)v->c);
+    ln_aot_buf_printf(b, ", .step = %ld", (long)v->step);
+    ln_aot_buf_printf(b, ", .frames = %ld", (long)v->frames);
+    ln_aot_buf_printf(b, ", .n = %ld", (long)v->n);
+    ln_aot_buf_printf(b, ", .nout = %ld", (long)v->nout);
+    ln_aot_buf_putc(b, '}');
+}
+
 static const struct rt_type {
     const char *name;
     size_t size;
@@ -1024,6 +1070,9 @@ static const struct rt_type {
     {"ln_rt_trilu_args", sizeof(ln_rt_trilu_args), 1, print_ln_rt_trilu_args},
     {"ln_rt_einsum_args", sizeof(ln_rt_einsum_args), 1, print_ln_rt_einsum_args},
     {"ln_rt_compress_args", sizeof(ln_rt_compress_args), 1, print_ln_rt_compress_args},
+    {"ln_rt_window_kind", sizeof(ln_rt_window_kind), 0, print_ln_rt_window_kind},
+    {"ln_rt_dft_args", sizeof(ln_rt_dft_args), 1, print_ln_rt_dft_args},
+    {"ln_rt_stft_args", sizeof(ln_rt_stft_args), 1, print_ln_rt_stft_args},
 };
 
 static const char *const status_kernels[] = {
@@ -1043,6 +1092,7 @@ static const char *const status_kernels[] = {
     "ln_rt_conv_transpose2d_f32",
     "ln_rt_conv_transpose2d_s8",
     "ln_rt_conv_transpose3d_f32",
+    "ln_rt_dft_f32",
     "ln_rt_einsum",
     "ln_rt_fully_connected_s8",
     "ln_rt_gather",
@@ -1065,6 +1115,7 @@ static const char *const status_kernels[] = {
     "ln_rt_scatter_nd",
     "ln_rt_softmax_cross_entropy_f32",
     "ln_rt_softmax_cross_entropy_f64",
+    "ln_rt_stft_f32",
     NULL
 };
 

@@ -109,6 +109,7 @@ const ln_expand_default ln_expand_defaults_cpu[] = {
     {"cumsum", "cumsum_cpu"},
     {"depth_to_space", "depth_to_space_cpu"},
     {"dequantize_linear", "dequantize_linear_cpu"},
+    {"dft", "dft_cpu"},
     {"div", "div_cpu"},
     {"dropout", "dropout_cpu"},
     {"dynamic_quantize_linear", "dynamic_quantize_linear_cpu"},
@@ -153,6 +154,7 @@ const ln_expand_default ln_expand_defaults_cpu[] = {
     {"maxpool2d", "maxpool2d_cpu"},
     {"maxpool3d", "maxpool3d_cpu"},
     {"mean", "mean_cpu"},
+    {"mel_weight_matrix", "mel_weight_matrix_cpu"},
     {"min", "min_cpu"},
     {"mod", "mod_cpu"},
     {"mul", "mul_cpu"},
@@ -202,6 +204,7 @@ const ln_expand_default ln_expand_defaults_cpu[] = {
     {"split", "split_cpu"},
     {"sqrt", "sqrt_cpu"},
     {"squeeze", "squeeze_cpu"},
+    {"stft", "stft_cpu"},
     {"sub", "sub_cpu"},
     {"tan", "tan_cpu"},
     {"tanh", "tanh_cpu"},
@@ -212,6 +215,7 @@ const ln_expand_default ln_expand_defaults_cpu[] = {
     {"trilu", "trilu_cpu"},
     {"unsqueeze", "unsqueeze_cpu"},
     {"where", "where_cpu"},
+    {"window", "window_cpu"},
     {"xor", "xor_cpu"},
     {NULL, NULL}
 };
