@@ -158,7 +158,12 @@ sub validate {
         fail("$tw.shape", 'a variadic output takes its shape from an input or a hook')
             if $t->{variadic} && ref $t->{shape} && !exists $t->{shape}{hook};
         my $dt = $t->{dtype};
-        if ($dt =~ /^(\w+)\|(\w+)$/) {
+        if ($dt =~ /^(\w+)\|(\w+)$/ && $par{$1} && $par{$1}{type} eq 'dtype') {
+            # a dtype param when given, else an input's dtype (EyeLike)
+            fail("$tw.dtype", "no input tensor '$2'") if !$tin{$2};
+            fail("$tw.dtype", "'$1' must have a default (it may be absent)")
+                if !exists $par{$1}{default};
+        } elsif ($dt =~ /^(\w+)\|(\w+)$/) {
             # the dtype of an optional input, or a dtype when it is absent
             fail("$tw.dtype", "'$1' is not an optional input tensor") if !$tin{$1} || !$tin{$1}{optional};
             fail("$tw.dtype", "unknown dtype '$2'") if !dtype_enum($2);
@@ -523,10 +528,13 @@ sub variadic_count_checks {
     return $c;
 }
 
-# The C of an output's dtype: an input's, a dtype param's, an optional
-# input's or a default ("zero_point|uint8"), or a dtype.
+# The C of an output's dtype: an input's, a dtype param's, a dtype param's
+# when given else an input's ("dtype|src"), an optional input's or a
+# default ("zero_point|uint8"), or a dtype.
 sub dtype_c {
     my ($d, $dt) = @_;
+    return "${1}_pe ? $1 : ${2}_te->tensor->dtype"
+        if $dt =~ /^(\w+)\|(\w+)$/ && $d->{_par}{$1};
     return "${1}_te ? ${1}_te->tensor->dtype : " . dtype_enum($2) if $dt =~ /^(\w+)\|(\w+)$/;
     return "${dt}_te->tensor->dtype" if $d->{_tin}{$dt};
     return $d->{_par}{$dt} ? $dt : dtype_enum($dt);

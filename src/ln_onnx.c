@@ -465,6 +465,8 @@ static void map_attrs(nodemap *m, const char *op_type)
             v = cJSON_Parse(ma->def);       /* no attribute: a fixed param */
         else if (a)
             v = ln_onnx_attr_json(im, m->where, a);
+        else if (ma->def && ln_streq(ma->def, "null"))
+            v = NULL;                       /* absent: the op's own default */
         else if (ma->def)
             v = cJSON_Parse(ma->def);
         else

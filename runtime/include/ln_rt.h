@@ -1077,8 +1077,8 @@ void ln_rt_window_f32(ln_rt_window_kind kind, int32_t n, int32_t periodic, float
  * X[k] = sum_{t < min(n, len)} x[t] e^(-+2 pi i k t / n), k < nout (n, or
  * n / 2 + 1 one-sided), the inverse (+, divided by n) when inverse != 0;
  * x beyond len is zero (a longer n pads, a shorter one truncates).  Needs
- * ln_rt_dft_scratch_size() bytes of scratch (the twiddles); a power of two
- * n takes a radix-2 FFT when nout = n, otherwise the sums run directly. */
+ * ln_rt_dft_scratch_size() bytes of scratch (the twiddles); the sums run
+ * directly, O(n * nout) per transform. */
 typedef struct {
     int32_t outer, len, inner, c;
     int32_t n, nout, inverse;
@@ -1090,7 +1090,7 @@ int ln_rt_dft_f32(const ln_rt_dft_args *a, const float *x, float *y, void *scrat
 /* STFT of x [batch][len][c] (c = 1 or 2): frames t * step .. t * step +
  * n - 1 for t < frames, each times window (NULL: none, else n values),
  * then the DFT of length n, nout bins: y [batch][frames][nout][2].
- * Scratch: ln_rt_stft_scratch_size() bytes (twiddles and one frame). */
+ * Scratch: ln_rt_stft_scratch_size() bytes (the twiddles). */
 typedef struct {
     int32_t batch, len, c;
     int32_t step, frames, n, nout;
@@ -1106,6 +1106,33 @@ int ln_rt_stft_f32(const ln_rt_stft_args *a, const float *x, const float *window
  * floor((dft_length + 1) f / sample_rate), as the spec's algorithm. */
 void ln_rt_mel_weight_matrix_f32(int32_t bins, int32_t dft_length, int32_t sample_rate,
                                  float lower_hz, float upper_hz, float *y);
+
+/* ---- eyelike, reverse_sequence, mvn, det (ONNX EyeLike, ReverseSequence,
+ * MeanVarianceNormalization, Det) ------------------------------------------
+ * EyeLike: y [rows][cols] of dtype: 1 where j - i == k, else 0.  Returns
+ * LN_RT_ARG_ERROR for a dtype it lacks (all of ln_rt_dtype are there). */
+int ln_rt_eyelike(int32_t rows, int32_t cols, int64_t k, ln_rt_dtype dtype, void *y);
+
+/* ReverseSequence: x [time][batch][inner] (time_axis 0) or [batch][time]
+ * [inner] (time_axis 1): for each batch b, the first lens[b] steps reversed,
+ * the rest copied; lens outside [0, time] are clamped into it (ONNX calls
+ * them invalid).  Any element size.  Not in-place safe. */
+typedef struct {
+    int32_t time, batch, inner, time_axis;
+} ln_rt_reverse_sequence_args;
+
+void ln_rt_reverse_sequence(const ln_rt_reverse_sequence_args *a, size_t elem_size,
+                            const int64_t *lens, const void *x, void *y);
+
+/* MeanVarianceNormalization over the axes of a->axes_mask (a reduce's
+ * geometry): y = (x - mean) / (sqrt(mean(x^2) - mean^2) + 1e-9), the ONNX
+ * function's formula, statistics in double. */
+void ln_rt_mvn_f32(const ln_rt_reduce_args *a, const float *x, float *y);
+
+/* Det of batch matrices x [batch][n][n]: LU with partial pivoting in
+ * double, in ln_rt_det_scratch_size(n) bytes of scratch (one matrix). */
+size_t ln_rt_det_scratch_size(int32_t n);
+void ln_rt_det_f32(int32_t batch, int32_t n, const float *x, float *y, void *scratch);
 
 #ifdef __cplusplus
 }

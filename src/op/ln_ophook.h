@@ -186,6 +186,10 @@ int ln_ophook_dft_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
 void ln_ophook_dft_args(const ln_op_arg *op_arg, ln_rt_dft_args *a);
 int ln_ophook_stft_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
 void ln_ophook_stft_args(const ln_op_arg *op_arg, ln_rt_stft_args *a);
+/* reverse_sequence, mvn, det */
+void ln_ophook_reverse_sequence_args(const ln_op_arg *op_arg, ln_rt_reverse_sequence_args *a);
+int ln_ophook_mvn_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
+void ln_ophook_det_n(const ln_op_arg *op_arg, int32_t *n);
 
 LN_CPPEND
 #endif

@@ -1,7 +1,8 @@
 /*
  * ln_ophook_misc.c -- shapes and kernel arguments of the small ops in
  * gen/op_descs/misc.json: compress (a constant condition along an axis,
- * or over the flattened input when there is none).
+ * or over the flattened input when there is none), reverse_sequence, mvn
+ * (its axes checked as a reduction's) and det.
  */
 #include "ln_ophook.h"
 
@@ -58,4 +59,33 @@ void ln_ophook_compress_args(const ln_op_arg *op_arg, ln_rt_compress_args *a)
 {
     int axis;
     compress_view(op_arg, a, &axis);
+}
+
+void ln_ophook_reverse_sequence_args(const ln_op_arg *op_arg, ln_rt_reverse_sequence_args *a)
+{
+    const ln_tensor *src = ln_op_tensor_in(op_arg, "src")->tensor;
+
+    a->time_axis = ln_ophook_param_int(op_arg, "time_axis", 0);
+    a->time = src->dims[a->time_axis];
+    a->batch = src->dims[1 - a->time_axis];
+    a->inner = (int32_t)ln_ophook_dims_prod(src->dims, 2, src->ndim);
+}
+
+/* mvn: src's shape, once 'axes' is checked as a reduction's */
+int ln_ophook_mvn_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims)
+{
+    const ln_tensor *src = ln_op_tensor_in(op_arg, "src")->tensor;
+
+    LN_OPCK(ln_ophook_reduce_dst_shape(op_arg, ndim, dims));
+    *ndim = src->ndim;
+    for (int d = 0; d < src->ndim; d++)
+        dims[d] = src->dims[d];
+    return 0;
+}
+
+/* det: the matrices' order */
+void ln_ophook_det_n(const ln_op_arg *op_arg, int32_t *n)
+{
+    const ln_tensor *src = ln_op_tensor_in(op_arg, "src")->tensor;
+    *n = src->dims[src->ndim - 1];
 }

@@ -1025,6 +1025,17 @@ static void print_ln_rt_stft_args(ln_aot_buf *b, const void *p)
     ln_aot_buf_putc(b, '}');
 }
 
+static void print_ln_rt_reverse_sequence_args(ln_aot_buf *b, const void *p)
+{
+    const ln_rt_reverse_sequence_args *v = p;
+
+    ln_aot_buf_printf(b, "{.time = %ld", (long)v->time);
+    ln_aot_buf_printf(b, ", .batch = %ld", (long)v->batch);
+    ln_aot_buf_printf(b, ", .inner = %ld", (long)v->inner);
+    ln_aot_buf_printf(b, ", .time_axis = %ld", (long)v->time_axis);
+    ln_aot_buf_putc(b, '}');
+}
+
 static const struct rt_type {
     const char *name;
     size_t size;
@@ -1073,6 +1084,7 @@ static const struct rt_type {
     {"ln_rt_window_kind", sizeof(ln_rt_window_kind), 0, print_ln_rt_window_kind},
     {"ln_rt_dft_args", sizeof(ln_rt_dft_args), 1, print_ln_rt_dft_args},
     {"ln_rt_stft_args", sizeof(ln_rt_stft_args), 1, print_ln_rt_stft_args},
+    {"ln_rt_reverse_sequence_args", sizeof(ln_rt_reverse_sequence_args), 1, print_ln_rt_reverse_sequence_args},
 };
 
 static const char *const status_kernels[] = {
@@ -1094,6 +1106,7 @@ static const char *const status_kernels[] = {
     "ln_rt_conv_transpose3d_f32",
     "ln_rt_dft_f32",
     "ln_rt_einsum",
+    "ln_rt_eyelike",
     "ln_rt_fully_connected_s8",
     "ln_rt_gather",
     "ln_rt_gather_elements",

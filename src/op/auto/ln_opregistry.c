@@ -75,6 +75,8 @@ const ln_opregistry_row ln_opregistry[] = {
     {"depth_to_space_cpu", "cpu", LN_OPREG_PROTO(depth_to_space, depth_to_space_cpu)},
     {"dequantize_linear", "none", LN_OPREG_PROTO(dequantize_linear, dequantize_linear)},
     {"dequantize_linear_cpu", "cpu", LN_OPREG_PROTO(dequantize_linear, dequantize_linear_cpu)},
+    {"det", "none", LN_OPREG_PROTO(det, det)},
+    {"det_cpu", "cpu", LN_OPREG_PROTO(det, det_cpu)},
     {"dft", "none", LN_OPREG_PROTO(dft, dft)},
     {"dft_cpu", "cpu", LN_OPREG_PROTO(dft, dft_cpu)},
     {"div", "none", LN_OPREG_PROTO(div, div)},
@@ -95,6 +97,8 @@ const ln_opregistry_row ln_opregistry[] = {
     {"exp_cpu", "cpu", LN_OPREG_PROTO(exp, exp_cpu)},
     {"expand", "none", LN_OPREG_PROTO(expand, expand)},
     {"expand_cpu", "cpu", LN_OPREG_PROTO(expand, expand_cpu)},
+    {"eyelike", "none", LN_OPREG_PROTO(eyelike, eyelike)},
+    {"eyelike_cpu", "cpu", LN_OPREG_PROTO(eyelike, eyelike_cpu)},
     {"fc_s8", "none", LN_OPREG_PROTO(fc_s8, fc_s8)},
     {"fc_s8_cpu", "cpu", LN_OPREG_PROTO(fc_s8, fc_s8_cpu)},
     {"flatten", "none", LN_OPREG_PROTO(flatten, flatten)},
@@ -175,6 +179,8 @@ const ln_opregistry_row ln_opregistry[] = {
     {"mul_cpu", "cpu", LN_OPREG_PROTO(mul, mul_cpu)},
     {"mul_s8", "none", LN_OPREG_PROTO(mul_s8, mul_s8)},
     {"mul_s8_cpu", "cpu", LN_OPREG_PROTO(mul_s8, mul_s8_cpu)},
+    {"mvn", "none", LN_OPREG_PROTO(mvn, mvn)},
+    {"mvn_cpu", "cpu", LN_OPREG_PROTO(mvn, mvn_cpu)},
     {"neg", "none", LN_OPREG_PROTO(neg, neg)},
     {"neg_cpu", "cpu", LN_OPREG_PROTO(neg, neg_cpu)},
     {"nll_loss", "none", LN_OPREG_PROTO(nll_loss, nll_loss)},
@@ -227,6 +233,8 @@ const ln_opregistry_row ln_opregistry[] = {
     {"reshape_cpu", "cpu", LN_OPREG_PROTO(reshape, reshape_cpu)},
     {"resize", "none", LN_OPREG_PROTO(resize, resize)},
     {"resize_cpu", "cpu", LN_OPREG_PROTO(resize, resize_cpu)},
+    {"reverse_sequence", "none", LN_OPREG_PROTO(reverse_sequence, reverse_sequence)},
+    {"reverse_sequence_cpu", "cpu", LN_OPREG_PROTO(reverse_sequence, reverse_sequence_cpu)},
     {"rnn", "none", LN_OPREG_PROTO(rnn, rnn)},
     {"rnn_cpu", "cpu", LN_OPREG_PROTO(rnn, rnn_cpu)},
     {"round", "none", LN_OPREG_PROTO(round, round)},
@@ -415,16 +423,21 @@ static const ln_opregistry_onnx_attr onnx_attrs_19[] = {
     {NULL, NULL, NULL}
 };
 static const char *const onnx_names_16[] = {"src", "@shape", NULL};
-static const char *const onnx_names_17[] = {"src", "indices", NULL};
 static const ln_opregistry_onnx_attr onnx_attrs_20[] = {
+    {"dtype", "dtype", "null"},
+    {"k", "k", "0"},
+    {NULL, NULL, NULL}
+};
+static const char *const onnx_names_17[] = {"src", "indices", NULL};
+static const ln_opregistry_onnx_attr onnx_attrs_21[] = {
     {"axis", "axis", "0"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_21[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_22[] = {
     {"batch_dims", "batch_dims", "0"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_22[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_23[] = {
     {"transA", "trans_a", "0"},
     {"transB", "trans_b", "0"},
     {"alpha", "alpha", "1"},
@@ -433,7 +446,7 @@ static const ln_opregistry_onnx_attr onnx_attrs_22[] = {
 };
 static const char *const onnx_names_18[] = {"src", "weight", "recurrence", "bias", "seq_lens", "initial_h", NULL};
 static const char *const onnx_names_19[] = {"dst", "dst_h", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_23[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_24[] = {
     {"hidden_size", "hidden_size", "0"},
     {"direction", "direction", "\"forward\""},
     {"activations", "activations", "[]"},
@@ -443,7 +456,7 @@ static const ln_opregistry_onnx_attr onnx_attrs_23[] = {
     {"linear_before_reset", "linear_before_reset", "0"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_24[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_25[] = {
     {"hidden_size", "hidden_size", "0"},
     {"direction", "direction", "\"forward\""},
     {"activations", "activations", "[]"},
@@ -454,42 +467,42 @@ static const ln_opregistry_onnx_attr onnx_attrs_24[] = {
     {"layout", "layout", "0"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_25[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_26[] = {
     {"axis", "axis", "1"},
     {"", "coerce_2d", "true"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_26[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_27[] = {
     {"axis", "axis", "-1"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_27[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_28[] = {
     {"alpha", "alpha", "0.2"},
     {"beta", "beta", "0.5"},
     {NULL, NULL, NULL}
 };
 static const char *const onnx_names_20[] = {"src", "scale", "bias", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_28[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_29[] = {
     {"epsilon", "epsilon", "1e-05"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_29[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_30[] = {
     {"detect_negative", "detect_negative", "1"},
     {"detect_positive", "detect_positive", "1"},
     {NULL, NULL, NULL}
 };
 static const char *const onnx_names_21[] = {"dst", "mean", "inv_std_dev", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_30[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_31[] = {
     {"axis", "axis", "-1"},
     {"epsilon", "epsilon", "1e-05"},
     {"stash_type", "stash_type", "1"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_31[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_32[] = {
     {"alpha", "alpha", "0.01"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_32[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_33[] = {
     {"size", "size", NULL},
     {"alpha", "alpha", "0.0001"},
     {"beta", "beta", "0.75"},
@@ -498,7 +511,7 @@ static const ln_opregistry_onnx_attr onnx_attrs_32[] = {
 };
 static const char *const onnx_names_22[] = {"src", "weight", "recurrence", "bias", "seq_lens", "initial_h", "initial_c", "peephole", NULL};
 static const char *const onnx_names_23[] = {"dst", "dst_h", "dst_c", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_33[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_34[] = {
     {"hidden_size", "hidden_size", "0"},
     {"direction", "direction", "\"forward\""},
     {"activations", "activations", "[]"},
@@ -508,7 +521,7 @@ static const ln_opregistry_onnx_attr onnx_attrs_33[] = {
     {"input_forget", "input_forget", "0"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_34[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_35[] = {
     {"hidden_size", "hidden_size", "0"},
     {"direction", "direction", "\"forward\""},
     {"activations", "activations", "[]"},
@@ -520,7 +533,7 @@ static const ln_opregistry_onnx_attr onnx_attrs_34[] = {
     {NULL, NULL, NULL}
 };
 static const char *const onnx_names_24[] = {"src1", "src2", "src1_zero_point", "src2_zero_point", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_35[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_36[] = {
     {"kernel_shape", "kernel_shape", NULL},
     {"strides", "stride", "[1,1]"},
     {"dilations", "dilation", "[1,1]"},
@@ -531,54 +544,58 @@ static const ln_opregistry_onnx_attr onnx_attrs_35[] = {
     {NULL, NULL, NULL}
 };
 static const char *const onnx_names_25[] = {"@num_mel_bins", "@dft_length", "@sample_rate", "@lower_edge_hertz", "@upper_edge_hertz", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_36[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_37[] = {
     {"output_datatype", "output_datatype", "1"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_37[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_38[] = {
     {"fmod", "fmod", "0"},
     {NULL, NULL, NULL}
 };
+static const ln_opregistry_onnx_attr onnx_attrs_39[] = {
+    {"axes", "axes", "[0,2,3]"},
+    {NULL, NULL, NULL}
+};
 static const char *const onnx_names_26[] = {"src", "target", "weight", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_38[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_40[] = {
     {"reduction", "reduction", "\"mean\""},
     {"ignore_index", "ignore_index", "-1e+19"},
     {NULL, NULL, NULL}
 };
 static const char *const onnx_names_27[] = {"indices", "@depth", "values", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_39[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_41[] = {
     {"pads", "pads", NULL},
     {"mode", "mode", "\"constant\""},
     {"value", "value", "0"},
     {NULL, NULL, NULL}
 };
 static const char *const onnx_names_28[] = {"src", "@pads", "@value", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_40[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_42[] = {
     {"mode", "mode", "\"constant\""},
     {NULL, NULL, NULL}
 };
 static const char *const onnx_names_29[] = {"src", "slope", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_41[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_43[] = {
     {"axes", "axes", "[]"},
     {"keepdims", "keepdims", "1"},
     {NULL, NULL, NULL}
 };
 static const char *const onnx_names_30[] = {"src", "@axes", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_42[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_44[] = {
     {"keepdims", "keepdims", "1"},
     {"noop_with_empty_axes", "noop_with_empty_axes", "0"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_43[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_45[] = {
     {"shape", "dims", NULL},
     {NULL, NULL, NULL}
 };
 static const char *const onnx_names_31[] = {"src", "@dims", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_44[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_46[] = {
     {"allowzero", "allowzero", "0"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_45[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_47[] = {
     {"mode", "mode", "\"nearest\""},
     {"scales", "scales", NULL},
     {"", "coordinate_transformation_mode", "\"asymmetric\""},
@@ -586,14 +603,14 @@ static const ln_opregistry_onnx_attr onnx_attrs_45[] = {
     {NULL, NULL, NULL}
 };
 static const char *const onnx_names_32[] = {"src", "@scales", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_46[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_48[] = {
     {"mode", "mode", "\"nearest\""},
     {"", "coordinate_transformation_mode", "\"asymmetric\""},
     {"", "nearest_mode", "\"floor\""},
     {NULL, NULL, NULL}
 };
 static const char *const onnx_names_33[] = {"src", "@roi", "@scales", "@sizes", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_47[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_49[] = {
     {"mode", "mode", "\"nearest\""},
     {"coordinate_transformation_mode", "coordinate_transformation_mode", "\"half_pixel\""},
     {"nearest_mode", "nearest_mode", "\"round_prefer_floor\""},
@@ -602,7 +619,13 @@ static const ln_opregistry_onnx_attr onnx_attrs_47[] = {
     {"extrapolation_value", "extrapolation_value", "0"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_48[] = {
+static const char *const onnx_names_34[] = {"src", "sequence_lens", NULL};
+static const ln_opregistry_onnx_attr onnx_attrs_50[] = {
+    {"batch_axis", "batch_axis", "1"},
+    {"time_axis", "time_axis", "0"},
+    {NULL, NULL, NULL}
+};
+static const ln_opregistry_onnx_attr onnx_attrs_51[] = {
     {"hidden_size", "hidden_size", "0"},
     {"direction", "direction", "\"forward\""},
     {"activations", "activations", "[]"},
@@ -611,7 +634,7 @@ static const ln_opregistry_onnx_attr onnx_attrs_48[] = {
     {"clip", "clip", "0"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_49[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_52[] = {
     {"hidden_size", "hidden_size", "0"},
     {"direction", "direction", "\"forward\""},
     {"activations", "activations", "[]"},
@@ -621,94 +644,94 @@ static const ln_opregistry_onnx_attr onnx_attrs_49[] = {
     {"layout", "layout", "0"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_34[] = {"src", "indices", "updates", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_50[] = {
+static const char *const onnx_names_35[] = {"src", "indices", "updates", NULL};
+static const ln_opregistry_onnx_attr onnx_attrs_53[] = {
     {"axis", "axis", "0"},
     {"reduction", "reduction", "\"none\""},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_51[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_54[] = {
     {"reduction", "reduction", "\"none\""},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_52[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_55[] = {
     {"alpha", "alpha", "1.67326319217682"},
     {"gamma", "gamma", "1.05070102214813"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_53[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_56[] = {
     {"bias", "bias", "0"},
     {"lambd", "lambd", "0.5"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_54[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_57[] = {
     {"starts", "starts", NULL},
     {"ends", "ends", NULL},
     {"axes", "axes", "[]"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_35[] = {"src", "@starts", "@ends", "@axes", "@steps", NULL};
-static const char *const onnx_names_36[] = {"dst", "log_prob", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_55[] = {
+static const char *const onnx_names_36[] = {"src", "@starts", "@ends", "@axes", "@steps", NULL};
+static const char *const onnx_names_37[] = {"dst", "log_prob", NULL};
+static const ln_opregistry_onnx_attr onnx_attrs_58[] = {
     {"blocksize", "blocksize", NULL},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_56[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_59[] = {
     {"axis", "axis", "0"},
     {"split", "split", "[]"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_37[] = {"src", "@split", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_57[] = {
+static const char *const onnx_names_38[] = {"src", "@split", NULL};
+static const ln_opregistry_onnx_attr onnx_attrs_60[] = {
     {"axes", "axes", "[]"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_38[] = {"signal", "@frame_step", "window", "@frame_length", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_58[] = {
+static const char *const onnx_names_39[] = {"signal", "@frame_step", "window", "@frame_length", NULL};
+static const ln_opregistry_onnx_attr onnx_attrs_61[] = {
     {"onesided", "onesided", "1"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_39[] = {"src", "@repeats", NULL};
-static const char *const onnx_names_40[] = {"values", "indices", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_59[] = {
+static const char *const onnx_names_40[] = {"src", "@repeats", NULL};
+static const char *const onnx_names_41[] = {"values", "indices", NULL};
+static const ln_opregistry_onnx_attr onnx_attrs_62[] = {
     {"k", "k", NULL},
     {"axis", "axis", "-1"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_41[] = {"src", "@k", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_60[] = {
+static const char *const onnx_names_42[] = {"src", "@k", NULL};
+static const ln_opregistry_onnx_attr onnx_attrs_63[] = {
     {"axis", "axis", "-1"},
     {"largest", "largest", "1"},
     {"sorted", "sorted", "1"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_61[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_64[] = {
     {"perm", "perm", "[]"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_62[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_65[] = {
     {"upper", "upper", "1"},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_63[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_66[] = {
     {"axes", "axes", NULL},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_42[] = {"cond", "src1", "src2", NULL};
-static const char *const onnx_names_43[] = {"@size", NULL};
-static const ln_opregistry_onnx_attr onnx_attrs_64[] = {
+static const char *const onnx_names_43[] = {"cond", "src1", "src2", NULL};
+static const char *const onnx_names_44[] = {"@size", NULL};
+static const ln_opregistry_onnx_attr onnx_attrs_67[] = {
     {"periodic", "periodic", "1"},
     {"output_datatype", "output_datatype", "1"},
     {"", "kind", "\"blackman\""},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_65[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_68[] = {
     {"periodic", "periodic", "1"},
     {"output_datatype", "output_datatype", "1"},
     {"", "kind", "\"hamming\""},
     {NULL, NULL, NULL}
 };
-static const ln_opregistry_onnx_attr onnx_attrs_66[] = {
+static const ln_opregistry_onnx_attr onnx_attrs_69[] = {
     {"periodic", "periodic", "1"},
     {"output_datatype", "output_datatype", "1"},
     {"", "kind", "\"hann\""},
@@ -731,7 +754,7 @@ const ln_opregistry_onnx_entry ln_opregistry_onnx[] = {
     {"BatchNormalization", 7, 8, "batchnorm", onnx_names_4, onnx_names_2, onnx_attrs_4},
     {"BatchNormalization", 9, 13, "batchnorm", onnx_names_4, onnx_names_2, onnx_attrs_5},
     {"BatchNormalization", 14, 0, "batchnorm", onnx_names_4, onnx_names_2, onnx_attrs_6},
-    {"BlackmanWindow", 17, 0, "window", onnx_names_43, onnx_names_2, onnx_attrs_64},
+    {"BlackmanWindow", 17, 0, "window", onnx_names_44, onnx_names_2, onnx_attrs_67},
     {"Cast", 6, 0, "cast", onnx_names_1, onnx_names_2, onnx_attrs_7},
     {"CastLike", 15, 0, "cast_like", onnx_names_5, onnx_names_2, onnx_attrs_1},
     {"Celu", 12, 0, "celu", onnx_names_1, onnx_names_2, onnx_attrs_8},
@@ -749,6 +772,7 @@ const ln_opregistry_onnx_entry ln_opregistry_onnx[] = {
     {"DepthToSpace", 1, 0, "depth_to_space", onnx_names_1, onnx_names_2, onnx_attrs_15},
     {"DequantizeLinear", 10, 12, "dequantize_linear", onnx_names_11, onnx_names_2, onnx_attrs_1},
     {"DequantizeLinear", 13, 0, "dequantize_linear", onnx_names_11, onnx_names_2, onnx_attrs_16},
+    {"Det", 11, 0, "det", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Div", 7, 0, "div", onnx_names_3, onnx_names_2, onnx_attrs_1},
     {"Dropout", 7, 11, "dropout", onnx_names_1, onnx_names_2, onnx_attrs_18},
     {"Dropout", 12, 0, "dropout", onnx_names_13, onnx_names_2, onnx_attrs_1},
@@ -759,117 +783,120 @@ const ln_opregistry_onnx_entry ln_opregistry_onnx[] = {
     {"Erf", 9, 0, "erf", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Exp", 6, 0, "exp", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Expand", 8, 0, "expand", onnx_names_16, onnx_names_2, onnx_attrs_1},
+    {"EyeLike", 9, 0, "eyelike", onnx_names_1, onnx_names_2, onnx_attrs_20},
     {"Flatten", 1, 0, "flatten", onnx_names_1, onnx_names_2, onnx_attrs_16},
-    {"GRU", 7, 13, "gru", onnx_names_18, onnx_names_19, onnx_attrs_23},
-    {"GRU", 14, 0, "gru", onnx_names_18, onnx_names_19, onnx_attrs_24},
-    {"Gather", 1, 0, "gather", onnx_names_17, onnx_names_2, onnx_attrs_20},
-    {"GatherElements", 11, 0, "gather_elements", onnx_names_17, onnx_names_2, onnx_attrs_20},
-    {"GatherND", 11, 0, "gather_nd", onnx_names_17, onnx_names_2, onnx_attrs_21},
-    {"Gemm", 7, 0, "gemm", onnx_names_8, onnx_names_2, onnx_attrs_22},
+    {"GRU", 7, 13, "gru", onnx_names_18, onnx_names_19, onnx_attrs_24},
+    {"GRU", 14, 0, "gru", onnx_names_18, onnx_names_19, onnx_attrs_25},
+    {"Gather", 1, 0, "gather", onnx_names_17, onnx_names_2, onnx_attrs_21},
+    {"GatherElements", 11, 0, "gather_elements", onnx_names_17, onnx_names_2, onnx_attrs_21},
+    {"GatherND", 11, 0, "gather_nd", onnx_names_17, onnx_names_2, onnx_attrs_22},
+    {"Gemm", 7, 0, "gemm", onnx_names_8, onnx_names_2, onnx_attrs_23},
     {"GlobalAveragePool", 1, 0, "globalavgpool", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"GlobalMaxPool", 1, 0, "globalmaxpool", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Greater", 7, 0, "greater", onnx_names_3, onnx_names_2, onnx_attrs_1},
     {"GreaterOrEqual", 12, 0, "greater_or_equal", onnx_names_3, onnx_names_2, onnx_attrs_1},
-    {"HammingWindow", 17, 0, "window", onnx_names_43, onnx_names_2, onnx_attrs_65},
-    {"HannWindow", 17, 0, "window", onnx_names_43, onnx_names_2, onnx_attrs_66},
-    {"HardSigmoid", 6, 0, "hardsigmoid", onnx_names_1, onnx_names_2, onnx_attrs_27},
+    {"HammingWindow", 17, 0, "window", onnx_names_44, onnx_names_2, onnx_attrs_68},
+    {"HannWindow", 17, 0, "window", onnx_names_44, onnx_names_2, onnx_attrs_69},
+    {"HardSigmoid", 6, 0, "hardsigmoid", onnx_names_1, onnx_names_2, onnx_attrs_28},
     {"HardSwish", 14, 0, "hardswish", onnx_names_1, onnx_names_2, onnx_attrs_1},
-    {"Hardmax", 1, 12, "hardmax", onnx_names_1, onnx_names_2, onnx_attrs_25},
-    {"Hardmax", 13, 0, "hardmax", onnx_names_1, onnx_names_2, onnx_attrs_26},
+    {"Hardmax", 1, 12, "hardmax", onnx_names_1, onnx_names_2, onnx_attrs_26},
+    {"Hardmax", 13, 0, "hardmax", onnx_names_1, onnx_names_2, onnx_attrs_27},
     {"Identity", 1, 0, "identity", onnx_names_1, onnx_names_2, onnx_attrs_1},
-    {"InstanceNormalization", 6, 0, "instancenorm", onnx_names_20, onnx_names_2, onnx_attrs_28},
-    {"IsInf", 10, 0, "isinf", onnx_names_1, onnx_names_2, onnx_attrs_29},
+    {"InstanceNormalization", 6, 0, "instancenorm", onnx_names_20, onnx_names_2, onnx_attrs_29},
+    {"IsInf", 10, 0, "isinf", onnx_names_1, onnx_names_2, onnx_attrs_30},
     {"IsNaN", 9, 0, "isnan", onnx_names_1, onnx_names_2, onnx_attrs_1},
-    {"LRN", 1, 0, "lrn", onnx_names_1, onnx_names_2, onnx_attrs_32},
-    {"LSTM", 7, 13, "lstm", onnx_names_22, onnx_names_23, onnx_attrs_33},
-    {"LSTM", 14, 0, "lstm", onnx_names_22, onnx_names_23, onnx_attrs_34},
-    {"LayerNormalization", 17, 0, "layernorm", onnx_names_20, onnx_names_21, onnx_attrs_30},
-    {"LeakyRelu", 6, 0, "leakyrelu", onnx_names_1, onnx_names_2, onnx_attrs_31},
+    {"LRN", 1, 0, "lrn", onnx_names_1, onnx_names_2, onnx_attrs_33},
+    {"LSTM", 7, 13, "lstm", onnx_names_22, onnx_names_23, onnx_attrs_34},
+    {"LSTM", 14, 0, "lstm", onnx_names_22, onnx_names_23, onnx_attrs_35},
+    {"LayerNormalization", 17, 0, "layernorm", onnx_names_20, onnx_names_21, onnx_attrs_31},
+    {"LeakyRelu", 6, 0, "leakyrelu", onnx_names_1, onnx_names_2, onnx_attrs_32},
     {"Less", 7, 0, "less", onnx_names_3, onnx_names_2, onnx_attrs_1},
     {"LessOrEqual", 12, 0, "less_or_equal", onnx_names_3, onnx_names_2, onnx_attrs_1},
     {"Log", 6, 0, "log", onnx_names_1, onnx_names_2, onnx_attrs_1},
-    {"LogSoftmax", 1, 12, "logsoftmax", onnx_names_1, onnx_names_2, onnx_attrs_25},
-    {"LogSoftmax", 13, 0, "logsoftmax", onnx_names_1, onnx_names_2, onnx_attrs_26},
+    {"LogSoftmax", 1, 12, "logsoftmax", onnx_names_1, onnx_names_2, onnx_attrs_26},
+    {"LogSoftmax", 13, 0, "logsoftmax", onnx_names_1, onnx_names_2, onnx_attrs_27},
     {"MatMul", 1, 0, "matmul", onnx_names_3, onnx_names_2, onnx_attrs_1},
     {"MatMulInteger", 10, 0, "matmul_integer", onnx_names_24, onnx_names_2, onnx_attrs_1},
     {"Max", 6, 0, "max", onnx_names_3, onnx_names_2, onnx_attrs_1},
-    {"MaxPool", 1, 0, "maxpool2d", onnx_names_1, onnx_names_2, onnx_attrs_35},
+    {"MaxPool", 1, 0, "maxpool2d", onnx_names_1, onnx_names_2, onnx_attrs_36},
     {"Mean", 6, 0, "mean", onnx_names_1, onnx_names_2, onnx_attrs_1},
-    {"MelWeightMatrix", 17, 0, "mel_weight_matrix", onnx_names_25, onnx_names_2, onnx_attrs_36},
+    {"MeanVarianceNormalization", 9, 0, "mvn", onnx_names_1, onnx_names_2, onnx_attrs_39},
+    {"MelWeightMatrix", 17, 0, "mel_weight_matrix", onnx_names_25, onnx_names_2, onnx_attrs_37},
     {"Min", 6, 0, "min", onnx_names_3, onnx_names_2, onnx_attrs_1},
-    {"Mod", 10, 0, "mod", onnx_names_3, onnx_names_2, onnx_attrs_37},
+    {"Mod", 10, 0, "mod", onnx_names_3, onnx_names_2, onnx_attrs_38},
     {"Mul", 7, 0, "mul", onnx_names_3, onnx_names_2, onnx_attrs_1},
     {"Neg", 6, 0, "neg", onnx_names_1, onnx_names_2, onnx_attrs_1},
-    {"NegativeLogLikelihoodLoss", 12, 0, "nll_loss", onnx_names_26, onnx_names_2, onnx_attrs_38},
+    {"NegativeLogLikelihoodLoss", 12, 0, "nll_loss", onnx_names_26, onnx_names_2, onnx_attrs_40},
     {"Not", 1, 0, "not", onnx_names_1, onnx_names_2, onnx_attrs_1},
-    {"OneHot", 9, 0, "onehot", onnx_names_27, onnx_names_2, onnx_attrs_26},
+    {"OneHot", 9, 0, "onehot", onnx_names_27, onnx_names_2, onnx_attrs_27},
     {"Or", 7, 0, "or", onnx_names_3, onnx_names_2, onnx_attrs_1},
     {"PRelu", 7, 0, "prelu", onnx_names_29, onnx_names_2, onnx_attrs_1},
-    {"Pad", 2, 10, "pad", onnx_names_1, onnx_names_2, onnx_attrs_39},
-    {"Pad", 11, 0, "pad", onnx_names_28, onnx_names_2, onnx_attrs_40},
+    {"Pad", 2, 10, "pad", onnx_names_1, onnx_names_2, onnx_attrs_41},
+    {"Pad", 11, 0, "pad", onnx_names_28, onnx_names_2, onnx_attrs_42},
     {"Pow", 7, 0, "pow", onnx_names_3, onnx_names_2, onnx_attrs_1},
     {"QuantizeLinear", 10, 12, "quantize_linear", onnx_names_11, onnx_names_2, onnx_attrs_1},
     {"QuantizeLinear", 13, 0, "quantize_linear", onnx_names_11, onnx_names_2, onnx_attrs_16},
-    {"RNN", 7, 13, "rnn", onnx_names_18, onnx_names_19, onnx_attrs_48},
-    {"RNN", 14, 0, "rnn", onnx_names_18, onnx_names_19, onnx_attrs_49},
+    {"RNN", 7, 13, "rnn", onnx_names_18, onnx_names_19, onnx_attrs_51},
+    {"RNN", 14, 0, "rnn", onnx_names_18, onnx_names_19, onnx_attrs_52},
     {"Reciprocal", 6, 0, "reciprocal", onnx_names_1, onnx_names_2, onnx_attrs_1},
-    {"ReduceL1", 1, 0, "reduce_l1", onnx_names_1, onnx_names_2, onnx_attrs_41},
-    {"ReduceL2", 1, 0, "reduce_l2", onnx_names_1, onnx_names_2, onnx_attrs_41},
-    {"ReduceLogSum", 1, 0, "reduce_logsum", onnx_names_1, onnx_names_2, onnx_attrs_41},
-    {"ReduceLogSumExp", 1, 0, "reduce_logsumexp", onnx_names_1, onnx_names_2, onnx_attrs_41},
-    {"ReduceMax", 1, 0, "reduce_max", onnx_names_1, onnx_names_2, onnx_attrs_41},
-    {"ReduceMean", 1, 0, "reduce_mean", onnx_names_1, onnx_names_2, onnx_attrs_41},
-    {"ReduceMin", 1, 0, "reduce_min", onnx_names_1, onnx_names_2, onnx_attrs_41},
-    {"ReduceProd", 1, 0, "reduce_prod", onnx_names_1, onnx_names_2, onnx_attrs_41},
-    {"ReduceSum", 1, 12, "reduce_sum", onnx_names_1, onnx_names_2, onnx_attrs_41},
-    {"ReduceSum", 13, 0, "reduce_sum", onnx_names_30, onnx_names_2, onnx_attrs_42},
-    {"ReduceSumSquare", 1, 0, "reduce_sumsquare", onnx_names_1, onnx_names_2, onnx_attrs_41},
+    {"ReduceL1", 1, 0, "reduce_l1", onnx_names_1, onnx_names_2, onnx_attrs_43},
+    {"ReduceL2", 1, 0, "reduce_l2", onnx_names_1, onnx_names_2, onnx_attrs_43},
+    {"ReduceLogSum", 1, 0, "reduce_logsum", onnx_names_1, onnx_names_2, onnx_attrs_43},
+    {"ReduceLogSumExp", 1, 0, "reduce_logsumexp", onnx_names_1, onnx_names_2, onnx_attrs_43},
+    {"ReduceMax", 1, 0, "reduce_max", onnx_names_1, onnx_names_2, onnx_attrs_43},
+    {"ReduceMean", 1, 0, "reduce_mean", onnx_names_1, onnx_names_2, onnx_attrs_43},
+    {"ReduceMin", 1, 0, "reduce_min", onnx_names_1, onnx_names_2, onnx_attrs_43},
+    {"ReduceProd", 1, 0, "reduce_prod", onnx_names_1, onnx_names_2, onnx_attrs_43},
+    {"ReduceSum", 1, 12, "reduce_sum", onnx_names_1, onnx_names_2, onnx_attrs_43},
+    {"ReduceSum", 13, 0, "reduce_sum", onnx_names_30, onnx_names_2, onnx_attrs_44},
+    {"ReduceSumSquare", 1, 0, "reduce_sumsquare", onnx_names_1, onnx_names_2, onnx_attrs_43},
     {"Relu", 1, 0, "relu", onnx_names_1, onnx_names_2, onnx_attrs_1},
-    {"Reshape", 1, 4, "reshape", onnx_names_1, onnx_names_2, onnx_attrs_43},
+    {"Reshape", 1, 4, "reshape", onnx_names_1, onnx_names_2, onnx_attrs_45},
     {"Reshape", 5, 13, "reshape", onnx_names_31, onnx_names_2, onnx_attrs_1},
-    {"Reshape", 14, 0, "reshape", onnx_names_31, onnx_names_2, onnx_attrs_44},
-    {"Resize", 10, 10, "resize", onnx_names_32, onnx_names_2, onnx_attrs_46},
-    {"Resize", 11, 0, "resize", onnx_names_33, onnx_names_2, onnx_attrs_47},
+    {"Reshape", 14, 0, "reshape", onnx_names_31, onnx_names_2, onnx_attrs_46},
+    {"Resize", 10, 10, "resize", onnx_names_32, onnx_names_2, onnx_attrs_48},
+    {"Resize", 11, 0, "resize", onnx_names_33, onnx_names_2, onnx_attrs_49},
+    {"ReverseSequence", 10, 0, "reverse_sequence", onnx_names_34, onnx_names_2, onnx_attrs_50},
     {"Round", 11, 0, "round", onnx_names_1, onnx_names_2, onnx_attrs_1},
-    {"STFT", 17, 0, "stft", onnx_names_38, onnx_names_2, onnx_attrs_58},
-    {"Scatter", 9, 10, "scatter_elements", onnx_names_34, onnx_names_2, onnx_attrs_20},
-    {"ScatterElements", 11, 0, "scatter_elements", onnx_names_34, onnx_names_2, onnx_attrs_50},
-    {"ScatterND", 11, 0, "scatter_nd", onnx_names_34, onnx_names_2, onnx_attrs_51},
-    {"Selu", 6, 0, "selu", onnx_names_1, onnx_names_2, onnx_attrs_52},
-    {"Shrink", 9, 0, "shrink", onnx_names_1, onnx_names_2, onnx_attrs_53},
+    {"STFT", 17, 0, "stft", onnx_names_39, onnx_names_2, onnx_attrs_61},
+    {"Scatter", 9, 10, "scatter_elements", onnx_names_35, onnx_names_2, onnx_attrs_21},
+    {"ScatterElements", 11, 0, "scatter_elements", onnx_names_35, onnx_names_2, onnx_attrs_53},
+    {"ScatterND", 11, 0, "scatter_nd", onnx_names_35, onnx_names_2, onnx_attrs_54},
+    {"Selu", 6, 0, "selu", onnx_names_1, onnx_names_2, onnx_attrs_55},
+    {"Shrink", 9, 0, "shrink", onnx_names_1, onnx_names_2, onnx_attrs_56},
     {"Sigmoid", 6, 0, "sigmoid", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Sign", 9, 0, "sign", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Sin", 7, 0, "sin", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Sinh", 9, 0, "sinh", onnx_names_1, onnx_names_2, onnx_attrs_1},
-    {"Slice", 1, 9, "slice", onnx_names_1, onnx_names_2, onnx_attrs_54},
-    {"Slice", 10, 0, "slice", onnx_names_35, onnx_names_2, onnx_attrs_1},
-    {"Softmax", 1, 12, "softmax", onnx_names_1, onnx_names_2, onnx_attrs_25},
-    {"Softmax", 13, 0, "softmax", onnx_names_1, onnx_names_2, onnx_attrs_26},
-    {"SoftmaxCrossEntropyLoss", 12, 0, "softmax_cross_entropy", onnx_names_26, onnx_names_36, onnx_attrs_38},
+    {"Slice", 1, 9, "slice", onnx_names_1, onnx_names_2, onnx_attrs_57},
+    {"Slice", 10, 0, "slice", onnx_names_36, onnx_names_2, onnx_attrs_1},
+    {"Softmax", 1, 12, "softmax", onnx_names_1, onnx_names_2, onnx_attrs_26},
+    {"Softmax", 13, 0, "softmax", onnx_names_1, onnx_names_2, onnx_attrs_27},
+    {"SoftmaxCrossEntropyLoss", 12, 0, "softmax_cross_entropy", onnx_names_26, onnx_names_37, onnx_attrs_40},
     {"Softplus", 1, 0, "softplus", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Softsign", 1, 0, "softsign", onnx_names_1, onnx_names_2, onnx_attrs_1},
-    {"SpaceToDepth", 1, 0, "space_to_depth", onnx_names_1, onnx_names_2, onnx_attrs_55},
-    {"Split", 2, 12, "split", onnx_names_1, onnx_names_2, onnx_attrs_56},
-    {"Split", 13, 0, "split", onnx_names_37, onnx_names_2, onnx_attrs_20},
+    {"SpaceToDepth", 1, 0, "space_to_depth", onnx_names_1, onnx_names_2, onnx_attrs_58},
+    {"Split", 2, 12, "split", onnx_names_1, onnx_names_2, onnx_attrs_59},
+    {"Split", 13, 0, "split", onnx_names_38, onnx_names_2, onnx_attrs_21},
     {"Sqrt", 6, 0, "sqrt", onnx_names_1, onnx_names_2, onnx_attrs_1},
-    {"Squeeze", 1, 12, "squeeze", onnx_names_1, onnx_names_2, onnx_attrs_57},
+    {"Squeeze", 1, 12, "squeeze", onnx_names_1, onnx_names_2, onnx_attrs_60},
     {"Squeeze", 13, 0, "squeeze", onnx_names_30, onnx_names_2, onnx_attrs_1},
     {"Sub", 7, 0, "sub", onnx_names_3, onnx_names_2, onnx_attrs_1},
     {"Sum", 6, 0, "add", onnx_names_3, onnx_names_2, onnx_attrs_1},
     {"Tan", 7, 0, "tan", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"Tanh", 6, 0, "tanh", onnx_names_1, onnx_names_2, onnx_attrs_1},
     {"ThresholdedRelu", 10, 0, "thresholdedrelu", onnx_names_1, onnx_names_2, onnx_attrs_8},
-    {"Tile", 6, 0, "tile", onnx_names_39, onnx_names_2, onnx_attrs_1},
-    {"TopK", 1, 9, "topk", onnx_names_1, onnx_names_40, onnx_attrs_59},
-    {"TopK", 10, 10, "topk", onnx_names_41, onnx_names_40, onnx_attrs_26},
-    {"TopK", 11, 0, "topk", onnx_names_41, onnx_names_40, onnx_attrs_60},
-    {"Transpose", 1, 0, "transpose", onnx_names_1, onnx_names_2, onnx_attrs_61},
-    {"Trilu", 14, 0, "trilu", onnx_names_41, onnx_names_2, onnx_attrs_62},
-    {"Unsqueeze", 1, 12, "unsqueeze", onnx_names_1, onnx_names_2, onnx_attrs_63},
+    {"Tile", 6, 0, "tile", onnx_names_40, onnx_names_2, onnx_attrs_1},
+    {"TopK", 1, 9, "topk", onnx_names_1, onnx_names_41, onnx_attrs_62},
+    {"TopK", 10, 10, "topk", onnx_names_42, onnx_names_41, onnx_attrs_27},
+    {"TopK", 11, 0, "topk", onnx_names_42, onnx_names_41, onnx_attrs_63},
+    {"Transpose", 1, 0, "transpose", onnx_names_1, onnx_names_2, onnx_attrs_64},
+    {"Trilu", 14, 0, "trilu", onnx_names_42, onnx_names_2, onnx_attrs_65},
+    {"Unsqueeze", 1, 12, "unsqueeze", onnx_names_1, onnx_names_2, onnx_attrs_66},
     {"Unsqueeze", 13, 0, "unsqueeze", onnx_names_30, onnx_names_2, onnx_attrs_1},
-    {"Upsample", 7, 8, "resize", onnx_names_1, onnx_names_2, onnx_attrs_45},
-    {"Upsample", 9, 9, "resize", onnx_names_32, onnx_names_2, onnx_attrs_46},
-    {"Where", 9, 0, "where", onnx_names_42, onnx_names_2, onnx_attrs_1},
+    {"Upsample", 7, 8, "resize", onnx_names_1, onnx_names_2, onnx_attrs_47},
+    {"Upsample", 9, 9, "resize", onnx_names_32, onnx_names_2, onnx_attrs_48},
+    {"Where", 9, 0, "where", onnx_names_43, onnx_names_2, onnx_attrs_1},
     {"Xor", 7, 0, "xor", onnx_names_3, onnx_names_2, onnx_attrs_1},
     {NULL, 0, 0, NULL, NULL, NULL, NULL}
 };
@@ -908,6 +935,7 @@ const ln_opregistry_aot_entry ln_opregistry_aot[] = {
     {"cumsum_cpu", "ln_rt_cumsum_f32(${outer}, ${len}, ${inner}, ${exclusive}, ${reverse}, ${src}, ${dst});", LN_OPREG_IF_KEPT(cumsum, ln_opimpl_cumsum_cpu_aot_priv)},
     {"depth_to_space_cpu", "ln_rt_depth_to_space_f32(${src.dims[0]}, ${src.dims[1]}, ${src.dims[2]}, ${src.dims[3]}, ${blocksize}, ${mode_index}, ${src}, ${dst});", LN_OPREG_IF_KEPT(depth_to_space, ln_opimpl_depth_to_space_cpu_aot_priv)},
     {"dequantize_linear_cpu", "ln_rt_dequantize_${src.type}(&${q}, ${src}, ${scale}, ${zero_point}, ${dst});", LN_OPREG_IF_KEPT(dequantize_linear, ln_opimpl_dequantize_linear_cpu_aot_priv)},
+    {"det_cpu", "ln_rt_det_f32(${dst.len}, ${n}, ${src}, ${dst}, ${scratch});", LN_OPREG_IF_KEPT(det, ln_opimpl_det_cpu_aot_priv)},
     {"dft_cpu", "ln_rt_dft_f32(&${args}, ${src}, ${dst}, ${scratch});", LN_OPREG_IF_KEPT(dft, ln_opimpl_dft_cpu_aot_priv)},
     {"div_cpu", "ln_rt_div_f32(&${bcast}, ${src1}, ${src2}, ${dst});", LN_OPREG_IF_KEPT(div, ln_opimpl_div_cpu_aot_priv)},
     {"dynamic_quantize_linear_cpu", "ln_rt_dynamic_quantize_u8(${src}, ${src.len}, ${dst}, ${scale}, ${zero_point});", NULL},
@@ -917,6 +945,7 @@ const ln_opregistry_aot_entry ln_opregistry_aot[] = {
     {"erf_cpu", "ln_rt_erf_f32(${src}, ${dst}, ${src.len});", NULL},
     {"exp_cpu", "ln_rt_exp_f32(${src}, ${dst}, ${src.len});", NULL},
     {"expand_cpu", "ln_rt_tile(&${args}, ${src.elem_size}, ${src}, ${dst});", LN_OPREG_IF_KEPT(expand, ln_opimpl_expand_cpu_aot_priv)},
+    {"eyelike_cpu", "ln_rt_eyelike(${dst.dims[0]}, ${dst.dims[1]}, (int64_t)${k}, ${rt_to}, ${dst});", LN_OPREG_IF_KEPT(eyelike, ln_opimpl_eyelike_cpu_aot_priv)},
     {"fc_s8_cpu", "ln_rt_fully_connected_s8(&${args}, ${src}, ${weight}, ${bias}, ${mult}, ${shift}, ${dst});", LN_OPREG_IF_KEPT(fc_s8, ln_opimpl_fc_s8_cpu_aot_priv)},
     {"gather_cpu", "ln_rt_gather(${outer}, ${len}, ${inner}, ${indices}, ${indices.len}, ${src.elem_size}, ${src}, ${dst});", LN_OPREG_IF_KEPT(gather, ln_opimpl_gather_cpu_aot_priv)},
     {"gather_elements_cpu", "ln_rt_gather_elements(&${ge}, ${src.elem_size}, ${src}, ${indices}, ${dst});", LN_OPREG_IF_KEPT(gather_elements, ln_opimpl_gather_elements_cpu_aot_priv)},
@@ -954,6 +983,7 @@ const ln_opregistry_aot_entry ln_opregistry_aot[] = {
     {"mod_cpu", "ln_rt_mod_${src1.type}(&${bcast}, ${fmod}, ${src1}, ${src2}, ${dst});", LN_OPREG_IF_KEPT(mod, ln_opimpl_mod_cpu_aot_priv)},
     {"mul_cpu", "ln_rt_mul_${src1.type}(&${bcast}, ${src1}, ${src2}, ${dst});", LN_OPREG_IF_KEPT(mul, ln_opimpl_add_cpu_aot_priv)},
     {"mul_s8_cpu", "ln_rt_mul_bcast_s8(&${bcast}, &${args}, ${src1}, ${src2}, ${dst});", LN_OPREG_IF_KEPT(mul_s8, ln_opimpl_add_s8_cpu_aot_priv)},
+    {"mvn_cpu", "ln_rt_mvn_f32(&${args}, ${src}, ${dst});", LN_OPREG_IF_KEPT(mvn, ln_opimpl_mvn_cpu_aot_priv)},
     {"neg_cpu", "ln_rt_neg_f32(${src}, ${dst}, ${src.len});", NULL},
     {"nll_loss_cpu", "ln_rt_nll_loss_${src.type}(&${args}, ${target.elem_size}, ${src}, ${target}, ${weight}, ${dst});", LN_OPREG_IF_KEPT(nll_loss, ln_opimpl_nll_loss_cpu_aot_priv)},
     {"not_cpu", "ln_rt_not_b8(${src}, ${dst}, ${src.len});", NULL},
@@ -977,6 +1007,7 @@ const ln_opregistry_aot_entry ln_opregistry_aot[] = {
     {"relu_cpu", "ln_rt_relu_f32(${src}, ${dst}, ${src.len});", NULL},
     {"requantize_s8_cpu", "ln_rt_requantize_s8(&${args}, ${src}, ${dst}, ${dst.len});", LN_OPREG_IF_KEPT(requantize_s8, ln_opimpl_requantize_s8_cpu_aot_priv)},
     {"resize_cpu", "ln_rt_resize_f32(&${args}, ${src}, ${dst});", LN_OPREG_IF_KEPT(resize, ln_opimpl_resize_cpu_aot_priv)},
+    {"reverse_sequence_cpu", "ln_rt_reverse_sequence(&${args}, ${src.elem_size}, ${sequence_lens}, ${src}, ${dst});", LN_OPREG_IF_KEPT(reverse_sequence, ln_opimpl_reverse_sequence_cpu_aot_priv)},
     {"rnn_cpu", "ln_rt_rnn_f32(&${args}, ${src}, ${weight}, ${recurrence}, ${bias}, ${seq_lens}, ${initial_h}, ${dst}, ${dst_h}, ${scratch});", LN_OPREG_IF_KEPT(rnn, ln_opimpl_rnn_cpu_aot_priv)},
     {"round_cpu", "ln_rt_round_f32(${src}, ${dst}, ${src.len});", NULL},
     {"scatter_elements_cpu", "ln_rt_scatter_elements(&${ge}, ${reduction_index}, ${src.elem_size}, ${src}, ${indices}, ${updates}, ${dst});", LN_OPREG_IF_KEPT(scatter_elements, ln_opimpl_scatter_elements_cpu_aot_priv)},
