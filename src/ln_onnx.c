@@ -308,13 +308,19 @@ static ln_bool try_eval(imp *im, const Onnx__NodeProto *node, const char *where)
                     missing, im->shape_err ? " (" : "", im->shape_err ? im->shape_err : "",
                     im->shape_err ? ")" : "");
         else
-            for (int i = 0; i < e.n_in; i++)   /* every one, so all can be fixed */
+            for (int i = 0, n = 0; i < e.n_in; i++)   /* every one, so all can be fixed */
                 if (*node->input[i] && !(i == 0 && v->dims_only) &&
-                    !ln_hash_find(im->consts, node->input[i]))
-                    ln_onnx_problem(im, "%s: input '%s' (of %s, which LightNet evaluates at import "
-                            "time) must be a constant (an initializer, a Constant node, or "
-                            "computed from those and known shapes), not a graph input or "
-                            "computed at run time", where, node->input[i], node->op_type);
+                    !ln_hash_find(im->consts, node->input[i])) {
+                    if (n++)        /* the reason once: NonMaxSuppression has five */
+                        ln_onnx_problem(im, "%s: input '%s' (of %s) must be a constant too",
+                                        where, node->input[i], node->op_type);
+                    else
+                        ln_onnx_problem(im, "%s: input '%s' (of %s, which LightNet evaluates "
+                                "at import time) must be a constant (an initializer, a "
+                                "Constant node, or computed from those and known shapes), not "
+                                "a graph input or computed at run time", where, node->input[i],
+                                node->op_type);
+                }
         goto unknown;
     }
     if (!v->dims_only && !e.in[0] && !ln_streq(node->op_type, "Concat")) {

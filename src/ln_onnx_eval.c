@@ -723,6 +723,70 @@ static int ev_nonzero(ev *e)
     return 0;
 }
 
+/*
+ * NonMaxSuppression: how many boxes it selects depends on their values,
+ * and LightNet's shapes are static, so it is evaluated here, on constant
+ * boxes and scores, by the runtime's ln_rt_nms_f32: the output is ONNX's,
+ * [selected][3] int64 (batch, class, box).  A padded fixed-size output
+ * would not be ONNX's; a model whose boxes are computed at run time is
+ * refused (its inputs must be constants).
+ */
+static int ev_nms(ev *e)
+{
+    const ln_tensor *bx = e->in[0], *sc = e->in[1];
+    ln_rt_nms_args a;
+    float *fb, *fs;
+    int32_t *order;
+    int64_t *sel, n;
+    size_t cap;
+    int dims[2];
+
+    if (!bx || !sc || bx->ndim != 3 || bx->dims[2] != 4 || sc->ndim != 3 ||
+        sc->dims[0] != bx->dims[0] || sc->dims[2] != bx->dims[1])
+        return ln_error(LN_EINVAL, "boxes must be [batches][boxes][4] and scores "
+                        "[batches][classes][boxes]");
+    for (int i = 2; i < 5; i++)
+        if (e->n_in > i && e->in[i] && e->in[i]->len != 1)
+            return ln_error(LN_EINVAL, "input %d must hold one value", i + 1);
+    memset(&a, 0, sizeof a);
+    a.batches = bx->dims[0];
+    a.boxes = bx->dims[1];
+    a.classes = sc->dims[1];
+    a.center_point_box = (int32_t)attr_int(e->node, "center_point_box", 0);
+    if (a.center_point_box != 0 && a.center_point_box != 1)
+        return ln_error(LN_EINVAL, "center_point_box must be 0 or 1");
+    a.max_per_class = e->n_in > 2 && e->in[2] ? ln_onnx_geti(e->in[2], 0) : 0;
+    a.max_per_class = a.max_per_class < 0 ? 0 : a.max_per_class;
+    a.iou_threshold = e->n_in > 3 && e->in[3] ? (float)ln_onnx_tensor_get(e->in[3], 0) : 0.0f;
+    a.has_score_threshold = e->n_in > 4 && e->in[4];
+    a.score_threshold = a.has_score_threshold ? (float)ln_onnx_tensor_get(e->in[4], 0) : 0.0f;
+    fb = ln_alloc(sizeof(float) * (bx->len ? bx->len : 1));
+    fs = ln_alloc(sizeof(float) * (sc->len ? sc->len : 1));
+    for (size_t i = 0; i < bx->len; i++)
+        fb[i] = (float)ln_onnx_tensor_get(bx, i);
+    for (size_t i = 0; i < sc->len; i++)
+        fs[i] = (float)ln_onnx_tensor_get(sc, i);
+    cap = (size_t)a.batches * a.classes *
+          (size_t)(a.max_per_class < a.boxes ? a.max_per_class : a.boxes);
+    order = ln_alloc(sizeof(int32_t) * (a.boxes ? (size_t)a.boxes : 1));
+    sel = ln_alloc(sizeof(int64_t) * 3 * (cap ? cap : 1));
+    n = ln_rt_nms_f32(&a, fb, fs, order, sel);
+    ln_free(fb);
+    ln_free(fs);
+    ln_free(order);
+    if (n == 0) {
+        ln_free(sel);
+        return ln_error(LN_EINVAL, "no box is selected: an empty output ([0, 3]) is not "
+                        "supported");
+    }
+    dims[0] = (int)n;
+    dims[1] = 3;
+    e->out = new_tensor(LN_DTYPE_INT64, 2, dims);
+    memcpy(e->out->data, sel, sizeof(int64_t) * 3 * (size_t)n);
+    ln_free(sel);
+    return 0;
+}
+
 static const evaluator evaluators[] = {
     {"Shape", ev_shape, "start,end", LN_TRUE},
     {"Size", ev_size, "", LN_TRUE},
@@ -757,6 +821,7 @@ static const evaluator evaluators[] = {
     {"ConstantOfShape", ev_constantofshape, "value", LN_FALSE},
     {"Range", ev_range, "", LN_FALSE},
     {"NonZero", ev_nonzero, "", LN_FALSE},
+    {"NonMaxSuppression", ev_nms, "center_point_box", LN_FALSE},
     {NULL, NULL, NULL, LN_FALSE},
 };
 

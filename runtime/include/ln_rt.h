@@ -403,6 +403,76 @@ int ln_rt_maxpool3d_f32(const ln_rt_pool3d_args *a, const float *x, float *y,
 int ln_rt_avgpool3d_f32(const ln_rt_pool3d_args *a, const float *x, float *y);
 
 /* ---------------------------------------------------------------------
+ * Detection-head ops, detect_f32.c
+ * --------------------------------------------------------------------- */
+/* ONNX GridSample (opset 16), NCHW: x [n][c][h][w] sampled at grid
+ * [n][oh][ow][2] ((x, y) in [-1, 1], -1 the first pixel's centre with
+ * align_corners, its outer edge without) into y [n][c][oh][ow].  mode 0
+ * bilinear, 1 nearest (half to even), 2 bicubic (A = -0.75, 4x4 taps);
+ * padding 0 zeros, 1 border, 2 reflection (of coordinates outside the
+ * image, then of each tap's index). */
+typedef struct {
+    int32_t n, c, h, w, oh, ow;
+    int32_t mode, padding, align_corners;
+} ln_rt_grid_sample_args;
+
+void ln_rt_grid_sample_f32(const ln_rt_grid_sample_args *a, const float *x,
+                           const float *grid, float *y);
+
+/* ONNX RoiAlign, NCHW: for each of num_rois boxes rois[r] = (x1, y1, x2,
+ * y2) on image batch_indices[r], a c x oh x ow grid of bins, each the
+ * average (mode 0) or maximum (1) of sampling x sampling bilinear samples
+ * (sampling_ratio, or ceil(roi extent / bins) when 0); coordinates scaled
+ * by spatial_scale, less half a pixel when half_pixel.  As ONNX Runtime:
+ * an output_half_pixel roi is at least 1x1, a sample beyond a pixel
+ * outside the image is 0, the maximum is over the weighted taps.
+ * Returns LN_RT_ARG_ERROR for a batch index outside [0, n). */
+typedef struct {
+    int32_t n, c, h, w, num_rois, oh, ow;
+    int32_t sampling_ratio, mode_max, half_pixel;
+    float spatial_scale;
+} ln_rt_roi_align_args;
+
+int ln_rt_roi_align_f32(const ln_rt_roi_align_args *a, const float *x,
+                        const float *rois, const int64_t *batch_indices,
+                        float *y);
+
+/* ONNX MaxUnpool: the unpooled tensor of shape dims is zero but
+ * [indices[i]] = x[i] for the x_len inputs (a later one wins); y, of
+ * shape out_dims (each at least dims'), holds it at its start and zeros
+ * beyond.  Returns LN_RT_ARG_ERROR for an index outside the unpooled
+ * tensor. */
+typedef struct {
+    int ndim;
+    int32_t dims[LN_RT_MAX_DIMS];
+    int32_t out_dims[LN_RT_MAX_DIMS];
+} ln_rt_maxunpool_args;
+
+int ln_rt_maxunpool_f32(const ln_rt_maxunpool_args *a, size_t x_len,
+                        const float *x, const int64_t *indices, float *y);
+
+/* ONNX NonMaxSuppression over boxes [batches][boxes][4] (corners (y1, x1,
+ * y2, x2) in either order, or centre_point_box: (xc, yc, w, h)) and scores
+ * [batches][classes][boxes]: per batch and class, the boxes scoring above
+ * score_threshold (when has_score_threshold) in descending score (ties by
+ * the lower index), each kept unless its IoU with a kept one exceeds
+ * iou_threshold, at most max_per_class.  Writes (batch, class, box)
+ * triples to selected (room for batches * classes * min(boxes,
+ * max_per_class) of them) and returns their count; order is scratch for
+ * boxes int32_t.  The count depends on the data, so no compiled model
+ * calls it: LightNet evaluates NonMaxSuppression at import time. */
+typedef struct {
+    int32_t batches, classes, boxes;
+    int32_t center_point_box;
+    int64_t max_per_class;
+    float iou_threshold, score_threshold;
+    int32_t has_score_threshold;
+} ln_rt_nms_args;
+
+int64_t ln_rt_nms_f32(const ln_rt_nms_args *a, const float *boxes,
+                      const float *scores, int32_t *order, int64_t *selected);
+
+/* ---------------------------------------------------------------------
  * Reductions, softmax, argmax
  * --------------------------------------------------------------------- */
 /* Reduce x (ndim, dims) over the axes whose bit is set in axes_mask

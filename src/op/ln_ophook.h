@@ -91,6 +91,13 @@ int ln_ophook_conv_transpose3d_dst_shape(const ln_op_arg *op_arg, int *ndim, int
 void ln_ophook_conv_transpose3d_args(const ln_op_arg *op_arg, ln_rt_conv3d_args *args);
 int ln_ophook_pool3d_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
 void ln_ophook_pool3d_args(const ln_op_arg *op_arg, ln_rt_pool3d_args *args);
+/* grid_sample, roi_align, maxunpool (ln_ophook_detect.c) */
+int ln_ophook_grid_sample_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
+void ln_ophook_grid_sample_args(const ln_op_arg *op_arg, ln_rt_grid_sample_args *args);
+int ln_ophook_roi_align_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
+void ln_ophook_roi_align_args(const ln_op_arg *op_arg, ln_rt_roi_align_args *args);
+int ln_ophook_maxunpool_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
+void ln_ophook_maxunpool_args(const ln_op_arg *op_arg, ln_rt_maxunpool_args *args);
 /* gemm, matmul */
 int ln_ophook_gemm_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
 void ln_ophook_gemm_args(const ln_op_arg *op_arg, ln_rt_gemm_args *args);

@@ -328,6 +328,81 @@ static void print_ln_rt_pool3d_args(ln_aot_buf *b, const void *p)
     ln_aot_buf_putc(b, '}');
 }
 
+static void print_ln_rt_grid_sample_args(ln_aot_buf *b, const void *p)
+{
+    const ln_rt_grid_sample_args *v = p;
+
+    ln_aot_buf_printf(b, "{.n = %ld", (long)v->n);
+    ln_aot_buf_printf(b, ", .c = %ld", (long)v->c);
+    ln_aot_buf_printf(b, ", .h = %ld", (long)v->h);
+    ln_aot_buf_printf(b, ", .w = %ld", (long)v->w);
+    ln_aot_buf_printf(b, ", .oh = %ld", (long)v->oh);
+    ln_aot_buf_printf(b, ", .ow = %ld", (long)v->ow);
+    ln_aot_buf_printf(b, ", .mode = %ld", (long)v->mode);
+    ln_aot_buf_printf(b, ", .padding = %ld", (long)v->padding);
+    ln_aot_buf_printf(b, ", .align_corners = %ld", (long)v->align_corners);
+    ln_aot_buf_putc(b, '}');
+}
+
+static void print_ln_rt_roi_align_args(ln_aot_buf *b, const void *p)
+{
+    const ln_rt_roi_align_args *v = p;
+
+    ln_aot_buf_printf(b, "{.n = %ld", (long)v->n);
+    ln_aot_buf_printf(b, ", .c = %ld", (long)v->c);
+    ln_aot_buf_printf(b, ", .h = %ld", (long)v->h);
+    ln_aot_buf_printf(b, ", .w = %ld", (long)v->w);
+    ln_aot_buf_printf(b, ", .num_rois = %ld", (long)v->num_rois);
+    ln_aot_buf_printf(b, ", .oh = %ld", (long)v->oh);
+    ln_aot_buf_printf(b, ", .ow = %ld", (long)v->ow);
+    ln_aot_buf_printf(b, ", .sampling_ratio = %ld", (long)v->sampling_ratio);
+    ln_aot_buf_printf(b, ", .mode_max = %ld", (long)v->mode_max);
+    ln_aot_buf_printf(b, ", .half_pixel = %ld", (long)v->half_pixel);
+    ln_aot_buf_puts(b, ", .spatial_scale = ");
+    ln_aot_buf_float(b, v->spatial_scale);
+    ln_aot_buf_putc(b, '}');
+}
+
+static void print_ln_rt_maxunpool_args(ln_aot_buf *b, const void *p)
+{
+    const ln_rt_maxunpool_args *v = p;
+    int n;
+
+    ln_aot_buf_printf(b, "{.ndim = %d", v->ndim);
+    n = (int)(sizeof v->dims / sizeof v->dims[0]);
+    while (n > 1 && v->dims[n - 1] == 0)
+        n--;
+    ln_aot_buf_puts(b, ", .dims = {");
+    for (int i = 0; i < n; i++)
+        ln_aot_buf_printf(b, "%s%ld", i ? ", " : "", (long)v->dims[i]);
+    ln_aot_buf_putc(b, '}');
+    n = (int)(sizeof v->out_dims / sizeof v->out_dims[0]);
+    while (n > 1 && v->out_dims[n - 1] == 0)
+        n--;
+    ln_aot_buf_puts(b, ", .out_dims = {");
+    for (int i = 0; i < n; i++)
+        ln_aot_buf_printf(b, "%s%ld", i ? ", " : "", (long)v->out_dims[i]);
+    ln_aot_buf_putc(b, '}');
+    ln_aot_buf_putc(b, '}');
+}
+
+static void print_ln_rt_nms_args(ln_aot_buf *b, const void *p)
+{
+    const ln_rt_nms_args *v = p;
+
+    ln_aot_buf_printf(b, "{.batches = %ld", (long)v->batches);
+    ln_aot_buf_printf(b, ", .classes = %ld", (long)v->classes);
+    ln_aot_buf_printf(b, ", .boxes = %ld", (long)v->boxes);
+    ln_aot_buf_printf(b, ", .center_point_box = %ld", (long)v->center_point_box);
+    ln_aot_buf_printf(b, ", .max_per_class = %lldLL", (long long)v->max_per_class);
+    ln_aot_buf_puts(b, ", .iou_threshold = ");
+    ln_aot_buf_float(b, v->iou_threshold);
+    ln_aot_buf_puts(b, ", .score_threshold = ");
+    ln_aot_buf_float(b, v->score_threshold);
+    ln_aot_buf_printf(b, ", .has_score_threshold = %ld", (long)v->has_score_threshold);
+    ln_aot_buf_putc(b, '}');
+}
+
 static void print_ln_rt_reduce_args(ln_aot_buf *b, const void *p)
 {
     const ln_rt_reduce_args *v = p;
@@ -1052,6 +1127,10 @@ static const struct rt_type {
     {"ln_rt_pool2d_args", sizeof(ln_rt_pool2d_args), 1, print_ln_rt_pool2d_args},
     {"ln_rt_conv3d_args", sizeof(ln_rt_conv3d_args), 1, print_ln_rt_conv3d_args},
     {"ln_rt_pool3d_args", sizeof(ln_rt_pool3d_args), 1, print_ln_rt_pool3d_args},
+    {"ln_rt_grid_sample_args", sizeof(ln_rt_grid_sample_args), 1, print_ln_rt_grid_sample_args},
+    {"ln_rt_roi_align_args", sizeof(ln_rt_roi_align_args), 1, print_ln_rt_roi_align_args},
+    {"ln_rt_maxunpool_args", sizeof(ln_rt_maxunpool_args), 1, print_ln_rt_maxunpool_args},
+    {"ln_rt_nms_args", sizeof(ln_rt_nms_args), 1, print_ln_rt_nms_args},
     {"ln_rt_reduce_args", sizeof(ln_rt_reduce_args), 1, print_ln_rt_reduce_args},
     {"ln_rt_loss_reduction", sizeof(ln_rt_loss_reduction), 0, print_ln_rt_loss_reduction},
     {"ln_rt_loss_args", sizeof(ln_rt_loss_args), 1, print_ln_rt_loss_args},
@@ -1119,11 +1198,13 @@ static const char *const status_kernels[] = {
     "ln_rt_maxpool2d_f32",
     "ln_rt_maxpool2d_s8",
     "ln_rt_maxpool3d_f32",
+    "ln_rt_maxunpool_f32",
     "ln_rt_nll_loss_f32",
     "ln_rt_nll_loss_f64",
     "ln_rt_pad_f32",
     "ln_rt_pad_s8",
     "ln_rt_resize_f32",
+    "ln_rt_roi_align_f32",
     "ln_rt_scatter_elements",
     "ln_rt_scatter_nd",
     "ln_rt_softmax_cross_entropy_f32",

@@ -28,6 +28,8 @@ def f32(*shape):
 
 
 def save(name, nodes, inits, x_shape, y_shape, opset=14, full_check=True):
+
+def save(name, nodes, inits, x_shape, y_shape, opset=14):
     g = helper.make_graph(
         nodes, name, [helper.make_tensor_value_info("x", TensorProto.FLOAT, x_shape)],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, y_shape)],
@@ -249,3 +251,32 @@ save("dft_onesided_inverse",
      {"n16": np.array(16, np.int64), "n9": np.array(9, np.int64),
       "hs": np.array([1, 9, 1, 1], np.int64), "n8": np.array(8, np.int64)},
      [2, 12, 3, 1], [2, 8, 3, 2], opset=17)
+
+# Detection and spatial-transformer heads (opset 16): GridSample bicubic
+# with reflection and align_corners, nearest with border, bilinear with
+# zeros (grids reaching outside the image); RoiAlign averaged (half_pixel,
+# spatial_scale 0.5, adaptive sampling) and maximum (output_half_pixel,
+# sampling_ratio 2) over rois partly outside the image
+save("detect_heads",
+     [helper.make_node("GridSample", ["x", "g1"], ["a"], mode="bicubic",
+                       padding_mode="reflection", align_corners=1),
+      helper.make_node("GridSample", ["x", "g2"], ["b"], mode="nearest", padding_mode="border"),
+      helper.make_node("GridSample", ["x", "g3"], ["c"]),
+      helper.make_node("RoiAlign", ["x", "rois", "bi"], ["d"], output_height=5, output_width=7,
+                       spatial_scale=0.5),
+      helper.make_node("RoiAlign", ["x", "rois", "bi"], ["e"], mode="max", output_height=5,
+                       output_width=7, sampling_ratio=2,
+                       coordinate_transformation_mode="output_half_pixel"),
+      helper.make_node("Sum", ["a", "b", "c", "d", "e"], ["y"])],
+     {"g1": f32(2, 5, 7, 2) * 1.3, "g2": f32(2, 5, 7, 2) * 1.3, "g3": f32(2, 5, 7, 2) * 1.3,
+      "rois": np.array([[1.0, 2.5, 17.0, 12.0], [-3.0, 4.0, 9.5, 22.0]], np.float32),
+      "bi": np.array([1, 0], np.int64)},
+     [2, 3, 9, 11], [2, 3, 5, 7], opset=16)
+
+# SegNet's unpooling: MaxPool's Indices into MaxUnpool (no output_shape:
+# the unpooled shape is the pooled input's)
+save("maxunpool_segnet",
+     [helper.make_node("MaxPool", ["x"], ["p", "i"], kernel_shape=[2, 2], strides=[2, 2]),
+      helper.make_node("Relu", ["p"], ["r"]),
+      helper.make_node("MaxUnpool", ["r", "i"], ["y"], kernel_shape=[2, 2], strides=[2, 2])],
+     {}, [2, 3, 8, 10], [2, 3, 8, 10])
