@@ -318,8 +318,10 @@ static ln_bool try_eval(imp *im, const Onnx__NodeProto *node, const char *where)
                         ln_onnx_problem(im, "%s: input '%s' (of %s, which LightNet evaluates "
                                 "at import time) must be a constant (an initializer, a "
                                 "Constant node, or computed from those and known shapes), not "
-                                "a graph input or computed at run time", where, node->input[i],
-                                node->op_type);
+                                "a graph input or computed at run time%s", where, node->input[i],
+                                node->op_type, ln_streq(node->op_type, "NonMaxSuppression")
+                                ? " (how many boxes it selects depends on their values; "
+                                  "LightNet's shapes are static)" : "");
                 }
         goto unknown;
     }
