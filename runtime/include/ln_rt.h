@@ -519,6 +519,10 @@ void ln_rt_reduce_prod_f32(const ln_rt_reduce_args *a, const float *x,
                            float *y);
 void ln_rt_reduce_sumsquare_f32(const ln_rt_reduce_args *a, const float *x,
                                 float *y);
+/* ReduceSum and ReduceProd of int64 (reduce_s64.c), same arguments; the
+ * arithmetic wraps modulo 2^64.  Not in-place safe. */
+void ln_rt_reduce_sum_s64(const ln_rt_reduce_args *a, const int64_t *x, int64_t *y);
+void ln_rt_reduce_prod_s64(const ln_rt_reduce_args *a, const int64_t *x, int64_t *y);
 
 /* ---- losses (ONNX NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss) ---
  * x [n][c][d]: ONNX's [N, C, d1..dk] with d = d1 * .. * dk (1 when k = 0);

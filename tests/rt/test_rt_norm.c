@@ -258,6 +258,77 @@ START_TEST(test_reduce_ext)
 }
 END_TEST
 
+/* int64 ReduceSum and ReduceProd, every axes subset of 2x3x1x5 and a scalar:
+ * small values (a shape's dims, token counts) exact, and one product past
+ * 2^64 that must wrap as two's complement (computed here in unsigned) */
+START_TEST(test_reduce_s64)
+{
+    const int32_t dims[4] = { 2, 3, 1, 5 };
+    int64_t x[30], y[30], s0 = 7;
+    uint64_t su[30], pr[30];
+    ln_rt_reduce_args a;
+    uint32_t mask = (uint32_t)_i;
+    int i, d, ny = 1;
+    for (i = 0; i < 30; i++)
+        x[i] = (i * 7 % 11) - 4;         /* -4 .. 6, zeros included */
+    x[3] = INT64_C(1) << 40;            /* products past 2^64 wrap */
+    x[8] = (INT64_C(1) << 40) + 3;
+    x[13] = -(INT64_C(1) << 40) - 1;
+    memset(&a, 0, sizeof(a));
+    a.ndim = 4;
+    for (d = 0; d < 4; d++) {
+        a.dims[d] = dims[d];
+        if (!(mask & (1u << d)))
+            ny *= dims[d];
+    }
+    a.axes_mask = mask;
+    for (i = 0; i < ny; i++) {
+        su[i] = 0;
+        pr[i] = 1;
+    }
+    for (i = 0; i < 30; i++) {
+        int rem = i, yi = 0, ys = 1;
+        for (d = 3; d >= 0; d--) {
+            int idx = rem % dims[d];
+            rem /= dims[d];
+            if (!(mask & (1u << d))) {
+                yi += idx * ys;
+                ys *= dims[d];
+            }
+        }
+        su[yi] += (uint64_t)x[i];
+        pr[yi] *= (uint64_t)x[i];
+    }
+    ln_rt_reduce_sum_s64(&a, x, y);
+    for (i = 0; i < ny; i++)
+        ck_assert_msg((uint64_t)y[i] == su[i], "reduce_sum_s64 mask %u [%d]", mask, i);
+    ln_rt_reduce_prod_s64(&a, x, y);
+    for (i = 0; i < ny; i++)
+        ck_assert_msg((uint64_t)y[i] == pr[i], "reduce_prod_s64 mask %u [%d]", mask, i);
+    if (mask == 15) {   /* the sum of all, in signed arithmetic */
+        int64_t want = 0;
+        for (i = 0; i < 30; i++)
+            want += x[i];
+        ln_rt_reduce_sum_s64(&a, x, y);
+        ck_assert(y[0] == want);
+    }
+    /* a known wrap: 2^40 (2^40 + 3) (-2^40 - 1) = -3 2^40 modulo 2^64 */
+    a.ndim = 1;
+    a.dims[0] = 3;
+    a.axes_mask = 1;
+    {
+        int64_t w[3] = { INT64_C(1) << 40, (INT64_C(1) << 40) + 3, -(INT64_C(1) << 40) - 1 };
+        ln_rt_reduce_prod_s64(&a, w, y);
+        ck_assert(y[0] == -3 * (INT64_C(1) << 40));
+    }
+    /* a scalar (ndim 0) is copied */
+    a.ndim = 0;
+    a.axes_mask = 0;
+    ln_rt_reduce_prod_s64(&a, &s0, y);
+    ck_assert(y[0] == 7);
+}
+END_TEST
+
 START_TEST(test_argmin)
 {
     /* [2][5][3]: argmin along the middle axis, then ties */
@@ -378,6 +449,7 @@ Suite *rt_norm_suite(void)
     tcase_add_loop_test(tc, test_softmax_argmax, 0, 2);
     tcase_add_test(tc, test_argmax_ties);
     tcase_add_loop_test(tc, test_reduce_ext, 0, 16);
+    tcase_add_loop_test(tc, test_reduce_s64, 0, 16);
     tcase_add_test(tc, test_argmin);
     tcase_add_test(tc, test_topk);
     suite_add_tcase(s, tc);

@@ -447,6 +447,7 @@ extern const ln_opregistry_aot_field ln_opimpl_pad_cpu_aot_priv[];
 extern const ln_opregistry_aot_field ln_opimpl_prelu_cpu_aot_priv[];
 extern const ln_opregistry_aot_field ln_opimpl_quantize_linear_cpu_aot_priv[];
 extern const ln_opregistry_aot_field ln_opimpl_reduce_l1_cpu_aot_priv[];
+extern const ln_opregistry_aot_field ln_opimpl_reduce_prod_cpu_aot_priv[];
 extern const ln_opregistry_aot_field ln_opimpl_requantize_s8_cpu_aot_priv[];
 extern const ln_opregistry_aot_field ln_opimpl_resize_cpu_aot_priv[];
 extern const ln_opregistry_aot_field ln_opimpl_reverse_sequence_cpu_aot_priv[];

@@ -48,9 +48,6 @@ EXPECTED_FAIL = {
     "zeropad_conv_opset13": "node '/pad/Pad' (Pad): input '/pad/Cast_output_0' (pads) must be a constant",
     "zeropad_conv_opset17": "node '/pad/Pad' (Pad): input '/pad/Cast_output_0' (pads) must be a constant",
     "reflect_replicate_pad": "node '/Pad' (Pad): input '/Cast_output_0' (pads) must be a constant",
-    # torch.std and var(unbiased) count the elements with Shape -> Gather ->
-    # ReduceProd, an int64 reduction
-    "norms": "/ReduceProd (reduce_prod): 'src' (/Gather_output_0) should be float32, got int64",
 }
 
 
