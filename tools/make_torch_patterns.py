@@ -682,6 +682,225 @@ def _mha_dyn():
     return Mha(), (randn(1, 6, 16),), ["x"], ["y"]
 
 
+class StreamingConv(nn.Module):
+    """A streaming conv: the previous frames come in as a cache input, are
+    concatenated before the new ones, and the last ones go out as the next cache."""
+
+    def __init__(self):
+        super().__init__()
+        self.c = nn.Conv1d(8, 6, 5)
+
+    def forward(self, x, cache):
+        full = torch.cat([cache, x], 2)
+        return self.c(full), full[:, :, -4:]
+
+
+@pattern("streaming_conv_cache")
+def _stream_conv():
+    return StreamingConv(), (randn(1, 8, 10), randn(1, 8, 4)), ["x", "cache"], ["y", "next_cache"]
+
+
+class CausalTcn(nn.Module):
+    """Causal dilated Conv1d by padding both sides and cutting the right one off
+    (x[:, :, :-p]), depthwise, GLU, a residual, attention pooling over time."""
+
+    def __init__(self):
+        super().__init__()
+        self.inp = nn.Conv1d(4, 8, 1)
+        self.dw = nn.ModuleList([nn.Conv1d(8, 8, 3, padding=2 * d, dilation=d, groups=8)
+                                 for d in (1, 2, 4)])
+        self.pw = nn.ModuleList([nn.Conv1d(8, 16, 1) for _ in range(3)])
+        self.att = nn.Linear(8, 1)
+
+    def forward(self, x):
+        x = self.inp(x)
+        for dw, pw, d in zip(self.dw, self.pw, (1, 2, 4)):
+            y = dw(x)[:, :, :-2 * d]
+            x = x + F.glu(pw(y), dim=1)
+        h = x.transpose(1, 2)
+        w = torch.softmax(self.att(h), dim=1)
+        return (w * h).sum(1)
+
+
+@pattern("causal_tcn")
+def _tcn():
+    return CausalTcn(), (randn(2, 4, 30),), ["x"], ["y"]
+
+
+class UNetTiny(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.d1 = nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.BatchNorm2d(4), nn.ReLU())
+        self.d2 = nn.Sequential(nn.Conv2d(4, 8, 3, padding=1), nn.ReLU())
+        self.up = nn.ConvTranspose2d(8, 4, 2, stride=2)
+        self.u1 = nn.Sequential(nn.Conv2d(8, 4, 3, padding=1), nn.ReLU(), nn.Conv2d(4, 1, 1))
+
+    def forward(self, x):
+        a = self.d1(x)
+        b = self.d2(F.max_pool2d(a, 2))
+        return torch.sigmoid(self.u1(torch.cat([self.up(b), a], 1)))
+
+
+@pattern("unet_tiny")
+def _unet():
+    return UNetTiny(), (randn(1, 1, 16, 12),), ["x"], ["mask"]
+
+
+class Activations2(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.acts = nn.ModuleList([nn.Hardtanh(-0.5, 1.5), nn.Softsign(), nn.Tanhshrink(),
+                                   nn.LogSigmoid(), nn.CELU(0.7), nn.SELU(),
+                                   nn.Hardshrink(0.3), nn.Softshrink(0.3), nn.Softmin(dim=1),
+                                   nn.LogSoftmax(dim=1), nn.Softmax2d(), nn.Sigmoid(), nn.Tanh()])
+
+    def forward(self, x):
+        return torch.stack([a(x * 2.0) for a in self.acts], 0)
+
+
+@pattern("activations2")
+def _acts2():
+    return Activations2(), (randn(2, 3, 4, 5),), ["x"], ["y"]
+
+
+class MathOps(nn.Module):
+    def forward(self, x, y):
+        a = torch.abs(x) + torch.exp(-x * x) + torch.log1p(torch.abs(y)) + torch.sin(x) * torch.cos(y)
+        b = torch.floor(x * 3) + torch.round(y * 3) + torch.sign(x) + torch.reciprocal(torch.abs(y) + 1)
+        c = torch.abs(x) ** 0.5 + torch.pow(y, 3) + torch.erf(x) + torch.atan(y) + torch.ceil(y)
+        d = torch.remainder(x * 5, 1.5) + torch.fmod(y * 5, 1.5) + torch.minimum(x, y) - torch.maximum(x, y)
+        e = torch.clamp(x, min=y) + torch.clamp(x, max=0.25) + torch.clamp(x, min=-0.25)
+        return a + b + c + d + e, torch.rsqrt(torch.abs(x) + 0.5) / x.shape[-1]
+
+
+@pattern("math_ops")
+def _math():
+    return MathOps(), (randn(3, 7), randn(3, 7)), ["x", "y"], ["z", "w"]
+
+
+class SeqOps(nn.Module):
+    """flip, roll, cumsum, bmm, sin/cos positions from arange, zeros_like, a
+    division by a size, masked_fill with a causal mask from arange."""
+
+    def forward(self, x, y):
+        n, t, c = x.shape
+        pos = torch.arange(t, dtype=torch.float32).unsqueeze(1)
+        freq = torch.exp(torch.arange(0, c, 2, dtype=torch.float32) * (-4.0 / c))
+        pe = torch.cat([torch.sin(pos * freq), torch.cos(pos * freq)], 1)
+        z = torch.flip(x, [1]) + torch.roll(x, 2, 1) + torch.cumsum(x, 1) + pe
+        s = torch.bmm(z, y.transpose(1, 2)) / t
+        i = torch.arange(t)
+        s = s.masked_fill(i.unsqueeze(0) > i.unsqueeze(1), 0.0)
+        return s + torch.zeros_like(s)
+
+
+@pattern("seq_ops")
+def _seq():
+    return SeqOps(), (randn(2, 6, 8), randn(2, 6, 8)), ["x", "y"], ["y_out"]
+
+
+class GruStream(nn.Module):
+    """A streaming GRU keyword spotter: its state in and out as graph inputs
+    and outputs, a softmax over the classes."""
+
+    def __init__(self):
+        super().__init__()
+        self.gru = nn.GRU(12, 16, num_layers=2, batch_first=True)
+        self.fc = nn.Linear(16, 5)
+
+    def forward(self, x, h):
+        y, hn = self.gru(x, h)
+        return torch.softmax(self.fc(y), -1), hn
+
+
+@pattern("gru_stream_state")
+def _gru_stream():
+    return GruStream(), (randn(1, 4, 12), randn(2, 1, 16) * 0.5), ["x", "h"], ["probs", "hn"]
+
+
+class RnnTanh(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.RNN(6, 10, num_layers=2, batch_first=True, bidirectional=True)
+
+    def forward(self, x):
+        return self.rnn(x)[0]
+
+
+@pattern("rnn_tanh")
+def _rnn_tanh():
+    return RnnTanh(), (randn(2, 7, 6),), ["x"], ["y"]
+
+
+class TokenPosEmbed(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.tok = nn.Embedding(40, 12, padding_idx=0)
+        self.pos = nn.Embedding(16, 12)
+        self.ln = nn.LayerNorm(12)
+        self.fc = nn.Linear(12, 2)
+
+    def forward(self, tokens):
+        p = torch.arange(tokens.shape[1]).unsqueeze(0)
+        h = self.ln(self.tok(tokens) + self.pos(p))
+        mask = (tokens != 0).unsqueeze(-1).float()
+        return self.fc((h * mask).sum(1) / mask.sum(1))
+
+
+@pattern("token_pos_embedding")
+def _tokpos():
+    g = torch.Generator().manual_seed(5)
+    t = torch.randint(1, 40, (2, 9), generator=g)
+    t[1, 6:] = 0    # padding
+    return TokenPosEmbed(), (t,), ["tokens"], ["y"]
+
+
+class SequentialFlatten(nn.Module):
+    def __init__(self):
+        super().__init__()
+        # (nn.Unflatten does not export in torch 1.13: a view instead)
+        self.net = nn.Sequential(nn.Conv2d(2, 4, 3), nn.ReLU(), nn.Flatten(), nn.Dropout(0.5),
+                                 nn.Linear(4 * 4 * 4, 32))
+        self.tail = nn.Sequential(nn.BatchNorm1d(2), nn.Flatten(), nn.Linear(32, 3))
+
+    def forward(self, x):
+        return self.tail(self.net(x).view(-1, 2, 16))
+
+
+@pattern("sequential_flatten")
+def _seqflat():
+    m = SequentialFlatten()
+    m.tail[0].running_mean.uniform_(-0.5, 0.5)
+    m.tail[0].running_var.uniform_(0.5, 2.0)
+    return m, (randn(3, 2, 6, 6),), ["x"], ["y"]
+
+
+class DsConv1d(nn.Module):
+    """MobileNet-style audio block: depthwise Conv1d, BatchNorm1d, Hardswish,
+    pointwise, an SE gate with Hardsigmoid."""
+
+    def __init__(self):
+        super().__init__()
+        self.dw = nn.Conv1d(8, 8, 5, padding=2, groups=8, bias=False)
+        self.bn = nn.BatchNorm1d(8)
+        self.pw = nn.Conv1d(8, 12, 1)
+        self.se1 = nn.Conv1d(12, 4, 1)
+        self.se2 = nn.Conv1d(4, 12, 1)
+
+    def forward(self, x):
+        y = self.pw(F.hardswish(self.bn(self.dw(x))))
+        g = F.hardsigmoid(self.se2(F.relu(self.se1(F.adaptive_avg_pool1d(y, 1)))))
+        return y * g
+
+
+@pattern("dsconv1d_se")
+def _dsconv1d():
+    m = DsConv1d()
+    m.bn.running_mean.uniform_(-0.5, 0.5)
+    m.bn.running_var.uniform_(0.5, 2.0)
+    return m, (randn(2, 8, 20),), ["x"], ["y"]
+
+
 # --------------------------------------------------------------------------------------
 # Export
 # --------------------------------------------------------------------------------------

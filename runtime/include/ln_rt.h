@@ -123,6 +123,9 @@ void ln_rt_cosh_f32(const float *x, float *y, size_t n);
 void ln_rt_asinh_f32(const float *x, float *y, size_t n);
 void ln_rt_acosh_f32(const float *x, float *y, size_t n);
 void ln_rt_atanh_f32(const float *x, float *y, size_t n);
+/* floor and ceil (torch.floor, torch.remainder's x - floor(x / y) * y) */
+void ln_rt_floor_f32(const float *x, float *y, size_t n);
+void ln_rt_ceil_f32(const float *x, float *y, size_t n);
 /* nearest integer, halves to even */
 void ln_rt_round_f32(const float *x, float *y, size_t n);
 /* 1, -1, or x itself for 0 and NaN */

@@ -1,6 +1,6 @@
 /*
- * math_f32.c -- elementwise math with libm (ONNX Sin ... Atanh, Round,
- * Sign) and the small parametric activations ThresholdedRelu, Celu and
+ * math_f32.c -- elementwise math with libm (ONNX Sin ... Atanh, Floor,
+ * Ceil, Round, Sign) and the small parametric activations ThresholdedRelu, Celu and
  * Shrink, float32. All in-place safe; C99 and libm only.
  */
 #include <math.h>
@@ -24,6 +24,8 @@ LN_RT_UNARY_LIBM(cosh, coshf)
 LN_RT_UNARY_LIBM(asinh, asinhf)
 LN_RT_UNARY_LIBM(acosh, acoshf)
 LN_RT_UNARY_LIBM(atanh, atanhf)
+LN_RT_UNARY_LIBM(floor, floorf)
+LN_RT_UNARY_LIBM(ceil, ceilf)
 
 /* halves to even (the default rounding mode), as ONNX Round */
 void ln_rt_round_f32(const float *x, float *y, size_t n)

@@ -58,6 +58,8 @@ static const un_case ucases[] = {
     { "asinh", ln_rt_asinh_f32, asinh, -50, 50, 2e-6 },
     { "acosh", ln_rt_acosh_f32, acosh, 1, 50, 2e-6 },
     { "atanh", ln_rt_atanh_f32, atanh, -0.99f, 0.99f, 2e-6 },
+    { "floor", ln_rt_floor_f32, floor, -20, 20, 0 },
+    { "ceil", ln_rt_ceil_f32, ceil, -20, 20, 0 },
     { "round", ln_rt_round_f32, d_round, -20, 20, 0 },
     { "sign", ln_rt_sign_f32, d_sign, -3, 3, 0 },
 };
@@ -134,6 +136,14 @@ START_TEST(test_unary_params)
         ck_assert(isinf(yr[0]) && isnan(yr[1]));
         ln_rt_sign_f32(r + 1, yr, 1);
         ck_assert(isnan(yr[0]));
+        /* floor and ceil keep the sign of zero and the specials */
+        r[2] = -0.5f; r[3] = 0.5f; r[4] = -0.0f; r[5] = -INFINITY;
+        ln_rt_floor_f32(r, yr, 6);
+        ck_assert(isinf(yr[0]) && isnan(yr[1]) && yr[2] == -1.0f && yr[3] == 0.0f);
+        ck_assert(yr[4] == 0.0f && signbit(yr[4]) && isinf(yr[5]) && yr[5] < 0);
+        ln_rt_ceil_f32(r, yr, 6);
+        ck_assert(isinf(yr[0]) && isnan(yr[1]) && yr[2] == 0.0f && signbit(yr[2]));
+        ck_assert(yr[3] == 1.0f && signbit(yr[4]) && isinf(yr[5]) && yr[5] < 0);
     }
     {
         float m0[5] = { 1, 2, 3, 4, 5 }, m1[5] = { 5, 4, 3, 2, -5 };
