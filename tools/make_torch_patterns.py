@@ -13,8 +13,8 @@ needs neither torch nor this script.
 For each pattern NAME (at opset 13 unless its name ends in _opset<N>) it
 writes to tests/onnx/torch/:
     NAME.onnx       torch.onnx.export (constant folding on, static shapes)
-    NAME.in.bin     the input, raw little-endian (float32; int64 where the
-                    graph input is int64); NAME.in0.bin, NAME.in1.bin ... when
+    NAME.in.bin     the input, raw little-endian (float32; int64 or bool, one
+                    byte, where the graph input is); NAME.in0.bin, NAME.in1.bin ... when
                     the model has several inputs, in graph input order
     NAME.ref.bin    PyTorch's output for it (NAME.ref0.bin ... for several)
 make test-torch (tests/onnx/torch/run.sh) runs each through the interpreter
@@ -901,13 +901,254 @@ def _dsconv1d():
     return m, (randn(2, 8, 20),), ["x"], ["y"]
 
 
+@pattern("shufflenet_v2_tiny")
+def _shufflenet():
+    """torchvision's ShuffleNetV2 with small stages: channel shuffle (view,
+    transpose, view), chunk, depthwise stride-2 branches, concat."""
+    import torchvision
+    m = torchvision.models.ShuffleNetV2([2, 2, 2], [8, 16, 32, 64, 128], num_classes=10)
+    for mod in m.modules():
+        if isinstance(mod, nn.BatchNorm2d):
+            mod.running_mean.uniform_(-0.2, 0.2)
+            mod.running_var.uniform_(0.5, 1.5)
+    return m, (randn(1, 3, 64, 64),), ["image"], ["logits"]
+
+
+@pattern("resnet_basic_blocks")
+def _resnet_blocks():
+    """torchvision's BasicBlock and Bottleneck, with a strided 1x1 downsample."""
+    from torchvision.models.resnet import BasicBlock, Bottleneck
+    ds = nn.Sequential(nn.Conv2d(8, 16, 1, stride=2, bias=False), nn.BatchNorm2d(16))
+    m = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), BasicBlock(8, 8), BasicBlock(8, 16, 2, ds),
+                      Bottleneck(16, 4), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(16, 5))
+    for mod in m.modules():
+        if isinstance(mod, nn.BatchNorm2d):
+            mod.running_mean.uniform_(-0.2, 0.2)
+            mod.running_var.uniform_(0.5, 1.5)
+            mod.weight.data.uniform_(0.5, 1.5)
+    return m, (randn(1, 3, 16, 16),), ["x"], ["y"]
+
+
+class VitTiny(nn.Module):
+    """A vision transformer: patch embedding (a stride-4 conv, flatten(2),
+    transpose), a class token expanded to the batch, position embeddings, two
+    encoder layers, the class token's LayerNorm into a head."""
+
+    def __init__(self):
+        super().__init__()
+        self.patch = nn.Conv2d(3, 16, 4, stride=4)
+        self.cls = nn.Parameter(torch.randn(1, 1, 16) * 0.1)
+        self.pos = nn.Parameter(torch.randn(1, 17, 16) * 0.1)
+        layer = nn.TransformerEncoderLayer(16, 4, 32, dropout=0.0, activation="gelu",
+                                           batch_first=True, norm_first=True)
+        self.enc = nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
+        self.norm = nn.LayerNorm(16)
+        self.head = nn.Linear(16, 10)
+
+    def forward(self, x):
+        p = self.patch(x).flatten(2).transpose(1, 2)
+        t = torch.cat([self.cls.expand(x.shape[0], -1, -1), p], 1) + self.pos
+        return self.head(self.norm(self.enc(t))[:, 0])
+
+
+@pattern("vit_tiny", opsets=(13, 17))
+def _vit():
+    return VitTiny(), (randn(2, 3, 16, 16),), ["image"], ["logits"]
+
+
+class Crnn(nn.Module):
+    """Conv features, permuted to time-major steps (OCR and audio CRNNs), a
+    bidirectional GRU, per-step log-softmax."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Sequential(nn.Conv2d(1, 8, 3, padding=1), nn.ReLU(), nn.MaxPool2d((2, 1)),
+                                  nn.Conv2d(8, 8, 3, padding=1), nn.ReLU(), nn.MaxPool2d((2, 1)))
+        self.rnn = nn.GRU(8 * 4, 12, bidirectional=True)
+        self.fc = nn.Linear(24, 7)
+
+    def forward(self, x):
+        f = self.conv(x)
+        b, c, h, w = f.shape
+        f = f.view(b, c * h, w).permute(2, 0, 1)
+        y, _ = self.rnn(f)
+        return F.log_softmax(self.fc(y), dim=2)
+
+
+@pattern("crnn")
+def _crnn():
+    return Crnn(), (randn(2, 1, 16, 10),), ["x"], ["logprobs"]
+
+
+class Cells(nn.Module):
+    """LSTMCell and GRUCell stepped in Python over a few frames (unrolled)."""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTMCell(6, 8)
+        self.gru = nn.GRUCell(8, 8)
+
+    def forward(self, x, h, c):
+        g = h
+        for t in range(x.shape[1]):
+            h, c = self.lstm(x[:, t], (h, c))
+            g = self.gru(h, g)
+        return g, h, c
+
+
+@pattern("rnn_cells_unrolled")
+def _cells():
+    return (Cells(), (randn(2, 3, 6), randn(2, 8) * 0.5, randn(2, 8) * 0.5), ["x", "h", "c"],
+            ["g", "hn", "cn"])
+
+
+class MhaPadMask(nn.Module):
+    """MultiheadAttention with a bool key_padding_mask graph input."""
+
+    def __init__(self):
+        super().__init__()
+        self.att = nn.MultiheadAttention(8, 2, batch_first=True)
+
+    def forward(self, x, pad):
+        return self.att(x, x, x, key_padding_mask=pad)[0]
+
+
+@pattern("mha_key_padding_mask")
+def _mha_pad():
+    pad = torch.zeros(2, 5, dtype=torch.bool)
+    pad[1, 3:] = True
+    return MhaPadMask(), (randn(2, 5, 8), pad), ["x", "pad"], ["y"]
+
+
+class IntOps(nn.Module):
+    """int64 arithmetic at run time: tokens % 7, * 3, one_hot, a comparison,
+    a sum of int64, a cast to float."""
+
+    def forward(self, tokens):
+        a = tokens % 7 + tokens * 3 - 1
+        oh = F.one_hot(tokens % 5, 5)
+        n = (tokens > 10).sum(1, keepdim=True)
+        return a, oh, (a.float() / (n.float() + 1)).mean(1)
+
+
+@pattern("int64_ops")
+def _int_ops():
+    g = torch.Generator().manual_seed(11)
+    return IntOps(), (torch.randint(0, 30, (3, 6), generator=g),), ["tokens"], ["a", "onehot", "m"]
+
+
+class IntFloorDiv(nn.Module):
+    """Integer division at run time: tokens // 4 (Div on int64)."""
+
+    def forward(self, tokens):
+        return torch.div(tokens, 4, rounding_mode="floor") + tokens // 3
+
+
+@pattern("int64_floor_div")
+def _int_div():
+    g = torch.Generator().manual_seed(11)
+    return IntFloorDiv(), (torch.randint(0, 30, (3, 6), generator=g),), ["tokens"], ["q"]
+
+
+class LlamaBlock(nn.Module):
+    """A LLaMA-style block: RMSNorm, rotary position embedding on even/odd
+    halves (x[..., ::2], x[..., 1::2], stack, flatten), causal attention with a
+    tril buffer, SwiGLU MLP."""
+
+    def __init__(self, d=16, heads=2):
+        super().__init__()
+        self.h, self.dh = heads, d // heads
+        self.qkv = nn.Linear(d, 3 * d, bias=False)
+        self.o = nn.Linear(d, d, bias=False)
+        self.w1 = nn.Linear(d, 24, bias=False)
+        self.w3 = nn.Linear(d, 24, bias=False)
+        self.w2 = nn.Linear(24, d, bias=False)
+        self.g1 = nn.Parameter(torch.rand(d) + 0.5)
+        self.g2 = nn.Parameter(torch.rand(d) + 0.5)
+        t = torch.arange(8, dtype=torch.float32).unsqueeze(1)
+        f = 1.0 / (100.0 ** (torch.arange(0, self.dh, 2, dtype=torch.float32) / self.dh))
+        self.register_buffer("cos", torch.cos(t * f))
+        self.register_buffer("sin", torch.sin(t * f))
+        self.register_buffer("mask", torch.tril(torch.ones(8, 8)).view(1, 1, 8, 8))
+
+    @staticmethod
+    def rms(x, g):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * g
+
+    def rope(self, x, n):
+        a, b = x[..., ::2], x[..., 1::2]
+        c, s = self.cos[:n], self.sin[:n]
+        return torch.stack([a * c - b * s, a * s + b * c], -1).flatten(-2)
+
+    def forward(self, x):
+        bsz, n, d = x.shape
+        q, k, v = self.qkv(self.rms(x, self.g1)).split(d, dim=2)
+        q, k, v = [t.view(bsz, n, self.h, self.dh).transpose(1, 2) for t in (q, k, v)]
+        q, k = self.rope(q, n), self.rope(k, n)
+        att = (q @ k.transpose(-2, -1)) * self.dh ** -0.5
+        att = att.masked_fill(self.mask[:, :, :n, :n] == 0, float("-inf")).softmax(-1)
+        x = x + self.o((att @ v).transpose(1, 2).reshape(bsz, n, d))
+        y = self.rms(x, self.g2)
+        return x + self.w2(F.silu(self.w1(y)) * self.w3(y))
+
+
+@pattern("llama_block")
+def _llama():
+    return LlamaBlock(), (randn(2, 6, 16),), ["x"], ["y"]
+
+
+class LayerNorm2d(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.ln = nn.LayerNorm([4, 5])
+        # (elementwise_affine=False exports an invalid LayerNormalization at
+        # opset 17 in torch 1.13, without Scale: the export fails)
+        self.ln_noaffine = nn.LayerNorm(4)
+
+    def forward(self, x):
+        return self.ln(x) + self.ln_noaffine(x.transpose(1, 2)).transpose(1, 2)
+
+
+@pattern("layernorm_multi_dim", opsets=(13, 17))
+def _ln2d():
+    m = LayerNorm2d()
+    m.ln.weight.data.uniform_(0.5, 1.5)
+    m.ln.bias.data.uniform_(-0.5, 0.5)
+    return m, (randn(3, 4, 5),), ["x"], ["y"]
+
+
+class InterpDown(nn.Module):
+    def forward(self, x):
+        return (F.interpolate(x, size=(3, 4), mode="bilinear", align_corners=True),
+                F.interpolate(x, size=(4, 5), mode="bilinear", align_corners=False),
+                F.interpolate(x, size=(3, 4), mode="area"))
+
+
+@pattern("interp_down_area")
+def _interp_down():
+    return InterpDown(), (randn(1, 2, 6, 8),), ["x"], ["ac", "half_pixel", "area"]
+
+
+class Bicubic(nn.Module):
+    def forward(self, x):
+        return (F.interpolate(x, scale_factor=2, mode="bicubic", align_corners=False),
+                F.interpolate(x, size=(5, 7), mode="bicubic", align_corners=True))
+
+
+@pattern("interp_bicubic")
+def _bicubic():
+    return Bicubic(), (randn(1, 2, 6, 8),), ["x"], ["up", "ac"]
+
+
 # --------------------------------------------------------------------------------------
 # Export
 # --------------------------------------------------------------------------------------
 
 def to_np(t):
     a = t.detach().numpy()
-    return a.astype("<i8") if a.dtype == np.int64 else a.astype("<f4")
+    if a.dtype == np.int64:
+        return a.astype("<i8")
+    return a.astype(np.uint8) if a.dtype == np.bool_ else a.astype("<f4")
 
 
 def files(base, kind, n):
@@ -915,12 +1156,12 @@ def files(base, kind, n):
                                                       for i in range(n)]
 
 
-def build(name):
+def build(name, out_dir):
     fn, opset, dynamic = PATTERNS[name]
     torch.manual_seed(sum(map(ord, name.split("_opset")[0])))
     model, inputs, in_names, out_names = fn()
     model.eval()
-    base = os.path.join(OUT, name)
+    base = os.path.join(out_dir, name)
     # not under torch.no_grad(): MultiheadAttention's inference fast path
     # (taken without grad) does not export
     if True:
@@ -940,8 +1181,8 @@ def build(name):
     graph_inputs = [i.name for i in m.graph.input]
     if graph_inputs != in_names:
         raise SystemExit("%s: graph inputs %s, expected %s" % (name, graph_inputs, in_names))
-    for f in [f for f in os.listdir(OUT) if f.startswith(name + ".") and f.endswith(".bin")]:
-        os.remove(os.path.join(OUT, f))
+    for f in [f for f in os.listdir(out_dir) if f.startswith(name + ".") and f.endswith(".bin")]:
+        os.remove(os.path.join(out_dir, f))
     for t, path in zip(inputs, files(base, "in", len(inputs))):
         to_np(t).tofile(path)
     for t, path in zip(outs, files(base, "ref", len(outs))):
@@ -957,6 +1198,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--only", help="comma-separated pattern names")
     ap.add_argument("--list", action="store_true", help="list the patterns")
+    ap.add_argument("--out", default=OUT, help="output directory (default tests/onnx/torch)")
     args = ap.parse_args()
     if args.list:
         print("\n".join(sorted(PATTERNS)))
@@ -965,10 +1207,10 @@ def main():
     for n in names:
         if n not in PATTERNS:
             sys.exit("unknown pattern %s (--list)" % n)
-    os.makedirs(OUT, exist_ok=True)
+    os.makedirs(args.out, exist_ok=True)
     torch.set_num_threads(1)
     for n in names:
-        build(n)
+        build(n, args.out)
 
 
 if __name__ == "__main__":
