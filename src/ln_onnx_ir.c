@@ -343,6 +343,8 @@ ln_bool ln_onnx_is_1d(imp *im, const char *op_type, cJSON *op, const Onnx__NodeP
     const ln_tensor *w;
     int ndim, dims[LN_MAXDIM];
 
+    if (ln_streq(op_type, "Resize") || ln_streq(op_type, "Upsample"))   /* F.interpolate on [n, c, l] */
+        return node->n_input > 0 && ln_onnx_known_dims(im, node->input[0], &ndim, dims) && ndim == 3;
     if (!ln_streq(op_type, "Conv") && !ln_streq(op_type, "ConvTranspose") &&
         !ln_streq(op_type, "MaxPool") && !ln_streq(op_type, "AveragePool"))
         return LN_FALSE;
@@ -356,9 +358,12 @@ ln_bool ln_onnx_is_1d(imp *im, const char *op_type, cJSON *op, const Onnx__NodeP
 /*
  * A 1-D convolution or pooling viewed as 2-D, which is exact: the input
  * (and a conv's weight) gets a size-1 axis 2, the op a kernel of height 1
- * (kernel_shape, strides, dilations, output_padding [v] -> [1, v], pads
- * [b, e] -> [0, b, 0, e], output_shape [l] -> [1, l]), and its output
- * loses the axis again.  The unsqueeze and squeeze are views (no copy).
+ * (kernel_shape, strides, dilations [v] -> [1, v], output_padding [v] ->
+ * [0, v], pads [b, e] -> [0, b, 0, e], output_shape [l] -> [1, l]), and its output
+ * loses the axis again.  The same for a 1-D Resize (F.interpolate on [n, c, l],
+ * nearest or linear): scales [a, b, s] -> [a, b, 1, s], sizes [n, c, l] ->
+ * [n, c, 1, l]; a height of 1 kept at 1 is exact in every coordinate mode.
+ * The unsqueeze and squeeze are views (no copy).
  */
 void ln_onnx_view_1d_as_2d(imp *im, cJSON *op, const char *opname)
 {
@@ -372,8 +377,20 @@ void ln_onnx_view_1d_as_2d(imp *im, cJSON *op, const char *opname)
         cJSON *p = find_item(params, pair[i]), *v;
         if (p && cJSON_IsArray(v = cJSON_GetObjectItemCaseSensitive(p, "value")) &&
             cJSON_GetArraySize(v) == 1) {
-            double d[2] = {1, cJSON_GetArrayItem(v, 0)->valuedouble};
+            /* a height-1 axis: no padding added to it, everything else 1 */
+            double d[2] = {ln_streq(pair[i], "output_padding") ? 0 : 1,
+                           cJSON_GetArrayItem(v, 0)->valuedouble};
             cJSON_ReplaceItemInObjectCaseSensitive(p, "value", cJSON_CreateDoubleArray(d, 2));
+        }
+    }
+    for (int i = 0; i < 2; i++) {   /* Resize: a 1 at axis 2 */
+        cJSON *p = find_item(params, i ? "sizes" : "scales"), *v;
+        if (p && cJSON_IsArray(v = cJSON_GetObjectItemCaseSensitive(p, "value")) &&
+            cJSON_GetArraySize(v) == 3) {
+            double d[4] = {cJSON_GetArrayItem(v, 0)->valuedouble,
+                           cJSON_GetArrayItem(v, 1)->valuedouble, 1,
+                           cJSON_GetArrayItem(v, 2)->valuedouble};
+            cJSON_ReplaceItemInObjectCaseSensitive(p, "value", cJSON_CreateDoubleArray(d, 4));
         }
     }
     if ((x = find_item(params, "pads"))) {
