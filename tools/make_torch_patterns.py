@@ -1140,6 +1140,155 @@ def _bicubic():
     return Bicubic(), (randn(1, 2, 6, 8),), ["x"], ["up", "ac"]
 
 
+class WeightsAsInputs(nn.Module):
+    """F.conv2d and F.linear whose weights are graph inputs (hypernetworks,
+    weights streamed in at run time)."""
+
+    def forward(self, x, w, fw):
+        y = F.relu(F.conv2d(x, w, padding=1))
+        return F.linear(y.mean((2, 3)), fw)
+
+
+@pattern("weights_as_inputs")
+def _weights_in():
+    return (WeightsAsInputs(), (randn(1, 3, 6, 6), randn(4, 3, 3, 3) * 0.3, randn(5, 4)),
+            ["x", "w", "fw"], ["y"])
+
+
+class IndexPut(nn.Module):
+    """Slice assignment in forward (index_put, ScatterND): a rolling buffer
+    shifted by one frame and the new frame written at the end, and a column
+    zeroed."""
+
+    def forward(self, buf, frame):
+        out = buf.clone()
+        out[:, :, :-1] = buf[:, :, 1:]
+        out[:, :, -1] = frame
+        z = frame.clone()
+        z[:, 0] = 0.0
+        return out, z
+
+
+@pattern("index_put_buffer")
+def _index_put():
+    return IndexPut(), (randn(1, 4, 6), randn(1, 4)), ["buf", "frame"], ["next_buf", "z"]
+
+
+class Scatter(nn.Module):
+    """scatter, scatter_add and gather along a dim.  The indices are distinct
+    per row: torch 1.13 exports scatter_add before opset 16 as a ScatterElements
+    into zeros plus an Add, which is wrong for repeated indices; from 16 it is
+    ScatterElements(reduction="add") (scatter_add_repeated)."""
+
+    def __init__(self, idx=((2, 0, 1, 3), (1, 3, 0, 2))):
+        super().__init__()
+        self.register_buffer("idx", torch.tensor(idx))
+
+    def forward(self, x, u):
+        a = torch.zeros(2, 4).scatter(1, self.idx, u)
+        b = x.scatter_add(1, self.idx, u)
+        return a + b, torch.gather(x, 1, self.idx)
+
+
+@pattern("scatter_gather", opsets=(13, 16))
+def _scatter():
+    return Scatter(), (randn(2, 4), randn(2, 4)), ["x", "u"], ["y", "t"]
+
+
+class ScatterAddRepeated(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("idx", torch.tensor([[2, 0, 2, 2], [1, 1, 0, 3]]))
+
+    def forward(self, x, u):
+        return x.scatter_add(1, self.idx, u)
+
+
+@pattern("scatter_add_repeated", opsets=(16,))
+def _scatter_add_rep():
+    return ScatterAddRepeated(), (randn(2, 4), randn(2, 4)), ["x", "u"], ["y"]
+
+
+class Reductions(nn.Module):
+    def forward(self, x):
+        v, m = torch.var_mean(x, 1, unbiased=False)
+        return torch.cat([torch.logsumexp(x, 1), torch.prod(x * 0.5 + 1, 1), x.amax(1), x.amin(1),
+                          v, m, torch.argmin(x, 1).float(), (x > 0).any(1).float(),
+                          (x > -1.5).all(1).float(), F.cosine_similarity(x, x.flip(1), 1)[:, None]
+                          .squeeze(1), torch.norm(x, dim=1), x.abs().sum(1)], 0)
+
+
+@pattern("reductions")
+def _reductions():
+    return Reductions(), (randn(3, 7),), ["x"], ["y"]
+
+
+class AudioDecoder(nn.Module):
+    """A vocoder-like upsampler: ConvTranspose1d (grouped too), Upsample on 3-D
+    (nearest and linear), InstanceNorm1d, Softplus(beta), LeakyReLU, tanh
+    (nn.LocalResponseNorm exports through the pads chain and an If)."""
+
+    def __init__(self):
+        super().__init__()
+        self.t1 = nn.ConvTranspose1d(8, 8, 4, stride=2, padding=1)
+        self.t2 = nn.ConvTranspose1d(8, 8, 3, stride=2, padding=1, output_padding=1, groups=2)
+        self.n = nn.InstanceNorm1d(8, affine=True)
+        self.c = nn.Conv1d(8, 1, 7, padding=3)
+
+    def forward(self, x):
+        y = F.leaky_relu(self.t1(x), 0.2)
+        y = F.softplus(self.t2(y), beta=2.0)
+        y = self.n(y)
+        y = F.interpolate(y, scale_factor=2, mode="nearest") + \
+            F.interpolate(y, scale_factor=2, mode="linear", align_corners=False)
+        return torch.tanh(self.c(y))
+
+
+@pattern("audio_decoder")
+def _audio_dec():
+    return AudioDecoder(), (randn(1, 8, 10),), ["mel"], ["wave"]
+
+
+class Narrow(nn.Module):
+    def forward(self, x):
+        a = torch.narrow(x, 1, 1, 3)
+        e = x[:, None, 2:, :, None].squeeze(-1)
+        return a.sum(1) * x[..., -1:].mean(), e
+
+
+@pattern("narrow_none_index")
+def _narrow():
+    return Narrow(), (randn(2, 5, 6),), ["x"], ["a", "e"]
+
+
+class TensorSplit(nn.Module):
+    """torch.tensor_split exports as SplitToSequence -> SequenceAt."""
+
+    def forward(self, x):
+        b, c, d = torch.tensor_split(x, 3, dim=2)
+        return b * c.mean() - d.amax(2, keepdim=True)
+
+
+@pattern("tensor_split")
+def _tensor_split():
+    return TensorSplit(), (randn(2, 5, 6),), ["x"], ["y"]
+
+
+class Interp1d(nn.Module):
+    """F.interpolate on [n, c, l]: Resize of a 3-D tensor, by scale and by size."""
+
+    def forward(self, x):
+        return (F.interpolate(x, scale_factor=3, mode="nearest"),
+                F.interpolate(x, size=17, mode="linear", align_corners=True),
+                F.interpolate(x, size=5, mode="linear", align_corners=False),
+                nn.Upsample(scale_factor=2, mode="linear")(x))
+
+
+@pattern("interp_1d", opsets=(11, 13))
+def _interp_1d():
+    return Interp1d(), (randn(2, 3, 8),), ["x"], ["nearest3x", "ac17", "down5", "up2"]
+
+
 # --------------------------------------------------------------------------------------
 # Export
 # --------------------------------------------------------------------------------------
