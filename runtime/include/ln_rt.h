@@ -1154,7 +1154,8 @@ void ln_rt_window_f32(ln_rt_window_kind kind, int32_t n, int32_t periodic, float
  * X[k] = sum_{t < min(n, len)} x[t] e^(-+2 pi i k t / n), k < nout (n, or
  * n / 2 + 1 one-sided), the inverse (+, divided by n) when inverse != 0;
  * x beyond len is zero (a longer n pads, a shorter one truncates).  Needs
- * ln_rt_dft_scratch_size() bytes of scratch (the twiddles); the sums run
+ * ln_rt_dft_scratch_size() bytes of scratch (the twiddles and an n-point
+ * buffer); a power-of-two n runs a radix-2 FFT, any other n the sums
  * directly, O(n * nout) per transform. */
 typedef struct {
     int32_t outer, len, inner, c;
@@ -1167,7 +1168,7 @@ int ln_rt_dft_f32(const ln_rt_dft_args *a, const float *x, float *y, void *scrat
 /* STFT of x [batch][len][c] (c = 1 or 2): frames t * step .. t * step +
  * n - 1 for t < frames, each times window (NULL: none, else n values),
  * then the DFT of length n, nout bins: y [batch][frames][nout][2].
- * Scratch: ln_rt_stft_scratch_size() bytes (the twiddles). */
+ * Scratch: ln_rt_stft_scratch_size() bytes (as the DFT's). */
 typedef struct {
     int32_t batch, len, c;
     int32_t step, frames, n, nout;

@@ -3,12 +3,13 @@
  * windows, DFT (real or complex input, one-sided, inverse, zero padding or
  * truncation to a DFT length), STFT and the mel filter bank matrix.
  *
- * The DFT sums directly, O(n^2) per transform, in double: a table of the n
- * twiddles cos, sin(2 pi j / n) in scratch (no malloc in the runtime), and
- * the index k * t walked modulo n, so no trig call runs in the loop and
- * the angle never loses precision for large k * t.  A power-of-two FFT
- * would be faster for long frames; audio front ends run a few frames of a
- * few hundred points, where this is not the cost that matters.
+ * The DFT runs in double over a table of the n twiddles cos, sin(2 pi j /
+ * n) in scratch (no malloc in the runtime).  A power-of-two n takes an
+ * iterative radix-2 FFT (bit-reversed copy of the zero-padded input into a
+ * second n-point buffer of scratch, log2 n butterfly passes), O(n log n);
+ * any other n sums directly, O(n * bins), the index k * t walked modulo n,
+ * so no trig call runs in the loop and the angle never loses precision
+ * for large k * t.
  */
 #include <math.h>
 #include "ln_rt_internal.h"
@@ -45,14 +46,63 @@ static void twiddles(int32_t n, double *tw)
     }
 }
 
-/* One transform: m input points x[t * xs] (c floats each, (re[, im])),
- * each times win[t] when win, of a length-n DFT; nout bins into y[k * ys]
- * as (re, im). */
-static void dft_1d(const float *x, size_t xs, int32_t c, int32_t m, const float *win,
-                   int32_t n, int32_t nout, int32_t inverse, const double *tw,
+/* The radix-2 FFT of m input points (as dft_1d's), zero padded to n, a
+ * power of two, in buf (2 n doubles); nout bins into y. */
+static void fft_1d(const float *x, size_t xs, int32_t c, int32_t m, const float *win,
+                   int32_t n, int32_t nout, int32_t inverse, const double *tw, double *buf,
                    float *y, size_t ys)
 {
     double sign = inverse ? 1.0 : -1.0, scale = inverse ? 1.0 / (double)n : 1.0;
+    int32_t bits = 0;
+
+    while ((1 << bits) < n)
+        bits++;
+    /* buf[rev(t)] = x[t] */
+    for (int32_t t = 0; t < n; t++) {
+        int32_t r = 0;
+        for (int32_t b = 0; b < bits; b++)
+            r |= ((t >> b) & 1) << (bits - 1 - b);
+        if (t < m) {
+            const float *p = x + (size_t)t * xs;
+            double w = win ? (double)win[t] : 1.0;
+            buf[2 * r] = p[0] * w;
+            buf[2 * r + 1] = c == 2 ? p[1] * w : 0.0;
+        } else {
+            buf[2 * r] = buf[2 * r + 1] = 0.0;
+        }
+    }
+    for (int32_t len = 2; len <= n; len <<= 1) {
+        int32_t half = len >> 1, step = n / len;
+        for (int32_t i = 0; i < n; i += len)
+            for (int32_t k = 0; k < half; k++) {
+                double wr = tw[2 * k * step], wi = sign * tw[2 * k * step + 1];
+                double *u = buf + 2 * (i + k), *v = buf + 2 * (i + k + half);
+                double vr = v[0] * wr - v[1] * wi, vi = v[0] * wi + v[1] * wr;
+                v[0] = u[0] - vr;
+                v[1] = u[1] - vi;
+                u[0] += vr;
+                u[1] += vi;
+            }
+    }
+    for (int32_t k = 0; k < nout; k++) {
+        y[(size_t)k * ys] = (float)(buf[2 * k] * scale);
+        y[(size_t)k * ys + 1] = (float)(buf[2 * k + 1] * scale);
+    }
+}
+
+/* One transform: m input points x[t * xs] (c floats each, (re[, im])),
+ * each times win[t] when win, of a length-n DFT; nout bins into y[k * ys]
+ * as (re, im).  tw holds the twiddles, then 2 n doubles for the FFT. */
+static void dft_1d(const float *x, size_t xs, int32_t c, int32_t m, const float *win,
+                   int32_t n, int32_t nout, int32_t inverse, double *tw,
+                   float *y, size_t ys)
+{
+    double sign = inverse ? 1.0 : -1.0, scale = inverse ? 1.0 / (double)n : 1.0;
+
+    if (n >= 2 && (n & (n - 1)) == 0) {
+        fft_1d(x, xs, c, m, win, n, nout, inverse, tw, tw + 2 * (size_t)n, y, ys);
+        return;
+    }
 
     for (int32_t k = 0; k < nout; k++) {
         double re = 0.0, im = 0.0;
@@ -76,12 +126,12 @@ static void dft_1d(const float *x, size_t xs, int32_t c, int32_t m, const float 
 
 size_t ln_rt_dft_scratch_size(const ln_rt_dft_args *a)
 {
-    return a->n > 0 ? (size_t)a->n * 2 * sizeof(double) : 0;
+    return a->n > 0 ? (size_t)a->n * 4 * sizeof(double) : 0;
 }
 
 int ln_rt_dft_f32(const ln_rt_dft_args *a, const float *x, float *y, void *scratch)
 {
-    double *tw = scratch;
+    double *tw = scratch;   /* twiddles, then the FFT's buffer */
     int32_t m;
 
     if (a->outer < 0 || a->len < 1 || a->inner < 0 || (a->c != 1 && a->c != 2) ||
@@ -99,7 +149,7 @@ int ln_rt_dft_f32(const ln_rt_dft_args *a, const float *x, float *y, void *scrat
 
 size_t ln_rt_stft_scratch_size(const ln_rt_stft_args *a)
 {
-    return a->n > 0 ? (size_t)a->n * 2 * sizeof(double) : 0;
+    return a->n > 0 ? (size_t)a->n * 4 * sizeof(double) : 0;
 }
 
 int ln_rt_stft_f32(const ln_rt_stft_args *a, const float *x, const float *window, float *y,
