@@ -877,6 +877,25 @@ sub pre_rest_c {
 }
 
 # run / static_run: locals for what the calls use, then the calls.
+# The kernels that return a status (int: LN_RT_OK or LN_RT_ARG_ERROR, as
+# ln_rt.h says), read from the runtime's headers once: run() turns a
+# refusal into an error naming the op, as emitted code returns
+# <NAME>_ERR_KERNEL.
+my %RT_STATUS;
+sub rt_status {
+    my ($fn) = @_;
+    if (!%RT_STATUS) {
+        $RT_STATUS{''} = 1;
+        for my $h (split /:/, $opt{'rt-headers'}) {
+            open my $fh, '<', $h or fail($h, "cannot read: $!");
+            local $/;
+            my $text = <$fh>;
+            $RT_STATUS{$1} = 1 while $text =~ /(?:^|[;}])\s*int\s+(ln_rt_\w+)\s*\(/mg;
+        }
+    }
+    return $RT_STATUS{$fn};
+}
+
 sub run_c {
     my ($d, $sect, $has_priv) = @_;
     my $o = $d->{optype};
@@ -936,14 +955,21 @@ sub run_c {
     $decls .= $pdecl;
     $body .= "$vloop\n" if $vloop;
     for my $c (@calls) {
-        my $call = "$c->{call}(" . join(', ', @{ $c->{args} // [] }) . ");\n";
+        my $call = "$c->{call}(" . join(', ', @{ $c->{args} // [] }) . ")";
+        my $cond;
         if (exists $c->{when}) {
-            $body .= "    if ($c->{when})\n        $call";
+            $cond = $c->{when};
         } elsif (exists $c->{unless}) {
-            my $u = $c->{unless} =~ /^[\w.>-]+$/ ? "!$c->{unless}" : "!($c->{unless})";
-            $body .= "    if ($u)\n        $call";
+            $cond = $c->{unless} =~ /^[\w.>-]+$/ ? "!$c->{unless}" : "!($c->{unless})";
+        }
+        if (rt_status($c->{call})) {
+            $call = "$call != LN_RT_OK";
+            $call = "$cond && $call" if defined $cond;
+            $body .= "    if ($call)\n        return ln_op_kernel_error(op_arg, \"$c->{call}\");\n";
+        } elsif (defined $cond) {
+            $body .= "    if ($cond)\n        $call;\n";
         } else {
-            $body .= "    $call";
+            $body .= "    $call;\n";
         }
     }
     $decls = "    (void)op_arg;\n" if $decls eq '';

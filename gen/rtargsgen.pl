@@ -98,7 +98,7 @@ while ($text =~ /typedef\s+(enum|struct)\s*(?:\w+\s*)?\{(.*?)\}\s*(\w+)\s*;/gs) 
 fail($opt{header}, 'no ln_rt_ typedefs found') if !@types;
 
 my %status;
-$status{$1} = 1 while $text =~ /(?:^|[;}])\s*int\s+(ln_rt_\w+)\s*\(/g;
+$status{$1} = 1 while $text =~ /(?:^|[;}])\s*int\s+(ln_rt_\w+)\s*\(/mg;
 my @status = sort keys %status;
 
 # One value of type $t at C expression $e, after the literal text $pre.

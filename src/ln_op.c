@@ -464,6 +464,13 @@ int ln_op_pre_run(ln_op *op)
 /* The post_run of most ops: the output tensors pre_run put in the table go
  * (a "scratch" output only if this op created it: the entry stays in
  * tensors_out, like an IR field), and the private data is freed. */
+int ln_op_kernel_error(const ln_op_arg *op_arg, const char *kernel)
+{
+    return ln_error(LN_EINVAL, "%s (%s): %s refused its input at run time (an index or "
+                    "target out of range, or arguments it cannot take); the outputs are not valid",
+                    op_arg->name, op_arg->optype, kernel);
+}
+
 int ln_op_post_run_outputs(ln_op_arg *op_arg)
 {
     LN_LIST_FOREACH(ln_tensor_list_entry, tl, op_arg->tensors_out) {

@@ -78,6 +78,11 @@ int ln_op_pre_run(ln_op *op);
 /* The post_run of most ops: removes the outputs pre_run added to the tensor
  * table (a "scratch" output only if this op created it) and frees priv. */
 int ln_op_post_run_outputs(ln_op_arg *op_arg);
+/* What run() returns when the kernel it calls refuses (LN_RT_ARG_ERROR:
+ * data it cannot take, such as an index or a class target out of range,
+ * that no compile-time check could see): LN_EINVAL, with a message naming
+ * the op and the kernel.  The op's outputs are then not valid. */
+int ln_op_kernel_error(const ln_op_arg *op_arg, const char *kernel);
 /* A new output tensor of op_arg in the tensor table, created by the op
  * (flags: LN_OP_OUT_STATIC, LN_OP_OUT_IO). */
 #define LN_OP_OUT_STATIC 1

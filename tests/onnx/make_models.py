@@ -99,6 +99,15 @@ def main():
     g = helper.make_graph(nodes, "many_problems", [x], [y], [ext])
     save(model(g), "many_problems.onnx")
 
+    # Gather with its indices a graph input: an index out of range is found
+    # only at run time, by the kernel (ln_rt_gather returns LN_RT_ARG_ERROR)
+    idx = helper.make_tensor_value_info("idx", TensorProto.INT64, [3])
+    gy = helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 2])
+    data = numpy_helper.from_array(np.arange(8, dtype=np.float32).reshape(4, 2), "data")
+    g = helper.make_graph([helper.make_node("Gather", ["data", "idx"], ["y"], axis=0, name="gather1")],
+                          "gather_runtime_index", [idx], [gy], [data])
+    save(model(g), "gather_runtime_index.onnx")
+
 
 if __name__ == "__main__":
     main()

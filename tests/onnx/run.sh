@@ -80,5 +80,18 @@ expect_error "unwritable" "cannot" "$ONNX" "$D/basic.onnx" -o "$T/out/nodir/m.js
 expect_error "lightnet unknown op" "unsupported at opset 13: FooBar" "$LN" "$D/unknown_op.onnx"
 expect_error "lightnet truncated" "not an ONNX model" "$LN" "$D/truncated.onnx"
 
+# 8. a kernel that refuses its data at run time (an index out of range that
+# no check could see: the indices are a graph input) is an error naming
+# the op and the kernel, and --save writes nothing; in range (and -1 from
+# the end) runs
+z7='\000\000\000\000\000\000\000'
+printf "\000$z7\007$z7\001$z7" >"$T/idx_bad.bin"
+printf "\000$z7\377\377\377\377\377\377\377\377\001$z7" >"$T/idx_ok.bin"
+expect_error "kernel refuses at run time" "gather1 (gather_cpu): ln_rt_gather refused its input at run time" \
+    "$LN" "$D/gather_runtime_index.onnx" -i "idx=$T/idx_bad.bin" --save "y=$T/out/y.bin"
+if "$LN" "$D/gather_runtime_index.onnx" -i "idx=$T/idx_ok.bin" --save "y=$T/y.bin" >/dev/null 2>&1 &&
+   [ "$(od -An -v -f "$T/y.bin" | tr -s ' \n' ' ' | sed 's/^ //; s/ $//')" = "0 1 6 7 2 3" ]; then ok
+else bad "gather with indices in range: $(od -An -f "$T/y.bin" 2>&1)"; fi
+
 echo "onnx tool tests: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -70,7 +70,8 @@ static int cast_like_cpu_run(ln_op_arg *op_arg)
     const ln_rt_dtype *rt_from = &priv->rt_from;
     const ln_rt_dtype *rt_to = &priv->rt_to;
 
-    ln_rt_cast(*rt_from, src->data, *rt_to, dst->data, src->len);
+    if (ln_rt_cast(*rt_from, src->data, *rt_to, dst->data, src->len) != LN_RT_OK)
+        return ln_op_kernel_error(op_arg, "ln_rt_cast");
     return 0;
 }
 

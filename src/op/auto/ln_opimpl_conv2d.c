@@ -152,7 +152,8 @@ static int conv2d_cpu_run(ln_op_arg *op_arg)
     const ln_rt_conv2d_args *args = &priv->args;
     const ln_rt_target *target = &priv->target;
 
-    ln_rt_conv2d_f32_for(*target, args, src->data, weight->data, bias ? bias->data : NULL, dst->data, scratch ? scratch->data : NULL);
+    if (ln_rt_conv2d_f32_for(*target, args, src->data, weight->data, bias ? bias->data : NULL, dst->data, scratch ? scratch->data : NULL) != LN_RT_OK)
+        return ln_op_kernel_error(op_arg, "ln_rt_conv2d_f32_for");
     return 0;
 }
 
@@ -217,7 +218,8 @@ static int conv2d_dw_cpu_run(ln_op_arg *op_arg)
     const ln_rt_conv2d_args *args = &priv->args;
     const ln_rt_target *target = &priv->target;
 
-    ln_rt_conv2d_depthwise_f32_for(*target, args, src->data, weight->data, bias ? bias->data : NULL, dst->data, scratch ? scratch->data : NULL);
+    if (ln_rt_conv2d_depthwise_f32_for(*target, args, src->data, weight->data, bias ? bias->data : NULL, dst->data, scratch ? scratch->data : NULL) != LN_RT_OK)
+        return ln_op_kernel_error(op_arg, "ln_rt_conv2d_depthwise_f32_for");
     return 0;
 }
 

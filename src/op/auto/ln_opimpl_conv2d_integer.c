@@ -134,7 +134,8 @@ static int conv2d_integer_cpu_run(ln_op_arg *op_arg)
     const ln_rt_conv2d_args *args = &priv->args;
     const ln_rt_integer_args *types = &priv->types;
 
-    ln_rt_conv2d_integer(args, types, src->data, weight->data, src_zero_point ? src_zero_point->data : NULL, weight_zero_point ? weight_zero_point->data : NULL, dst->data);
+    if (ln_rt_conv2d_integer(args, types, src->data, weight->data, src_zero_point ? src_zero_point->data : NULL, weight_zero_point ? weight_zero_point->data : NULL, dst->data) != LN_RT_OK)
+        return ln_op_kernel_error(op_arg, "ln_rt_conv2d_integer");
     return 0;
 }
 

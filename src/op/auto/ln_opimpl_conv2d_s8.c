@@ -176,7 +176,8 @@ static int conv2d_s8_cpu_run(ln_op_arg *op_arg)
     ln_tensor *scratch = scratch_te ? scratch_te->tensor : NULL;
     const ln_rt_s8_conv_args *args = &priv->args;
 
-    ln_rt_conv2d_nchw_s8(args, src->data, weight->data, bias ? bias->data : NULL, mult->data, shift->data, dst->data, scratch ? scratch->data : NULL);
+    if (ln_rt_conv2d_nchw_s8(args, src->data, weight->data, bias ? bias->data : NULL, mult->data, shift->data, dst->data, scratch ? scratch->data : NULL) != LN_RT_OK)
+        return ln_op_kernel_error(op_arg, "ln_rt_conv2d_nchw_s8");
     return 0;
 }
 

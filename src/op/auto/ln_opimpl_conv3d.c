@@ -112,7 +112,8 @@ static int conv3d_cpu_run(ln_op_arg *op_arg)
     ln_tensor *dst = ln_op_tensor_out(op_arg, "dst")->tensor;
     const ln_rt_conv3d_args *args = &priv->args;
 
-    ln_rt_conv3d_f32(args, src->data, weight->data, bias ? bias->data : NULL, dst->data);
+    if (ln_rt_conv3d_f32(args, src->data, weight->data, bias ? bias->data : NULL, dst->data) != LN_RT_OK)
+        return ln_op_kernel_error(op_arg, "ln_rt_conv3d_f32");
     return 0;
 }
 

@@ -157,7 +157,8 @@ static int conv_transpose2d_cpu_run(ln_op_arg *op_arg)
     ln_tensor *scratch = scratch_te ? scratch_te->tensor : NULL;
     const ln_rt_conv_transpose2d_args *args = &priv->args;
 
-    ln_rt_conv_transpose2d_f32(args, src->data, weight->data, bias ? bias->data : NULL, dst->data, scratch ? scratch->data : NULL);
+    if (ln_rt_conv_transpose2d_f32(args, src->data, weight->data, bias ? bias->data : NULL, dst->data, scratch ? scratch->data : NULL) != LN_RT_OK)
+        return ln_op_kernel_error(op_arg, "ln_rt_conv_transpose2d_f32");
     return 0;
 }
 

@@ -75,7 +75,8 @@ static int einsum_cpu_run(ln_op_arg *op_arg)
     ln_tensor *dst = ln_op_tensor_out(op_arg, "dst")->tensor;
     const ln_rt_einsum_args *args = &priv->args;
 
-    ln_rt_einsum(args, a->data, b ? b->data : NULL, dst->data);
+    if (ln_rt_einsum(args, a->data, b ? b->data : NULL, dst->data) != LN_RT_OK)
+        return ln_op_kernel_error(op_arg, "ln_rt_einsum");
     return 0;
 }
 

@@ -93,7 +93,8 @@ static int eyelike_cpu_run(ln_op_arg *op_arg)
     double k = priv->k;
     const ln_rt_dtype *rt_to = &priv->rt_to;
 
-    ln_rt_eyelike(dst->dims[0], dst->dims[1], (int64_t)k, *rt_to, dst->data);
+    if (ln_rt_eyelike(dst->dims[0], dst->dims[1], (int64_t)k, *rt_to, dst->data) != LN_RT_OK)
+        return ln_op_kernel_error(op_arg, "ln_rt_eyelike");
     return 0;
 }
 

@@ -132,7 +132,8 @@ static int fc_s8_cpu_run(ln_op_arg *op_arg)
     ln_tensor *dst = ln_op_tensor_out(op_arg, "dst")->tensor;
     const ln_rt_s8_fc_args *args = &priv->args;
 
-    ln_rt_fully_connected_s8(args, src->data, weight->data, bias ? bias->data : NULL, mult->data, shift->data, dst->data);
+    if (ln_rt_fully_connected_s8(args, src->data, weight->data, bias ? bias->data : NULL, mult->data, shift->data, dst->data) != LN_RT_OK)
+        return ln_op_kernel_error(op_arg, "ln_rt_fully_connected_s8");
     return 0;
 }
 

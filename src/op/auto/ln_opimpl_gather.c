@@ -83,7 +83,8 @@ static int gather_cpu_run(ln_op_arg *op_arg)
     const int32_t *len = &priv->len;
     const int32_t *inner = &priv->inner;
 
-    ln_rt_gather(*outer, *len, *inner, indices->data, indices->len, ln_dtype_size(src->dtype), src->data, dst->data);
+    if (ln_rt_gather(*outer, *len, *inner, indices->data, indices->len, ln_dtype_size(src->dtype), src->data, dst->data) != LN_RT_OK)
+        return ln_op_kernel_error(op_arg, "ln_rt_gather");
     return 0;
 }
 

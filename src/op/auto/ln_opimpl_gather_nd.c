@@ -77,7 +77,8 @@ static int gather_nd_cpu_run(ln_op_arg *op_arg)
     ln_tensor *dst = ln_op_tensor_out(op_arg, "dst")->tensor;
     const ln_rt_nd_args *nd = &priv->nd;
 
-    ln_rt_gather_nd(nd, ln_dtype_size(src->dtype), src->data, indices->data, dst->data);
+    if (ln_rt_gather_nd(nd, ln_dtype_size(src->dtype), src->data, indices->data, dst->data) != LN_RT_OK)
+        return ln_op_kernel_error(op_arg, "ln_rt_gather_nd");
     return 0;
 }
 

@@ -91,7 +91,8 @@ static int matmul_cpu_run(ln_op_arg *op_arg)
     ln_tensor *scratch = scratch_te ? scratch_te->tensor : NULL;
     const ln_rt_matmul_args *args = &priv->args;
 
-    ln_rt_matmul_f32(args, src1->data, src2->data, dst->data, scratch ? scratch->data : NULL);
+    if (ln_rt_matmul_f32(args, src1->data, src2->data, dst->data, scratch ? scratch->data : NULL) != LN_RT_OK)
+        return ln_op_kernel_error(op_arg, "ln_rt_matmul_f32");
     return 0;
 }
 

@@ -103,7 +103,8 @@ static int matmul_integer_cpu_run(ln_op_arg *op_arg)
     const ln_rt_matmul_args *args = &priv->args;
     const ln_rt_integer_args *types = &priv->types;
 
-    ln_rt_matmul_integer(args, types, src1->data, src2->data, src1_zero_point ? src1_zero_point->data : NULL, src2_zero_point ? src2_zero_point->data : NULL, dst->data);
+    if (ln_rt_matmul_integer(args, types, src1->data, src2->data, src1_zero_point ? src1_zero_point->data : NULL, src2_zero_point ? src2_zero_point->data : NULL, dst->data) != LN_RT_OK)
+        return ln_op_kernel_error(op_arg, "ln_rt_matmul_integer");
     return 0;
 }
 

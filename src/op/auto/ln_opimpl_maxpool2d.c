@@ -102,10 +102,10 @@ static int maxpool2d_cpu_run(ln_op_arg *op_arg)
     ln_tensor *dst = ln_op_tensor_out(op_arg, "dst")->tensor;
     const ln_rt_pool2d_args *args = &priv->args;
 
-    if (src->dtype == LN_DTYPE_FLOAT32)
-        ln_rt_maxpool2d_f32(args, src->data, dst->data);
-    if (src->dtype == LN_DTYPE_INT8)
-        ln_rt_maxpool2d_s8(args, src->data, dst->data);
+    if (src->dtype == LN_DTYPE_FLOAT32 && ln_rt_maxpool2d_f32(args, src->data, dst->data) != LN_RT_OK)
+        return ln_op_kernel_error(op_arg, "ln_rt_maxpool2d_f32");
+    if (src->dtype == LN_DTYPE_INT8 && ln_rt_maxpool2d_s8(args, src->data, dst->data) != LN_RT_OK)
+        return ln_op_kernel_error(op_arg, "ln_rt_maxpool2d_s8");
     return 0;
 }
 

@@ -101,7 +101,8 @@ static int maxpool3d_cpu_run(ln_op_arg *op_arg)
     ln_tensor *indices = indices_te ? indices_te->tensor : NULL;
     const ln_rt_pool3d_args *args = &priv->args;
 
-    ln_rt_maxpool3d_f32(args, src->data, dst->data, indices ? indices->data : NULL);
+    if (ln_rt_maxpool3d_f32(args, src->data, dst->data, indices ? indices->data : NULL) != LN_RT_OK)
+        return ln_op_kernel_error(op_arg, "ln_rt_maxpool3d_f32");
     return 0;
 }
 

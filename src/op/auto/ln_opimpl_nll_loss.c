@@ -100,10 +100,10 @@ static int nll_loss_cpu_run(ln_op_arg *op_arg)
     ln_tensor *dst = ln_op_tensor_out(op_arg, "dst")->tensor;
     const ln_rt_loss_args *args = &priv->args;
 
-    if (src->dtype == LN_DTYPE_FLOAT32)
-        ln_rt_nll_loss_f32(args, ln_dtype_size(target->dtype), src->data, target->data, weight ? weight->data : NULL, dst->data);
-    if (src->dtype == LN_DTYPE_FLOAT64)
-        ln_rt_nll_loss_f64(args, ln_dtype_size(target->dtype), src->data, target->data, weight ? weight->data : NULL, dst->data);
+    if (src->dtype == LN_DTYPE_FLOAT32 && ln_rt_nll_loss_f32(args, ln_dtype_size(target->dtype), src->data, target->data, weight ? weight->data : NULL, dst->data) != LN_RT_OK)
+        return ln_op_kernel_error(op_arg, "ln_rt_nll_loss_f32");
+    if (src->dtype == LN_DTYPE_FLOAT64 && ln_rt_nll_loss_f64(args, ln_dtype_size(target->dtype), src->data, target->data, weight ? weight->data : NULL, dst->data) != LN_RT_OK)
+        return ln_op_kernel_error(op_arg, "ln_rt_nll_loss_f64");
     return 0;
 }
 

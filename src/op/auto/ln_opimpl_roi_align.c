@@ -106,7 +106,8 @@ static int roi_align_cpu_run(ln_op_arg *op_arg)
     ln_tensor *dst = ln_op_tensor_out(op_arg, "dst")->tensor;
     const ln_rt_roi_align_args *args = &priv->args;
 
-    ln_rt_roi_align_f32(args, src->data, rois->data, batch_indices->data, dst->data);
+    if (ln_rt_roi_align_f32(args, src->data, rois->data, batch_indices->data, dst->data) != LN_RT_OK)
+        return ln_op_kernel_error(op_arg, "ln_rt_roi_align_f32");
     return 0;
 }
 

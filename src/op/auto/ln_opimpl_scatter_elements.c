@@ -112,7 +112,8 @@ static int scatter_elements_cpu_run(ln_op_arg *op_arg)
     int reduction_index = priv->reduction_index;
     const ln_rt_gather_elements_args *ge = &priv->ge;
 
-    ln_rt_scatter_elements(ge, reduction_index, ln_dtype_size(src->dtype), src->data, indices->data, updates->data, dst->data);
+    if (ln_rt_scatter_elements(ge, reduction_index, ln_dtype_size(src->dtype), src->data, indices->data, updates->data, dst->data) != LN_RT_OK)
+        return ln_op_kernel_error(op_arg, "ln_rt_scatter_elements");
     return 0;
 }
 

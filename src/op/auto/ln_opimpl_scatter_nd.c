@@ -106,7 +106,8 @@ static int scatter_nd_cpu_run(ln_op_arg *op_arg)
     int reduction_index = priv->reduction_index;
     const ln_rt_nd_args *nd = &priv->nd;
 
-    ln_rt_scatter_nd(nd, reduction_index, ln_dtype_size(src->dtype), src->data, indices->data, updates->data, dst->data);
+    if (ln_rt_scatter_nd(nd, reduction_index, ln_dtype_size(src->dtype), src->data, indices->data, updates->data, dst->data) != LN_RT_OK)
+        return ln_op_kernel_error(op_arg, "ln_rt_scatter_nd");
     return 0;
 }
 

@@ -108,10 +108,10 @@ static int softmax_cross_entropy_cpu_run(ln_op_arg *op_arg)
     ln_tensor *log_prob = log_prob_te ? log_prob_te->tensor : NULL;
     const ln_rt_loss_args *args = &priv->args;
 
-    if (src->dtype == LN_DTYPE_FLOAT32)
-        ln_rt_softmax_cross_entropy_f32(args, ln_dtype_size(target->dtype), src->data, target->data, weight ? weight->data : NULL, dst->data, log_prob ? log_prob->data : NULL);
-    if (src->dtype == LN_DTYPE_FLOAT64)
-        ln_rt_softmax_cross_entropy_f64(args, ln_dtype_size(target->dtype), src->data, target->data, weight ? weight->data : NULL, dst->data, log_prob ? log_prob->data : NULL);
+    if (src->dtype == LN_DTYPE_FLOAT32 && ln_rt_softmax_cross_entropy_f32(args, ln_dtype_size(target->dtype), src->data, target->data, weight ? weight->data : NULL, dst->data, log_prob ? log_prob->data : NULL) != LN_RT_OK)
+        return ln_op_kernel_error(op_arg, "ln_rt_softmax_cross_entropy_f32");
+    if (src->dtype == LN_DTYPE_FLOAT64 && ln_rt_softmax_cross_entropy_f64(args, ln_dtype_size(target->dtype), src->data, target->data, weight ? weight->data : NULL, dst->data, log_prob ? log_prob->data : NULL) != LN_RT_OK)
+        return ln_op_kernel_error(op_arg, "ln_rt_softmax_cross_entropy_f64");
     return 0;
 }
 

@@ -108,7 +108,8 @@ static int stft_cpu_run(ln_op_arg *op_arg)
     ln_tensor *scratch = scratch_te ? scratch_te->tensor : NULL;
     const ln_rt_stft_args *args = &priv->args;
 
-    ln_rt_stft_f32(args, signal->data, window ? window->data : NULL, dst->data, scratch ? scratch->data : NULL);
+    if (ln_rt_stft_f32(args, signal->data, window ? window->data : NULL, dst->data, scratch ? scratch->data : NULL) != LN_RT_OK)
+        return ln_op_kernel_error(op_arg, "ln_rt_stft_f32");
     return 0;
 }
 
