@@ -313,10 +313,12 @@ sub validate {
 #   -> t_count, ${t.elem_size} -> ln_dtype_size(t->dtype), a param or its
 #   _len/_index -> its value, a priv field f: &${f} -> f, ${f}.x -> f->x,
 #   ${f} -> *f.  ${t.type} in the kernel's name (ln_rt_relu_${src.type})
-#   picks the kernel by t's dtype (f32, s8, u8, s16, s32, s64, f64):
-#   run() tests t's dtype for each one the description allows.
-my %TYPE_SUFFIX = (float32 => 'f32', float64 => 'f64', int8 => 's8', uint8 => 'u8',
-                   int16 => 's16', int32 => 's32', int64 => 's64');
+#   picks the kernel by t's dtype (f32, f64, f16, s8, u8, s16, u16, s32, u32,
+#   s64, u64, b8): run() tests t's dtype for each one the description allows;
+#   two tensors' .type in one name give a kernel per pair of dtypes.
+my %TYPE_SUFFIX = (float32 => 'f32', float64 => 'f64', float16 => 'f16', int8 => 's8',
+                   uint8 => 'u8', int16 => 's16', uint16 => 'u16', int32 => 's32',
+                   uint32 => 'u32', int64 => 's64', uint64 => 'u64', bool => 'b8');
 sub split_args {
     my ($s) = @_;
     my @a;
@@ -373,26 +375,38 @@ sub derive_kernel {
         push @c, $a;
     }
     my @run;
-    if ($fn =~ /\$\{(\w+)\.type\}/) {
-        my $n = $1;
-        my $x = $t{$n};
-        my @dts;
-        if ($x && !$x->{variadic}) {
-            # a dtype list, or the one of the input (or default) the dtype names
-            my $xd = $x->{dtype};
-            @dts = ref $xd eq 'ARRAY' ? @$xd : ();
-            if (!@dts && is_str($xd) && $xd =~ /^(\w+)(?:\|(\w+))?$/ && $t{$1} && ref $t{$1}{dtype} eq 'ARRAY') {
-                @dts = @{ $t{$1}{dtype} };
-                push @dts, $2 if defined $2 && !grep { $_ eq $2 } @dts;
+    if ($fn =~ /\$\{\w+\.type\}/) {
+        # one kernel per dtype of each tensor named (the cross product when
+        # the name has two: ln_rt_pow_${src1.type}_${src2.type})
+        my @combos = ({ f => $fn, when => [] });
+        my %done;
+        while ($fn =~ /\$\{(\w+)\.type\}/g) {
+            my $n = $1;
+            next if $done{$n}++;
+            my $x = $t{$n};
+            my @dts;
+            if ($x && !$x->{variadic}) {
+                # a dtype list, or the one of the input (or default) the dtype names
+                my $xd = $x->{dtype};
+                @dts = ref $xd eq 'ARRAY' ? @$xd : ();
+                if (!@dts && is_str($xd) && $xd =~ /^(\w+)(?:\|(\w+))?$/ && $t{$1} && ref $t{$1}{dtype} eq 'ARRAY') {
+                    @dts = @{ $t{$1}{dtype} };
+                    push @dts, $2 if defined $2 && !grep { $_ eq $2 } @dts;
+                }
             }
+            fail($w, "'\${$n.type}': '$n' is not a tensor of $d->{optype} with a dtype list")
+                if !@dts;
+            my @next;
+            for my $c (@combos) {
+                for my $dt (@dts) {
+                    fail($w, "'\${$n.type}': no kernel suffix for dtype $dt") if !$TYPE_SUFFIX{$dt};
+                    (my $f = $c->{f}) =~ s/\$\{$n\.type\}/$TYPE_SUFFIX{$dt}/g;
+                    push @next, { f => $f, when => [@{ $c->{when} }, "$n->dtype == " . dtype_enum($dt)] };
+                }
+            }
+            @combos = @next;
         }
-        fail($w, "'\${$n.type}': '$n' is not a tensor of $d->{optype} with a dtype list")
-            if !@dts;
-        for my $dt (@dts) {
-            fail($w, "'\${$n.type}': no kernel suffix for dtype $dt") if !$TYPE_SUFFIX{$dt};
-            (my $f = $fn) =~ s/\$\{$n\.type\}/$TYPE_SUFFIX{$dt}/g;
-            push @run, { call => $f, args => [@c], when => "$n->dtype == " . dtype_enum($dt) };
-        }
+        @run = map { { call => $_->{f}, args => [@c], when => join(' && ', @{ $_->{when} }) } } @combos;
     } else {
         fail($w, "a placeholder in the kernel's name must be \${<tensor>.type}") if $fn =~ /\$/;
         @run = ({ call => $fn, args => \@c });
@@ -1516,14 +1530,25 @@ for my $h (split /:/, $opt{'rt-headers'}) {
             # kernels a macro defines: M(ln_rt_x, ...), or
             # #define M(NAME, ...) ... ln_rt_##NAME##_f32(
             $rt_file{$1} //= $rel while $text =~ /^[A-Z][A-Z0-9_]*\((ln_rt_\w+)/mg;
+            # #define M(T, U, S) ... ln_rt_add_##S(  with M(int8_t, uint32_t, s8)
             my %mac;
-            while ($text =~ /^#define\s+(\w+)\((\w+)[^)]*\)((?:[^\n]*\\\n)*[^\n]*)/mg) {
-                my ($m, $arg, $body) = ($1, $2, $3);
-                $mac{$m} = [ $1, $2 ] if $body =~ /\b(ln_rt_\w*)##$arg(?:##(\w+))?\s*\(/;
+            while ($text =~ /^#define\s+(\w+)\(([\w\s,]*)\)((?:[^\n]*\\\n)*[^\n]*)/mg) {
+                my ($m, $body) = ($1, $3);
+                my @p = map { s/^\s+|\s+$//gr } split /,/, $2;
+                while ($body =~ /\b(ln_rt_\w*)##(\w+)(?:##(\w+))?\s*[(,]/g) {
+                    my ($pre, $arg, $post) = ($1, $2, $3);
+                    my ($k) = grep { $p[$_] eq $arg } 0 .. $#p;
+                    push @{ $mac{$m} }, [ $pre, $k, $post ] if defined $k;
+                }
             }
             for my $m (keys %mac) {
-                my ($pre, $post) = @{ $mac{$m} };
-                $rt_file{ $pre . $1 . ($post // '') } //= $rel while $text =~ /^$m\((\w+)/mg;
+                while ($text =~ /^$m\(([^()\n]*)\)/mg) {
+                    my @a = map { s/^\s+|\s+$//gr } split /,/, $1;
+                    for my $x (@{ $mac{$m} }) {
+                        my ($pre, $k, $post) = @$x;
+                        $rt_file{ $pre . $a[$k] . ($post // '') } //= $rel if defined $a[$k];
+                    }
+                }
             }
         }
         closedir $dh;

@@ -168,8 +168,6 @@ void ln_rt_min_f32(const ln_rt_bcast_args *a, const float *x0,
                    const float *x1, float *y);
 void ln_rt_max_f32(const ln_rt_bcast_args *a, const float *x0,
                    const float *x1, float *y);
-void ln_rt_pow_f32(const ln_rt_bcast_args *a, const float *x0,
-                   const float *x1, float *y);
 /* PRelu: y = x0 < 0 ? x1 * x0 : x0, x1 (slope) broadcast like a binary op. */
 void ln_rt_prelu_f32(const ln_rt_bcast_args *a, const float *x0,
                      const float *x1, float *y);
@@ -975,17 +973,93 @@ void ln_rt_rnn_f32(const ln_rt_rnn_args *a, const float *x, const float *weight,
                    const float *initial_h, float *y, float *y_h, void *scratch);
 
 /* ---- integer and bool elementwise (numpy broadcasting, ln_rt_bcast_args)
- * Integer add/sub/mul wrap; comparisons write bool (uint8 0 or 1). */
+ * Integer add/sub/mul wrap (no int8 ones: ln_rt_add_s8 and ln_rt_mul_s8 are
+ * TFLite's); div truncates toward zero, x / 0 is 0 and the
+ * most negative value / -1 wraps to itself; comparisons write bool (uint8 0
+ * or 1). float64 as float32; float16 (binary16 bits in a uint16_t): min and
+ * max. */
+void ln_rt_div_s8(const ln_rt_bcast_args *a, const int8_t *x0, const int8_t *x1, int8_t *y);
+void ln_rt_min_s8(const ln_rt_bcast_args *a, const int8_t *x0, const int8_t *x1, int8_t *y);
+void ln_rt_max_s8(const ln_rt_bcast_args *a, const int8_t *x0, const int8_t *x1, int8_t *y);
+void ln_rt_add_s16(const ln_rt_bcast_args *a, const int16_t *x0, const int16_t *x1, int16_t *y);
+void ln_rt_sub_s16(const ln_rt_bcast_args *a, const int16_t *x0, const int16_t *x1, int16_t *y);
+void ln_rt_mul_s16(const ln_rt_bcast_args *a, const int16_t *x0, const int16_t *x1, int16_t *y);
+void ln_rt_div_s16(const ln_rt_bcast_args *a, const int16_t *x0, const int16_t *x1, int16_t *y);
+void ln_rt_min_s16(const ln_rt_bcast_args *a, const int16_t *x0, const int16_t *x1, int16_t *y);
+void ln_rt_max_s16(const ln_rt_bcast_args *a, const int16_t *x0, const int16_t *x1, int16_t *y);
 void ln_rt_add_s32(const ln_rt_bcast_args *a, const int32_t *x0, const int32_t *x1, int32_t *y);
 void ln_rt_sub_s32(const ln_rt_bcast_args *a, const int32_t *x0, const int32_t *x1, int32_t *y);
 void ln_rt_mul_s32(const ln_rt_bcast_args *a, const int32_t *x0, const int32_t *x1, int32_t *y);
+void ln_rt_div_s32(const ln_rt_bcast_args *a, const int32_t *x0, const int32_t *x1, int32_t *y);
 void ln_rt_min_s32(const ln_rt_bcast_args *a, const int32_t *x0, const int32_t *x1, int32_t *y);
 void ln_rt_max_s32(const ln_rt_bcast_args *a, const int32_t *x0, const int32_t *x1, int32_t *y);
 void ln_rt_add_s64(const ln_rt_bcast_args *a, const int64_t *x0, const int64_t *x1, int64_t *y);
 void ln_rt_sub_s64(const ln_rt_bcast_args *a, const int64_t *x0, const int64_t *x1, int64_t *y);
 void ln_rt_mul_s64(const ln_rt_bcast_args *a, const int64_t *x0, const int64_t *x1, int64_t *y);
+void ln_rt_div_s64(const ln_rt_bcast_args *a, const int64_t *x0, const int64_t *x1, int64_t *y);
 void ln_rt_min_s64(const ln_rt_bcast_args *a, const int64_t *x0, const int64_t *x1, int64_t *y);
 void ln_rt_max_s64(const ln_rt_bcast_args *a, const int64_t *x0, const int64_t *x1, int64_t *y);
+void ln_rt_add_u8(const ln_rt_bcast_args *a, const uint8_t *x0, const uint8_t *x1, uint8_t *y);
+void ln_rt_sub_u8(const ln_rt_bcast_args *a, const uint8_t *x0, const uint8_t *x1, uint8_t *y);
+void ln_rt_mul_u8(const ln_rt_bcast_args *a, const uint8_t *x0, const uint8_t *x1, uint8_t *y);
+void ln_rt_div_u8(const ln_rt_bcast_args *a, const uint8_t *x0, const uint8_t *x1, uint8_t *y);
+void ln_rt_min_u8(const ln_rt_bcast_args *a, const uint8_t *x0, const uint8_t *x1, uint8_t *y);
+void ln_rt_max_u8(const ln_rt_bcast_args *a, const uint8_t *x0, const uint8_t *x1, uint8_t *y);
+void ln_rt_add_u16(const ln_rt_bcast_args *a, const uint16_t *x0, const uint16_t *x1, uint16_t *y);
+void ln_rt_sub_u16(const ln_rt_bcast_args *a, const uint16_t *x0, const uint16_t *x1, uint16_t *y);
+void ln_rt_mul_u16(const ln_rt_bcast_args *a, const uint16_t *x0, const uint16_t *x1, uint16_t *y);
+void ln_rt_div_u16(const ln_rt_bcast_args *a, const uint16_t *x0, const uint16_t *x1, uint16_t *y);
+void ln_rt_min_u16(const ln_rt_bcast_args *a, const uint16_t *x0, const uint16_t *x1, uint16_t *y);
+void ln_rt_max_u16(const ln_rt_bcast_args *a, const uint16_t *x0, const uint16_t *x1, uint16_t *y);
+void ln_rt_add_u32(const ln_rt_bcast_args *a, const uint32_t *x0, const uint32_t *x1, uint32_t *y);
+void ln_rt_sub_u32(const ln_rt_bcast_args *a, const uint32_t *x0, const uint32_t *x1, uint32_t *y);
+void ln_rt_mul_u32(const ln_rt_bcast_args *a, const uint32_t *x0, const uint32_t *x1, uint32_t *y);
+void ln_rt_div_u32(const ln_rt_bcast_args *a, const uint32_t *x0, const uint32_t *x1, uint32_t *y);
+void ln_rt_min_u32(const ln_rt_bcast_args *a, const uint32_t *x0, const uint32_t *x1, uint32_t *y);
+void ln_rt_max_u32(const ln_rt_bcast_args *a, const uint32_t *x0, const uint32_t *x1, uint32_t *y);
+void ln_rt_add_u64(const ln_rt_bcast_args *a, const uint64_t *x0, const uint64_t *x1, uint64_t *y);
+void ln_rt_sub_u64(const ln_rt_bcast_args *a, const uint64_t *x0, const uint64_t *x1, uint64_t *y);
+void ln_rt_mul_u64(const ln_rt_bcast_args *a, const uint64_t *x0, const uint64_t *x1, uint64_t *y);
+void ln_rt_div_u64(const ln_rt_bcast_args *a, const uint64_t *x0, const uint64_t *x1, uint64_t *y);
+void ln_rt_min_u64(const ln_rt_bcast_args *a, const uint64_t *x0, const uint64_t *x1, uint64_t *y);
+void ln_rt_max_u64(const ln_rt_bcast_args *a, const uint64_t *x0, const uint64_t *x1, uint64_t *y);
+void ln_rt_add_f64(const ln_rt_bcast_args *a, const double *x0, const double *x1, double *y);
+void ln_rt_sub_f64(const ln_rt_bcast_args *a, const double *x0, const double *x1, double *y);
+void ln_rt_mul_f64(const ln_rt_bcast_args *a, const double *x0, const double *x1, double *y);
+void ln_rt_div_f64(const ln_rt_bcast_args *a, const double *x0, const double *x1, double *y);
+void ln_rt_min_f64(const ln_rt_bcast_args *a, const double *x0, const double *x1, double *y);
+void ln_rt_max_f64(const ln_rt_bcast_args *a, const double *x0, const double *x1, double *y);
+void ln_rt_min_f16(const ln_rt_bcast_args *a, const uint16_t *x0, const uint16_t *x1, uint16_t *y);
+void ln_rt_max_f16(const ln_rt_bcast_args *a, const uint16_t *x0, const uint16_t *x1, uint16_t *y);
+/* ONNX Pow, ln_rt_pow_<base>_<exponent>: the result has the base's type.
+ * Float bases: pow in double (powf for f32 ^ f32). Integer bases: integer
+ * exponents multiply exactly, wrapping (a negative one gives the truncated
+ * 1 / x0^|x1|: 1 for 1, +-1 for -1, else 0); float exponents are pow in
+ * double truncated toward zero, saturated at the type's limits, NaN -> 0. */
+void ln_rt_pow_f32_f32(const ln_rt_bcast_args *a, const float *x0, const float *x1, float *y);
+void ln_rt_pow_f32_f64(const ln_rt_bcast_args *a, const float *x0, const double *x1, float *y);
+void ln_rt_pow_f32_s32(const ln_rt_bcast_args *a, const float *x0, const int32_t *x1, float *y);
+void ln_rt_pow_f32_s64(const ln_rt_bcast_args *a, const float *x0, const int64_t *x1, float *y);
+void ln_rt_pow_f32_u32(const ln_rt_bcast_args *a, const float *x0, const uint32_t *x1, float *y);
+void ln_rt_pow_f32_u64(const ln_rt_bcast_args *a, const float *x0, const uint64_t *x1, float *y);
+void ln_rt_pow_f64_f32(const ln_rt_bcast_args *a, const double *x0, const float *x1, double *y);
+void ln_rt_pow_f64_f64(const ln_rt_bcast_args *a, const double *x0, const double *x1, double *y);
+void ln_rt_pow_f64_s32(const ln_rt_bcast_args *a, const double *x0, const int32_t *x1, double *y);
+void ln_rt_pow_f64_s64(const ln_rt_bcast_args *a, const double *x0, const int64_t *x1, double *y);
+void ln_rt_pow_f64_u32(const ln_rt_bcast_args *a, const double *x0, const uint32_t *x1, double *y);
+void ln_rt_pow_f64_u64(const ln_rt_bcast_args *a, const double *x0, const uint64_t *x1, double *y);
+void ln_rt_pow_s32_f32(const ln_rt_bcast_args *a, const int32_t *x0, const float *x1, int32_t *y);
+void ln_rt_pow_s32_f64(const ln_rt_bcast_args *a, const int32_t *x0, const double *x1, int32_t *y);
+void ln_rt_pow_s32_s32(const ln_rt_bcast_args *a, const int32_t *x0, const int32_t *x1, int32_t *y);
+void ln_rt_pow_s32_s64(const ln_rt_bcast_args *a, const int32_t *x0, const int64_t *x1, int32_t *y);
+void ln_rt_pow_s32_u32(const ln_rt_bcast_args *a, const int32_t *x0, const uint32_t *x1, int32_t *y);
+void ln_rt_pow_s32_u64(const ln_rt_bcast_args *a, const int32_t *x0, const uint64_t *x1, int32_t *y);
+void ln_rt_pow_s64_f32(const ln_rt_bcast_args *a, const int64_t *x0, const float *x1, int64_t *y);
+void ln_rt_pow_s64_f64(const ln_rt_bcast_args *a, const int64_t *x0, const double *x1, int64_t *y);
+void ln_rt_pow_s64_s32(const ln_rt_bcast_args *a, const int64_t *x0, const int32_t *x1, int64_t *y);
+void ln_rt_pow_s64_s64(const ln_rt_bcast_args *a, const int64_t *x0, const int64_t *x1, int64_t *y);
+void ln_rt_pow_s64_u32(const ln_rt_bcast_args *a, const int64_t *x0, const uint32_t *x1, int64_t *y);
+void ln_rt_pow_s64_u64(const ln_rt_bcast_args *a, const int64_t *x0, const uint64_t *x1, int64_t *y);
 void ln_rt_equal_f32(const ln_rt_bcast_args *a, const float *x0, const float *x1, uint8_t *y);
 void ln_rt_greater_f32(const ln_rt_bcast_args *a, const float *x0, const float *x1, uint8_t *y);
 void ln_rt_less_f32(const ln_rt_bcast_args *a, const float *x0, const float *x1, uint8_t *y);
@@ -1021,6 +1095,23 @@ void ln_rt_mod_s64(const ln_rt_bcast_args *a, int32_t fmod, const int64_t *x0,
                    const int64_t *x1, int64_t *y);
 void ln_rt_mod_f32(const ln_rt_bcast_args *a, int32_t fmod, const float *x0, const float *x1,
                    float *y);
+/* unsigned: both modes are %; float: always fmod */
+void ln_rt_mod_s8(const ln_rt_bcast_args *a, int32_t fmod, const int8_t *x0,
+                   const int8_t *x1, int8_t *y);
+void ln_rt_mod_s16(const ln_rt_bcast_args *a, int32_t fmod, const int16_t *x0,
+                   const int16_t *x1, int16_t *y);
+void ln_rt_mod_u8(const ln_rt_bcast_args *a, int32_t fmod, const uint8_t *x0,
+                   const uint8_t *x1, uint8_t *y);
+void ln_rt_mod_u16(const ln_rt_bcast_args *a, int32_t fmod, const uint16_t *x0,
+                   const uint16_t *x1, uint16_t *y);
+void ln_rt_mod_u32(const ln_rt_bcast_args *a, int32_t fmod, const uint32_t *x0,
+                   const uint32_t *x1, uint32_t *y);
+void ln_rt_mod_u64(const ln_rt_bcast_args *a, int32_t fmod, const uint64_t *x0,
+                   const uint64_t *x1, uint64_t *y);
+void ln_rt_mod_f64(const ln_rt_bcast_args *a, int32_t fmod, const double *x0,
+                   const double *x1, double *y);
+void ln_rt_mod_f16(const ln_rt_bcast_args *a, int32_t fmod, const uint16_t *x0,
+                   const uint16_t *x1, uint16_t *y);
 
 /* ---- where (ONNX Where) ----------------------------------------------------
  * dst = cond ? x : y elementwise, numpy broadcasting of the three (dims

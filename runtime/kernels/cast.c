@@ -13,7 +13,7 @@
 #include "ln_rt_internal.h"
 
 /* float -> IEEE binary16, round to nearest even */
-static uint16_t f32_to_f16(float f)
+uint16_t ln_rt__f32_to_f16(float f)
 {
     uint32_t x, ax, sign, h, rem;
 
@@ -36,7 +36,7 @@ static uint16_t f32_to_f16(float f)
     return (uint16_t)(sign | h);
 }
 
-static float f16_to_f32(uint16_t h)
+float ln_rt__f16_to_f32(uint16_t h)
 {
     uint32_t sign = ((uint32_t)h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu, x;
     float f;
@@ -61,7 +61,7 @@ static double load_f(ln_rt_dtype t, const void *x, size_t i)
     switch (t) {
     case LN_RT_FLOAT32: return ((const float *)x)[i];
     case LN_RT_FLOAT64: return ((const double *)x)[i];
-    default: return f16_to_f32(((const uint16_t *)x)[i]);
+    default: return ln_rt__f16_to_f32(((const uint16_t *)x)[i]);
     }
 }
 
@@ -119,7 +119,7 @@ static void store_f(ln_rt_dtype t, void *y, size_t i, double d)
     switch (t) {
     case LN_RT_FLOAT32: ((float *)y)[i] = (float)d; break;
     case LN_RT_FLOAT64: ((double *)y)[i] = d; break;
-    default: ((uint16_t *)y)[i] = f32_to_f16((float)d); break;
+    default: ((uint16_t *)y)[i] = ln_rt__f32_to_f16((float)d); break;
     }
 }
 

@@ -466,6 +466,11 @@ static inline int8_t ln_rt__mul_s8(const ln_rt_s8_binary_args *a, int8_t x1, int
     return ln_rt__clamp_s8(r, a->act_min, a->act_max);
 }
 
+/* IEEE binary16 (in a uint16_t) <-> float, round to nearest even (cast.c);
+ * the float16 kernels compute in float through them */
+uint16_t ln_rt__f32_to_f16(float f);
+float ln_rt__f16_to_f32(uint16_t h);
+
 /* a comma that survives as a macro argument */
 #define LN_RT_COMMA ,
 

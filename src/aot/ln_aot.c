@@ -457,11 +457,16 @@ static const char *kernel_suffix(ln_dtype dt)
     switch (dt) {
     case LN_DTYPE_FLOAT32: return "f32";
     case LN_DTYPE_FLOAT64: return "f64";
+    case LN_DTYPE_FLOAT16: return "f16";
     case LN_DTYPE_INT8: return "s8";
     case LN_DTYPE_UINT8: return "u8";
     case LN_DTYPE_INT16: return "s16";
+    case LN_DTYPE_UINT16: return "u16";
     case LN_DTYPE_INT32: return "s32";
+    case LN_DTYPE_UINT32: return "u32";
     case LN_DTYPE_INT64: return "s64";
+    case LN_DTYPE_UINT64: return "u64";
+    case LN_DTYPE_BOOL: return "b8";
     default: return NULL;
     }
 }

@@ -31,6 +31,7 @@ Suite *rt_loss_suite(void);
 Suite *rt_misc_suite(void);
 Suite *rt_spectral_suite(void);
 Suite *rt_detect_suite(void);
+Suite *rt_dtypes_suite(void);
 
 /* every GEMM ISA this build has; tests run each against the reference */
 static const ln_rt__gemm_isa *const rt_isas[] = {

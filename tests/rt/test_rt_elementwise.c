@@ -282,7 +282,7 @@ static const bin_op bops[] = {
     { "add", ln_rt_add_f32, 0, 1e-7 }, { "sub", ln_rt_sub_f32, 1, 1e-7 },
     { "mul", ln_rt_mul_f32, 2, 1e-7 }, { "div", ln_rt_div_f32, 3, 2e-7 },
     { "min", ln_rt_min_f32, 4, 0 },    { "max", ln_rt_max_f32, 5, 0 },
-    { "pow", ln_rt_pow_f32, 6, 1e-5 }, { "prelu", ln_rt_prelu_f32, 7, 1e-7 },
+    { "pow", ln_rt_pow_f32_f32, 6, 1e-5 }, { "prelu", ln_rt_prelu_f32, 7, 1e-7 },
 };
 
 static double bin_ref(int op, double u, double v)

@@ -29,6 +29,7 @@ int main(void)
     srunner_add_suite(sr, rt_misc_suite());
     srunner_add_suite(sr, rt_spectral_suite());
     srunner_add_suite(sr, rt_detect_suite());
+    srunner_add_suite(sr, rt_dtypes_suite());
     srunner_run_all(sr, CK_NORMAL);
     failed = srunner_ntests_failed(sr);
     srunner_free(sr);

@@ -5,9 +5,8 @@
 #include "ln_ophook.h"
 #include "ln_opregistry.h"
 
-#if !(defined(LN_OP_STRIP_add) && defined(LN_OP_STRIP_max) && defined(LN_OP_STRIP_min) && \
-      defined(LN_OP_STRIP_mul) && defined(LN_OP_STRIP_sub))
-/* What the pre_runs of add, add_cpu, max, max_cpu, min, min_cpu, mul, mul_cpu, sub, sub_cpu have in common: the checks, the outputs. */
+#if !(defined(LN_OP_STRIP_add) && defined(LN_OP_STRIP_mul) && defined(LN_OP_STRIP_sub))
+/* What the pre_runs of add, add_cpu, mul, mul_cpu, sub, sub_cpu have in common: the checks, the outputs. */
 
 static int add_check(ln_op_arg *op_arg)
 {
@@ -17,9 +16,9 @@ static int add_check(ln_op_arg *op_arg)
 
     LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_EQ, 2));
     LN_OPCK(ln_opck_tensor_in_exist(op_arg, "src1", &src1_te));
-    LN_OPCK(ln_opck_tensor_dtype_in(op_arg, "src1", src1_te, (1u << LN_DTYPE_FLOAT32) | (1u << LN_DTYPE_INT32) | (1u << LN_DTYPE_INT64)));
+    LN_OPCK(ln_opck_tensor_dtype_in(op_arg, "src1", src1_te, (1u << LN_DTYPE_FLOAT32) | (1u << LN_DTYPE_FLOAT64) | (1u << LN_DTYPE_INT16) | (1u << LN_DTYPE_INT32) | (1u << LN_DTYPE_INT64) | (1u << LN_DTYPE_UINT8) | (1u << LN_DTYPE_UINT16) | (1u << LN_DTYPE_UINT32) | (1u << LN_DTYPE_UINT64)));
     LN_OPCK(ln_opck_tensor_in_exist(op_arg, "src2", &src2_te));
-    LN_OPCK(ln_opck_tensor_dtype_in(op_arg, "src2", src2_te, (1u << LN_DTYPE_FLOAT32) | (1u << LN_DTYPE_INT32) | (1u << LN_DTYPE_INT64)));
+    LN_OPCK(ln_opck_tensor_dtype_in(op_arg, "src2", src2_te, (1u << LN_DTYPE_FLOAT32) | (1u << LN_DTYPE_FLOAT64) | (1u << LN_DTYPE_INT16) | (1u << LN_DTYPE_INT32) | (1u << LN_DTYPE_INT64) | (1u << LN_DTYPE_UINT8) | (1u << LN_DTYPE_UINT16) | (1u << LN_DTYPE_UINT32) | (1u << LN_DTYPE_UINT64)));
     LN_OPCK(ln_opck_tensor_same_dtype(op_arg, "src2", src2_te, "src1", src1_te));
     LN_OPCK(ln_opck_tensors_out_len(op_arg, LN_CMP_EQ, 1));
     LN_OPCK(ln_opck_tensor_out_new(op_arg, "dst", &dst_name));
@@ -30,8 +29,8 @@ static int add_check(ln_op_arg *op_arg)
 }
 #endif
 
-#if !(defined(LN_OP_STRIP_div) && defined(LN_OP_STRIP_pow))
-/* What the pre_runs of div, div_cpu, pow, pow_cpu have in common: the checks, the outputs. */
+#if !(defined(LN_OP_STRIP_div))
+/* What the pre_runs of div, div_cpu have in common: the checks, the outputs. */
 
 static int div_check(ln_op_arg *op_arg)
 {
@@ -41,9 +40,9 @@ static int div_check(ln_op_arg *op_arg)
 
     LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_EQ, 2));
     LN_OPCK(ln_opck_tensor_in_exist(op_arg, "src1", &src1_te));
-    LN_OPCK(ln_opck_tensor_dtype(op_arg, "src1", src1_te, LN_DTYPE_FLOAT32));
+    LN_OPCK(ln_opck_tensor_dtype_in(op_arg, "src1", src1_te, (1u << LN_DTYPE_FLOAT32) | (1u << LN_DTYPE_FLOAT64) | (1u << LN_DTYPE_INT8) | (1u << LN_DTYPE_INT16) | (1u << LN_DTYPE_INT32) | (1u << LN_DTYPE_INT64) | (1u << LN_DTYPE_UINT8) | (1u << LN_DTYPE_UINT16) | (1u << LN_DTYPE_UINT32) | (1u << LN_DTYPE_UINT64)));
     LN_OPCK(ln_opck_tensor_in_exist(op_arg, "src2", &src2_te));
-    LN_OPCK(ln_opck_tensor_dtype(op_arg, "src2", src2_te, LN_DTYPE_FLOAT32));
+    LN_OPCK(ln_opck_tensor_dtype_in(op_arg, "src2", src2_te, (1u << LN_DTYPE_FLOAT32) | (1u << LN_DTYPE_FLOAT64) | (1u << LN_DTYPE_INT8) | (1u << LN_DTYPE_INT16) | (1u << LN_DTYPE_INT32) | (1u << LN_DTYPE_INT64) | (1u << LN_DTYPE_UINT8) | (1u << LN_DTYPE_UINT16) | (1u << LN_DTYPE_UINT32) | (1u << LN_DTYPE_UINT64)));
     LN_OPCK(ln_opck_tensor_same_dtype(op_arg, "src2", src2_te, "src1", src1_te));
     LN_OPCK(ln_opck_tensors_out_len(op_arg, LN_CMP_EQ, 1));
     LN_OPCK(ln_opck_tensor_out_new(op_arg, "dst", &dst_name));
@@ -54,9 +53,55 @@ static int div_check(ln_op_arg *op_arg)
 }
 #endif
 
-#if !(defined(LN_OP_STRIP_add) && defined(LN_OP_STRIP_max) && defined(LN_OP_STRIP_min) && \
-      defined(LN_OP_STRIP_mul) && defined(LN_OP_STRIP_sub))
-/* What the run() of add_cpu, max_cpu, min_cpu, mul_cpu, sub_cpu needs, computed once by pre_run. */
+#if !(defined(LN_OP_STRIP_max) && defined(LN_OP_STRIP_min))
+/* What the pre_runs of max, max_cpu, min, min_cpu have in common: the checks, the outputs. */
+
+static int max_check(ln_op_arg *op_arg)
+{
+    ln_tensor_entry *src1_te, *src2_te;
+    const char *dst_name;
+    int dst_ndim, dst_dims[LN_MAXDIM];
+
+    LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_EQ, 2));
+    LN_OPCK(ln_opck_tensor_in_exist(op_arg, "src1", &src1_te));
+    LN_OPCK(ln_opck_tensor_dtype_in(op_arg, "src1", src1_te, (1u << LN_DTYPE_FLOAT32) | (1u << LN_DTYPE_FLOAT64) | (1u << LN_DTYPE_FLOAT16) | (1u << LN_DTYPE_INT8) | (1u << LN_DTYPE_INT16) | (1u << LN_DTYPE_INT32) | (1u << LN_DTYPE_INT64) | (1u << LN_DTYPE_UINT8) | (1u << LN_DTYPE_UINT16) | (1u << LN_DTYPE_UINT32) | (1u << LN_DTYPE_UINT64)));
+    LN_OPCK(ln_opck_tensor_in_exist(op_arg, "src2", &src2_te));
+    LN_OPCK(ln_opck_tensor_dtype_in(op_arg, "src2", src2_te, (1u << LN_DTYPE_FLOAT32) | (1u << LN_DTYPE_FLOAT64) | (1u << LN_DTYPE_FLOAT16) | (1u << LN_DTYPE_INT8) | (1u << LN_DTYPE_INT16) | (1u << LN_DTYPE_INT32) | (1u << LN_DTYPE_INT64) | (1u << LN_DTYPE_UINT8) | (1u << LN_DTYPE_UINT16) | (1u << LN_DTYPE_UINT32) | (1u << LN_DTYPE_UINT64)));
+    LN_OPCK(ln_opck_tensor_same_dtype(op_arg, "src2", src2_te, "src1", src1_te));
+    LN_OPCK(ln_opck_tensors_out_len(op_arg, LN_CMP_EQ, 1));
+    LN_OPCK(ln_opck_tensor_out_new(op_arg, "dst", &dst_name));
+    LN_OPCK(ln_ophook_add_dst_shape(op_arg, &dst_ndim, dst_dims));
+
+    ln_op_output_create(op_arg, dst_name, src1_te->tensor->dtype, dst_ndim, dst_dims, 0);
+    return 0;
+}
+#endif
+
+#if !(defined(LN_OP_STRIP_pow))
+/* What the pre_runs of pow, pow_cpu have in common: the checks, the outputs. */
+
+static int pow_check(ln_op_arg *op_arg)
+{
+    ln_tensor_entry *src1_te, *src2_te;
+    const char *dst_name;
+    int dst_ndim, dst_dims[LN_MAXDIM];
+
+    LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_EQ, 2));
+    LN_OPCK(ln_opck_tensor_in_exist(op_arg, "src1", &src1_te));
+    LN_OPCK(ln_opck_tensor_dtype_in(op_arg, "src1", src1_te, (1u << LN_DTYPE_FLOAT32) | (1u << LN_DTYPE_FLOAT64) | (1u << LN_DTYPE_INT32) | (1u << LN_DTYPE_INT64)));
+    LN_OPCK(ln_opck_tensor_in_exist(op_arg, "src2", &src2_te));
+    LN_OPCK(ln_opck_tensor_dtype_in(op_arg, "src2", src2_te, (1u << LN_DTYPE_FLOAT32) | (1u << LN_DTYPE_FLOAT64) | (1u << LN_DTYPE_INT32) | (1u << LN_DTYPE_INT64) | (1u << LN_DTYPE_UINT32) | (1u << LN_DTYPE_UINT64)));
+    LN_OPCK(ln_opck_tensors_out_len(op_arg, LN_CMP_EQ, 1));
+    LN_OPCK(ln_opck_tensor_out_new(op_arg, "dst", &dst_name));
+    LN_OPCK(ln_ophook_add_dst_shape(op_arg, &dst_ndim, dst_dims));
+
+    ln_op_output_create(op_arg, dst_name, src1_te->tensor->dtype, dst_ndim, dst_dims, 0);
+    return 0;
+}
+#endif
+
+#if !(defined(LN_OP_STRIP_add) && defined(LN_OP_STRIP_mul) && defined(LN_OP_STRIP_sub))
+/* What the run() of add_cpu, mul_cpu, sub_cpu needs, computed once by pre_run. */
 struct add_cpu_priv {
     ln_rt_bcast_args bcast;
 };
@@ -80,23 +125,23 @@ static int add_cpu_pre_run(ln_op_arg *op_arg)
 }
 #endif
 
-#if !(defined(LN_OP_STRIP_div) && defined(LN_OP_STRIP_pow))
-/* What the run() of div_cpu, pow_cpu needs, computed once by pre_run. */
-struct div_cpu_priv {
+#if !(defined(LN_OP_STRIP_max) && defined(LN_OP_STRIP_min))
+/* What the run() of max_cpu, min_cpu needs, computed once by pre_run. */
+struct max_cpu_priv {
     ln_rt_bcast_args bcast;
 };
 
 /* The private struct field by field, for ln-aot (ln_opregistry_aot). */
-const ln_opregistry_aot_field ln_opimpl_div_cpu_aot_priv[] = {
-    {"bcast", "ln_rt_bcast_args", offsetof(struct div_cpu_priv, bcast)},
+const ln_opregistry_aot_field ln_opimpl_max_cpu_aot_priv[] = {
+    {"bcast", "ln_rt_bcast_args", offsetof(struct max_cpu_priv, bcast)},
     {NULL, NULL, 0}
 };
 
-static int div_cpu_pre_run(ln_op_arg *op_arg)
+static int max_cpu_pre_run(ln_op_arg *op_arg)
 {
-    struct div_cpu_priv *priv;
+    struct max_cpu_priv *priv;
 
-    LN_OPCK(div_check(op_arg));
+    LN_OPCK(max_check(op_arg));
 
     priv = ln_alloc(sizeof *priv);
     ln_ophook_add_bcast(op_arg, &priv->bcast);
@@ -127,10 +172,22 @@ static int add_cpu_run(ln_op_arg *op_arg)
 
     if (src1->dtype == LN_DTYPE_FLOAT32)
         ln_rt_add_f32(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_FLOAT64)
+        ln_rt_add_f64(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_INT16)
+        ln_rt_add_s16(bcast, src1->data, src2->data, dst->data);
     if (src1->dtype == LN_DTYPE_INT32)
         ln_rt_add_s32(bcast, src1->data, src2->data, dst->data);
     if (src1->dtype == LN_DTYPE_INT64)
         ln_rt_add_s64(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_UINT8)
+        ln_rt_add_u8(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_UINT16)
+        ln_rt_add_u16(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_UINT32)
+        ln_rt_add_u32(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_UINT64)
+        ln_rt_add_u64(bcast, src1->data, src2->data, dst->data);
     return 0;
 }
 
@@ -152,7 +209,30 @@ ln_op ln_opimpl_div = {
 
 /* ---- div_cpu (arch cpu): div for arch cpu */
 
-/* ln-aot emits: ln_rt_div_f32(&${bcast}, ${src1}, ${src2}, ${dst}); */
+/* What div_cpu's run() needs, computed once by pre_run. */
+struct div_cpu_priv {
+    ln_rt_bcast_args bcast;
+};
+
+/* The private struct field by field, for ln-aot (ln_opregistry_aot). */
+const ln_opregistry_aot_field ln_opimpl_div_cpu_aot_priv[] = {
+    {"bcast", "ln_rt_bcast_args", offsetof(struct div_cpu_priv, bcast)},
+    {NULL, NULL, 0}
+};
+
+static int div_cpu_pre_run(ln_op_arg *op_arg)
+{
+    struct div_cpu_priv *priv;
+
+    LN_OPCK(div_check(op_arg));
+
+    priv = ln_alloc(sizeof *priv);
+    ln_ophook_add_bcast(op_arg, &priv->bcast);
+    op_arg->priv = priv;
+    return 0;
+}
+
+/* ln-aot emits: ln_rt_div_${src1.type}(&${bcast}, ${src1}, ${src2}, ${dst}); */
 static int div_cpu_run(ln_op_arg *op_arg)
 {
     const struct div_cpu_priv *priv = op_arg->priv;
@@ -161,7 +241,26 @@ static int div_cpu_run(ln_op_arg *op_arg)
     ln_tensor *dst = ln_op_tensor_out(op_arg, "dst")->tensor;
     const ln_rt_bcast_args *bcast = &priv->bcast;
 
-    ln_rt_div_f32(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_FLOAT32)
+        ln_rt_div_f32(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_FLOAT64)
+        ln_rt_div_f64(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_INT8)
+        ln_rt_div_s8(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_INT16)
+        ln_rt_div_s16(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_INT32)
+        ln_rt_div_s32(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_INT64)
+        ln_rt_div_s64(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_UINT8)
+        ln_rt_div_u8(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_UINT16)
+        ln_rt_div_u16(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_UINT32)
+        ln_rt_div_u32(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_UINT64)
+        ln_rt_div_u64(bcast, src1->data, src2->data, dst->data);
     return 0;
 }
 
@@ -177,7 +276,7 @@ ln_op ln_opimpl_div_cpu = {
 /* ---- max (arch none): Elementwise maximum of two tensors with numpy broadcasting (ONNX Max with 2 inputs). */
 
 ln_op ln_opimpl_max = {
-    .op_arg = &(ln_op_arg){.optype = "max", .arch = "none"}, .pre_run = add_check,
+    .op_arg = &(ln_op_arg){.optype = "max", .arch = "none"}, .pre_run = max_check,
     .post_run = ln_op_post_run_outputs, .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst",
     .mem_in = "src1"};
 
@@ -186,7 +285,7 @@ ln_op ln_opimpl_max = {
 /* ln-aot emits: ln_rt_max_${src1.type}(&${bcast}, ${src1}, ${src2}, ${dst}); */
 static int max_cpu_run(ln_op_arg *op_arg)
 {
-    const struct add_cpu_priv *priv = op_arg->priv;
+    const struct max_cpu_priv *priv = op_arg->priv;
     ln_tensor *src1 = ln_op_tensor_in(op_arg, "src1")->tensor;
     ln_tensor *src2 = ln_op_tensor_in(op_arg, "src2")->tensor;
     ln_tensor *dst = ln_op_tensor_out(op_arg, "dst")->tensor;
@@ -194,16 +293,32 @@ static int max_cpu_run(ln_op_arg *op_arg)
 
     if (src1->dtype == LN_DTYPE_FLOAT32)
         ln_rt_max_f32(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_FLOAT64)
+        ln_rt_max_f64(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_FLOAT16)
+        ln_rt_max_f16(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_INT8)
+        ln_rt_max_s8(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_INT16)
+        ln_rt_max_s16(bcast, src1->data, src2->data, dst->data);
     if (src1->dtype == LN_DTYPE_INT32)
         ln_rt_max_s32(bcast, src1->data, src2->data, dst->data);
     if (src1->dtype == LN_DTYPE_INT64)
         ln_rt_max_s64(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_UINT8)
+        ln_rt_max_u8(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_UINT16)
+        ln_rt_max_u16(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_UINT32)
+        ln_rt_max_u32(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_UINT64)
+        ln_rt_max_u64(bcast, src1->data, src2->data, dst->data);
     return 0;
 }
 
 ln_op ln_opimpl_max_cpu = {
     .op_arg = &(ln_op_arg){.optype = "max_cpu", .arch = "cpu"},
-    .pre_run = add_cpu_pre_run, .run = max_cpu_run, .post_run = ln_op_post_run_outputs,
+    .pre_run = max_cpu_pre_run, .run = max_cpu_run, .post_run = ln_op_post_run_outputs,
     .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst", .mem_in = "src1"};
 
 #endif /* LN_OP_STRIP_max */
@@ -213,7 +328,7 @@ ln_op ln_opimpl_max_cpu = {
 /* ---- min (arch none): Elementwise minimum of two tensors with numpy broadcasting (ONNX Min with 2 inputs). */
 
 ln_op ln_opimpl_min = {
-    .op_arg = &(ln_op_arg){.optype = "min", .arch = "none"}, .pre_run = add_check,
+    .op_arg = &(ln_op_arg){.optype = "min", .arch = "none"}, .pre_run = max_check,
     .post_run = ln_op_post_run_outputs, .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst",
     .mem_in = "src1"};
 
@@ -222,7 +337,7 @@ ln_op ln_opimpl_min = {
 /* ln-aot emits: ln_rt_min_${src1.type}(&${bcast}, ${src1}, ${src2}, ${dst}); */
 static int min_cpu_run(ln_op_arg *op_arg)
 {
-    const struct add_cpu_priv *priv = op_arg->priv;
+    const struct max_cpu_priv *priv = op_arg->priv;
     ln_tensor *src1 = ln_op_tensor_in(op_arg, "src1")->tensor;
     ln_tensor *src2 = ln_op_tensor_in(op_arg, "src2")->tensor;
     ln_tensor *dst = ln_op_tensor_out(op_arg, "dst")->tensor;
@@ -230,16 +345,32 @@ static int min_cpu_run(ln_op_arg *op_arg)
 
     if (src1->dtype == LN_DTYPE_FLOAT32)
         ln_rt_min_f32(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_FLOAT64)
+        ln_rt_min_f64(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_FLOAT16)
+        ln_rt_min_f16(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_INT8)
+        ln_rt_min_s8(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_INT16)
+        ln_rt_min_s16(bcast, src1->data, src2->data, dst->data);
     if (src1->dtype == LN_DTYPE_INT32)
         ln_rt_min_s32(bcast, src1->data, src2->data, dst->data);
     if (src1->dtype == LN_DTYPE_INT64)
         ln_rt_min_s64(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_UINT8)
+        ln_rt_min_u8(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_UINT16)
+        ln_rt_min_u16(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_UINT32)
+        ln_rt_min_u32(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_UINT64)
+        ln_rt_min_u64(bcast, src1->data, src2->data, dst->data);
     return 0;
 }
 
 ln_op ln_opimpl_min_cpu = {
     .op_arg = &(ln_op_arg){.optype = "min_cpu", .arch = "cpu"},
-    .pre_run = add_cpu_pre_run, .run = min_cpu_run, .post_run = ln_op_post_run_outputs,
+    .pre_run = max_cpu_pre_run, .run = min_cpu_run, .post_run = ln_op_post_run_outputs,
     .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst", .mem_in = "src1"};
 
 #endif /* LN_OP_STRIP_min */
@@ -266,10 +397,22 @@ static int mul_cpu_run(ln_op_arg *op_arg)
 
     if (src1->dtype == LN_DTYPE_FLOAT32)
         ln_rt_mul_f32(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_FLOAT64)
+        ln_rt_mul_f64(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_INT16)
+        ln_rt_mul_s16(bcast, src1->data, src2->data, dst->data);
     if (src1->dtype == LN_DTYPE_INT32)
         ln_rt_mul_s32(bcast, src1->data, src2->data, dst->data);
     if (src1->dtype == LN_DTYPE_INT64)
         ln_rt_mul_s64(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_UINT8)
+        ln_rt_mul_u8(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_UINT16)
+        ln_rt_mul_u16(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_UINT32)
+        ln_rt_mul_u32(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_UINT64)
+        ln_rt_mul_u64(bcast, src1->data, src2->data, dst->data);
     return 0;
 }
 
@@ -282,31 +425,101 @@ ln_op ln_opimpl_mul_cpu = {
 
 #ifndef LN_OP_STRIP_pow
 
-/* ---- pow (arch none): Elementwise power with numpy broadcasting: dst = pow(src1, src2), float exponent. */
+/* ---- pow (arch none): Elementwise power with numpy broadcasting: dst = pow(src1, src2) of src1's type; an integer base with an integer exponent multiplies exactly (wrapping), with a float one truncates pow's result toward zero. */
 
 ln_op ln_opimpl_pow = {
-    .op_arg = &(ln_op_arg){.optype = "pow", .arch = "none"}, .pre_run = div_check,
+    .op_arg = &(ln_op_arg){.optype = "pow", .arch = "none"}, .pre_run = pow_check,
     .post_run = ln_op_post_run_outputs, .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst",
     .mem_in = "src1"};
 
 /* ---- pow_cpu (arch cpu): pow for arch cpu */
 
-/* ln-aot emits: ln_rt_pow_f32(&${bcast}, ${src1}, ${src2}, ${dst}); */
+/* What pow_cpu's run() needs, computed once by pre_run. */
+struct pow_cpu_priv {
+    ln_rt_bcast_args bcast;
+};
+
+/* The private struct field by field, for ln-aot (ln_opregistry_aot). */
+const ln_opregistry_aot_field ln_opimpl_pow_cpu_aot_priv[] = {
+    {"bcast", "ln_rt_bcast_args", offsetof(struct pow_cpu_priv, bcast)},
+    {NULL, NULL, 0}
+};
+
+static int pow_cpu_pre_run(ln_op_arg *op_arg)
+{
+    struct pow_cpu_priv *priv;
+
+    LN_OPCK(pow_check(op_arg));
+
+    priv = ln_alloc(sizeof *priv);
+    ln_ophook_add_bcast(op_arg, &priv->bcast);
+    op_arg->priv = priv;
+    return 0;
+}
+
+/* ln-aot emits: ln_rt_pow_${src1.type}_${src2.type}(&${bcast}, ${src1}, ${src2}, ${dst}); */
 static int pow_cpu_run(ln_op_arg *op_arg)
 {
-    const struct div_cpu_priv *priv = op_arg->priv;
+    const struct pow_cpu_priv *priv = op_arg->priv;
     ln_tensor *src1 = ln_op_tensor_in(op_arg, "src1")->tensor;
     ln_tensor *src2 = ln_op_tensor_in(op_arg, "src2")->tensor;
     ln_tensor *dst = ln_op_tensor_out(op_arg, "dst")->tensor;
     const ln_rt_bcast_args *bcast = &priv->bcast;
 
-    ln_rt_pow_f32(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_FLOAT32 && src2->dtype == LN_DTYPE_FLOAT32)
+        ln_rt_pow_f32_f32(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_FLOAT32 && src2->dtype == LN_DTYPE_FLOAT64)
+        ln_rt_pow_f32_f64(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_FLOAT32 && src2->dtype == LN_DTYPE_INT32)
+        ln_rt_pow_f32_s32(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_FLOAT32 && src2->dtype == LN_DTYPE_INT64)
+        ln_rt_pow_f32_s64(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_FLOAT32 && src2->dtype == LN_DTYPE_UINT32)
+        ln_rt_pow_f32_u32(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_FLOAT32 && src2->dtype == LN_DTYPE_UINT64)
+        ln_rt_pow_f32_u64(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_FLOAT64 && src2->dtype == LN_DTYPE_FLOAT32)
+        ln_rt_pow_f64_f32(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_FLOAT64 && src2->dtype == LN_DTYPE_FLOAT64)
+        ln_rt_pow_f64_f64(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_FLOAT64 && src2->dtype == LN_DTYPE_INT32)
+        ln_rt_pow_f64_s32(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_FLOAT64 && src2->dtype == LN_DTYPE_INT64)
+        ln_rt_pow_f64_s64(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_FLOAT64 && src2->dtype == LN_DTYPE_UINT32)
+        ln_rt_pow_f64_u32(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_FLOAT64 && src2->dtype == LN_DTYPE_UINT64)
+        ln_rt_pow_f64_u64(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_INT32 && src2->dtype == LN_DTYPE_FLOAT32)
+        ln_rt_pow_s32_f32(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_INT32 && src2->dtype == LN_DTYPE_FLOAT64)
+        ln_rt_pow_s32_f64(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_INT32 && src2->dtype == LN_DTYPE_INT32)
+        ln_rt_pow_s32_s32(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_INT32 && src2->dtype == LN_DTYPE_INT64)
+        ln_rt_pow_s32_s64(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_INT32 && src2->dtype == LN_DTYPE_UINT32)
+        ln_rt_pow_s32_u32(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_INT32 && src2->dtype == LN_DTYPE_UINT64)
+        ln_rt_pow_s32_u64(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_INT64 && src2->dtype == LN_DTYPE_FLOAT32)
+        ln_rt_pow_s64_f32(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_INT64 && src2->dtype == LN_DTYPE_FLOAT64)
+        ln_rt_pow_s64_f64(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_INT64 && src2->dtype == LN_DTYPE_INT32)
+        ln_rt_pow_s64_s32(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_INT64 && src2->dtype == LN_DTYPE_INT64)
+        ln_rt_pow_s64_s64(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_INT64 && src2->dtype == LN_DTYPE_UINT32)
+        ln_rt_pow_s64_u32(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_INT64 && src2->dtype == LN_DTYPE_UINT64)
+        ln_rt_pow_s64_u64(bcast, src1->data, src2->data, dst->data);
     return 0;
 }
 
 ln_op ln_opimpl_pow_cpu = {
     .op_arg = &(ln_op_arg){.optype = "pow_cpu", .arch = "cpu"},
-    .pre_run = div_cpu_pre_run, .run = pow_cpu_run, .post_run = ln_op_post_run_outputs,
+    .pre_run = pow_cpu_pre_run, .run = pow_cpu_run, .post_run = ln_op_post_run_outputs,
     .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst", .mem_in = "src1"};
 
 #endif /* LN_OP_STRIP_pow */
@@ -333,10 +546,22 @@ static int sub_cpu_run(ln_op_arg *op_arg)
 
     if (src1->dtype == LN_DTYPE_FLOAT32)
         ln_rt_sub_f32(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_FLOAT64)
+        ln_rt_sub_f64(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_INT16)
+        ln_rt_sub_s16(bcast, src1->data, src2->data, dst->data);
     if (src1->dtype == LN_DTYPE_INT32)
         ln_rt_sub_s32(bcast, src1->data, src2->data, dst->data);
     if (src1->dtype == LN_DTYPE_INT64)
         ln_rt_sub_s64(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_UINT8)
+        ln_rt_sub_u8(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_UINT16)
+        ln_rt_sub_u16(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_UINT32)
+        ln_rt_sub_u32(bcast, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_UINT64)
+        ln_rt_sub_u64(bcast, src1->data, src2->data, dst->data);
     return 0;
 }
 

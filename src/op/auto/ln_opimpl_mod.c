@@ -22,10 +22,10 @@ static int mod_check(ln_op_arg *op_arg, struct mod_vals *v, ln_bool scratch_ok)
     (void)scratch_ok;
     LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_EQ, 2));
     LN_OPCK(ln_opck_tensor_in_exist(op_arg, "src1", &src1_te));
-    LN_OPCK(ln_opck_tensor_dtype_in(op_arg, "src1", src1_te, (1u << LN_DTYPE_FLOAT32) | (1u << LN_DTYPE_INT32) | (1u << LN_DTYPE_INT64)));
+    LN_OPCK(ln_opck_tensor_dtype_in(op_arg, "src1", src1_te, (1u << LN_DTYPE_FLOAT32) | (1u << LN_DTYPE_FLOAT64) | (1u << LN_DTYPE_FLOAT16) | (1u << LN_DTYPE_INT8) | (1u << LN_DTYPE_INT16) | (1u << LN_DTYPE_INT32) | (1u << LN_DTYPE_INT64) | (1u << LN_DTYPE_UINT8) | (1u << LN_DTYPE_UINT16) | (1u << LN_DTYPE_UINT32) | (1u << LN_DTYPE_UINT64)));
     src1 = src1_te->tensor;
     LN_OPCK(ln_opck_tensor_in_exist(op_arg, "src2", &src2_te));
-    LN_OPCK(ln_opck_tensor_dtype_in(op_arg, "src2", src2_te, (1u << LN_DTYPE_FLOAT32) | (1u << LN_DTYPE_INT32) | (1u << LN_DTYPE_INT64)));
+    LN_OPCK(ln_opck_tensor_dtype_in(op_arg, "src2", src2_te, (1u << LN_DTYPE_FLOAT32) | (1u << LN_DTYPE_FLOAT64) | (1u << LN_DTYPE_FLOAT16) | (1u << LN_DTYPE_INT8) | (1u << LN_DTYPE_INT16) | (1u << LN_DTYPE_INT32) | (1u << LN_DTYPE_INT64) | (1u << LN_DTYPE_UINT8) | (1u << LN_DTYPE_UINT16) | (1u << LN_DTYPE_UINT32) | (1u << LN_DTYPE_UINT64)));
     LN_OPCK(ln_opck_tensor_same_dtype(op_arg, "src2", src2_te, "src1", src1_te));
     LN_OPCK(ln_opck_param_type_if(op_arg, "fmod", LN_PARAM_NUMBER, &fmod_pe));
     if (fmod_pe) {
@@ -33,8 +33,8 @@ static int mod_check(ln_op_arg *op_arg, struct mod_vals *v, ln_bool scratch_ok)
         LN_OPCK(ln_opck_param_number(op_arg, fmod_pe, LN_CMP_LE, 1));
     }
     fmod = fmod_pe ? fmod_pe->value_int : 0;
-    LN_OPCK(ln_opck(op_arg, fmod == 1 || src1->dtype != LN_DTYPE_FLOAT32,
-                    "'fmod' must be 1 for float32 (ONNX Mod)"));
+    LN_OPCK(ln_opck(op_arg, fmod == 1 || (src1->dtype != LN_DTYPE_FLOAT32 && src1->dtype != LN_DTYPE_FLOAT64 && src1->dtype != LN_DTYPE_FLOAT16),
+                    "'fmod' must be 1 for a float type (ONNX Mod)"));
     LN_OPCK(ln_opck_tensors_out_len(op_arg, LN_CMP_EQ, 1));
     LN_OPCK(ln_opck_tensor_out_new(op_arg, "dst", &dst_name));
     LN_OPCK(ln_ophook_add_dst_shape(op_arg, &dst_ndim, dst_dims));
@@ -48,7 +48,7 @@ static int mod_check(ln_op_arg *op_arg, struct mod_vals *v, ln_bool scratch_ok)
 
 #ifndef LN_OP_STRIP_mod
 
-/* ---- mod (arch none): dst = src1 mod src2 with numpy broadcasting (ONNX Mod): fmod 0, the divisor's sign (integers only); fmod 1, the dividend's; a divisor of 0 gives 0. */
+/* ---- mod (arch none): dst = src1 mod src2 with numpy broadcasting (ONNX Mod): fmod 0, the divisor's sign (signed integers only); fmod 1, the dividend's; a divisor of 0 gives 0. */
 static int mod_pre_run(ln_op_arg *op_arg)
 {
     struct mod_vals v;
@@ -102,10 +102,26 @@ static int mod_cpu_run(ln_op_arg *op_arg)
 
     if (src1->dtype == LN_DTYPE_FLOAT32)
         ln_rt_mod_f32(bcast, fmod, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_FLOAT64)
+        ln_rt_mod_f64(bcast, fmod, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_FLOAT16)
+        ln_rt_mod_f16(bcast, fmod, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_INT8)
+        ln_rt_mod_s8(bcast, fmod, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_INT16)
+        ln_rt_mod_s16(bcast, fmod, src1->data, src2->data, dst->data);
     if (src1->dtype == LN_DTYPE_INT32)
         ln_rt_mod_s32(bcast, fmod, src1->data, src2->data, dst->data);
     if (src1->dtype == LN_DTYPE_INT64)
         ln_rt_mod_s64(bcast, fmod, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_UINT8)
+        ln_rt_mod_u8(bcast, fmod, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_UINT16)
+        ln_rt_mod_u16(bcast, fmod, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_UINT32)
+        ln_rt_mod_u32(bcast, fmod, src1->data, src2->data, dst->data);
+    if (src1->dtype == LN_DTYPE_UINT64)
+        ln_rt_mod_u64(bcast, fmod, src1->data, src2->data, dst->data);
     return 0;
 }
 

@@ -1,0 +1,365 @@
+/*
+ * test_rt_dtypes.c -- the elementwise kernels of the integer, float64 and
+ * float16 types (binary_f32.c's typed macros) against a per-type reference
+ * written out here: random operands that include each type's extremes, 0,
+ * 1 and -1, over a broadcast shape and a same-shape one, so wrapping, sign
+ * and division-by-zero cases are all hit.  Wrapping is checked against
+ * arithmetic in a wider type (int64, or exact for 64-bit types through the
+ * two's complement identity spelled out per case).
+ */
+#include "rt_test.h"
+
+/* a broadcast [3, 1, 5] op [1, 4, 5] and a flat 61 */
+typedef struct {
+    int nd;
+    int32_t ad[3], bd[3];
+} dt_case;
+
+static const dt_case dcases[] = {
+    { 3, { 3, 1, 5 }, { 1, 4, 5 } },
+    { 1, { 61 }, { 61 } },
+    { 2, { 7, 1 }, { 1, 1 } },
+};
+
+static size_t dt_args(const dt_case *c, ln_rt_bcast_args *a, size_t *na, size_t *nb)
+{
+    size_t ny = 1;
+    int d;
+    memset(a, 0, sizeof(*a));
+    a->ndim = c->nd;
+    *na = *nb = 1;
+    for (d = 0; d < c->nd; d++) {
+        a->a_dims[d] = c->ad[d];
+        a->b_dims[d] = c->bd[d];
+        a->y_dims[d] = c->ad[d] > c->bd[d] ? c->ad[d] : c->bd[d];
+        *na *= (size_t)c->ad[d];
+        *nb *= (size_t)c->bd[d];
+        ny *= (size_t)a->y_dims[d];
+    }
+    return ny;
+}
+
+/* the operand indices of output i */
+static void dt_index(const dt_case *c, const ln_rt_bcast_args *a, size_t i, size_t *ia,
+                     size_t *ib)
+{
+    size_t rem = i, sa = 1, sb = 1;
+    int d;
+    *ia = *ib = 0;
+    for (d = c->nd - 1; d >= 0; d--) {
+        size_t idx = rem % (size_t)a->y_dims[d];
+        rem /= (size_t)a->y_dims[d];
+        *ia += (c->ad[d] == 1 ? 0 : idx) * sa;
+        *ib += (c->bd[d] == 1 ? 0 : idx) * sb;
+        sa *= (size_t)c->ad[d];
+        sb *= (size_t)c->bd[d];
+    }
+}
+
+/* a 64-bit pattern: one of the special values or random bits */
+static uint64_t dt_bits(uint32_t *s)
+{
+    static const uint64_t special[] = { 0, 1, UINT64_MAX /* -1 */, 2, 3, 7 };
+    uint32_t r = rt_rand(s);
+    if (r % 4 == 0)
+        return special[(r >> 4) % 6];
+    return ((uint64_t)rt_rand(s) << 40) ^ ((uint64_t)rt_rand(s) << 16) ^ rt_rand(s);
+}
+
+/* the reference of op on operands widened to int64 (signed types) or
+ * uint64 (unsigned), reduced to bits wide, two's complement */
+static int64_t wrap_s(int64_t v, int bits)
+{
+    uint64_t m = bits == 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
+    uint64_t u = (uint64_t)v & m, sign = (uint64_t)1 << (bits - 1);
+    return (u & sign) ? (int64_t)(u | ~m) : (int64_t)u;
+}
+
+enum { OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MIN, OP_MAX, OP_MOD, OP_FMOD };
+
+static int64_t ref_s(int op, int64_t u, int64_t v, int bits)
+{
+    int64_t r;
+    int64_t mn = bits == 64 ? INT64_MIN : -((int64_t)1 << (bits - 1));
+    switch (op) {
+    case OP_ADD: return wrap_s((int64_t)((uint64_t)u + (uint64_t)v), bits);
+    case OP_SUB: return wrap_s((int64_t)((uint64_t)u - (uint64_t)v), bits);
+    case OP_MUL: return wrap_s((int64_t)((uint64_t)u * (uint64_t)v), bits);
+    case OP_DIV:
+        if (v == 0)
+            return 0;
+        if (u == mn && v == -1)
+            return mn;                      /* -MIN wraps to MIN */
+        return u / v;
+    case OP_MIN: return u < v ? u : v;
+    case OP_MAX: return u > v ? u : v;
+    case OP_FMOD:
+        return v == 0 || v == -1 ? 0 : u % v;
+    default:                                /* Python's %: the divisor's sign */
+        if (v == 0 || v == -1)
+            return 0;
+        r = u % v;
+        if (r != 0 && ((r < 0) != (v < 0)))
+            r += v;
+        return r;
+    }
+}
+
+static uint64_t ref_u(int op, uint64_t u, uint64_t v, int bits)
+{
+    uint64_t m = bits == 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
+    switch (op) {
+    case OP_ADD: return (u + v) & m;
+    case OP_SUB: return (u - v) & m;
+    case OP_MUL: return (u * v) & m;
+    case OP_DIV: return v == 0 ? 0 : u / v;
+    case OP_MIN: return u < v ? u : v;
+    case OP_MAX: return u > v ? u : v;
+    default: return v == 0 ? 0 : u % v;     /* both Mod modes */
+    }
+}
+
+typedef void (*dt_fn)(const ln_rt_bcast_args *, const void *, const void *, void *);
+
+/* one kernel of type T (bits wide, signed or not) against the reference */
+#define DT_CHECK(T, BITS, SIGNED)                                                       \
+static void check_##T(int op, const char *name, dt_fn f, int fmod_arg,                  \
+                      void (*fm)(const ln_rt_bcast_args *, int32_t, const T *,          \
+                                 const T *, T *))                                        \
+{                                                                                       \
+    size_t k;                                                                           \
+    for (k = 0; k < sizeof(dcases) / sizeof(dcases[0]); k++) {                          \
+        const dt_case *c = &dcases[k];                                                  \
+        ln_rt_bcast_args a;                                                             \
+        size_t na, nb, ny = dt_args(c, &a, &na, &nb), i;                                \
+        T x0[64], x1[64], y[64];                                                        \
+        uint32_t s = (uint32_t)(BITS * 131 + op * 7 + (int)k);                          \
+        for (i = 0; i < na; i++)                                                        \
+            x0[i] = (T)dt_bits(&s);                                                     \
+        for (i = 0; i < nb; i++)                                                        \
+            x1[i] = (T)dt_bits(&s);                                                     \
+        x0[0] = (T)(SIGNED ? ((uint64_t)1 << (BITS - 1)) : ~(uint64_t)0); /* extreme */  \
+        x1[0] = (T)(SIGNED ? ~(uint64_t)0 : 0);      /* -1 (MIN / -1) or 0 */            \
+        if (fm)                                                                         \
+            fm(&a, fmod_arg, x0, x1, y);                                                \
+        else                                                                            \
+            f(&a, x0, x1, y);                                                           \
+        for (i = 0; i < ny; i++) {                                                      \
+            size_t ia, ib;                                                              \
+            int64_t want, got;                                                          \
+            dt_index(c, &a, i, &ia, &ib);                                               \
+            want = SIGNED ? ref_s(op, (int64_t)x0[ia], (int64_t)x1[ib], BITS)           \
+                          : (int64_t)ref_u(op, (uint64_t)x0[ia], (uint64_t)x1[ib], BITS); \
+            got = SIGNED ? (int64_t)y[i] : (int64_t)(uint64_t)y[i];                     \
+            ck_assert_msg(want == got, "%s %s case %zu [%zu]: %lld op %lld = %lld, want %lld", \
+                          name, #T, k, i, (long long)x0[ia], (long long)x1[ib],         \
+                          (long long)got, (long long)want);                             \
+        }                                                                               \
+    }                                                                                   \
+}
+DT_CHECK(int8_t, 8, 1)
+DT_CHECK(int16_t, 16, 1)
+DT_CHECK(int32_t, 32, 1)
+DT_CHECK(int64_t, 64, 1)
+DT_CHECK(uint8_t, 8, 0)
+DT_CHECK(uint16_t, 16, 0)
+DT_CHECK(uint32_t, 32, 0)
+DT_CHECK(uint64_t, 64, 0)
+
+/* calling through a cast function pointer of another type is not
+ * portable: each kernel is wrapped in a function of the common type */
+#define DT_WRAP(OP, T, S)                                                             \
+    static void w_##OP##_##S(const ln_rt_bcast_args *a, const void *x0,               \
+                             const void *x1, void *y)                                 \
+    {                                                                                 \
+        ln_rt_##OP##_##S(a, (const T *)x0, (const T *)x1, (T *)y);                    \
+    }
+#define DT_WRAPS(T, S)                                                                \
+    DT_WRAP(add, T, S) DT_WRAP(sub, T, S) DT_WRAP(mul, T, S)                          \
+    DT_WRAP(div, T, S) DT_WRAP(min, T, S) DT_WRAP(max, T, S)
+DT_WRAP(div, int8_t, s8)
+DT_WRAP(min, int8_t, s8)
+DT_WRAP(max, int8_t, s8)
+DT_WRAPS(int16_t, s16)
+DT_WRAPS(int32_t, s32)
+DT_WRAPS(int64_t, s64)
+DT_WRAPS(uint8_t, u8)
+DT_WRAPS(uint16_t, u16)
+DT_WRAPS(uint32_t, u32)
+DT_WRAPS(uint64_t, u64)
+#define DT_ALLW(T, S, ARITH)                                                          \
+    if (ARITH) {                                                                      \
+        check_##T(OP_ADD, "add", w_add_##S, 0, NULL);                                 \
+        check_##T(OP_SUB, "sub", w_sub_##S, 0, NULL);                                 \
+        check_##T(OP_MUL, "mul", w_mul_##S, 0, NULL);                                 \
+    }                                                                                 \
+    check_##T(OP_DIV, "div", w_div_##S, 0, NULL);                                     \
+    check_##T(OP_MIN, "min", w_min_##S, 0, NULL);                                     \
+    check_##T(OP_MAX, "max", w_max_##S, 0, NULL);                                     \
+    check_##T(OP_MOD, "mod", NULL, 0, ln_rt_mod_##S);                                 \
+    check_##T(OP_FMOD, "fmod", NULL, 1, ln_rt_mod_##S);
+
+START_TEST(test_int_binary)
+{
+    check_int8_t(OP_DIV, "div", w_div_s8, 0, NULL);
+    check_int8_t(OP_MIN, "min", w_min_s8, 0, NULL);
+    check_int8_t(OP_MAX, "max", w_max_s8, 0, NULL);
+    check_int8_t(OP_MOD, "mod", NULL, 0, ln_rt_mod_s8);
+    check_int8_t(OP_FMOD, "fmod", NULL, 1, ln_rt_mod_s8);
+    DT_ALLW(int16_t, s16, 1)
+    DT_ALLW(int32_t, s32, 1)
+    DT_ALLW(int64_t, s64, 1)
+    DT_ALLW(uint8_t, u8, 1)
+    DT_ALLW(uint16_t, u16, 1)
+    DT_ALLW(uint32_t, u32, 1)
+    DT_ALLW(uint64_t, u64, 1)
+}
+END_TEST
+
+/* the hand cases the wrapping must give (independent of the reference) */
+START_TEST(test_int_wrap_cases)
+{
+    ln_rt_bcast_args a;
+    int8_t s8a[2] = { -128, 100 }, s8b[2] = { -1, 0 }, s8y[2];
+    uint8_t u8a[2] = { 250, 3 }, u8b[2] = { 10, 5 }, u8y[2];
+    uint16_t u16a[1] = { 65535 }, u16y[1];
+    int32_t s32a[2] = { -7, 7 }, s32b[2] = { 2, -2 }, s32y[2];
+
+    memset(&a, 0, sizeof(a));
+    a.ndim = 1;
+    a.a_dims[0] = a.b_dims[0] = a.y_dims[0] = 2;
+    ln_rt_div_s8(&a, s8a, s8b, s8y);
+    ck_assert_int_eq(s8y[0], -128);          /* -128 / -1 wraps */
+    ck_assert_int_eq(s8y[1], 0);             /* x / 0 is 0 */
+    ln_rt_add_u8(&a, u8a, u8b, u8y);
+    ck_assert_int_eq(u8y[0], 4);             /* 260 mod 256 */
+    ln_rt_sub_u8(&a, u8b, u8a, u8y);
+    ck_assert_int_eq(u8y[0], 16);            /* 10 - 250 + 256 */
+    ck_assert_int_eq(u8y[1], 2);
+    ln_rt_mod_s32(&a, 0, s32a, s32b, s32y);
+    ck_assert_int_eq(s32y[0], 1);            /* -7 mod 2, Python's */
+    ck_assert_int_eq(s32y[1], -1);           /* 7 mod -2 */
+    ln_rt_mod_s32(&a, 1, s32a, s32b, s32y);
+    ck_assert_int_eq(s32y[0], -1);           /* C's */
+    ck_assert_int_eq(s32y[1], 1);
+    ln_rt_div_s32(&a, s32a, s32b, s32y);
+    ck_assert_int_eq(s32y[0], -3);           /* toward zero */
+    a.a_dims[0] = a.b_dims[0] = a.y_dims[0] = 1;
+    ln_rt_mul_u16(&a, u16a, u16a, u16y);     /* 65535^2 would overflow int */
+    ck_assert_int_eq(u16y[0], 1);
+}
+END_TEST
+
+/* float64 against the same ops in double; float16 min, max and fmod
+ * against float arithmetic on the decoded values */
+START_TEST(test_float_types)
+{
+    const dt_case *c = &dcases[0];
+    ln_rt_bcast_args a;
+    size_t na, nb, ny = dt_args(c, &a, &na, &nb), i, ia, ib;
+    double x0[64], x1[64], y[64];
+    uint16_t h0[64], h1[64], hy[64];
+    float f0[64], f1[64];
+    uint32_t s = 5;
+
+    rt_fill(f0, na, -8, 8, 11);
+    rt_fill(f1, nb, 0.5f, 3, 12);
+    for (i = 0; i < na; i++)
+        x0[i] = (double)f0[i] * (1.0 + 1e-9);       /* not a float value */
+    for (i = 0; i < nb; i++)
+        x1[i] = (double)f1[i] * (rt_rand(&s) & 1 ? -1 : 1);
+    ln_rt_add_f64(&a, x0, x1, y);
+    for (i = 0; i < ny; i++) { dt_index(c, &a, i, &ia, &ib); ck_assert(y[i] == x0[ia] + x1[ib]); }
+    ln_rt_sub_f64(&a, x0, x1, y);
+    for (i = 0; i < ny; i++) { dt_index(c, &a, i, &ia, &ib); ck_assert(y[i] == x0[ia] - x1[ib]); }
+    ln_rt_mul_f64(&a, x0, x1, y);
+    for (i = 0; i < ny; i++) { dt_index(c, &a, i, &ia, &ib); ck_assert(y[i] == x0[ia] * x1[ib]); }
+    ln_rt_div_f64(&a, x0, x1, y);
+    for (i = 0; i < ny; i++) { dt_index(c, &a, i, &ia, &ib); ck_assert(y[i] == x0[ia] / x1[ib]); }
+    ln_rt_min_f64(&a, x0, x1, y);
+    for (i = 0; i < ny; i++) { dt_index(c, &a, i, &ia, &ib); ck_assert(y[i] == fmin(x0[ia], x1[ib])); }
+    ln_rt_max_f64(&a, x0, x1, y);
+    for (i = 0; i < ny; i++) { dt_index(c, &a, i, &ia, &ib); ck_assert(y[i] == fmax(x0[ia], x1[ib])); }
+    ln_rt_mod_f64(&a, 1, x0, x1, y);
+    for (i = 0; i < ny; i++) { dt_index(c, &a, i, &ia, &ib); ck_assert(y[i] == fmod(x0[ia], x1[ib])); }
+
+    /* float16: values exactly representable (multiples of 1/16 below 64) */
+    for (i = 0; i < na; i++) {
+        f0[i] = (float)((int)(rt_rand(&s) % 1024) - 512) / 16.0f;
+        h0[i] = ln_rt__f32_to_f16(f0[i]);
+    }
+    for (i = 0; i < nb; i++) {
+        f1[i] = (float)((int)(rt_rand(&s) % 200) + 1) / 16.0f * (rt_rand(&s) & 1 ? -1 : 1);
+        h1[i] = ln_rt__f32_to_f16(f1[i]);
+    }
+    ln_rt_min_f16(&a, h0, h1, hy);
+    for (i = 0; i < ny; i++) { dt_index(c, &a, i, &ia, &ib); ck_assert(ln_rt__f16_to_f32(hy[i]) == fminf(f0[ia], f1[ib])); }
+    ln_rt_max_f16(&a, h0, h1, hy);
+    for (i = 0; i < ny; i++) { dt_index(c, &a, i, &ia, &ib); ck_assert(ln_rt__f16_to_f32(hy[i]) == fmaxf(f0[ia], f1[ib])); }
+    ln_rt_mod_f16(&a, 1, h0, h1, hy);
+    for (i = 0; i < ny; i++) { dt_index(c, &a, i, &ia, &ib); ck_assert(ln_rt__f16_to_f32(hy[i]) == fmodf(f0[ia], f1[ib])); }
+}
+END_TEST
+
+/* Pow: the base's type; integer powers exact and wrapping, float
+ * exponents truncated and saturated */
+START_TEST(test_pow_types)
+{
+    ln_rt_bcast_args a;
+    int32_t b32[6] = { 2, -3, 7, 1, -1, 0 }, e32[6] = { 10, 3, 20, -2, -3, 5 }, y32[6];
+    int64_t b64[6] = { 3, -2, 10, 2, 5, -1 }, e64[6] = { 40, 63, 19, 64, 0, 1000001 }, y64[6];
+    float f[6] = { 1.5f, 2, -2, 0.5f, 4, 10 }, ef[6] = { 2, 0.5f, 3, -1, 0.5f, 40 }, yf[6];
+    uint64_t eu[6] = { 2, 3, 1, 0, 4, 5 };
+    int32_t want32[6] = { 1024, -27, (int32_t)0xB87E16E1u /* 7^20 mod 2^32 */, 1, -1, 0 };
+    uint64_t p3_40 = 1;
+    int i;
+
+    memset(&a, 0, sizeof(a));
+    a.ndim = 1;
+    a.a_dims[0] = a.b_dims[0] = a.y_dims[0] = 6;
+    ln_rt_pow_s32_s32(&a, b32, e32, y32);
+    for (i = 0; i < 6; i++)
+        ck_assert_msg(y32[i] == want32[i], "pow_s32_s32 [%d] = %d, want %d", i, y32[i], want32[i]);
+    for (i = 0; i < 40; i++)
+        p3_40 *= 3u;
+    ln_rt_pow_s64_s64(&a, b64, e64, y64);
+    ck_assert(y64[0] == (int64_t)p3_40);
+    ck_assert(y64[1] == INT64_MIN);             /* (-2)^63 */
+    ck_assert((uint64_t)y64[2] == 0x8AC7230489E80000ULL);   /* 10^19 wraps */
+    ck_assert(y64[3] == 0);                     /* 2^64 wraps to 0 */
+    ck_assert(y64[4] == 1 && y64[5] == -1);
+    ln_rt_pow_s32_f32(&a, b32, ef, y32);
+    ck_assert_int_eq(y32[0], 4);                /* 2^2 */
+    ck_assert_int_eq(y32[1], 0);                /* (-3)^0.5 is NaN: 0 */
+    ck_assert_int_eq(y32[2], 343);
+    ck_assert_int_eq(y32[3], 1);
+    ck_assert_int_eq(y32[4], 0);                /* (-1)^0.5: NaN */
+    ln_rt_pow_s32_f32(&a, b32, f, y32);         /* 2^1.5 = 2.83 -> 2 */
+    ck_assert_int_eq(y32[0], 2);
+    b32[5] = 10;
+    ln_rt_pow_s32_f32(&a, b32, ef, y32);
+    ck_assert_int_eq(y32[5], INT32_MAX);        /* 10^40 saturates */
+    b64[5] = 10;
+    ln_rt_pow_s64_f32(&a, b64, ef, y64);
+    ck_assert(y64[0] == 9 && y64[1] == 0 && y64[2] == 1000 && y64[3] == 0 && y64[4] == 2);
+    ck_assert(y64[5] == INT64_MAX);             /* 10^40 saturates */
+    ln_rt_pow_f32_u64(&a, f, eu, yf);
+    for (i = 0; i < 6; i++)
+        ck_assert(yf[i] == (float)pow(f[i], (double)eu[i]));
+    ln_rt_pow_f32_s32(&a, f, e32, yf);
+    for (i = 0; i < 6; i++)
+        ck_assert(yf[i] == (float)pow(f[i], (double)e32[i]));
+}
+END_TEST
+
+Suite *rt_dtypes_suite(void)
+{
+    Suite *s = suite_create("rt_dtypes");
+    TCase *tc = tcase_create("dtypes");
+    tcase_add_test(tc, test_int_binary);
+    tcase_add_test(tc, test_int_wrap_cases);
+    tcase_add_test(tc, test_float_types);
+    tcase_add_test(tc, test_pow_types);
+    suite_add_tcase(s, tc);
+    return s;
+}
