@@ -1542,8 +1542,8 @@ for my $h (split /:/, $opt{'rt-headers'}) {
                 }
             }
             for my $m (keys %mac) {
-                while ($text =~ /^$m\(([^()\n]*)\)/mg) {
-                    my @a = map { s/^\s+|\s+$//gr } split /,/, $1;
+                while ($text =~ /^$m\(((?:[^()\n]|\([^()\n]*\))*)\)/mg) {
+                    my @a = split_args($1);
                     for my $x (@{ $mac{$m} }) {
                         my ($pre, $k, $post) = @$x;
                         $rt_file{ $pre . $a[$k] . ($post // '') } //= $rel if defined $a[$k];

@@ -137,11 +137,10 @@ LN_RT_BINARY_AB(ln_rt_mul_bcast_s8, int8_t, int8_t, int8_t, LN_RT_COMMA const ln
  * converted back. Division truncates toward zero (ONNX Div: numpy's true
  * division cast back to the type); a divisor of 0 gives 0 (ONNX leaves it
  * undefined) and the most negative value divided by -1 wraps to itself. */
-#define LN_RT_INT_ARITH(T, U, S, DIV)                                            \
+#define LN_RT_INT_ARITH(T, U, S)                                                 \
     LN_RT_BINARY_T(ln_rt_add_##S, T, T, (T)((U)u + (U)v))                        \
     LN_RT_BINARY_T(ln_rt_sub_##S, T, T, (T)((U)u - (U)v))                        \
-    LN_RT_BINARY_T(ln_rt_mul_##S, T, T, (T)((U)u * (U)v))                        \
-    LN_RT_INT_DIVMINMAX(T, S, DIV)
+    LN_RT_BINARY_T(ln_rt_mul_##S, T, T, (T)((U)u * (U)v))
 #define LN_RT_INT_DIVMINMAX(T, S, DIV)                                           \
     LN_RT_BINARY_T(ln_rt_div_##S, T, T, DIV)                                     \
     LN_RT_BINARY_T(ln_rt_min_##S, T, T, u < v ? u : v)                           \
@@ -149,14 +148,21 @@ LN_RT_BINARY_AB(ln_rt_mul_bcast_s8, int8_t, int8_t, int8_t, LN_RT_COMMA const ln
 #define LN_RT_SDIV(T, U) v == 0 ? (T)0 : v == -1 ? (T)(0u - (U)u) : (T)(u / v)
 #define LN_RT_UDIV(T) v == 0 ? (T)0 : (T)(u / v)
 /* int8 add and mul are TFLite's (quantized, elementwise_s8.c) */
+LN_RT_INT_ARITH(int16_t, uint32_t, s16)
+LN_RT_INT_ARITH(int32_t, uint32_t, s32)
+LN_RT_INT_ARITH(int64_t, uint64_t, s64)
+LN_RT_INT_ARITH(uint8_t, uint32_t, u8)
+LN_RT_INT_ARITH(uint16_t, uint32_t, u16)
+LN_RT_INT_ARITH(uint32_t, uint32_t, u32)
+LN_RT_INT_ARITH(uint64_t, uint64_t, u64)
 LN_RT_INT_DIVMINMAX(int8_t, s8, LN_RT_SDIV(int8_t, uint32_t))
-LN_RT_INT_ARITH(int16_t, uint32_t, s16, LN_RT_SDIV(int16_t, uint32_t))
-LN_RT_INT_ARITH(int32_t, uint32_t, s32, LN_RT_SDIV(int32_t, uint32_t))
-LN_RT_INT_ARITH(int64_t, uint64_t, s64, LN_RT_SDIV(int64_t, uint64_t))
-LN_RT_INT_ARITH(uint8_t, uint32_t, u8, LN_RT_UDIV(uint8_t))
-LN_RT_INT_ARITH(uint16_t, uint32_t, u16, LN_RT_UDIV(uint16_t))
-LN_RT_INT_ARITH(uint32_t, uint32_t, u32, LN_RT_UDIV(uint32_t))
-LN_RT_INT_ARITH(uint64_t, uint64_t, u64, LN_RT_UDIV(uint64_t))
+LN_RT_INT_DIVMINMAX(int16_t, s16, LN_RT_SDIV(int16_t, uint32_t))
+LN_RT_INT_DIVMINMAX(int32_t, s32, LN_RT_SDIV(int32_t, uint32_t))
+LN_RT_INT_DIVMINMAX(int64_t, s64, LN_RT_SDIV(int64_t, uint64_t))
+LN_RT_INT_DIVMINMAX(uint8_t, u8, LN_RT_UDIV(uint8_t))
+LN_RT_INT_DIVMINMAX(uint16_t, u16, LN_RT_UDIV(uint16_t))
+LN_RT_INT_DIVMINMAX(uint32_t, u32, LN_RT_UDIV(uint32_t))
+LN_RT_INT_DIVMINMAX(uint64_t, u64, LN_RT_UDIV(uint64_t))
 
 /* float64 as float32 does, in double */
 LN_RT_BINARY_T(ln_rt_add_f64, double, double, u + v)
