@@ -563,6 +563,13 @@ int ln_rt_softmax_cross_entropy_f32(const ln_rt_loss_args *a, size_t target_size
 int ln_rt_softmax_cross_entropy_f64(const ln_rt_loss_args *a, size_t target_size,
                                     const double *x, const void *target,
                                     const double *weight, double *loss, double *log_prob);
+/* the same in float64 */
+void ln_rt_reduce_l1_f64(const ln_rt_reduce_args *a, const double *x, double *y);
+void ln_rt_reduce_l2_f64(const ln_rt_reduce_args *a, const double *x, double *y);
+void ln_rt_reduce_logsum_f64(const ln_rt_reduce_args *a, const double *x, double *y);
+void ln_rt_reduce_logsumexp_f64(const ln_rt_reduce_args *a, const double *x, double *y);
+void ln_rt_reduce_prod_f64(const ln_rt_reduce_args *a, const double *x, double *y);
+void ln_rt_reduce_sumsquare_f64(const ln_rt_reduce_args *a, const double *x, double *y);
 
 /* ---------------------------------------------------------------------
  * Data movement (dtype-generic by element size, with _f32 wrappers)
@@ -1179,6 +1186,17 @@ void ln_rt_onehot_s32(int32_t outer, int32_t depth, int32_t inner, const int32_t
  * with reverse, each leaving out its own element with exclusive. */
 void ln_rt_cumsum_f32(int32_t outer, int32_t len, int32_t inner, int32_t exclusive,
                       int32_t reverse, const float *x, float *y);
+/* the integer ones wrap */
+void ln_rt_cumsum_f64(int32_t outer, int32_t len, int32_t inner, int32_t exclusive,
+                      int32_t reverse, const double *x, double *y);
+void ln_rt_cumsum_s32(int32_t outer, int32_t len, int32_t inner, int32_t exclusive,
+                      int32_t reverse, const int32_t *x, int32_t *y);
+void ln_rt_cumsum_s64(int32_t outer, int32_t len, int32_t inner, int32_t exclusive,
+                      int32_t reverse, const int64_t *x, int64_t *y);
+void ln_rt_cumsum_u32(int32_t outer, int32_t len, int32_t inner, int32_t exclusive,
+                      int32_t reverse, const uint32_t *x, uint32_t *y);
+void ln_rt_cumsum_u64(int32_t outer, int32_t len, int32_t inner, int32_t exclusive,
+                      int32_t reverse, const uint64_t *x, uint64_t *y);
 
 /* ---- topk (ONNX TopK) ---------------------------------------------------
  * x [outer][len][inner]: the k largest (largest != 0) or smallest of each

@@ -112,112 +112,109 @@ void ln_rt_reduce_min_f32(const ln_rt_reduce_args *a, const float *x,
 /* ---- L1, L2, LogSum, LogSumExp, Prod, SumSquare ----------------------- */
 enum { RX_L1, RX_L2, RX_LOGSUM, RX_LOGSUMEXP, RX_PROD, RX_SUMSQUARE };
 
-static void reduce_ext(const ln_rt_reduce_args *a, const float *x, float *y,
-                       int op)
-{
-    /* kept axes (outer walk) and reduced axes (inner walk), x strides */
-    int32_t kd[LN_RT_MAX_DIMS], rd[LN_RT_MAX_DIMS];
-    ptrdiff_t ks[LN_RT_MAX_DIMS], rs[LN_RT_MAX_DIMS], st = 1;
-    int32_t kc[LN_RT_MAX_DIMS] = {0}, rc[LN_RT_MAX_DIMS];
-    int nk = 0, nr = 0, d, pass;
-    size_t ny = 1, nred = 1, q, r;
-    ptrdiff_t base = 0;
+/* one walk per type (float32, float64) */
+#define LN_RT_REDUCE_EXT(T, S, FABS, SQRT, LOG, EXP)                          \
+static void reduce_ext_##S(const ln_rt_reduce_args *a, const T *x, T *y, int op)\
+{                                                                             \
+    /* kept axes (outer walk) and reduced axes (inner walk), x strides */     \
+    int32_t kd[LN_RT_MAX_DIMS], rd[LN_RT_MAX_DIMS];                           \
+    ptrdiff_t ks[LN_RT_MAX_DIMS], rs[LN_RT_MAX_DIMS], st = 1;                 \
+    int32_t kc[LN_RT_MAX_DIMS] = {0}, rc[LN_RT_MAX_DIMS];                     \
+    int nk = 0, nr = 0, d, pass;                                              \
+    size_t ny = 1, nred = 1, q, r;                                            \
+    ptrdiff_t base = 0;                                                       \
+                                                                              \
+    for (d = a->ndim - 1; d >= 0; d--) {                                      \
+        if (a->axes_mask & (1u << d)) {                                       \
+            rd[nr] = a->dims[d];                                              \
+            rs[nr++] = st;                                                    \
+            nred *= (size_t)a->dims[d];                                       \
+        } else {                                                              \
+            kd[nk] = a->dims[d];                                              \
+            ks[nk++] = st;                                                    \
+            ny *= (size_t)a->dims[d];                                         \
+        }                                                                     \
+        st *= a->dims[d];                                                     \
+    }                                                                         \
+    /* kd/rd are innermost first */                                           \
+    for (q = 0; q < ny; q++) {                                                \
+        T m = (T)-INFINITY, acc = op == RX_PROD ? (T)1 : (T)0;                \
+        for (pass = op == RX_LOGSUMEXP ? 0 : 1; pass < 2; pass++) {           \
+            ptrdiff_t off = base;                                             \
+            for (d = 0; d < nr; d++)                                          \
+                rc[d] = 0;                                                    \
+            for (r = 0; r < nred; r++) {                                      \
+                T v = x[off];                                                 \
+                if (pass == 0) {                                              \
+                    m = v > m ? v : m;                                        \
+                } else {                                                      \
+                    switch (op) {                                             \
+                    case RX_L1: acc += FABS(v); break;                        \
+                    case RX_L2: case RX_SUMSQUARE: acc += v * v; break;       \
+                    case RX_LOGSUM: acc += v; break;                          \
+                    case RX_LOGSUMEXP: acc += EXP(v - m); break;              \
+                    default: acc *= v; break;                                 \
+                    }                                                         \
+                }                                                             \
+                for (d = 0; d < nr; d++) {                                    \
+                    off += rs[d];                                             \
+                    if (++rc[d] < rd[d])                                      \
+                        break;                                                \
+                    off -= rs[d] * rd[d];                                     \
+                    rc[d] = 0;                                                \
+                }                                                             \
+            }                                                                 \
+        }                                                                     \
+        switch (op) {                                                         \
+        case RX_L2: acc = SQRT(acc); break;                                   \
+        case RX_LOGSUM: acc = LOG(acc); break;                                \
+        case RX_LOGSUMEXP:                                                    \
+            acc = isinf(m) ? m : m + LOG(acc);                                \
+            if (nred == 0)                                                    \
+                acc = (T)-INFINITY;                                           \
+            break;                                                            \
+        default: break;                                                       \
+        }                                                                     \
+        y[q] = acc;                                                           \
+        for (d = 0; d < nk; d++) {                                            \
+            base += ks[d];                                                    \
+            if (++kc[d] < kd[d])                                              \
+                break;                                                        \
+            base -= ks[d] * kd[d];                                            \
+            kc[d] = 0;                                                        \
+        }                                                                     \
+    }                                                                         \
+}
+LN_RT_REDUCE_EXT(float, f32, fabsf, sqrtf, logf, expf)
+LN_RT_REDUCE_EXT(double, f64, fabs, sqrt, log, exp)
 
-    for (d = a->ndim - 1; d >= 0; d--) {
-        if (a->axes_mask & (1u << d)) {
-            rd[nr] = a->dims[d];
-            rs[nr++] = st;
-            nred *= (size_t)a->dims[d];
-        } else {
-            kd[nk] = a->dims[d];
-            ks[nk++] = st;
-            ny *= (size_t)a->dims[d];
-        }
-        st *= a->dims[d];
+#define LN_RT_REDUCE_EXT_OPS(T, S)                                                \
+    void ln_rt_reduce_l1_##S(const ln_rt_reduce_args *a, const T *x, T *y)        \
+    {                                                                             \
+        reduce_ext_##S(a, x, y, RX_L1);                                           \
+    }                                                                             \
+    void ln_rt_reduce_l2_##S(const ln_rt_reduce_args *a, const T *x, T *y)        \
+    {                                                                             \
+        reduce_ext_##S(a, x, y, RX_L2);                                           \
+    }                                                                             \
+    void ln_rt_reduce_logsum_##S(const ln_rt_reduce_args *a, const T *x, T *y)    \
+    {                                                                             \
+        reduce_ext_##S(a, x, y, RX_LOGSUM);                                       \
+    }                                                                             \
+    void ln_rt_reduce_logsumexp_##S(const ln_rt_reduce_args *a, const T *x, T *y) \
+    {                                                                             \
+        reduce_ext_##S(a, x, y, RX_LOGSUMEXP);                                    \
+    }                                                                             \
+    void ln_rt_reduce_prod_##S(const ln_rt_reduce_args *a, const T *x, T *y)      \
+    {                                                                             \
+        reduce_ext_##S(a, x, y, RX_PROD);                                         \
+    }                                                                             \
+    void ln_rt_reduce_sumsquare_##S(const ln_rt_reduce_args *a, const T *x, T *y) \
+    {                                                                             \
+        reduce_ext_##S(a, x, y, RX_SUMSQUARE);                                    \
     }
-    /* kd/rd are innermost first */
-    for (q = 0; q < ny; q++) {
-        float m = -INFINITY, acc = op == RX_PROD ? 1.0f : 0.0f;
-        for (pass = op == RX_LOGSUMEXP ? 0 : 1; pass < 2; pass++) {
-            ptrdiff_t off = base;
-            for (d = 0; d < nr; d++)
-                rc[d] = 0;
-            for (r = 0; r < nred; r++) {
-                float v = x[off];
-                if (pass == 0) {
-                    m = v > m ? v : m;
-                } else {
-                    switch (op) {
-                    case RX_L1: acc += fabsf(v); break;
-                    case RX_L2: case RX_SUMSQUARE: acc += v * v; break;
-                    case RX_LOGSUM: acc += v; break;
-                    case RX_LOGSUMEXP: acc += expf(v - m); break;
-                    default: acc *= v; break;
-                    }
-                }
-                for (d = 0; d < nr; d++) {
-                    off += rs[d];
-                    if (++rc[d] < rd[d])
-                        break;
-                    off -= rs[d] * rd[d];
-                    rc[d] = 0;
-                }
-            }
-        }
-        switch (op) {
-        case RX_L2: acc = sqrtf(acc); break;
-        case RX_LOGSUM: acc = logf(acc); break;
-        case RX_LOGSUMEXP:
-            acc = isinf(m) ? m : m + logf(acc);
-            if (nred == 0)
-                acc = -INFINITY;
-            break;
-        default: break;
-        }
-        y[q] = acc;
-        for (d = 0; d < nk; d++) {
-            base += ks[d];
-            if (++kc[d] < kd[d])
-                break;
-            base -= ks[d] * kd[d];
-            kc[d] = 0;
-        }
-    }
-}
-
-void ln_rt_reduce_l1_f32(const ln_rt_reduce_args *a, const float *x, float *y)
-{
-    reduce_ext(a, x, y, RX_L1);
-}
-
-void ln_rt_reduce_l2_f32(const ln_rt_reduce_args *a, const float *x, float *y)
-{
-    reduce_ext(a, x, y, RX_L2);
-}
-
-void ln_rt_reduce_logsum_f32(const ln_rt_reduce_args *a, const float *x,
-                             float *y)
-{
-    reduce_ext(a, x, y, RX_LOGSUM);
-}
-
-void ln_rt_reduce_logsumexp_f32(const ln_rt_reduce_args *a, const float *x,
-                                float *y)
-{
-    reduce_ext(a, x, y, RX_LOGSUMEXP);
-}
-
-void ln_rt_reduce_prod_f32(const ln_rt_reduce_args *a, const float *x,
-                           float *y)
-{
-    reduce_ext(a, x, y, RX_PROD);
-}
-
-void ln_rt_reduce_sumsquare_f32(const ln_rt_reduce_args *a, const float *x,
-                                float *y)
-{
-    reduce_ext(a, x, y, RX_SUMSQUARE);
-}
+LN_RT_REDUCE_EXT_OPS(float, f32)
+LN_RT_REDUCE_EXT_OPS(double, f64)
 
 /* ---- argmax, argmin ---------------------------------------------------- */
 /* The index of the largest (sign 1) or smallest (sign -1) element along
@@ -298,23 +295,32 @@ void ln_rt_topk_f32(int32_t outer, int32_t len, int32_t inner, int32_t k, int32_
         }
 }
 
-void ln_rt_cumsum_f32(int32_t outer, int32_t len, int32_t inner, int32_t exclusive,
-                      int32_t reverse, const float *x, float *y)
-{
-    for (int32_t o = 0; o < outer; o++)
-        for (int32_t q = 0; q < inner; q++) {
-            size_t base = (size_t)o * len * inner + q;
-            float s = 0.0f;
-            for (int32_t j = 0; j < len; j++) {
-                size_t i = base + (size_t)(reverse ? len - 1 - j : j) * inner;
-                float v = x[i];
-                if (exclusive) {
-                    y[i] = s;
-                    s += v;
-                } else {
-                    s += v;
-                    y[i] = s;
-                }
-            }
-        }
+/* CumSum per type; integers sum in the unsigned type of their width
+ * (wrapping) */
+#define LN_RT_CUMSUM(T, A, S)                                                      \
+void ln_rt_cumsum_##S(int32_t outer, int32_t len, int32_t inner, int32_t exclusive, \
+                      int32_t reverse, const T *x, T *y)                           \
+{                                                                                  \
+    for (int32_t o = 0; o < outer; o++)                                            \
+        for (int32_t q = 0; q < inner; q++) {                                      \
+            size_t base = (size_t)o * len * inner + q;                             \
+            A s = 0;                                                               \
+            for (int32_t j = 0; j < len; j++) {                                    \
+                size_t i = base + (size_t)(reverse ? len - 1 - j : j) * inner;     \
+                A v = (A)x[i];                                                     \
+                if (exclusive) {                                                   \
+                    y[i] = (T)s;                                                   \
+                    s += v;                                                        \
+                } else {                                                           \
+                    s += v;                                                        \
+                    y[i] = (T)s;                                                   \
+                }                                                                  \
+            }                                                                      \
+        }                                                                          \
 }
+LN_RT_CUMSUM(float, float, f32)
+LN_RT_CUMSUM(double, double, f64)
+LN_RT_CUMSUM(int32_t, uint32_t, s32)
+LN_RT_CUMSUM(int64_t, uint64_t, s64)
+LN_RT_CUMSUM(uint32_t, uint32_t, u32)
+LN_RT_CUMSUM(uint64_t, uint64_t, u64)

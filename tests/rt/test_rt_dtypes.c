@@ -352,6 +352,114 @@ START_TEST(test_pow_types)
 }
 END_TEST
 
+
+/* CumSum per type against running sums written out per (outer, inner)
+ * column: x [2][5][3], every flag combination; int32 wraps */
+#define DT_CUMSUM_CHECK(T, A, S, FILL)                                                \
+static void cumsum_check_##S(void)                                                    \
+{                                                                                     \
+    T x[30], y[30];                                                                   \
+    uint32_t s = 77;                                                                  \
+    int ex, rev, o, q, j, i;                                                          \
+    for (i = 0; i < 30; i++)                                                          \
+        x[i] = FILL;                                                                  \
+    for (ex = 0; ex < 2; ex++)                                                        \
+        for (rev = 0; rev < 2; rev++) {                                               \
+            ln_rt_cumsum_##S(2, 5, 3, ex, rev, x, y);                                 \
+            for (o = 0; o < 2; o++)                                                   \
+                for (q = 0; q < 3; q++)                                               \
+                    for (j = 0; j < 5; j++) {                                         \
+                        A want = 0;                                                   \
+                        int k;                                                        \
+                        for (k = 0; k < 5; k++) {                                     \
+                            int before = rev ? k > j : k < j;                         \
+                            if (before || (!ex && k == j))                            \
+                                want += (A)x[(o * 5 + k) * 3 + q];                    \
+                        }                                                             \
+                        ck_assert_msg((T)want == y[(o * 5 + j) * 3 + q],              \
+                                      "cumsum_%s ex %d rev %d [%d][%d][%d]", #S, ex,   \
+                                      rev, o, j, q);                                  \
+                    }                                                                 \
+        }                                                                             \
+}
+DT_CUMSUM_CHECK(double, double, f64, (double)((int32_t)(rt_rand(&s) % 2001) - 1000) / 4.0) /* exact sums */
+DT_CUMSUM_CHECK(int32_t, uint32_t, s32, (int32_t)(rt_rand(&s) << 9))   /* sums wrap */
+DT_CUMSUM_CHECK(int64_t, uint64_t, s64, (int64_t)dt_bits(&s))
+DT_CUMSUM_CHECK(uint32_t, uint32_t, u32, (uint32_t)(rt_rand(&s) << 9))
+DT_CUMSUM_CHECK(uint64_t, uint64_t, u64, dt_bits(&s))
+
+START_TEST(test_cumsum_types)
+{
+    int32_t x[3] = { INT32_MAX, 1, -5 }, y[3];
+    cumsum_check_f64();
+    cumsum_check_s32();
+    cumsum_check_s64();
+    cumsum_check_u32();
+    cumsum_check_u64();
+    ln_rt_cumsum_s32(1, 3, 1, 0, 0, x, y);
+    ck_assert_int_eq(y[1], INT32_MIN);          /* MAX + 1 wraps */
+    ck_assert_int_eq(y[2], INT32_MAX - 4);      /* MIN - 5 wraps */
+}
+END_TEST
+
+/* float64 reductions over axes {0, 2} of [3][4][5] against sums in long
+ * double written out here */
+START_TEST(test_reduce_f64)
+{
+    ln_rt_reduce_args a;
+    double x[60], y[4];
+    uint32_t s = 9;
+    int i, j, k, op;
+
+    memset(&a, 0, sizeof(a));
+    a.ndim = 3;
+    a.dims[0] = 3; a.dims[1] = 4; a.dims[2] = 5;
+    a.axes_mask = 5u;
+    for (i = 0; i < 60; i++)
+        x[i] = ((double)(rt_rand(&s) % 20001) - 10000.0) / 2500.0 + 1e-10;
+    for (op = 0; op < 6; op++) {
+        switch (op) {
+        case 0: ln_rt_reduce_l1_f64(&a, x, y); break;
+        case 1: ln_rt_reduce_l2_f64(&a, x, y); break;
+        case 2: ln_rt_reduce_logsumexp_f64(&a, x, y); break;
+        case 3: ln_rt_reduce_prod_f64(&a, x, y); break;
+        case 4: ln_rt_reduce_sumsquare_f64(&a, x, y); break;
+        default: ln_rt_reduce_logsum_f64(&a, x, y); break;
+        }
+        for (j = 0; j < 4; j++) {
+            long double acc = op == 3 ? 1.0L : 0.0L, want;
+            for (i = 0; i < 3; i++)
+                for (k = 0; k < 5; k++) {
+                    long double v = x[(i * 4 + j) * 5 + k];
+                    switch (op) {
+                    case 0: acc += fabsl(v); break;
+                    case 1: case 4: acc += v * v; break;
+                    case 2: acc += expl(v); break;
+                    case 3: acc *= v; break;
+                    default: acc += fabsl(v); break;    /* logsum of positives */
+                    }
+                }
+            want = op == 1 ? sqrtl(acc) : op == 2 ? logl(acc) : acc;
+            if (op == 5)
+                continue;
+            ck_assert_msg(fabsl((long double)y[j] - want) <= 1e-13L * fabsl(want) + 1e-15L,
+                          "reduce op %d [%d]: %.17g, want %.17Lg", op, j, y[j], want);
+        }
+    }
+    /* logsum: log of the sum, on positive values */
+    for (i = 0; i < 60; i++)
+        x[i] = fabs(x[i]) + 0.25;
+    ln_rt_reduce_logsum_f64(&a, x, y);
+    for (j = 0; j < 4; j++) {
+        long double acc = 0;
+        for (i = 0; i < 3; i++)
+            for (k = 0; k < 5; k++)
+                acc += x[(i * 4 + j) * 5 + k];
+        ck_assert(fabsl((long double)y[j] - logl(acc)) <= 1e-14L);
+    }
+}
+END_TEST
+
 Suite *rt_dtypes_suite(void)
 {
     Suite *s = suite_create("rt_dtypes");
@@ -360,6 +468,8 @@ Suite *rt_dtypes_suite(void)
     tcase_add_test(tc, test_int_wrap_cases);
     tcase_add_test(tc, test_float_types);
     tcase_add_test(tc, test_pow_types);
+    tcase_add_test(tc, test_cumsum_types);
+    tcase_add_test(tc, test_reduce_f64);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -23,7 +23,7 @@ static int cumsum_check(ln_op_arg *op_arg, struct cumsum_vals *v, ln_bool scratc
     (void)scratch_ok;
     LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_EQ, 1));
     LN_OPCK(ln_opck_tensor_in_exist(op_arg, "src", &src_te));
-    LN_OPCK(ln_opck_tensor_dtype(op_arg, "src", src_te, LN_DTYPE_FLOAT32));
+    LN_OPCK(ln_opck_tensor_dtype_in(op_arg, "src", src_te, (1u << LN_DTYPE_FLOAT32) | (1u << LN_DTYPE_FLOAT64) | (1u << LN_DTYPE_INT32) | (1u << LN_DTYPE_INT64) | (1u << LN_DTYPE_UINT32) | (1u << LN_DTYPE_UINT64)));
     LN_OPCK(ln_opck_tensor_ndim(op_arg, "src", src_te, LN_CMP_GE, 1));
     src = src_te->tensor;
     LN_OPCK(ln_opck_param_type_if(op_arg, "axis", LN_PARAM_NUMBER, &axis_pe));
@@ -47,7 +47,7 @@ static int cumsum_check(ln_op_arg *op_arg, struct cumsum_vals *v, ln_bool scratc
 
 #ifndef LN_OP_STRIP_cumsum
 
-/* ---- cumsum (arch none): ONNX CumSum: running sums along 'axis' (reverse: from the end; exclusive: each without its own element). */
+/* ---- cumsum (arch none): ONNX CumSum: running sums along 'axis' (reverse: from the end; exclusive: each without its own element); integer sums wrap. */
 static int cumsum_pre_run(ln_op_arg *op_arg)
 {
     struct cumsum_vals v;
@@ -98,7 +98,7 @@ static int cumsum_cpu_pre_run(ln_op_arg *op_arg)
     return 0;
 }
 
-/* ln-aot emits: ln_rt_cumsum_f32(${outer}, ${len}, ${inner}, ${exclusive}, ${reverse}, ${src}, ${dst}); */
+/* ln-aot emits: ln_rt_cumsum_${src.type}(${outer}, ${len}, ${inner}, ${exclusive}, ${reverse}, ${src}, ${dst}); */
 static int cumsum_cpu_run(ln_op_arg *op_arg)
 {
     const struct cumsum_cpu_priv *priv = op_arg->priv;
@@ -110,7 +110,18 @@ static int cumsum_cpu_run(ln_op_arg *op_arg)
     const int32_t *len = &priv->len;
     const int32_t *inner = &priv->inner;
 
-    ln_rt_cumsum_f32(*outer, *len, *inner, exclusive, reverse, src->data, dst->data);
+    if (src->dtype == LN_DTYPE_FLOAT32)
+        ln_rt_cumsum_f32(*outer, *len, *inner, exclusive, reverse, src->data, dst->data);
+    if (src->dtype == LN_DTYPE_FLOAT64)
+        ln_rt_cumsum_f64(*outer, *len, *inner, exclusive, reverse, src->data, dst->data);
+    if (src->dtype == LN_DTYPE_INT32)
+        ln_rt_cumsum_s32(*outer, *len, *inner, exclusive, reverse, src->data, dst->data);
+    if (src->dtype == LN_DTYPE_INT64)
+        ln_rt_cumsum_s64(*outer, *len, *inner, exclusive, reverse, src->data, dst->data);
+    if (src->dtype == LN_DTYPE_UINT32)
+        ln_rt_cumsum_u32(*outer, *len, *inner, exclusive, reverse, src->data, dst->data);
+    if (src->dtype == LN_DTYPE_UINT64)
+        ln_rt_cumsum_u64(*outer, *len, *inner, exclusive, reverse, src->data, dst->data);
     return 0;
 }
 

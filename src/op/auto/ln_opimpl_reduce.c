@@ -7,11 +7,44 @@
 
 #if !(defined(LN_OP_STRIP_reduce_l1) && defined(LN_OP_STRIP_reduce_l2) && \
       defined(LN_OP_STRIP_reduce_logsum) && defined(LN_OP_STRIP_reduce_logsumexp) && \
-      defined(LN_OP_STRIP_reduce_max) && defined(LN_OP_STRIP_reduce_mean) && \
-      defined(LN_OP_STRIP_reduce_min) && defined(LN_OP_STRIP_reduce_sumsquare))
-/* What the pre_runs of reduce_l1, reduce_l1_cpu, reduce_l2, reduce_l2_cpu, reduce_logsum, reduce_logsum_cpu, reduce_logsumexp, reduce_logsumexp_cpu, reduce_max, reduce_max_cpu, reduce_mean, reduce_mean_cpu, reduce_min, reduce_min_cpu, reduce_sumsquare, reduce_sumsquare_cpu have in common: the checks, the outputs. */
+      defined(LN_OP_STRIP_reduce_sumsquare))
+/* What the pre_runs of reduce_l1, reduce_l1_cpu, reduce_l2, reduce_l2_cpu, reduce_logsum, reduce_logsum_cpu, reduce_logsumexp, reduce_logsumexp_cpu, reduce_sumsquare, reduce_sumsquare_cpu have in common: the checks, the outputs. */
 
 static int reduce_l1_check(ln_op_arg *op_arg)
+{
+    ln_tensor_entry *src_te;
+    ln_param_entry *axes_pe, *keepdims_pe, *noop_with_empty_axes_pe;
+    const char *dst_name;
+    int dst_ndim, dst_dims[LN_MAXDIM];
+
+    LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_EQ, 1));
+    LN_OPCK(ln_opck_tensor_in_exist(op_arg, "src", &src_te));
+    LN_OPCK(ln_opck_tensor_dtype_in(op_arg, "src", src_te, (1u << LN_DTYPE_FLOAT32) | (1u << LN_DTYPE_FLOAT64)));
+    LN_OPCK(ln_opck_param_type_if(op_arg, "axes", LN_PARAM_ARRAY_NUMBER, &axes_pe));
+    LN_OPCK(ln_opck_param_type_if(op_arg, "keepdims", LN_PARAM_NUMBER, &keepdims_pe));
+    if (keepdims_pe) {
+        LN_OPCK(ln_opck_param_number(op_arg, keepdims_pe, LN_CMP_GE, 0));
+        LN_OPCK(ln_opck_param_number(op_arg, keepdims_pe, LN_CMP_LE, 1));
+    }
+    LN_OPCK(ln_opck_param_type_if(op_arg, "noop_with_empty_axes", LN_PARAM_NUMBER, &noop_with_empty_axes_pe));
+    if (noop_with_empty_axes_pe) {
+        LN_OPCK(ln_opck_param_number(op_arg, noop_with_empty_axes_pe, LN_CMP_GE, 0));
+        LN_OPCK(ln_opck_param_number(op_arg, noop_with_empty_axes_pe, LN_CMP_LE, 1));
+    }
+    LN_OPCK(ln_opck_tensors_out_len(op_arg, LN_CMP_EQ, 1));
+    LN_OPCK(ln_opck_tensor_out_new(op_arg, "dst", &dst_name));
+    LN_OPCK(ln_ophook_reduce_dst_shape(op_arg, &dst_ndim, dst_dims));
+
+    ln_op_output_create(op_arg, dst_name, src_te->tensor->dtype, dst_ndim, dst_dims, 0);
+    return 0;
+}
+#endif
+
+#if !(defined(LN_OP_STRIP_reduce_max) && defined(LN_OP_STRIP_reduce_mean) && \
+      defined(LN_OP_STRIP_reduce_min))
+/* What the pre_runs of reduce_max, reduce_max_cpu, reduce_mean, reduce_mean_cpu, reduce_min, reduce_min_cpu have in common: the checks, the outputs. */
+
+static int reduce_max_check(ln_op_arg *op_arg)
 {
     ln_tensor_entry *src_te;
     ln_param_entry *axes_pe, *keepdims_pe, *noop_with_empty_axes_pe;
@@ -41,10 +74,43 @@ static int reduce_l1_check(ln_op_arg *op_arg)
 }
 #endif
 
-#if !(defined(LN_OP_STRIP_reduce_prod) && defined(LN_OP_STRIP_reduce_sum))
-/* What the pre_runs of reduce_prod, reduce_prod_cpu, reduce_sum, reduce_sum_cpu have in common: the checks, the outputs. */
+#if !(defined(LN_OP_STRIP_reduce_prod))
+/* What the pre_runs of reduce_prod, reduce_prod_cpu have in common: the checks, the outputs. */
 
 static int reduce_prod_check(ln_op_arg *op_arg)
+{
+    ln_tensor_entry *src_te;
+    ln_param_entry *axes_pe, *keepdims_pe, *noop_with_empty_axes_pe;
+    const char *dst_name;
+    int dst_ndim, dst_dims[LN_MAXDIM];
+
+    LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_EQ, 1));
+    LN_OPCK(ln_opck_tensor_in_exist(op_arg, "src", &src_te));
+    LN_OPCK(ln_opck_tensor_dtype_in(op_arg, "src", src_te, (1u << LN_DTYPE_FLOAT32) | (1u << LN_DTYPE_FLOAT64) | (1u << LN_DTYPE_INT64)));
+    LN_OPCK(ln_opck_param_type_if(op_arg, "axes", LN_PARAM_ARRAY_NUMBER, &axes_pe));
+    LN_OPCK(ln_opck_param_type_if(op_arg, "keepdims", LN_PARAM_NUMBER, &keepdims_pe));
+    if (keepdims_pe) {
+        LN_OPCK(ln_opck_param_number(op_arg, keepdims_pe, LN_CMP_GE, 0));
+        LN_OPCK(ln_opck_param_number(op_arg, keepdims_pe, LN_CMP_LE, 1));
+    }
+    LN_OPCK(ln_opck_param_type_if(op_arg, "noop_with_empty_axes", LN_PARAM_NUMBER, &noop_with_empty_axes_pe));
+    if (noop_with_empty_axes_pe) {
+        LN_OPCK(ln_opck_param_number(op_arg, noop_with_empty_axes_pe, LN_CMP_GE, 0));
+        LN_OPCK(ln_opck_param_number(op_arg, noop_with_empty_axes_pe, LN_CMP_LE, 1));
+    }
+    LN_OPCK(ln_opck_tensors_out_len(op_arg, LN_CMP_EQ, 1));
+    LN_OPCK(ln_opck_tensor_out_new(op_arg, "dst", &dst_name));
+    LN_OPCK(ln_ophook_reduce_dst_shape(op_arg, &dst_ndim, dst_dims));
+
+    ln_op_output_create(op_arg, dst_name, src_te->tensor->dtype, dst_ndim, dst_dims, 0);
+    return 0;
+}
+#endif
+
+#if !(defined(LN_OP_STRIP_reduce_sum))
+/* What the pre_runs of reduce_sum, reduce_sum_cpu have in common: the checks, the outputs. */
+
+static int reduce_sum_check(ln_op_arg *op_arg)
 {
     ln_tensor_entry *src_te;
     ln_param_entry *axes_pe, *keepdims_pe, *noop_with_empty_axes_pe;
@@ -76,9 +142,8 @@ static int reduce_prod_check(ln_op_arg *op_arg)
 
 #if !(defined(LN_OP_STRIP_reduce_l1) && defined(LN_OP_STRIP_reduce_l2) && \
       defined(LN_OP_STRIP_reduce_logsum) && defined(LN_OP_STRIP_reduce_logsumexp) && \
-      defined(LN_OP_STRIP_reduce_max) && defined(LN_OP_STRIP_reduce_mean) && \
-      defined(LN_OP_STRIP_reduce_min) && defined(LN_OP_STRIP_reduce_sumsquare))
-/* What the run() of reduce_l1_cpu, reduce_l2_cpu, reduce_logsum_cpu, reduce_logsumexp_cpu, reduce_max_cpu, reduce_mean_cpu, reduce_min_cpu, reduce_sumsquare_cpu needs, computed once by pre_run. */
+      defined(LN_OP_STRIP_reduce_sumsquare))
+/* What the run() of reduce_l1_cpu, reduce_l2_cpu, reduce_logsum_cpu, reduce_logsumexp_cpu, reduce_sumsquare_cpu needs, computed once by pre_run. */
 struct reduce_l1_cpu_priv {
     ln_rt_reduce_args args;
 };
@@ -102,23 +167,24 @@ static int reduce_l1_cpu_pre_run(ln_op_arg *op_arg)
 }
 #endif
 
-#if !(defined(LN_OP_STRIP_reduce_prod) && defined(LN_OP_STRIP_reduce_sum))
-/* What the run() of reduce_prod_cpu, reduce_sum_cpu needs, computed once by pre_run. */
-struct reduce_prod_cpu_priv {
+#if !(defined(LN_OP_STRIP_reduce_max) && defined(LN_OP_STRIP_reduce_mean) && \
+      defined(LN_OP_STRIP_reduce_min))
+/* What the run() of reduce_max_cpu, reduce_mean_cpu, reduce_min_cpu needs, computed once by pre_run. */
+struct reduce_max_cpu_priv {
     ln_rt_reduce_args args;
 };
 
 /* The private struct field by field, for ln-aot (ln_opregistry_aot). */
-const ln_opregistry_aot_field ln_opimpl_reduce_prod_cpu_aot_priv[] = {
-    {"args", "ln_rt_reduce_args", offsetof(struct reduce_prod_cpu_priv, args)},
+const ln_opregistry_aot_field ln_opimpl_reduce_max_cpu_aot_priv[] = {
+    {"args", "ln_rt_reduce_args", offsetof(struct reduce_max_cpu_priv, args)},
     {NULL, NULL, 0}
 };
 
-static int reduce_prod_cpu_pre_run(ln_op_arg *op_arg)
+static int reduce_max_cpu_pre_run(ln_op_arg *op_arg)
 {
-    struct reduce_prod_cpu_priv *priv;
+    struct reduce_max_cpu_priv *priv;
 
-    LN_OPCK(reduce_prod_check(op_arg));
+    LN_OPCK(reduce_max_check(op_arg));
 
     priv = ln_alloc(sizeof *priv);
     ln_ophook_reduce_args(op_arg, &priv->args);
@@ -138,7 +204,7 @@ ln_op ln_opimpl_reduce_l1 = {
 
 /* ---- reduce_l1_cpu (arch cpu): reduce_l1 for arch cpu */
 
-/* ln-aot emits: ln_rt_reduce_l1_f32(&${args}, ${src}, ${dst}); */
+/* ln-aot emits: ln_rt_reduce_l1_${src.type}(&${args}, ${src}, ${dst}); */
 static int reduce_l1_cpu_run(ln_op_arg *op_arg)
 {
     const struct reduce_l1_cpu_priv *priv = op_arg->priv;
@@ -146,7 +212,10 @@ static int reduce_l1_cpu_run(ln_op_arg *op_arg)
     ln_tensor *dst = ln_op_tensor_out(op_arg, "dst")->tensor;
     const ln_rt_reduce_args *args = &priv->args;
 
-    ln_rt_reduce_l1_f32(args, src->data, dst->data);
+    if (src->dtype == LN_DTYPE_FLOAT32)
+        ln_rt_reduce_l1_f32(args, src->data, dst->data);
+    if (src->dtype == LN_DTYPE_FLOAT64)
+        ln_rt_reduce_l1_f64(args, src->data, dst->data);
     return 0;
 }
 
@@ -168,7 +237,7 @@ ln_op ln_opimpl_reduce_l2 = {
 
 /* ---- reduce_l2_cpu (arch cpu): reduce_l2 for arch cpu */
 
-/* ln-aot emits: ln_rt_reduce_l2_f32(&${args}, ${src}, ${dst}); */
+/* ln-aot emits: ln_rt_reduce_l2_${src.type}(&${args}, ${src}, ${dst}); */
 static int reduce_l2_cpu_run(ln_op_arg *op_arg)
 {
     const struct reduce_l1_cpu_priv *priv = op_arg->priv;
@@ -176,7 +245,10 @@ static int reduce_l2_cpu_run(ln_op_arg *op_arg)
     ln_tensor *dst = ln_op_tensor_out(op_arg, "dst")->tensor;
     const ln_rt_reduce_args *args = &priv->args;
 
-    ln_rt_reduce_l2_f32(args, src->data, dst->data);
+    if (src->dtype == LN_DTYPE_FLOAT32)
+        ln_rt_reduce_l2_f32(args, src->data, dst->data);
+    if (src->dtype == LN_DTYPE_FLOAT64)
+        ln_rt_reduce_l2_f64(args, src->data, dst->data);
     return 0;
 }
 
@@ -198,7 +270,7 @@ ln_op ln_opimpl_reduce_logsum = {
 
 /* ---- reduce_logsum_cpu (arch cpu): reduce_logsum for arch cpu */
 
-/* ln-aot emits: ln_rt_reduce_logsum_f32(&${args}, ${src}, ${dst}); */
+/* ln-aot emits: ln_rt_reduce_logsum_${src.type}(&${args}, ${src}, ${dst}); */
 static int reduce_logsum_cpu_run(ln_op_arg *op_arg)
 {
     const struct reduce_l1_cpu_priv *priv = op_arg->priv;
@@ -206,7 +278,10 @@ static int reduce_logsum_cpu_run(ln_op_arg *op_arg)
     ln_tensor *dst = ln_op_tensor_out(op_arg, "dst")->tensor;
     const ln_rt_reduce_args *args = &priv->args;
 
-    ln_rt_reduce_logsum_f32(args, src->data, dst->data);
+    if (src->dtype == LN_DTYPE_FLOAT32)
+        ln_rt_reduce_logsum_f32(args, src->data, dst->data);
+    if (src->dtype == LN_DTYPE_FLOAT64)
+        ln_rt_reduce_logsum_f64(args, src->data, dst->data);
     return 0;
 }
 
@@ -228,7 +303,7 @@ ln_op ln_opimpl_reduce_logsumexp = {
 
 /* ---- reduce_logsumexp_cpu (arch cpu): reduce_logsumexp for arch cpu */
 
-/* ln-aot emits: ln_rt_reduce_logsumexp_f32(&${args}, ${src}, ${dst}); */
+/* ln-aot emits: ln_rt_reduce_logsumexp_${src.type}(&${args}, ${src}, ${dst}); */
 static int reduce_logsumexp_cpu_run(ln_op_arg *op_arg)
 {
     const struct reduce_l1_cpu_priv *priv = op_arg->priv;
@@ -236,7 +311,10 @@ static int reduce_logsumexp_cpu_run(ln_op_arg *op_arg)
     ln_tensor *dst = ln_op_tensor_out(op_arg, "dst")->tensor;
     const ln_rt_reduce_args *args = &priv->args;
 
-    ln_rt_reduce_logsumexp_f32(args, src->data, dst->data);
+    if (src->dtype == LN_DTYPE_FLOAT32)
+        ln_rt_reduce_logsumexp_f32(args, src->data, dst->data);
+    if (src->dtype == LN_DTYPE_FLOAT64)
+        ln_rt_reduce_logsumexp_f64(args, src->data, dst->data);
     return 0;
 }
 
@@ -253,7 +331,7 @@ ln_op ln_opimpl_reduce_logsumexp_cpu = {
 
 ln_op ln_opimpl_reduce_max = {
     .op_arg = &(ln_op_arg){.optype = "reduce_max", .arch = "none"},
-    .pre_run = reduce_l1_check, .post_run = ln_op_post_run_outputs,
+    .pre_run = reduce_max_check, .post_run = ln_op_post_run_outputs,
     .mem_kind = LN_MEMPLAN_OWN};
 
 /* ---- reduce_max_cpu (arch cpu): reduce_max for arch cpu */
@@ -261,7 +339,7 @@ ln_op ln_opimpl_reduce_max = {
 /* ln-aot emits: ln_rt_reduce_max_f32(&${args}, ${src}, ${dst}); */
 static int reduce_max_cpu_run(ln_op_arg *op_arg)
 {
-    const struct reduce_l1_cpu_priv *priv = op_arg->priv;
+    const struct reduce_max_cpu_priv *priv = op_arg->priv;
     ln_tensor *src = ln_op_tensor_in(op_arg, "src")->tensor;
     ln_tensor *dst = ln_op_tensor_out(op_arg, "dst")->tensor;
     const ln_rt_reduce_args *args = &priv->args;
@@ -272,7 +350,7 @@ static int reduce_max_cpu_run(ln_op_arg *op_arg)
 
 ln_op ln_opimpl_reduce_max_cpu = {
     .op_arg = &(ln_op_arg){.optype = "reduce_max_cpu", .arch = "cpu"},
-    .pre_run = reduce_l1_cpu_pre_run, .run = reduce_max_cpu_run,
+    .pre_run = reduce_max_cpu_pre_run, .run = reduce_max_cpu_run,
     .post_run = ln_op_post_run_outputs, .mem_kind = LN_MEMPLAN_OWN};
 
 #endif /* LN_OP_STRIP_reduce_max */
@@ -283,7 +361,7 @@ ln_op ln_opimpl_reduce_max_cpu = {
 
 ln_op ln_opimpl_reduce_mean = {
     .op_arg = &(ln_op_arg){.optype = "reduce_mean", .arch = "none"},
-    .pre_run = reduce_l1_check, .post_run = ln_op_post_run_outputs,
+    .pre_run = reduce_max_check, .post_run = ln_op_post_run_outputs,
     .mem_kind = LN_MEMPLAN_OWN};
 
 /* ---- reduce_mean_cpu (arch cpu): reduce_mean for arch cpu */
@@ -291,7 +369,7 @@ ln_op ln_opimpl_reduce_mean = {
 /* ln-aot emits: ln_rt_reduce_mean_f32(&${args}, ${src}, ${dst}); */
 static int reduce_mean_cpu_run(ln_op_arg *op_arg)
 {
-    const struct reduce_l1_cpu_priv *priv = op_arg->priv;
+    const struct reduce_max_cpu_priv *priv = op_arg->priv;
     ln_tensor *src = ln_op_tensor_in(op_arg, "src")->tensor;
     ln_tensor *dst = ln_op_tensor_out(op_arg, "dst")->tensor;
     const ln_rt_reduce_args *args = &priv->args;
@@ -302,7 +380,7 @@ static int reduce_mean_cpu_run(ln_op_arg *op_arg)
 
 ln_op ln_opimpl_reduce_mean_cpu = {
     .op_arg = &(ln_op_arg){.optype = "reduce_mean_cpu", .arch = "cpu"},
-    .pre_run = reduce_l1_cpu_pre_run, .run = reduce_mean_cpu_run,
+    .pre_run = reduce_max_cpu_pre_run, .run = reduce_mean_cpu_run,
     .post_run = ln_op_post_run_outputs, .mem_kind = LN_MEMPLAN_OWN};
 
 #endif /* LN_OP_STRIP_reduce_mean */
@@ -313,7 +391,7 @@ ln_op ln_opimpl_reduce_mean_cpu = {
 
 ln_op ln_opimpl_reduce_min = {
     .op_arg = &(ln_op_arg){.optype = "reduce_min", .arch = "none"},
-    .pre_run = reduce_l1_check, .post_run = ln_op_post_run_outputs,
+    .pre_run = reduce_max_check, .post_run = ln_op_post_run_outputs,
     .mem_kind = LN_MEMPLAN_OWN};
 
 /* ---- reduce_min_cpu (arch cpu): reduce_min for arch cpu */
@@ -321,7 +399,7 @@ ln_op ln_opimpl_reduce_min = {
 /* ln-aot emits: ln_rt_reduce_min_f32(&${args}, ${src}, ${dst}); */
 static int reduce_min_cpu_run(ln_op_arg *op_arg)
 {
-    const struct reduce_l1_cpu_priv *priv = op_arg->priv;
+    const struct reduce_max_cpu_priv *priv = op_arg->priv;
     ln_tensor *src = ln_op_tensor_in(op_arg, "src")->tensor;
     ln_tensor *dst = ln_op_tensor_out(op_arg, "dst")->tensor;
     const ln_rt_reduce_args *args = &priv->args;
@@ -332,7 +410,7 @@ static int reduce_min_cpu_run(ln_op_arg *op_arg)
 
 ln_op ln_opimpl_reduce_min_cpu = {
     .op_arg = &(ln_op_arg){.optype = "reduce_min_cpu", .arch = "cpu"},
-    .pre_run = reduce_l1_cpu_pre_run, .run = reduce_min_cpu_run,
+    .pre_run = reduce_max_cpu_pre_run, .run = reduce_min_cpu_run,
     .post_run = ln_op_post_run_outputs, .mem_kind = LN_MEMPLAN_OWN};
 
 #endif /* LN_OP_STRIP_reduce_min */
@@ -348,6 +426,29 @@ ln_op ln_opimpl_reduce_prod = {
 
 /* ---- reduce_prod_cpu (arch cpu): reduce_prod for arch cpu */
 
+/* What reduce_prod_cpu's run() needs, computed once by pre_run. */
+struct reduce_prod_cpu_priv {
+    ln_rt_reduce_args args;
+};
+
+/* The private struct field by field, for ln-aot (ln_opregistry_aot). */
+const ln_opregistry_aot_field ln_opimpl_reduce_prod_cpu_aot_priv[] = {
+    {"args", "ln_rt_reduce_args", offsetof(struct reduce_prod_cpu_priv, args)},
+    {NULL, NULL, 0}
+};
+
+static int reduce_prod_cpu_pre_run(ln_op_arg *op_arg)
+{
+    struct reduce_prod_cpu_priv *priv;
+
+    LN_OPCK(reduce_prod_check(op_arg));
+
+    priv = ln_alloc(sizeof *priv);
+    ln_ophook_reduce_args(op_arg, &priv->args);
+    op_arg->priv = priv;
+    return 0;
+}
+
 /* ln-aot emits: ln_rt_reduce_prod_${src.type}(&${args}, ${src}, ${dst}); */
 static int reduce_prod_cpu_run(ln_op_arg *op_arg)
 {
@@ -358,6 +459,8 @@ static int reduce_prod_cpu_run(ln_op_arg *op_arg)
 
     if (src->dtype == LN_DTYPE_FLOAT32)
         ln_rt_reduce_prod_f32(args, src->data, dst->data);
+    if (src->dtype == LN_DTYPE_FLOAT64)
+        ln_rt_reduce_prod_f64(args, src->data, dst->data);
     if (src->dtype == LN_DTYPE_INT64)
         ln_rt_reduce_prod_s64(args, src->data, dst->data);
     return 0;
@@ -376,15 +479,38 @@ ln_op ln_opimpl_reduce_prod_cpu = {
 
 ln_op ln_opimpl_reduce_sum = {
     .op_arg = &(ln_op_arg){.optype = "reduce_sum", .arch = "none"},
-    .pre_run = reduce_prod_check, .post_run = ln_op_post_run_outputs,
+    .pre_run = reduce_sum_check, .post_run = ln_op_post_run_outputs,
     .mem_kind = LN_MEMPLAN_OWN};
 
 /* ---- reduce_sum_cpu (arch cpu): reduce_sum for arch cpu */
 
+/* What reduce_sum_cpu's run() needs, computed once by pre_run. */
+struct reduce_sum_cpu_priv {
+    ln_rt_reduce_args args;
+};
+
+/* The private struct field by field, for ln-aot (ln_opregistry_aot). */
+const ln_opregistry_aot_field ln_opimpl_reduce_sum_cpu_aot_priv[] = {
+    {"args", "ln_rt_reduce_args", offsetof(struct reduce_sum_cpu_priv, args)},
+    {NULL, NULL, 0}
+};
+
+static int reduce_sum_cpu_pre_run(ln_op_arg *op_arg)
+{
+    struct reduce_sum_cpu_priv *priv;
+
+    LN_OPCK(reduce_sum_check(op_arg));
+
+    priv = ln_alloc(sizeof *priv);
+    ln_ophook_reduce_args(op_arg, &priv->args);
+    op_arg->priv = priv;
+    return 0;
+}
+
 /* ln-aot emits: ln_rt_reduce_sum_${src.type}(&${args}, ${src}, ${dst}); */
 static int reduce_sum_cpu_run(ln_op_arg *op_arg)
 {
-    const struct reduce_prod_cpu_priv *priv = op_arg->priv;
+    const struct reduce_sum_cpu_priv *priv = op_arg->priv;
     ln_tensor *src = ln_op_tensor_in(op_arg, "src")->tensor;
     ln_tensor *dst = ln_op_tensor_out(op_arg, "dst")->tensor;
     const ln_rt_reduce_args *args = &priv->args;
@@ -398,7 +524,7 @@ static int reduce_sum_cpu_run(ln_op_arg *op_arg)
 
 ln_op ln_opimpl_reduce_sum_cpu = {
     .op_arg = &(ln_op_arg){.optype = "reduce_sum_cpu", .arch = "cpu"},
-    .pre_run = reduce_prod_cpu_pre_run, .run = reduce_sum_cpu_run,
+    .pre_run = reduce_sum_cpu_pre_run, .run = reduce_sum_cpu_run,
     .post_run = ln_op_post_run_outputs, .mem_kind = LN_MEMPLAN_OWN};
 
 #endif /* LN_OP_STRIP_reduce_sum */
@@ -414,7 +540,7 @@ ln_op ln_opimpl_reduce_sumsquare = {
 
 /* ---- reduce_sumsquare_cpu (arch cpu): reduce_sumsquare for arch cpu */
 
-/* ln-aot emits: ln_rt_reduce_sumsquare_f32(&${args}, ${src}, ${dst}); */
+/* ln-aot emits: ln_rt_reduce_sumsquare_${src.type}(&${args}, ${src}, ${dst}); */
 static int reduce_sumsquare_cpu_run(ln_op_arg *op_arg)
 {
     const struct reduce_l1_cpu_priv *priv = op_arg->priv;
@@ -422,7 +548,10 @@ static int reduce_sumsquare_cpu_run(ln_op_arg *op_arg)
     ln_tensor *dst = ln_op_tensor_out(op_arg, "dst")->tensor;
     const ln_rt_reduce_args *args = &priv->args;
 
-    ln_rt_reduce_sumsquare_f32(args, src->data, dst->data);
+    if (src->dtype == LN_DTYPE_FLOAT32)
+        ln_rt_reduce_sumsquare_f32(args, src->data, dst->data);
+    if (src->dtype == LN_DTYPE_FLOAT64)
+        ln_rt_reduce_sumsquare_f64(args, src->data, dst->data);
     return 0;
 }
 
