@@ -88,6 +88,26 @@ void ln_rt_clip_f32(const float *x, float *y, size_t n, float lo, float hi);
 /* ln_rt_clip_f32 with a bound from *lo_t / *hi_t where not NULL */
 void ln_rt_clip_t_f32(const float *x, float *y, size_t n, float lo, float hi, const float *lo_t,
                       const float *hi_t);
+/* the same for the other types; integers round a double bound inward
+ * (ceil lo, floor hi) and saturate it to the type (+-3.4e38: no bound) */
+void ln_rt_clip_t_f64(const double *x, double *y, size_t n, double lo, double hi,
+                      const double *lo_t, const double *hi_t);
+void ln_rt_clip_t_s8(const int8_t *x, int8_t *y, size_t n, double lo, double hi,
+                      const int8_t *lo_t, const int8_t *hi_t);
+void ln_rt_clip_t_s16(const int16_t *x, int16_t *y, size_t n, double lo, double hi,
+                      const int16_t *lo_t, const int16_t *hi_t);
+void ln_rt_clip_t_s32(const int32_t *x, int32_t *y, size_t n, double lo, double hi,
+                      const int32_t *lo_t, const int32_t *hi_t);
+void ln_rt_clip_t_s64(const int64_t *x, int64_t *y, size_t n, double lo, double hi,
+                      const int64_t *lo_t, const int64_t *hi_t);
+void ln_rt_clip_t_u8(const uint8_t *x, uint8_t *y, size_t n, double lo, double hi,
+                      const uint8_t *lo_t, const uint8_t *hi_t);
+void ln_rt_clip_t_u16(const uint16_t *x, uint16_t *y, size_t n, double lo, double hi,
+                      const uint16_t *lo_t, const uint16_t *hi_t);
+void ln_rt_clip_t_u32(const uint32_t *x, uint32_t *y, size_t n, double lo, double hi,
+                      const uint32_t *lo_t, const uint32_t *hi_t);
+void ln_rt_clip_t_u64(const uint64_t *x, uint64_t *y, size_t n, double lo, double hi,
+                      const uint64_t *lo_t, const uint64_t *hi_t);
 void ln_rt_sigmoid_f32(const float *x, float *y, size_t n);
 void ln_rt_tanh_f32(const float *x, float *y, size_t n);
 /* max(0, min(1, alpha * x + beta)) (ONNX defaults alpha 0.2, beta 0.5) */

@@ -60,3 +60,46 @@ void ln_rt_clip_t_f32(const float *x, float *y, size_t n, float lo, float hi, co
 {
     ln_rt_clip_f32(x, y, n, lo_t ? *lo_t : lo, hi_t ? *hi_t : hi);
 }
+
+void ln_rt_clip_t_f64(const double *x, double *y, size_t n, double lo, double hi,
+                      const double *lo_t, const double *hi_t)
+{
+    double l = lo_t ? *lo_t : lo, h = hi_t ? *hi_t : hi;
+    for (size_t i = 0; i < n; i++) {
+        double v = x[i] < l ? l : x[i];
+        y[i] = v > h ? h : v;
+    }
+}
+
+/* Integer Clip: a double bound rounded inward and saturated to T (so
+ * +-3.4e38, the float defaults, are no bound); NaN is no bound either.
+ * (double)TMAX is TMAX rounded up to a power of two for the 64-bit types,
+ * so every d below it converts. */
+#define LN_RT_CLIP_INT(T, S, TMIN, TMAX)                                          \
+    static T clip_lo_##S(double d)                                                \
+    {                                                                             \
+        d = ceil(d);                                                              \
+        return !(d > (double)TMIN) ? TMIN : d >= (double)TMAX ? TMAX : (T)d;      \
+    }                                                                             \
+    static T clip_hi_##S(double d)                                                \
+    {                                                                             \
+        d = floor(d);                                                             \
+        return !(d < (double)TMAX) ? TMAX : d <= (double)TMIN ? TMIN : (T)d;      \
+    }                                                                             \
+    void ln_rt_clip_t_##S(const T *x, T *y, size_t n, double lo, double hi,       \
+                          const T *lo_t, const T *hi_t)                           \
+    {                                                                             \
+        T l = lo_t ? *lo_t : clip_lo_##S(lo), h = hi_t ? *hi_t : clip_hi_##S(hi); \
+        for (size_t i = 0; i < n; i++) {                                          \
+            T v = x[i] < l ? l : x[i];                                            \
+            y[i] = v > h ? h : v;                                                 \
+        }                                                                         \
+    }
+LN_RT_CLIP_INT(int8_t, s8, INT8_MIN, INT8_MAX)
+LN_RT_CLIP_INT(int16_t, s16, INT16_MIN, INT16_MAX)
+LN_RT_CLIP_INT(int32_t, s32, INT32_MIN, INT32_MAX)
+LN_RT_CLIP_INT(int64_t, s64, INT64_MIN, INT64_MAX)
+LN_RT_CLIP_INT(uint8_t, u8, 0, UINT8_MAX)
+LN_RT_CLIP_INT(uint16_t, u16, 0, UINT16_MAX)
+LN_RT_CLIP_INT(uint32_t, u32, 0, UINT32_MAX)
+LN_RT_CLIP_INT(uint64_t, u64, 0, UINT64_MAX)

@@ -460,6 +460,58 @@ START_TEST(test_reduce_f64)
 }
 END_TEST
 
+/* Clip per integer type: param bounds (fractional ones round inward, the
+ * float defaults are no bound) and run-time ones, against a clamp written
+ * out with the expected integer bounds */
+#define DT_CLIP_CHECK(T, S, TMIN, TMAX)                                               \
+static void clip_check_##S(void)                                                      \
+{                                                                                     \
+    T x[37], y[37], lt = (T)3, ht = (T)5;                                             \
+    uint32_t s = 3;                                                                   \
+    size_t i;                                                                         \
+    for (i = 0; i < 37; i++)                                                          \
+        x[i] = (T)dt_bits(&s);                                                        \
+    x[1] = TMIN;                                                                      \
+    x[2] = TMAX;                                                                      \
+    ln_rt_clip_t_##S(x, y, 37, -3.4028234e+38, 3.4028234e+38, NULL, NULL);            \
+    for (i = 0; i < 37; i++)                                                          \
+        ck_assert(y[i] == x[i]);                                                      \
+    ln_rt_clip_t_##S(x, y, 37, 1.5, 100.9, NULL, NULL);   /* [2, 100] */              \
+    for (i = 0; i < 37; i++)                                                          \
+        ck_assert_msg(y[i] == (x[i] < 2 ? 2 : x[i] > 100 ? 100 : x[i]), "clip_%s [%zu]", \
+                      #S, i);                                                         \
+    ln_rt_clip_t_##S(x, y, 37, 1.5, 100.9, &lt, &ht);     /* [3, 5] */                \
+    for (i = 0; i < 37; i++)                                                          \
+        ck_assert(y[i] == (x[i] < 3 ? 3 : x[i] > 5 ? 5 : x[i]));                      \
+    ln_rt_clip_t_##S(x, y, 37, 7, 1e30, NULL, &ht);        /* min > max: max */        \
+    for (i = 0; i < 37; i++)                                                          \
+        ck_assert(y[i] == 5);                                                         \
+}
+DT_CLIP_CHECK(int8_t, s8, INT8_MIN, INT8_MAX)
+DT_CLIP_CHECK(int16_t, s16, INT16_MIN, INT16_MAX)
+DT_CLIP_CHECK(int32_t, s32, INT32_MIN, INT32_MAX)
+DT_CLIP_CHECK(int64_t, s64, INT64_MIN, INT64_MAX)
+DT_CLIP_CHECK(uint8_t, u8, 0, UINT8_MAX)
+DT_CLIP_CHECK(uint16_t, u16, 0, UINT16_MAX)
+DT_CLIP_CHECK(uint32_t, u32, 0, UINT32_MAX)
+DT_CLIP_CHECK(uint64_t, u64, 0, UINT64_MAX)
+
+START_TEST(test_clip_types)
+{
+    double x[5] = { -2.5, 0.1, 1e300, -1e300, 0.75 }, y[5], lo = -1;
+    int32_t big[2] = { 16777217, 16777219 }, yb[2];
+    int i;
+    clip_check_s8(); clip_check_s16(); clip_check_s32(); clip_check_s64();
+    clip_check_u8(); clip_check_u16(); clip_check_u32(); clip_check_u64();
+    ln_rt_clip_t_f64(x, y, 5, -3.4028234e+38, 0.5, &lo, NULL);
+    for (i = 0; i < 5; i++)
+        ck_assert(y[i] == (x[i] < -1 ? -1 : x[i] > 0.5 ? 0.5 : x[i]));
+    ln_rt_clip_t_s32(big, yb, 2, 16777218, 16777218, NULL, NULL);  /* past float's 2^24 */
+    ck_assert_int_eq(yb[0], 16777218);
+    ck_assert_int_eq(yb[1], 16777218);
+}
+END_TEST
+
 Suite *rt_dtypes_suite(void)
 {
     Suite *s = suite_create("rt_dtypes");
@@ -470,6 +522,7 @@ Suite *rt_dtypes_suite(void)
     tcase_add_test(tc, test_pow_types);
     tcase_add_test(tc, test_cumsum_types);
     tcase_add_test(tc, test_reduce_f64);
+    tcase_add_test(tc, test_clip_types);
     suite_add_tcase(s, tc);
     return s;
 }

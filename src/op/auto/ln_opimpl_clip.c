@@ -7,8 +7,8 @@
 #if !(defined(LN_OP_STRIP_clip))
 /* What the pre_runs of clip, clip_cpu have in common: the checks, the outputs. */
 struct clip_vals {
-    float max;
-    float min;
+    double max;
+    double min;
 };
 
 static int clip_check(ln_op_arg *op_arg, struct clip_vals *v, ln_bool scratch_ok)
@@ -16,26 +16,26 @@ static int clip_check(ln_op_arg *op_arg, struct clip_vals *v, ln_bool scratch_ok
     ln_tensor_entry *src_te, *min_t_te, *max_t_te;
     const ln_tensor *min_t, *max_t;
     ln_param_entry *min_pe, *max_pe;
-    float min, max;
+    double min, max;
     const char *dst_name;
 
     (void)scratch_ok;
     LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_GE, 1));
     LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_LE, 3));
     LN_OPCK(ln_opck_tensor_in_exist(op_arg, "src", &src_te));
-    LN_OPCK(ln_opck_tensor_dtype(op_arg, "src", src_te, LN_DTYPE_FLOAT32));
+    LN_OPCK(ln_opck_tensor_dtype_in(op_arg, "src", src_te, (1u << LN_DTYPE_FLOAT32) | (1u << LN_DTYPE_FLOAT64) | (1u << LN_DTYPE_INT8) | (1u << LN_DTYPE_INT16) | (1u << LN_DTYPE_INT32) | (1u << LN_DTYPE_INT64) | (1u << LN_DTYPE_UINT8) | (1u << LN_DTYPE_UINT16) | (1u << LN_DTYPE_UINT32) | (1u << LN_DTYPE_UINT64)));
     LN_OPCK(ln_opck_tensor_in_opt(op_arg, "min_t", &min_t_te));
     if (min_t_te)
-        LN_OPCK(ln_opck_tensor_dtype(op_arg, "min_t", min_t_te, LN_DTYPE_FLOAT32));
+        LN_OPCK(ln_opck_tensor_same_dtype(op_arg, "min_t", min_t_te, "src", src_te));
     min_t = min_t_te ? min_t_te->tensor : NULL;
     LN_OPCK(ln_opck_tensor_in_opt(op_arg, "max_t", &max_t_te));
     if (max_t_te)
-        LN_OPCK(ln_opck_tensor_dtype(op_arg, "max_t", max_t_te, LN_DTYPE_FLOAT32));
+        LN_OPCK(ln_opck_tensor_same_dtype(op_arg, "max_t", max_t_te, "src", src_te));
     max_t = max_t_te ? max_t_te->tensor : NULL;
     LN_OPCK(ln_opck_param_type_if(op_arg, "min", LN_PARAM_NUMBER, &min_pe));
-    min = min_pe ? min_pe->value_float : -3.4028234e+38;
+    min = min_pe ? min_pe->value_double : -3.4028234e+38;
     LN_OPCK(ln_opck_param_type_if(op_arg, "max", LN_PARAM_NUMBER, &max_pe));
-    max = max_pe ? max_pe->value_float : 3.4028234e+38;
+    max = max_pe ? max_pe->value_double : 3.4028234e+38;
     LN_OPCK(ln_opck(op_arg, (!min_t || min_t->len == 1) && (!max_t || max_t->len == 1),
                     "'min_t' and 'max_t' must have one element"));
     LN_OPCK(ln_opck_tensors_out_len(op_arg, LN_CMP_EQ, 1));
@@ -51,7 +51,7 @@ static int clip_check(ln_op_arg *op_arg, struct clip_vals *v, ln_bool scratch_ok
 
 #ifndef LN_OP_STRIP_clip
 
-/* ---- clip (arch none): Clamp, elementwise: dst = min(max(src, min), max) (so max where min > max, as ONNX says); min and max are params, or tensors min_t, max_t (one element) computed at run time. */
+/* ---- clip (arch none): Clamp, elementwise: dst = min(max(src, min), max) (so max where min > max, as ONNX says); min and max are params, or tensors min_t, max_t (one element, src's type) computed at run time. Integer types: a param bound is rounded inward (ceil for min, floor for max) and saturated to the type, so the defaults mean no bound; it is exact up to 2^53. */
 static int clip_pre_run(ln_op_arg *op_arg)
 {
     struct clip_vals v;
@@ -68,14 +68,14 @@ ln_op ln_opimpl_clip = {
 
 /* What clip_cpu's run() needs, computed once by pre_run. */
 struct clip_cpu_priv {
-    float min;
-    float max;
+    double min;
+    double max;
 };
 
 /* The private struct field by field, for ln-aot (ln_opregistry_aot). */
 const ln_opregistry_aot_field ln_opimpl_clip_cpu_aot_priv[] = {
-    {"min", "float", offsetof(struct clip_cpu_priv, min)},
-    {"max", "float", offsetof(struct clip_cpu_priv, max)},
+    {"min", "double", offsetof(struct clip_cpu_priv, min)},
+    {"max", "double", offsetof(struct clip_cpu_priv, max)},
     {NULL, NULL, 0}
 };
 
@@ -93,7 +93,7 @@ static int clip_cpu_pre_run(ln_op_arg *op_arg)
     return 0;
 }
 
-/* ln-aot emits: ln_rt_clip_t_f32(${src}, ${dst}, ${src.len}, ${min}, ${max}, ${min_t}, ${max_t}); */
+/* ln-aot emits: ln_rt_clip_t_${src.type}(${src}, ${dst}, ${src.len}, ${min}, ${max}, ${min_t}, ${max_t}); */
 static int clip_cpu_run(ln_op_arg *op_arg)
 {
     const struct clip_cpu_priv *priv = op_arg->priv;
@@ -103,10 +103,29 @@ static int clip_cpu_run(ln_op_arg *op_arg)
     ln_tensor_entry *max_t_te = ln_op_tensor_in(op_arg, "max_t");
     ln_tensor *max_t = max_t_te ? max_t_te->tensor : NULL;
     ln_tensor *dst = ln_op_tensor_out(op_arg, "dst")->tensor;
-    float min = priv->min;
-    float max = priv->max;
+    double min = priv->min;
+    double max = priv->max;
 
-    ln_rt_clip_t_f32(src->data, dst->data, src->len, min, max, min_t ? min_t->data : NULL, max_t ? max_t->data : NULL);
+    if (src->dtype == LN_DTYPE_FLOAT32)
+        ln_rt_clip_t_f32(src->data, dst->data, src->len, min, max, min_t ? min_t->data : NULL, max_t ? max_t->data : NULL);
+    if (src->dtype == LN_DTYPE_FLOAT64)
+        ln_rt_clip_t_f64(src->data, dst->data, src->len, min, max, min_t ? min_t->data : NULL, max_t ? max_t->data : NULL);
+    if (src->dtype == LN_DTYPE_INT8)
+        ln_rt_clip_t_s8(src->data, dst->data, src->len, min, max, min_t ? min_t->data : NULL, max_t ? max_t->data : NULL);
+    if (src->dtype == LN_DTYPE_INT16)
+        ln_rt_clip_t_s16(src->data, dst->data, src->len, min, max, min_t ? min_t->data : NULL, max_t ? max_t->data : NULL);
+    if (src->dtype == LN_DTYPE_INT32)
+        ln_rt_clip_t_s32(src->data, dst->data, src->len, min, max, min_t ? min_t->data : NULL, max_t ? max_t->data : NULL);
+    if (src->dtype == LN_DTYPE_INT64)
+        ln_rt_clip_t_s64(src->data, dst->data, src->len, min, max, min_t ? min_t->data : NULL, max_t ? max_t->data : NULL);
+    if (src->dtype == LN_DTYPE_UINT8)
+        ln_rt_clip_t_u8(src->data, dst->data, src->len, min, max, min_t ? min_t->data : NULL, max_t ? max_t->data : NULL);
+    if (src->dtype == LN_DTYPE_UINT16)
+        ln_rt_clip_t_u16(src->data, dst->data, src->len, min, max, min_t ? min_t->data : NULL, max_t ? max_t->data : NULL);
+    if (src->dtype == LN_DTYPE_UINT32)
+        ln_rt_clip_t_u32(src->data, dst->data, src->len, min, max, min_t ? min_t->data : NULL, max_t ? max_t->data : NULL);
+    if (src->dtype == LN_DTYPE_UINT64)
+        ln_rt_clip_t_u64(src->data, dst->data, src->len, min, max, min_t ? min_t->data : NULL, max_t ? max_t->data : NULL);
     return 0;
 }
 

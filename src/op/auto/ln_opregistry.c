@@ -977,7 +977,7 @@ const ln_opregistry_aot_entry ln_opregistry_aot[] = {
     {"cast_like_cpu", "ln_rt_cast(${rt_from}, ${src}, ${rt_to}, ${dst}, ${src.len});", LN_OPREG_IF_KEPT(cast_like, ln_opimpl_cast_like_cpu_aot_priv)},
     {"ceil_cpu", "ln_rt_ceil_f32(${src}, ${dst}, ${src.len});", NULL},
     {"celu_cpu", "ln_rt_celu_f32(${src}, ${dst}, ${src.len}, ${alpha});", LN_OPREG_IF_KEPT(celu, ln_opimpl_celu_cpu_aot_priv)},
-    {"clip_cpu", "ln_rt_clip_t_f32(${src}, ${dst}, ${src.len}, ${min}, ${max}, ${min_t}, ${max_t});", LN_OPREG_IF_KEPT(clip, ln_opimpl_clip_cpu_aot_priv)},
+    {"clip_cpu", "ln_rt_clip_t_${src.type}(${src}, ${dst}, ${src.len}, ${min}, ${max}, ${min_t}, ${max_t});", LN_OPREG_IF_KEPT(clip, ln_opimpl_clip_cpu_aot_priv)},
     {"compress_cpu", "ln_rt_compress(&${args}, ${condition}, ${condition_len}, ${src.elem_size}, ${src}, ${dst});", LN_OPREG_IF_KEPT(compress, ln_opimpl_compress_cpu_aot_priv)},
     {"concat_cpu", "ln_rt_concat(${src.count}, ${src}, ${args}.axis_dims, ${args}.outer, ${args}.inner, ${src.elem_size}, ${dst});", LN_OPREG_IF_KEPT(concat, ln_opimpl_concat_cpu_aot_priv)},
     {"conv2d_cpu", "ln_rt_conv2d_f32_for(${target}, &${args}, ${src}, ${weight}, ${bias}, ${dst}, ${scratch});", LN_OPREG_IF_KEPT(conv2d, ln_opimpl_conv2d_cpu_aot_priv)},
