@@ -373,6 +373,8 @@ int ln_rt_avgpool2d_f32(const ln_rt_pool2d_args *a, const float *x, float *y);
  * maximum, the average rounded half away from zero (TFLite's); padded taps
  * count as 0 with count_include_pad. */
 int ln_rt_maxpool2d_s8(const ln_rt_pool2d_args *a, const int8_t *x, int8_t *y);
+/* uint8 values (not quantized): the plain maximum; an all-padding window gives 0 */
+int ln_rt_maxpool2d_u8(const ln_rt_pool2d_args *a, const uint8_t *x, uint8_t *y);
 int ln_rt_avgpool2d_s8(const ln_rt_pool2d_args *a, const int8_t *x, int8_t *y);
 /* Global pooling: x is [nc][hw], y is [nc]. */
 void ln_rt_global_avgpool_f32(int32_t nc, int32_t hw, const float *x,

@@ -138,6 +138,39 @@ int ln_rt_avgpool2d_s8(const ln_rt_pool2d_args *a, const int8_t *x, int8_t *y)
     return pool2d_s8(a, x, y, 0);
 }
 
+/* NCHW max pooling of uint8 (ONNX MaxPool on uint8: plain values, no
+ * quantization); a window entirely in the padding gives 0 */
+int ln_rt_maxpool2d_u8(const ln_rt_pool2d_args *a, const uint8_t *x, uint8_t *y)
+{
+    size_t planes, hw;
+
+    if (!ln_rt__pool_args_ok(a))
+        return LN_RT_ARG_ERROR;
+    planes = (size_t)a->n * a->c;
+    hw = (size_t)a->h * a->w;
+    for (size_t q = 0; q < planes; q++) {
+        const uint8_t *in = x + q * hw;
+        for (int32_t oy = 0; oy < a->oh; oy++) {
+            int32_t y0 = oy * a->stride_h - a->pad_top, ylo, yhi;
+            ln_rt__pool_taps(y0, a->kh, a->dil_h, a->h, &ylo, &yhi);
+            for (int32_t ox = 0; ox < a->ow; ox++) {
+                int32_t x0 = ox * a->stride_w - a->pad_left, xlo, xhi;
+                uint8_t m = 0;
+                ln_rt__pool_taps(x0, a->kw, a->dil_w, a->w, &xlo, &xhi);
+                for (int32_t ky = ylo; ky < yhi; ky++) {
+                    const uint8_t *r = in + (size_t)(y0 + ky * a->dil_h) * a->w;
+                    for (int32_t kx = xlo; kx < xhi; kx++) {
+                        uint8_t v = r[x0 + kx * a->dil_w];
+                        m = v > m ? v : m;
+                    }
+                }
+                *y++ = m;
+            }
+        }
+    }
+    return LN_RT_OK;
+}
+
 void ln_rt_requantize_s8(const ln_rt_s8_requant_args *a, const int8_t *x, int8_t *y, size_t n)
 {
     for (size_t i = 0; i < n; i++) {

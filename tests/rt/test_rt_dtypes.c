@@ -512,6 +512,45 @@ START_TEST(test_clip_types)
 }
 END_TEST
 
+/* uint8 max pooling against a window scan written out: 2x3 images of
+ * 7x5, 3x2 kernel, stride 2x1, pads 1/0/1/1, dilation 1 and 2 */
+START_TEST(test_maxpool_u8)
+{
+    ln_rt_pool2d_args a;
+    uint8_t x[2 * 3 * 7 * 5], y[2 * 3 * 8 * 6];
+    uint32_t s = 21;
+    int32_t q, oy, ox, ky, kx, dil;
+    size_t i;
+
+    for (i = 0; i < sizeof(x); i++)
+        x[i] = (uint8_t)rt_rand(&s);
+    for (dil = 1; dil <= 2; dil++) {
+        memset(&a, 0, sizeof(a));
+        a.n = 2; a.c = 3; a.h = 7; a.w = 5;
+        a.kh = 3; a.kw = 2; a.stride_h = 2; a.stride_w = 1;
+        a.pad_top = 1; a.pad_left = 0; a.pad_bottom = 1; a.pad_right = 1;
+        a.dil_h = dil; a.dil_w = dil;
+        a.oh = (a.h + 2 - dil * 2 - 1) / 2 + 1;
+        a.ow = (a.w + 1 - dil * 1 - 1) / 1 + 1;
+        ck_assert_int_eq(ln_rt_maxpool2d_u8(&a, x, y), LN_RT_OK);
+        for (q = 0; q < a.n * a.c; q++)
+            for (oy = 0; oy < a.oh; oy++)
+                for (ox = 0; ox < a.ow; ox++) {
+                    int m = 0;
+                    for (ky = 0; ky < a.kh; ky++)
+                        for (kx = 0; kx < a.kw; kx++) {
+                            int32_t iy = oy * a.stride_h - a.pad_top + ky * dil;
+                            int32_t ix = ox * a.stride_w - a.pad_left + kx * dil;
+                            if (iy >= 0 && iy < a.h && ix >= 0 && ix < a.w &&
+                                x[(q * a.h + iy) * a.w + ix] > m)
+                                m = x[(q * a.h + iy) * a.w + ix];
+                        }
+                    ck_assert_int_eq(y[(q * a.oh + oy) * a.ow + ox], m);
+                }
+    }
+}
+END_TEST
+
 Suite *rt_dtypes_suite(void)
 {
     Suite *s = suite_create("rt_dtypes");
@@ -523,6 +562,7 @@ Suite *rt_dtypes_suite(void)
     tcase_add_test(tc, test_cumsum_types);
     tcase_add_test(tc, test_reduce_f64);
     tcase_add_test(tc, test_clip_types);
+    tcase_add_test(tc, test_maxpool_u8);
     suite_add_tcase(s, tc);
     return s;
 }

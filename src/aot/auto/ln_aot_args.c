@@ -1197,6 +1197,7 @@ static const char *const status_kernels[] = {
     "ln_rt_matmul_integer",
     "ln_rt_maxpool2d_f32",
     "ln_rt_maxpool2d_s8",
+    "ln_rt_maxpool2d_u8",
     "ln_rt_maxpool3d_f32",
     "ln_rt_maxunpool_f32",
     "ln_rt_nll_loss_f32",

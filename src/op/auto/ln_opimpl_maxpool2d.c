@@ -19,7 +19,7 @@ static int maxpool2d_check(ln_op_arg *op_arg)
 
     LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_EQ, 1));
     LN_OPCK(ln_opck_tensor_in_exist(op_arg, "src", &src_te));
-    LN_OPCK(ln_opck_tensor_dtype_in(op_arg, "src", src_te, (1u << LN_DTYPE_FLOAT32) | (1u << LN_DTYPE_INT8)));
+    LN_OPCK(ln_opck_tensor_dtype_in(op_arg, "src", src_te, (1u << LN_DTYPE_FLOAT32) | (1u << LN_DTYPE_INT8) | (1u << LN_DTYPE_UINT8)));
     LN_OPCK(ln_opck_tensor_ndim(op_arg, "src", src_te, LN_CMP_EQ, 4));
     LN_OPCK(ln_opck_param_exist(op_arg, "kernel_shape", LN_PARAM_ARRAY_NUMBER, &kernel_shape_pe));
     LN_OPCK(ln_opck_param_array_number(op_arg, kernel_shape_pe, LN_CMP_GE, 1));
@@ -62,7 +62,7 @@ static int maxpool2d_check(ln_op_arg *op_arg)
 
 #ifndef LN_OP_STRIP_maxpool2d
 
-/* ---- maxpool2d (arch none): 2-D max pooling, NCHW: kernel_shape, stride, pads or ONNX auto_pad, dilation, ceil_mode. int8: one scale and zero point in and out (what a QDQ model's DequantizeLinear -> MaxPool -> QuantizeLinear with equal parameters becomes). */
+/* ---- maxpool2d (arch none): 2-D max pooling, NCHW: kernel_shape, stride, pads or ONNX auto_pad, dilation, ceil_mode. int8: one scale and zero point in and out (what a QDQ model's DequantizeLinear -> MaxPool -> QuantizeLinear with equal parameters becomes); uint8: plain values. */
 
 ln_op ln_opimpl_maxpool2d = {
     .op_arg = &(ln_op_arg){.optype = "maxpool2d", .arch = "none"},
@@ -106,6 +106,8 @@ static int maxpool2d_cpu_run(ln_op_arg *op_arg)
         return ln_op_kernel_error(op_arg, "ln_rt_maxpool2d_f32");
     if (src->dtype == LN_DTYPE_INT8 && ln_rt_maxpool2d_s8(args, src->data, dst->data) != LN_RT_OK)
         return ln_op_kernel_error(op_arg, "ln_rt_maxpool2d_s8");
+    if (src->dtype == LN_DTYPE_UINT8 && ln_rt_maxpool2d_u8(args, src->data, dst->data) != LN_RT_OK)
+        return ln_op_kernel_error(op_arg, "ln_rt_maxpool2d_u8");
     return 0;
 }
 
