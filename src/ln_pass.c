@@ -635,6 +635,8 @@ static int fold_pad_one(ln_context *ctx, ln_op *pad, ln_bool *done)
         *done = ret == 0;
         return ret;
     }
+    if (ln_pass_tname_in(pad, "value_t"))
+        return 0;           /* a constant known only at run time */
     if (ln_pass_num_param(pad, "value", 0.0) != 0.0 && xe->tensor->dtype != LN_DTYPE_INT8)
         return 0;
     if (n != 4 || pp->value_array_double[0] || pp->value_array_double[1] ||

@@ -47,6 +47,8 @@ int ln_qdq_sink_one(ln_context *ctx, ln_op *view, ln_bool *done)
     if (!dq || !ln_qdq_per_tensor_s8(ctx, dq, &scale, &zp) || !(x = ln_pass_tin(ctx, dq, "src")) ||
         x->isstatic || x->tensor->dtype != LN_DTYPE_INT8)
         return 0;
+    if (is_pad && ln_pass_tname_in(view, "value_t"))
+        return 0;           /* its constant comes at run time, in float */
     if (is_pad && !zero_pad(view)) {
         /* a real pad: of 0 (the zero point's value, exactly) or by copies */
         ln_param_entry *pe;
@@ -255,6 +257,7 @@ int ln_qdq_pad_one(ln_context *ctx, ln_op *q, ln_bool *done)
 
     *done = LN_FALSE;
     if (!pad || ln_pass_sole_reader(ctx, y) != q || !ln_streq(pad->op_arg->optype, "pad_cpu") ||
+        ln_pass_tname_in(pad, "value_t") ||
         !(dq = ln_qdq_producer_of(ctx, pad, "src", "dequantize_linear_cpu")) ||
         ln_pass_tin(ctx, dq, "src")->tensor->dtype != LN_DTYPE_INT8 ||
         ln_qdq_tout(ctx, q, "dst")->tensor->dtype != LN_DTYPE_INT8 ||

@@ -646,7 +646,10 @@ void ln_rt_transpose_f32(const ln_rt_transpose_args *a, const float *src,
 
 /* Pad (ONNX Pad): dst extent = begin + src + end per axis; negative pads
  * crop. Reflect needs pads < dim on each side, edge needs dim >= 1.
- * Returns LN_RT_OK or LN_RT_ARG_ERROR. Not in-place safe. */
+ * Returns LN_RT_OK or LN_RT_ARG_ERROR. Not in-place safe.
+ * ln_rt_pad moves elements of elem_size bytes (any type); the constant is
+ * *value (one element, e.g. a run-time tensor), or fill when value is NULL
+ * (then elem_size <= 8). ln_rt_pad_f32 and _s8 pad with 'value'. */
 typedef enum {
     LN_RT_PAD_CONSTANT = 0,
     LN_RT_PAD_REFLECT,
@@ -659,8 +662,12 @@ typedef struct {
     int32_t pads_begin[LN_RT_MAX_DIMS];
     int32_t pads_end[LN_RT_MAX_DIMS];
     ln_rt_pad_mode mode;
-    float value;
+    float value;                    /* ln_rt_pad_f32, ln_rt_pad_s8 */
+    uint8_t fill[8];                /* ln_rt_pad: one element of the tensor's type */
 } ln_rt_pad_args;
+
+int ln_rt_pad(const ln_rt_pad_args *a, size_t elem_size, const void *src, const void *value,
+              void *dst);
 
 int ln_rt_pad_f32(const ln_rt_pad_args *a, const float *src, float *dst);
 /* int8: value is an int8 value (a zero point) */

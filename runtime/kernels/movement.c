@@ -317,73 +317,94 @@ static int32_t pad_map(int32_t i, int32_t n, ln_rt_pad_mode mode)
     return -1;
 }
 
-/* One pad kernel per element type; int8's value is the tensor's own
- * (a zero point: the fusion of a QDQ Pad sets it so). */
-#define LN_RT_PAD(NAME, T)                                                  \
-int NAME(const ln_rt_pad_args *a, const T *src, T *dst)                     \
-{                                                                           \
-    int32_t ddims[LN_RT_MAX_DIMS], cnt[LN_RT_MAX_DIMS] = {0};               \
-    ptrdiff_t sst[LN_RT_MAX_DIMS];                                          \
-    int nd = a->ndim, d;                                                    \
-    int32_t len, slen, i;                                                   \
-                                                                            \
-    if (nd < 1 || nd > LN_RT_MAX_DIMS)                                      \
-        return LN_RT_ARG_ERROR;                                             \
-    for (d = 0; d < nd; d++) {                                              \
-        ddims[d] = a->src_dims[d] + a->pads_begin[d] + a->pads_end[d];      \
-        if (ddims[d] < 0)                                                   \
-            return LN_RT_ARG_ERROR;                                         \
-        if (a->mode != LN_RT_PAD_CONSTANT && a->src_dims[d] == 0 &&         \
-            ddims[d] > 0)                                                   \
-            return LN_RT_ARG_ERROR;                                         \
-        if (a->mode == LN_RT_PAD_REFLECT &&                                 \
-            (a->pads_begin[d] >= a->src_dims[d] ||                          \
-             a->pads_end[d] >= a->src_dims[d]) &&                           \
-            (a->pads_begin[d] > 0 || a->pads_end[d] > 0) &&                 \
-            a->src_dims[d] > 1)                                             \
-            return LN_RT_ARG_ERROR;                                         \
-    }                                                                       \
-    if (count_of(nd, ddims) == 0)                                           \
-        return LN_RT_OK;                                                    \
-    strides_of(nd, a->src_dims, sst);                                       \
-    len = ddims[nd - 1];                                                    \
-    slen = a->src_dims[nd - 1];                                             \
-    for (;;) {                                                              \
-        ptrdiff_t base = 0;                                                 \
-        int inside = 1;                                                     \
-        for (d = 0; d < nd - 1; d++) {                                      \
-            int32_t s = pad_map(cnt[d] - a->pads_begin[d], a->src_dims[d],  \
-                                a->mode);                                   \
-            if (s < 0) {                                                    \
-                inside = 0;                                                 \
-                break;                                                      \
-            }                                                               \
-            base += (ptrdiff_t)s * sst[d];                                  \
-        }                                                                   \
-        if (!inside) {                                                      \
-            for (i = 0; i < len; i++)                                       \
-                dst[i] = (T)a->value;                                       \
-        } else {                                                            \
-            const T *p = src + base;                                        \
-            int32_t pb = a->pads_begin[nd - 1];                             \
-            for (i = 0; i < len; i++) {                                     \
-                int32_t s = pad_map(i - pb, slen, a->mode);                 \
-                dst[i] = s < 0 ? (T)a->value : p[s];                        \
-            }                                                               \
-        }                                                                   \
-        dst += len;                                                         \
-        for (d = nd - 2; d >= 0; d--) {                                     \
-            if (++cnt[d] < ddims[d])                                        \
-                break;                                                      \
-            cnt[d] = 0;                                                     \
-        }                                                                   \
-        if (d < 0)                                                          \
-            return LN_RT_OK;                                                \
-    }                                                                       \
+/* Pad moves elements: one kernel for every element size. Each dst row
+ * (the last axis) is the fill, or the source row's middle as one copy
+ * with its borders mapped element by element. */
+int ln_rt_pad(const ln_rt_pad_args *a, size_t es, const void *src, const void *value, void *dst)
+{
+    const unsigned char *fill = value ? (const unsigned char *)value : a->fill;
+    unsigned char *o = dst;
+    int32_t ddims[LN_RT_MAX_DIMS], cnt[LN_RT_MAX_DIMS] = {0};
+    ptrdiff_t sst[LN_RT_MAX_DIMS];
+    int nd = a->ndim, d;
+    int32_t len, slen, pb, i, lo, hi;
+
+    if (nd < 1 || nd > LN_RT_MAX_DIMS || es < 1 || (!value && es > sizeof(a->fill)))
+        return LN_RT_ARG_ERROR;
+    for (d = 0; d < nd; d++) {
+        ddims[d] = a->src_dims[d] + a->pads_begin[d] + a->pads_end[d];
+        if (ddims[d] < 0)
+            return LN_RT_ARG_ERROR;
+        if (a->mode != LN_RT_PAD_CONSTANT && a->src_dims[d] == 0 && ddims[d] > 0)
+            return LN_RT_ARG_ERROR;
+        if (a->mode == LN_RT_PAD_REFLECT &&
+            (a->pads_begin[d] >= a->src_dims[d] || a->pads_end[d] >= a->src_dims[d]) &&
+            (a->pads_begin[d] > 0 || a->pads_end[d] > 0) && a->src_dims[d] > 1)
+            return LN_RT_ARG_ERROR;
+    }
+    if (count_of(nd, ddims) == 0)
+        return LN_RT_OK;
+    strides_of(nd, a->src_dims, sst);
+    len = ddims[nd - 1];
+    slen = a->src_dims[nd - 1];
+    pb = a->pads_begin[nd - 1];
+    /* dst columns [lo, hi) read source columns [lo - pb, hi - pb) in order */
+    lo = pb > 0 ? pb : 0;
+    hi = pb + slen < len ? pb + slen : len;
+    if (hi < lo)
+        hi = lo;
+    for (;;) {
+        ptrdiff_t base = 0;
+        int inside = 1;
+        for (d = 0; d < nd - 1; d++) {
+            int32_t s = pad_map(cnt[d] - a->pads_begin[d], a->src_dims[d], a->mode);
+            if (s < 0) {
+                inside = 0;
+                break;
+            }
+            base += (ptrdiff_t)s * sst[d];
+        }
+        if (!inside) {
+            for (i = 0; i < len; i++)
+                memcpy(o + (size_t)i * es, fill, es);
+        } else {
+            const unsigned char *p = (const unsigned char *)src + (size_t)base * es;
+            if (hi > lo)
+                memcpy(o + (size_t)lo * es, p + (size_t)(lo - pb) * es, (size_t)(hi - lo) * es);
+            for (i = 0; i < len; i++) {
+                int32_t s;
+                if (i == lo && hi > lo)
+                    i = hi;             /* the middle is copied */
+                if (i >= len)
+                    break;
+                s = pad_map(i - pb, slen, a->mode);
+                memcpy(o + (size_t)i * es, s < 0 ? fill : p + (size_t)s * es, es);
+            }
+        }
+        o += (size_t)len * es;
+        for (d = nd - 2; d >= 0; d--) {
+            if (++cnt[d] < ddims[d])
+                break;
+            cnt[d] = 0;
+        }
+        if (d < 0)
+            return LN_RT_OK;
+    }
 }
 
-LN_RT_PAD(ln_rt_pad_f32, float)
-LN_RT_PAD(ln_rt_pad_s8, int8_t)
+/* the typed entry points: a->value as the element (int8: the tensor's own
+ * value, a zero point: the fusion of a QDQ Pad sets it so) */
+int ln_rt_pad_f32(const ln_rt_pad_args *a, const float *src, float *dst)
+{
+    float v = a->value;
+    return ln_rt_pad(a, sizeof(float), src, &v, dst);
+}
+
+int ln_rt_pad_s8(const ln_rt_pad_args *a, const int8_t *src, int8_t *dst)
+{
+    int8_t v = (int8_t)a->value;
+    return ln_rt_pad(a, 1, src, &v, dst);
+}
 
 /* ---- depth_to_space / space_to_depth -------------------------------- */
 void ln_rt_depth_to_space_f32(int32_t n, int32_t c, int32_t h, int32_t w,

@@ -19,6 +19,16 @@ static int pad_args(const ln_op_arg *op_arg, ln_rt_pad_args *a)
     a->mode = !strcmp(mode, "reflect") ? LN_RT_PAD_REFLECT
             : !strcmp(mode, "edge") ? LN_RT_PAD_EDGE : LN_RT_PAD_CONSTANT;
     a->value = ln_ophook_param_float(op_arg, "value", 0.0f);
+    {   /* ln_rt_pad's fill: 'value' as one element of src's type */
+        const ln_param_entry *ve = ln_op_param(op_arg, "value");
+        double v = ve ? ve->value_double : 0.0;
+        memset(a->fill, 0, sizeof(a->fill));
+        LN_OPCK(ln_opck(op_arg, ln_dtype_size(src->dtype) <= sizeof(a->fill),
+                        "'src' elements of %d bytes are too large", (int)ln_dtype_size(src->dtype)));
+        if (ln_rt_cast(LN_RT_FLOAT64, &v, (ln_rt_dtype)src->dtype, a->fill, 1) != LN_RT_OK)
+            return ln_opck(op_arg, 0, "'src' has a dtype Pad cannot fill (%s)",
+                           ln_dtype_name(src->dtype));
+    }
     for (int i = 0; i < LN_RT_MAX_DIMS; i++) {
         a->src_dims[i] = i < n ? src->dims[i] : 1;
         a->pads_begin[i] = i < n ? pe->value_array_int[i] : 0;

@@ -108,6 +108,16 @@ def main():
                           "gather_runtime_index", [idx], [gy], [data])
     save(model(g), "gather_runtime_index.onnx")
 
+    # inputs that set an output's shape must be known at import: a graph
+    # input there is refused, naming the node and the input
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    for op, arg in (("Pad", "pads"), ("Tile", "repeats"), ("Expand", "shape")):
+        p = helper.make_tensor_value_info(arg, TensorProto.INT64, [4 if op == "Pad" else 2])
+        g = helper.make_graph([helper.make_node(op, ["x", arg], ["y"], name=op.lower() + "1")],
+                              "runtime_" + arg, [x, p], [y])
+        save(model(g), "runtime_%s.onnx" % arg)
+
 
 if __name__ == "__main__":
     main()

@@ -79,6 +79,10 @@ expect_error "no such file" "cannot open" "$ONNX" "$T/nope.onnx" -o "$T/out/m.js
 expect_error "unwritable" "cannot" "$ONNX" "$D/basic.onnx" -o "$T/out/nodir/m.json"
 expect_error "lightnet unknown op" "unsupported at opset 13: FooBar" "$LN" "$D/unknown_op.onnx"
 expect_error "lightnet truncated" "not an ONNX model" "$LN" "$D/truncated.onnx"
+for a in pads repeats shape; do
+    expect_error "run-time $a" "(\(Pad\|Tile\|Expand\)): input '$a' ($a) must be a constant" \
+        "$ONNX" "$D/runtime_$a.onnx" -o "$T/out/m.json"
+done
 
 # 8. a kernel that refuses its data at run time (an index out of range that
 # no check could see: the indices are a graph input) is an error naming

@@ -551,6 +551,75 @@ START_TEST(test_maxpool_u8)
 }
 END_TEST
 
+/* ln_rt_pad on 2- and 8-byte elements, every mode, the constant from the
+ * args' fill or a run-time value, a crop at the start of the last axis and
+ * growth at its end: 3x5 -> begin {2, -1}, end {1, 3} -> 6x7 */
+#define DT_PAD_CHECK(T, S)                                                             \
+static void pad_check_##S(void)                                                        \
+{                                                                                      \
+    const int32_t dims[2] = { 3, 5 }, pb[2] = { 2, -1 }, pe[2] = { 1, 3 };             \
+    ln_rt_pad_args a;                                                                  \
+    T x[15], y[42], want, fillv = (T)77, rt = (T)-5;                                   \
+    uint32_t s = 8;                                                                    \
+    int mode, use_rt, r, c, d;                                                         \
+    for (r = 0; r < 15; r++)                                                           \
+        x[r] = (T)dt_bits(&s);                                                         \
+    for (mode = 0; mode < 3; mode++)                                                   \
+        for (use_rt = 0; use_rt < 2; use_rt++) {                                       \
+            memset(&a, 0, sizeof(a));                                                  \
+            a.ndim = 2;                                                                \
+            a.mode = (ln_rt_pad_mode)mode;                                             \
+            memcpy(a.fill, &fillv, sizeof(T));                                         \
+            for (d = 0; d < 2; d++) {                                                  \
+                a.src_dims[d] = dims[d];                                               \
+                a.pads_begin[d] = pb[d];                                               \
+                a.pads_end[d] = pe[d];                                                 \
+            }                                                                          \
+            if (mode == LN_RT_PAD_REFLECT)                                             \
+                a.pads_begin[0] = 1;   /* < 3 */                                       \
+            ck_assert_int_eq(ln_rt_pad(&a, sizeof(T), x, use_rt ? &rt : NULL, y),       \
+                             LN_RT_OK);                                                \
+            for (r = 0; r < 3 + a.pads_begin[0] + 1; r++)                              \
+                for (c = 0; c < 7; c++) {                                              \
+                    int32_t v[2];                                                      \
+                    int outside = 0;                                                   \
+                    v[0] = r - a.pads_begin[0];                                        \
+                    v[1] = c - pb[1];                                                  \
+                    for (d = 0; d < 2; d++) {                                          \
+                        if (v[d] >= 0 && v[d] < dims[d])                               \
+                            continue;                                                  \
+                        if (mode == LN_RT_PAD_CONSTANT)                                \
+                            outside = 1;                                               \
+                        else if (mode == LN_RT_PAD_EDGE)                               \
+                            v[d] = v[d] < 0 ? 0 : dims[d] - 1;                         \
+                        else                                                           \
+                            v[d] = v[d] < 0 ? -v[d] : 2 * (dims[d] - 1) - v[d];        \
+                    }                                                                  \
+                    want = outside ? (use_rt ? rt : fillv) : x[v[0] * 5 + v[1]];       \
+                    ck_assert_msg(y[r * 7 + c] == want, "pad_%s mode %d rt %d [%d][%d]", \
+                                  #S, mode, use_rt, r, c);                             \
+                }                                                                      \
+        }                                                                              \
+}
+DT_PAD_CHECK(uint16_t, u16)
+DT_PAD_CHECK(int64_t, s64)
+
+START_TEST(test_pad_any_type)
+{
+    ln_rt_pad_args a;
+    uint8_t big[16] = { 0 }, out[32];
+    pad_check_u16();
+    pad_check_s64();
+    memset(&a, 0, sizeof(a));
+    a.ndim = 1;
+    a.src_dims[0] = 1;
+    a.pads_end[0] = 1;
+    /* 16-byte elements: only with a run-time value (fill holds 8 bytes) */
+    ck_assert_int_eq(ln_rt_pad(&a, 16, big, NULL, out), LN_RT_ARG_ERROR);
+    ck_assert_int_eq(ln_rt_pad(&a, 16, big, big, out), LN_RT_OK);
+}
+END_TEST
+
 Suite *rt_dtypes_suite(void)
 {
     Suite *s = suite_create("rt_dtypes");
@@ -563,6 +632,7 @@ Suite *rt_dtypes_suite(void)
     tcase_add_test(tc, test_reduce_f64);
     tcase_add_test(tc, test_clip_types);
     tcase_add_test(tc, test_maxpool_u8);
+    tcase_add_test(tc, test_pad_any_type);
     suite_add_tcase(s, tc);
     return s;
 }

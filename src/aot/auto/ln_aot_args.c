@@ -578,6 +578,13 @@ static void print_ln_rt_pad_args(ln_aot_buf *b, const void *p)
     print_ln_rt_pad_mode(b, &v->mode);
     ln_aot_buf_puts(b, ", .value = ");
     ln_aot_buf_float(b, v->value);
+    n = (int)(sizeof v->fill / sizeof v->fill[0]);
+    while (n > 1 && v->fill[n - 1] == 0)
+        n--;
+    ln_aot_buf_puts(b, ", .fill = {");
+    for (int i = 0; i < n; i++)
+        ln_aot_buf_printf(b, "%s%uu", i ? ", " : "", (unsigned)v->fill[i]);
+    ln_aot_buf_putc(b, '}');
     ln_aot_buf_putc(b, '}');
 }
 
@@ -1202,6 +1209,7 @@ static const char *const status_kernels[] = {
     "ln_rt_maxunpool_f32",
     "ln_rt_nll_loss_f32",
     "ln_rt_nll_loss_f64",
+    "ln_rt_pad",
     "ln_rt_pad_f32",
     "ln_rt_pad_s8",
     "ln_rt_resize_f32",

@@ -11,26 +11,32 @@ static const char *const mode_choices[] = {"constant", "reflect", "edge", NULL};
 
 static int pad_check(ln_op_arg *op_arg)
 {
-    ln_tensor_entry *src_te;
-    const ln_tensor *src;
+    ln_tensor_entry *src_te, *value_t_te;
+    const ln_tensor *src, *value_t;
     ln_param_entry *pads_pe, *mode_pe, *value_pe;
     int mode_index, dst_ndim, dst_dims[LN_MAXDIM];
-    float value;
+    double value;
     const char *dst_name;
 
-    LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_EQ, 1));
+    LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_GE, 1));
+    LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_LE, 2));
     LN_OPCK(ln_opck_tensor_in_exist(op_arg, "src", &src_te));
-    LN_OPCK(ln_opck_tensor_dtype_in(op_arg, "src", src_te, (1u << LN_DTYPE_FLOAT32) | (1u << LN_DTYPE_INT8)));
     src = src_te->tensor;
+    LN_OPCK(ln_opck_tensor_in_opt(op_arg, "value_t", &value_t_te));
+    if (value_t_te)
+        LN_OPCK(ln_opck_tensor_same_dtype(op_arg, "value_t", value_t_te, "src", src_te));
+    value_t = value_t_te ? value_t_te->tensor : NULL;
     LN_OPCK(ln_opck_param_exist(op_arg, "pads", LN_PARAM_ARRAY_NUMBER, &pads_pe));
     mode_index = 0;
     LN_OPCK(ln_opck_param_type_if(op_arg, "mode", LN_PARAM_STRING, &mode_pe));
     if (mode_pe)
         LN_OPCK(ln_opck_param_string_in(op_arg, mode_pe, mode_choices, &mode_index));
     LN_OPCK(ln_opck_param_type_if(op_arg, "value", LN_PARAM_NUMBER, &value_pe));
-    value = value_pe ? value_pe->value_float : 0;
-    LN_OPCK(ln_opck(op_arg, src->dtype != LN_DTYPE_INT8 || (value >= -128 && value <= 127 && value == (float)(int)value),
-                    "'value' (%g) is not an int8 value", (double)value));
+    value = value_pe ? value_pe->value_double : 0;
+    LN_OPCK(ln_opck(op_arg, src->dtype != LN_DTYPE_INT8 || (value >= -128 && value <= 127 && value == (double)(int)value),
+                    "'value' (%g) is not an int8 value", value));
+    LN_OPCK(ln_opck(op_arg, !value_t || value_t->len == 1,
+                    "'value_t' must have one element, has %zu", value_t ? value_t->len : 0));
     LN_OPCK(ln_opck_tensors_out_len(op_arg, LN_CMP_EQ, 1));
     LN_OPCK(ln_opck_tensor_out_new(op_arg, "dst", &dst_name));
     LN_OPCK(ln_ophook_pad_dst_shape(op_arg, &dst_ndim, dst_dims));
@@ -42,7 +48,7 @@ static int pad_check(ln_op_arg *op_arg)
 
 #ifndef LN_OP_STRIP_pad
 
-/* ---- pad (arch none): ONNX Pad: 'pads' [begin_0.., end_0..] per axis (negative crops), mode constant (with 'value'), reflect or edge. int8 (a QDQ model's DequantizeLinear -> Pad -> QuantizeLinear of one scale): 'value' is then the int8 value (the quantized pad value). */
+/* ---- pad (arch none): ONNX Pad: 'pads' [begin_0.., end_0..] per axis (negative crops), mode constant (with 'value', or value_t computed at run time), reflect or edge; any element type (elements are moved). int8 (a QDQ model's DequantizeLinear -> Pad -> QuantizeLinear of one scale): 'value' is then the int8 value (the quantized pad value). */
 
 ln_op ln_opimpl_pad = {
     .op_arg = &(ln_op_arg){.optype = "pad", .arch = "none"}, .pre_run = pad_check,
@@ -73,18 +79,18 @@ static int pad_cpu_pre_run(ln_op_arg *op_arg)
     return 0;
 }
 
-/* ln-aot emits: ln_rt_pad_${src.type}(&${args}, ${src}, ${dst}); */
+/* ln-aot emits: ln_rt_pad(&${args}, ${src.elem_size}, ${src}, ${value_t}, ${dst}); */
 static int pad_cpu_run(ln_op_arg *op_arg)
 {
     const struct pad_cpu_priv *priv = op_arg->priv;
     ln_tensor *src = ln_op_tensor_in(op_arg, "src")->tensor;
+    ln_tensor_entry *value_t_te = ln_op_tensor_in(op_arg, "value_t");
+    ln_tensor *value_t = value_t_te ? value_t_te->tensor : NULL;
     ln_tensor *dst = ln_op_tensor_out(op_arg, "dst")->tensor;
     const ln_rt_pad_args *args = &priv->args;
 
-    if (src->dtype == LN_DTYPE_FLOAT32 && ln_rt_pad_f32(args, src->data, dst->data) != LN_RT_OK)
-        return ln_op_kernel_error(op_arg, "ln_rt_pad_f32");
-    if (src->dtype == LN_DTYPE_INT8 && ln_rt_pad_s8(args, src->data, dst->data) != LN_RT_OK)
-        return ln_op_kernel_error(op_arg, "ln_rt_pad_s8");
+    if (ln_rt_pad(args, ln_dtype_size(src->dtype), src->data, value_t ? value_t->data : NULL, dst->data) != LN_RT_OK)
+        return ln_op_kernel_error(op_arg, "ln_rt_pad");
     return 0;
 }
 

@@ -599,7 +599,7 @@ static const ln_opregistry_onnx_attr onnx_attrs_44[] = {
     {"value", "value", "0"},
     {NULL, NULL, NULL}
 };
-static const char *const onnx_names_30[] = {"src", "@pads", "@value", NULL};
+static const char *const onnx_names_30[] = {"src", "@pads", "@value|value_t", NULL};
 static const ln_opregistry_onnx_attr onnx_attrs_45[] = {
     {"mode", "mode", "\"constant\""},
     {NULL, NULL, NULL}
@@ -1049,7 +1049,7 @@ const ln_opregistry_aot_entry ln_opregistry_aot[] = {
     {"not_cpu", "ln_rt_not_b8(${src}, ${dst}, ${src.len});", NULL},
     {"onehot_cpu", "ln_rt_onehot_${indices.type}(${outer}, (int32_t)${depth}, ${indices.len} / (${outer} > 0 ? ${outer} : 1), ${indices}, ${values}, ${values.elem_size}, ${dst});", LN_OPREG_IF_KEPT(onehot, ln_opimpl_onehot_cpu_aot_priv)},
     {"or_cpu", "ln_rt_or_b8(&${bcast}, ${src1}, ${src2}, ${dst});", LN_OPREG_IF_KEPT(or, ln_opimpl_and_cpu_aot_priv)},
-    {"pad_cpu", "ln_rt_pad_${src.type}(&${args}, ${src}, ${dst});", LN_OPREG_IF_KEPT(pad, ln_opimpl_pad_cpu_aot_priv)},
+    {"pad_cpu", "ln_rt_pad(&${args}, ${src.elem_size}, ${src}, ${value_t}, ${dst});", LN_OPREG_IF_KEPT(pad, ln_opimpl_pad_cpu_aot_priv)},
     {"pow_cpu", "ln_rt_pow_${src1.type}_${src2.type}(&${bcast}, ${src1}, ${src2}, ${dst});", LN_OPREG_IF_KEPT(pow, ln_opimpl_pow_cpu_aot_priv)},
     {"prelu_cpu", "ln_rt_prelu_f32(&${bcast}, ${src}, ${slope}, ${dst});", LN_OPREG_IF_KEPT(prelu, ln_opimpl_prelu_cpu_aot_priv)},
     {"quantize_linear_cpu", "ln_rt_quantize_${dst.type}(&${q}, ${src}, ${scale}, ${zero_point}, ${dst});", LN_OPREG_IF_KEPT(quantize_linear, ln_opimpl_quantize_linear_cpu_aot_priv)},

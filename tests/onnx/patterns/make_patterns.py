@@ -280,3 +280,25 @@ save("maxunpool_segnet",
       helper.make_node("Relu", ["p"], ["r"]),
       helper.make_node("MaxUnpool", ["r", "i"], ["y"], kernel_shape=[2, 2], strides=[2, 2])],
      {}, [2, 3, 8, 10], [2, 3, 8, 10])
+
+# Pad with its constant computed at run time (the input's maximum: a tensor
+# input of pad, not a param), beside an int32 edge pad of the same pads
+# (Pad on any element type) cast back to float
+save("pad_runtime_value",
+     [helper.make_node("ReduceMax", ["x"], ["m"], keepdims=0),
+      helper.make_node("Pad", ["x", "pads", "m"], ["a"]),
+      helper.make_node("Mul", ["x", "ten"], ["x10"]),
+      helper.make_node("Cast", ["x10"], ["xi"], to=TensorProto.INT32),
+      helper.make_node("Pad", ["xi", "pads"], ["bi"], mode="edge"),
+      helper.make_node("Cast", ["bi"], ["b"], to=TensorProto.FLOAT),
+      helper.make_node("Add", ["a", "b"], ["y"])],
+     {"pads": np.array([0, 1, 2, 0, 2, 1], np.int64), "ten": np.float32(10)},
+     [2, 3, 4], [2, 6, 7])
+
+# A run-time pad constant before a conv: not the conv's own (zero) padding
+save("pad_runtime_value_conv",
+     [helper.make_node("ReduceMin", ["x"], ["m"], keepdims=0),
+      helper.make_node("Pad", ["x", "pads", "m"], ["p"]),
+      helper.make_node("Conv", ["p", "cw"], ["y"], kernel_shape=[3, 3])],
+     {"pads": np.array([0, 0, 1, 1, 0, 0, 1, 1], np.int64), "cw": f32(3, 2, 3, 3)},
+     [1, 2, 5, 5], [1, 3, 5, 5])
