@@ -1149,6 +1149,17 @@ void ln_rt_mod_f64(const ln_rt_bcast_args *a, int32_t fmod, const double *x0,
 void ln_rt_mod_f16(const ln_rt_bcast_args *a, int32_t fmod, const uint16_t *x0,
                    const uint16_t *x1, uint16_t *y);
 
+/* ONNX BitShift: x0 << x1 (right 0) or x0 >> x1 (right != 0), unsigned;
+ * a shift by the type's width or more gives 0. */
+void ln_rt_bitshift_u8(const ln_rt_bcast_args *a, int right, const uint8_t *x0,
+                        const uint8_t *x1, uint8_t *y);
+void ln_rt_bitshift_u16(const ln_rt_bcast_args *a, int right, const uint16_t *x0,
+                        const uint16_t *x1, uint16_t *y);
+void ln_rt_bitshift_u32(const ln_rt_bcast_args *a, int right, const uint32_t *x0,
+                        const uint32_t *x1, uint32_t *y);
+void ln_rt_bitshift_u64(const ln_rt_bcast_args *a, int right, const uint64_t *x0,
+                        const uint64_t *x1, uint64_t *y);
+
 /* ---- where (ONNX Where) ----------------------------------------------------
  * dst = cond ? x : y elementwise, numpy broadcasting of the three (dims
  * right-aligned to ndim, 1 where an input has fewer), any element size. */

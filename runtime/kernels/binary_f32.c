@@ -343,3 +343,21 @@ void ln_rt_mod_f16(const ln_rt_bcast_args *a, int32_t fmod, const uint16_t *x0,
     (void)fmod;
     fmod_f16(a, x0, x1, y);
 }
+
+/* ONNX BitShift on unsigned integers: right != 0 shifts right; a shift by
+ * the width or more gives 0 (C leaves it undefined, ONNX does not say) */
+#define LN_RT_BITSHIFT(T, S, BITS)                                                \
+    static LN_RT_BINARY_T(shl_##S, T, T, v >= BITS ? (T)0 : (T)(u << v))         \
+    static LN_RT_BINARY_T(shr_##S, T, T, v >= BITS ? (T)0 : (T)(u >> v))         \
+    void ln_rt_bitshift_##S(const ln_rt_bcast_args *a, int right, const T *x0,    \
+                            const T *x1, T *y)                                    \
+    {                                                                             \
+        if (right)                                                                \
+            shr_##S(a, x0, x1, y);                                                \
+        else                                                                      \
+            shl_##S(a, x0, x1, y);                                                \
+    }
+LN_RT_BITSHIFT(uint8_t, u8, 8u)
+LN_RT_BITSHIFT(uint16_t, u16, 16u)
+LN_RT_BITSHIFT(uint32_t, u32, 32u)
+LN_RT_BITSHIFT(uint64_t, u64, 64u)

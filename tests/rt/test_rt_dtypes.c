@@ -620,6 +620,56 @@ START_TEST(test_pad_any_type)
 }
 END_TEST
 
+/* BitShift per unsigned type: shifts 0 .. width + 2 (width and more give
+ * 0) against multiplication / division by 2^v in uint64, truncated */
+#define DT_SHIFT_CHECK(T, S, BITS)                                                     \
+static void shift_check_##S(void)                                                      \
+{                                                                                      \
+    ln_rt_bcast_args a;                                                                \
+    T x[3], v[BITS + 3], y[3 * (BITS + 3)];                                            \
+    uint32_t s = 31;                                                                   \
+    int i, j, right;                                                                   \
+    memset(&a, 0, sizeof(a));                                                          \
+    a.ndim = 2;                                                                        \
+    a.a_dims[0] = 3; a.a_dims[1] = 1;                                                  \
+    a.b_dims[0] = 1; a.b_dims[1] = BITS + 3;                                           \
+    a.y_dims[0] = 3; a.y_dims[1] = BITS + 3;                                           \
+    for (i = 0; i < 3; i++)                                                            \
+        x[i] = (T)dt_bits(&s);                                                         \
+    x[0] = (T)~(T)0;                                                                   \
+    for (j = 0; j < BITS + 3; j++)                                                     \
+        v[j] = (T)j;                                                                   \
+    for (right = 0; right < 2; right++) {                                              \
+        ln_rt_bitshift_##S(&a, right, x, v, y);                                        \
+        for (i = 0; i < 3; i++)                                                        \
+            for (j = 0; j < BITS + 3; j++) {                                           \
+                uint64_t p2 = j < 64 ? (uint64_t)1 << j : 0, want;                     \
+                if (j >= BITS)                                                         \
+                    want = 0;                                                          \
+                else if (right)                                                        \
+                    want = (uint64_t)x[i] / p2;                                        \
+                else                                                                   \
+                    want = (T)((uint64_t)x[i] * p2);                                   \
+                ck_assert_msg((uint64_t)y[i * (BITS + 3) + j] == want,                 \
+                              "bitshift_%s %s %d by %d", #S, right ? "right" : "left", \
+                              i, j);                                                   \
+            }                                                                          \
+    }                                                                                  \
+}
+DT_SHIFT_CHECK(uint8_t, u8, 8)
+DT_SHIFT_CHECK(uint16_t, u16, 16)
+DT_SHIFT_CHECK(uint32_t, u32, 32)
+DT_SHIFT_CHECK(uint64_t, u64, 64)
+
+START_TEST(test_bitshift)
+{
+    shift_check_u8();
+    shift_check_u16();
+    shift_check_u32();
+    shift_check_u64();
+}
+END_TEST
+
 Suite *rt_dtypes_suite(void)
 {
     Suite *s = suite_create("rt_dtypes");
@@ -633,6 +683,7 @@ Suite *rt_dtypes_suite(void)
     tcase_add_test(tc, test_clip_types);
     tcase_add_test(tc, test_maxpool_u8);
     tcase_add_test(tc, test_pad_any_type);
+    tcase_add_test(tc, test_bitshift);
     suite_add_tcase(s, tc);
     return s;
 }

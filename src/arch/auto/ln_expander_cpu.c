@@ -92,6 +92,7 @@ const ln_expand_default ln_expand_defaults_cpu[] = {
     {"avgpool2d", "avgpool2d_cpu"},
     {"avgpool3d", "avgpool3d_cpu"},
     {"batchnorm", "batchnorm_cpu"},
+    {"bitshift", "bitshift_cpu"},
     {"cast", "cast_cpu"},
     {"cast_like", "cast_like_cpu"},
     {"ceil", "ceil_cpu"},
