@@ -141,7 +141,7 @@ test-gen:
 # export patterns against PyTorch (test-torch), all of it again
 # under ASan+UBSan, the kernel tests and every test model as Cortex-M4
 # firmware under qemu, the QDQ networks against ONNX Runtime and on the
-# Cortex-M4, 300 random graphs through the differential tester,
+# Cortex-M4, ln-quant on the test networks (mk/quant.mk), 300 random graphs through the differential tester,
 # the fuzz regressions and 10 s of each libFuzzer harness, and generated
 # files in sync.
 test: all
@@ -155,6 +155,7 @@ test: all
 	$(MAKE) -C runtime check-m4-sizes
 	$(MAKE) test-m4-models
 	$(MAKE) test-qdq
+	$(MAKE) test-quant
 	$(MAKE) test-m4-qdq
 	$(MAKE) difftest-quick
 	$(MAKE) fuzz-quick

@@ -188,11 +188,13 @@ typedef struct {
     char *name;                 /* the reference tensor */
     char *a_name;               /* a's tensor compared with it */
     double sig, err, maxerr, lo, hi;
+    double own;                 /* error of the reference quantized with a's parameters */
+    ln_bool has_own;
     size_t n;
 } cstat;
 
 typedef struct {
-    char *src, *dst;
+    char *src, *dst;            /* QuantizeLinear: src -> dst; DequantizeLinear: src NULL */
     float scale;
     int32_t zp;
     ln_bool u8;
@@ -235,18 +237,20 @@ int ln_compare_set_qparams(ln_compare *c, ln_context *a)
         ln_tensor_entry *src, *dst, *sc, *zp;
         ln_tensor *st, *zt = NULL;
         qparam *p;
-        if (strncmp(op->op_arg->optype, "quantize_linear", 15))
+        ln_bool dq = !strncmp(op->op_arg->optype, "dequantize_linear", 17);
+        if (!dq && strncmp(op->op_arg->optype, "quantize_linear", 15))
             continue;
         src = ln_op_tensor_in(op->op_arg, "src");
         dst = ln_op_tensor_out(op->op_arg, "dst");
         sc = ln_op_tensor_in(op->op_arg, "scale");
         zp = ln_op_tensor_in(op->op_arg, "zero_point");
         if (!src || !dst || !sc || ln_context_static_data(a, sc->name, &st) || st->len != 1 ||
-            (zp && (ln_context_static_data(a, zp->name, &zt) || zt->len != 1)))
-            continue;   /* per axis or not constant: compared by name only */
+            (zp && (ln_context_static_data(a, zp->name, &zt) || zt->len != 1)) ||
+            (zt && zt->dtype != LN_DTYPE_INT8 && zt->dtype != LN_DTYPE_UINT8))
+            continue;   /* per axis, not constant or int32: compared by name only */
         c->q = ln_realloc(c->q, sizeof(qparam) * (size_t)(c->nq + 1));
         p = &c->q[c->nq++];
-        p->src = ln_strdup(src->name);
+        p->src = dq ? NULL : ln_strdup(src->name);
         p->dst = ln_strdup(dst->name);
         p->scale = ((float *)st->data)[0];
         p->u8 = !zt || zt->dtype == LN_DTYPE_UINT8;
@@ -290,8 +294,21 @@ static void accumulate(ln_compare *c, const char *name, const float *ref, size_t
                        const ln_tensor *at, const char *a_name, const qparam *p)
 {
     cstat *s = stat_of(c, name, a_name);
+    const qparam *own = p;
+
+    if (!own)   /* a float tensor that a DequantizeLinear made */
+        for (int i = 0; i < c->nq; i++)
+            if (!c->q[i].src && ln_streq(c->q[i].dst, a_name))
+                own = &c->q[i];
+    s->has_own = own != NULL;
     for (size_t i = 0; i < n; i++) {
         double r = ref[i], d = value_of(at, p, i) - r;
+        if (own) {  /* the reference through a's quantization alone */
+            int lo = own->u8 ? 0 : -128, hi = own->u8 ? 255 : 127;
+            double qv = nearbyint(r / own->scale) + own->zp;
+            qv = qv < lo ? lo : qv > hi ? hi : qv;
+            s->own += ((qv - own->zp) * own->scale - r) * ((qv - own->zp) * own->scale - r);
+        }
         s->sig += r * r;
         s->err += d * d;
         if (fabs(d) > s->maxerr || d != d)
@@ -310,7 +327,7 @@ static const ln_tensor *match(const ln_compare *c, const ln_context *a, const ch
 {
     const ln_tensor *t;
     for (int i = 0; i < c->nq; i++) {
-        if (!ln_streq(c->q[i].src, name))
+        if (!c->q[i].src || !ln_streq(c->q[i].src, name))
             continue;
         t = ln_context_tensor(a, c->q[i].dst);
         if (t && t->data && t->len == n &&
@@ -392,6 +409,8 @@ int ln_compare_add_dir(ln_compare *c, const ln_context *a, const char *dir)
 
     /* the float tensors a's QuantizeLinears read (a has their int8 form), then a's own */
     for (int i = 0; i < c->nq; i++) {
+        if (!c->q[i].src)
+            continue;
         if ((r = add_file(c, a, dir, c->q[i].src, seen)) < 0)
             goto fail;
         found += r;
@@ -415,26 +434,45 @@ fail:
     return ln_error_code();
 }
 
+static double db(double sig, double err)
+{
+    if (err == 0)
+        return INFINITY;
+    if (err != err || sig == 0)
+        return -INFINITY;
+    return 10.0 * log10(sig / err);
+}
+
 static double sqnr(const cstat *s)
 {
-    if (s->err == 0)
-        return INFINITY;
-    if (s->err != s->err)
-        return -INFINITY;
-    if (s->sig == 0)
-        return -INFINITY;
-    return 10.0 * log10(s->sig / s->err);
+    return db(s->sig, s->err);
+}
+
+/* the order: a quantized tensor by the error of its own range (the layer
+ * that causes an error first, not the ones it reaches), another by its
+ * SQNR against the reference */
+static double key(const cstat *s)
+{
+    return s->has_own ? db(s->sig, s->own) : sqnr(s);
 }
 
 static int cmp_stat(const void *a, const void *b)
 {
     const cstat *x = a, *y = b;
-    double sx = sqnr(x), sy = sqnr(y);
+    double sx = key(x), sy = key(y);
     if (sx < sy)
         return -1;
     if (sx > sy)
         return 1;
     return strcmp(x->name, y->name);
+}
+
+static void fmt_db(char *buf, size_t n, double q)
+{
+    if (isinf(q))
+        snprintf(buf, n, "%s", q > 0 ? "exact" : "-inf");
+    else
+        snprintf(buf, n, "%.2f", q);
 }
 
 void ln_compare_print(FILE *fp, const ln_compare *c, int max_rows)
@@ -445,16 +483,16 @@ void ln_compare_print(FILE *fp, const ln_compare *c, int max_rows)
     memcpy(s, c->s, sizeof(cstat) * (size_t)c->n);
     qsort(s, (size_t)c->n, sizeof(cstat), cmp_stat);
     rows = max_rows > 0 && max_rows < c->n ? max_rows : c->n;
-    fprintf(fp, "%-40s %9s %11s %23s  %s\n", "tensor (worst first)", "SQNR dB", "max error",
-            "reference range", "compared with");
+    fprintf(fp, "%-40s %9s %9s %11s %23s  %s\n", "tensor (worst first)", "SQNR dB", "own dB",
+            "max error", "reference range", "compared with");
     for (int i = 0; i < rows; i++) {
-        double q = sqnr(&s[i]);
-        char sq[32];
-        if (isinf(q))
-            snprintf(sq, sizeof sq, "%s", q > 0 ? "exact" : "-inf");
+        char sq[32], so[32];
+        fmt_db(sq, sizeof sq, sqnr(&s[i]));
+        if (s[i].has_own)
+            fmt_db(so, sizeof so, db(s[i].sig, s[i].own));
         else
-            snprintf(sq, sizeof sq, "%.2f", q);
-        fprintf(fp, "%-40s %9s %11.4g [%10.4g, %10.4g]  %s\n", s[i].name, sq, s[i].maxerr,
+            snprintf(so, sizeof so, "-");
+        fprintf(fp, "%-40s %9s %9s %11.4g [%10.4g, %10.4g]  %s\n", s[i].name, sq, so, s[i].maxerr,
                 s[i].lo, s[i].hi, ln_streq(s[i].a_name, s[i].name) ? "" : s[i].a_name);
     }
     if (rows < c->n)

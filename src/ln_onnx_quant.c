@@ -133,6 +133,11 @@ typedef struct {
     Onnx__TensorProto **new_inits;
     size_t n_new_inits, cap_new_inits;
     const ln_quant_opts *opts;
+    /* bias correction: per node, its data input's mean per channel */
+    double **xmean;
+    int64_t *xlen;              /* its channel count */
+    int (*xsp)[4];              /* a conv input's spatial dims: count, then sizes */
+    float *delta;               /* the last qweight's output shift */
 } qz;
 
 static ln_hash *str_hash(void)
@@ -670,6 +675,57 @@ static void observe(track *t, const float *v, size_t n, int pass)
     }
 }
 
+/* The channel of a weighted node's data input: NCHW's 1 for a conv, the last
+ * dim for a gemm or matmul; 0 when the shape does not fit. */
+static int64_t channels(const Onnx__NodeProto *n, const ln_tensor *t, size_t *inner)
+{
+    if (ln_streq(op_of(n), "Conv")) {
+        if (t->ndim < 3)
+            return 0;
+        *inner = t->len / (size_t)t->dims[0] / (size_t)t->dims[1];
+        return t->dims[1];
+    }
+    if (t->ndim < 1)
+        return 0;
+    *inner = 1;
+    return t->dims[t->ndim - 1];
+}
+
+/* sums of each weighted node's input per channel, divided by the count at
+ * the end (runs of the same size: each run adds its mean / n) */
+static void channel_means(qz *q, const ln_context *ctx, int runs)
+{
+    for (size_t k = 0; k < q->n_nodes; k++) {
+        Onnx__NodeProto *n = q->nodes[k];
+        const ln_tensor *t;
+        size_t inner = 1;
+        int64_t c;
+        if (q->dropped[k] || !weighted_ok(q, n) || keep_float(q, n) ||
+            !is_quantized(q, n->input[0]))
+            continue;
+        t = ln_context_tensor(ctx, n->input[0]);
+        if (!t || !t->data || t->dtype != LN_DTYPE_FLOAT32 || !(c = channels(n, t, &inner)))
+            continue;
+        if (!q->xmean[k]) {
+            q->xmean[k] = palloc(&q->pl, (size_t)c * sizeof(double));
+            q->xlen[k] = c;
+            if (ln_streq(op_of(n), "Conv") && t->ndim - 2 <= 3) {
+                q->xsp[k][0] = t->ndim - 2;
+                for (int d = 2; d < t->ndim; d++)
+                    q->xsp[k][d - 1] = t->dims[d];
+            }
+        }
+        {
+            const float *v = t->data;
+            size_t per = t->len / (size_t)c;   /* elements of one channel */
+            for (size_t i = 0; i < t->len; i++) {
+                size_t ch = (i / inner) % (size_t)c;
+                q->xmean[k][ch] += v[i] / (double)per / runs;
+            }
+        }
+    }
+}
+
 static int calibrate(qz *q, const void *buf, size_t len, const ln_quant_inputs *calib)
 {
     ln_context *ctx = ln_context_create();
@@ -710,6 +766,8 @@ static int calibrate(qz *q, const void *buf, size_t len, const ln_quant_inputs *
                 t = ln_context_tensor(ctx, q->tr[i].name);
                 observe(&q->tr[i], t->data, t->len, pass);
             }
+            if (pass == 0)
+                channel_means(q, ctx, calib->n);
         }
     }
 out:
@@ -923,7 +981,59 @@ static int qdq(qz *q, const char *t, const track *tr, const char *dq_out, const 
 }
 
 /* weight input of n -> DQ(int8 per channel); *ws gets the scales */
-static int qweight(qz *q, Onnx__NodeProto *n, float **ws, int64_t *nch)
+static int64_t attr_ints(const Onnx__NodeProto *n, const char *name, int i, int64_t def)
+{
+    const Onnx__AttributeProto *a = attr(n, name);
+    return a && (size_t)i < a->n_ints ? a->ints[i] : def;
+}
+
+/* Of a conv's output positions, the fraction where kernel tap j (of the
+ * flattened spatial window) reads inside the input rather than padding:
+ * cov[j] for the kernel's spatial dims ks (nsp of them, input sizes in). */
+static void tap_coverage(const Onnx__NodeProto *n, int nsp, const int *in, const int64_t *ks,
+                         double *cov)
+{
+    const Onnx__AttributeProto *ap = attr(n, "auto_pad");
+    const char *pad = ap && ap->has_s ? (const char *)ap->s.data : "NOTSET";
+    size_t plen = ap && ap->has_s ? ap->s.len : 6;
+    double f[3][64];
+    int64_t taps = 1;
+
+    for (int d = 0; d < nsp; d++) {
+        int64_t I = in[d], K = ks[d], S = attr_ints(n, "strides", d, 1);
+        int64_t D = attr_ints(n, "dilations", d, 1), pb = attr_ints(n, "pads", d, 0);
+        int64_t pe = attr_ints(n, "pads", d + nsp, 0), O;
+        if (plen >= 4 && !strncmp(pad, "SAME", 4)) {
+            int64_t tot = ((I + S - 1) / S - 1) * S + (K - 1) * D + 1 - I;
+            tot = tot < 0 ? 0 : tot;
+            pb = plen >= 10 && !strncmp(pad, "SAME_LOWER", 10) ? (tot + 1) / 2 : tot / 2;
+            pe = tot - pb;
+        } else if (plen >= 5 && !strncmp(pad, "VALID", 5)) {
+            pb = pe = 0;
+        }
+        O = S > 0 ? (I + pb + pe - D * (K - 1) - 1) / S + 1 : 0;
+        for (int64_t k = 0; k < K && k < 64; k++) {
+            int64_t cnt = 0;
+            for (int64_t o = 0; o < O; o++) {
+                int64_t x = o * S - pb + k * D;
+                cnt += x >= 0 && x < I;
+            }
+            f[d][k] = O > 0 ? (double)cnt / (double)O : 1.0;
+        }
+        taps *= K;
+    }
+    for (int64_t j = 0; j < taps; j++) {
+        int64_t r = j;
+        cov[j] = 1.0;
+        for (int d = nsp - 1; d >= 0; d--) {
+            cov[j] *= f[d][r % ks[d] < 64 ? r % ks[d] : 63];
+            r /= ks[d];
+        }
+    }
+}
+
+static int qweight(qz *q, Onnx__NodeProto *n, const double *mean, int64_t mean_len,
+                   const int *sp, float **ws, int64_t *nch)
 {
     fconst *w = get_fconst(q, n->input[1]);
     int axis = ln_streq(op_of(n), "Conv") || attr_i(n, "transB", 0) ? 0 : 1;
@@ -956,6 +1066,43 @@ static int qweight(qz *q, Onnx__NodeProto *n, float **ws, int64_t *nch)
         int64_t o = ((int64_t)i / inner) % c;
         float r = nearbyintf(w->v[i] / s[o]);
         qv[i] = (int8_t)(r < -127 ? -127 : r > 127 ? 127 : r);
+    }
+    q->delta = NULL;
+    if (mean && mean_len != (axis == 0 ? (w->ndim > 1 ? w->dims[1] : 1) *
+                             (ln_streq(op_of(n), "Conv") ? attr_i(n, "group", 1) : 1) : outer))
+        mean = NULL;   /* a shape the correction does not cover */
+    if (mean && !(q->opts && q->opts->no_bias_correction)) {
+        /* the output's shift the weights' rounding makes on the input's
+         * mean: sum over the window of (w_q s - w) E[x_channel] (padding
+         * aside), removed from the bias */
+        int64_t group = ln_streq(op_of(n), "Conv") ? attr_i(n, "group", 1) : 1;
+        q->delta = palloc(&q->pl, (size_t)c * sizeof(float));
+        if (axis == 0) {   /* [O][C/g][...] (conv, gemm of transB=1) */
+            int64_t cg = w->ndim > 1 ? w->dims[1] : 1, kk = inner / (cg ? cg : 1);
+            double *cov = palloc(&q->pl, (size_t)kk * sizeof(double));
+            for (int64_t j = 0; j < kk; j++)
+                cov[j] = 1.0;
+            if (sp && sp[0] == w->ndim - 2 && sp[0] > 0)
+                tap_coverage(n, sp[0], sp + 1, w->dims + 2, cov);
+            for (int64_t o = 0; o < c; o++) {
+                double d = 0;
+                int64_t g0 = group > 0 && c % group == 0 ? o / (c / group) * cg : 0;
+                for (int64_t j = 0; j < inner; j++) {
+                    size_t i = (size_t)(o * inner + j);
+                    d += ((double)qv[i] * s[o] - w->v[i]) * mean[g0 + j / kk] * cov[j % kk];
+                }
+                q->delta[o] = (float)d;
+            }
+        } else {           /* [K][N] (gemm of transB=0, matmul) */
+            for (int64_t o = 0; o < c; o++) {
+                double d = 0;
+                for (int64_t kx = 0; kx < outer; kx++) {
+                    size_t i = (size_t)(kx * c + o);
+                    d += ((double)qv[i] * s[o] - w->v[i]) * mean[kx];
+                }
+                q->delta[o] = (float)d;
+            }
+        }
     }
     if ((ret = fresh(q, pcat(&q->pl, nm, "_q"))) || (ret = fresh(q, pcat(&q->pl, nm, "_dq"))) ||
         (ret = fresh(q, pcat(&q->pl, nm, "_scale"))) ||
@@ -994,7 +1141,7 @@ static int qbias(qz *q, Onnx__NodeProto *n, float x_scale, const float *ws, int6
     for (int64_t o = 0; o < c; o++) {
         double r;
         s[o] = x_scale * ws[o];
-        r = nearbyint((double)(b->v[o] / s[o]));
+        r = nearbyint((double)((b->v[o] - (q->delta ? q->delta[o] : 0.0f)) / s[o]));
         qv[o] = (int32_t)(r < -2147483648.0 ? -2147483648.0 : r > 2147483647.0 ? 2147483647.0 : r);
     }
     if ((ret = fresh(q, pcat(&q->pl, nm, "_q"))) || (ret = fresh(q, pcat(&q->pl, nm, "_dq"))) ||
@@ -1044,7 +1191,7 @@ static int build_qdq(qz *q)
             hget(q->readers, n->input[1]) == 1) {
             float *ws;
             int64_t c;
-            if ((ret = qweight(q, n, &ws, &c)))
+            if ((ret = qweight(q, n, q->xmean[k], q->xlen[k], q->xsp[k], &ws, &c)))
                 break;
             if (!ln_streq(op_of(n), "MatMul") && n->n_input > 2 && n->input[2][0] &&
                 (!ln_streq(op_of(n), "Gemm") ||
@@ -1136,6 +1283,9 @@ int ln_quant_model(const char *model, const ln_quant_inputs *calib, const ln_qua
     q.n_nodes = q.g->n_node;
     q.nodes = palloc(&q.pl, sizeof(void *) * (q.n_nodes + 1));
     q.dropped = palloc(&q.pl, sizeof(ln_bool) * (q.n_nodes + 1));
+    q.xmean = palloc(&q.pl, sizeof(double *) * (q.n_nodes + 1));
+    q.xlen = palloc(&q.pl, sizeof(int64_t) * (q.n_nodes + 1));
+    q.xsp = palloc(&q.pl, sizeof(int[4]) * (q.n_nodes + 1));
     for (size_t k = 0; k < q.n_nodes; k++) {
         q.nodes[k] = copy_node(&q, q.g->node[k]);
         if (q.nodes[k]->n_output == 0 || !q.nodes[k]->op_type) {

@@ -41,6 +41,7 @@ typedef struct ln_quant_opts {
     double percentile;          /* LN_QUANT_PERCENTILE: e.g. 99.99 */
     const char *keep_float;     /* comma-separated node names kept float */
     const char *bad_range;      /* test hook: TENSOR=LO,HI forces that range */
+    ln_bool no_bias_correction; /* keep the biases as they are */
     FILE *log;                  /* what stays float, per node (NULL: silent) */
 } ln_quant_opts;
 

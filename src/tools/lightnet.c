@@ -13,9 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
+#include <sys/stat.h>
 #include "ln_budget.h"
 #include "ln_interp.h"
 #include "ln_outfile.h"
+#include "ln_quant.h"
 #include "ln_report.h"
 #include "ln_serializer.h"
 
@@ -46,6 +48,12 @@ static void usage(FILE *fp)
           "  --dot-weights    draw the constants (weights) in the --dot graph too\n"
           "  --mem-svg FILE   write the memory plan as an SVG picture (buffers named,\n"
           "                   or numbered and listed; lower bound, arena, peak marked)\n"
+          "  --compare REF    run REF (a model, e.g. the float one, with the same -i\n"
+          "                   inputs) too and print per tensor both have the SQNR (dB),\n"
+          "                   max error and range, worst first; int8 tensors compare\n"
+          "                   dequantized with the float tensor they quantize; REF may be\n"
+          "                   a directory of NAME.bin raw float32 tensors (e.g. ONNX\n"
+          "                   Runtime's outputs)\n"
           "  --profile[=N]    run N times (default 20) and print time per op\n"
           "  --long           full names in the tables and the SVG legend (else names\n"
           "                   longer than 40 characters are cut in the middle: a...z)\n"
@@ -127,10 +135,62 @@ static int save_output(const ln_context *ctx, const char *arg)
     return ret;
 }
 
+/* ---- --compare REF: the model against a reference run, tensor by tensor ---- */
+
+static ln_context *compare_ctx(const char *path, const ln_serializer_opts *opts, ln_bool fuse)
+{
+    ln_context *c = ln_context_create();
+    c->no_opt = !fuse;
+    c->plan_noreuse = LN_TRUE;
+    if (ln_context_init_opts(c, path, opts) || ln_context_compile(c, "cpu")) {
+        ln_context_free(c);
+        return NULL;
+    }
+    return c;
+}
+
+static int run_compare(const ln_context *ctx, const char *model, const char *ref,
+                       const char *const *inputs, int ninputs, const ln_serializer_opts *opts)
+{
+    ln_compare *c = ln_compare_create();
+    ln_context *unfused = NULL, *rc = NULL;
+    struct stat st;
+    int ret = LN_EINVAL;
+
+    /* the model's QuantizeLinear outputs and their parameters, before fusion */
+    if (!(unfused = compare_ctx(model, opts, LN_FALSE)) || ln_compare_set_qparams(c, unfused))
+        goto out;
+    if (!stat(ref, &st) && S_ISDIR(st.st_mode)) {
+        if ((ret = ln_compare_add_dir(c, ctx, ref)))
+            goto out;
+    } else {
+        if (!(rc = compare_ctx(ref, opts, LN_FALSE)) || ln_context_load(rc, NULL))
+            goto out;
+        for (int i = 0; i < ninputs; i++)
+            if (load_input(rc, inputs[i]))
+                goto out;
+        if (ln_context_run(rc) || ln_compare_add_run(c, ctx, rc))
+            goto out;
+    }
+    if (!ln_compare_worst(c)) {
+        ln_error(LN_ENOTFOUND, "--compare: '%s' and '%s' have no tensor in common", model, ref);
+        goto out;
+    }
+    printf("%s against %s:\n", model, ref);
+    ln_compare_print(stdout, c, 0);
+    printf("worst: %s\n", ln_compare_worst(c));
+    ret = 0;
+out:
+    ln_context_free(unfused);
+    ln_context_free(rc);
+    ln_compare_free(c);
+    return ret ? ln_error_code() ? ln_error_code() : ret : 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *target = "cpu", *out = NULL, *datafile = NULL, *model = NULL;
-    const char *dot = NULL, *svg = NULL, *budget = NULL;
+    const char *dot = NULL, *svg = NULL, *budget = NULL, *compare = NULL;
     const char *inputs[MAX_IO], *saves[MAX_IO], *shapes[MAX_IO + 1];
     int ninputs = 0, nsaves = 0, nshapes = 0, profile = 0;
     int compile_only = 0, run_only = 0, mem_report = 0, io_in_arena = 0, no_opt = 0;
@@ -169,7 +229,7 @@ int main(int argc, char **argv)
         } else if (ln_streq(a, "-t") || ln_streq(a, "-o") || ln_streq(a, "-f") ||
                    ln_streq(a, "-i") || ln_streq(a, "--save") || ln_streq(a, "--dot") ||
                    ln_streq(a, "--mem-svg") || ln_streq(a, "--shape") ||
-                   ln_streq(a, "--budget")) {
+                   ln_streq(a, "--budget") || ln_streq(a, "--compare")) {
             const char *v;
             if (i + 1 >= argc) {
                 fprintf(stderr, "lightnet: option %s needs an argument\n", a);
@@ -182,6 +242,7 @@ int main(int argc, char **argv)
             else if (ln_streq(a, "--dot")) dot = v;
             else if (ln_streq(a, "--mem-svg")) svg = v;
             else if (ln_streq(a, "--budget")) budget = v;
+            else if (ln_streq(a, "--compare")) compare = v;
             else if (ninputs + nsaves + nshapes >= MAX_IO) {
                 fprintf(stderr, "lightnet: too many -i/--save/--shape options\n");
                 return EXIT_FAILURE;
@@ -223,7 +284,12 @@ int main(int argc, char **argv)
         ln_context_set_data_file(ctx, datafile);
     ctx->io_in_arena = io_in_arena;
     ctx->no_opt = no_opt;
-    ctx->plan_noreuse = nsaves > 0 && !run_only;
+    ctx->plan_noreuse = (nsaves > 0 || compare) && !run_only;
+    if (compare && (compile_only || run_only)) {
+        fputs("lightnet: --compare runs the model: not with -c or -r\n", stderr);
+        ln_context_free(ctx);
+        return EXIT_FAILURE;
+    }
     if (!run_only && ln_context_compile(ctx, target))
         return fail(ctx);
     if (!ctx->planned && ln_context_plan(ctx))
@@ -259,6 +325,8 @@ int main(int argc, char **argv)
         for (int i = 0; i < nsaves; i++)
             if (save_output(ctx, saves[i]))
                 return fail(ctx);
+        if (compare && run_compare(ctx, model, compare, inputs, ninputs, &opts))
+            return fail(ctx);
         if (profile && ln_report_profile(stdout, ctx, profile, rflags))
             return fail(ctx);
         if (out && ln_context_print(ctx, out))

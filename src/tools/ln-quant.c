@@ -21,6 +21,8 @@ static void usage(FILE *fp)
     fputs("usage: ln-quant MODEL.onnx -o OUT.onnx --calib INPUT... [options]\n"
           "\n"
           "  -o OUT.onnx        the QDQ model (opset 13, ONNX Runtime's quantizer layout)\n"
+          "  -f json            write LightNet's IR instead: OUT.json and OUT.params beside\n"
+          "                     it (the QDQ model imported, as ln-onnx writes it)\n"
           "  --calib INPUT...   calibration inputs, one inference each: a raw little-endian\n"
           "                     float32 file (as lightnet -i reads), a directory of them\n"
           "                     (sorted by name), or NAME=PATH[,NAME=PATH...] for models\n"
@@ -31,6 +33,9 @@ static void usage(FILE *fp)
           "                     and the (100-P)-th below\n"
           "  --mse              ranges of least squared quantization error (histogram)\n"
           "  --keep-float N,... nodes (ONNX names) kept float\n"
+          "  --no-bias-correction  keep the biases (by default each conv / gemm bias\n"
+          "                     absorbs the shift its rounded weights make on the mean\n"
+          "                     calibration input)\n"
           "  --report           run the float model (batch norms folded) and the int8\n"
           "                     model in LightNet on the same inputs and print per tensor\n"
           "                     SQNR (dB), max error and range, worst first\n"
@@ -90,13 +95,24 @@ out:
     return ret;
 }
 
+/* the QDQ model as LightNet's IR: OUT.json and its weights OUT.params */
+static int write_json(const void *q, size_t len, const char *out)
+{
+    ln_context *ctx = ln_context_create();
+    int ret = ln_context_init_mem(ctx, q, len, "quantized model", "onnx", NULL);
+    if (!ret)
+        ret = ln_context_print(ctx, out);
+    ln_context_free(ctx);
+    return ret;
+}
+
 int main(int argc, char **argv)
 {
     const char *model = NULL, *out = NULL;
     ln_quant_inputs calib, eval;
     ln_quant_opts opts;
     ln_quant_inputs *list = NULL;
-    int do_report = 0, rows = 0, ret = EXIT_FAILURE;
+    int do_report = 0, rows = 0, json = 0, ret = EXIT_FAILURE;
     void *q = NULL, *f = NULL;
     size_t qlen = 0, flen = 0;
 
@@ -134,8 +150,16 @@ int main(int argc, char **argv)
             opts.method = LN_QUANT_MINMAX;
         } else if (ln_streq(a, "--mse")) {
             opts.method = LN_QUANT_MSE;
+        } else if (ln_streq(a, "--no-bias-correction")) {
+            opts.no_bias_correction = LN_TRUE;
         } else if (ln_streq(a, "-q")) {
             opts.log = NULL;
+        } else if (ln_streq(a, "-f")) {
+            if (i + 1 >= argc || !(ln_streq(argv[i + 1], "json") || ln_streq(argv[i + 1], "onnx"))) {
+                fprintf(stderr, "ln-quant: -f wants onnx or json\n");
+                goto done;
+            }
+            json = ln_streq(argv[++i], "json");
         } else if (ln_streq(a, "-o") || ln_streq(a, "--percentile") ||
                    ln_streq(a, "--keep-float") || ln_streq(a, "--rows") ||
                    ln_streq(a, "--force-range")) {
@@ -181,7 +205,7 @@ int main(int argc, char **argv)
         goto done;
     }
     if (ln_quant_model(model, &calib, &opts, &q, &qlen, do_report ? &f : NULL, &flen) ||
-        ln_outfile_write(out, q, qlen))
+        (json ? write_json(q, qlen, out) : ln_outfile_write(out, q, qlen)))
         goto err;
     if (do_report && report(q, qlen, f, flen, eval.n ? &eval : &calib, rows))
         goto err;

@@ -1,0 +1,33 @@
+# mk/quant.mk -- ln-quant's checks (issue 15; docs/quantization-flow.md).
+# Included by the top-level Makefile.
+#
+#   make test-quant       ln-quant on LeNet-5, DS-CNN, ResNet-8,
+#                         MobileNetV1-0.25 and the autoencoder: 32
+#                         calibration inputs, 20 others evaluated (min/max;
+#                         MobileNetV1-0.25 by --mse): output SQNR against
+#                         float, top-1, ONNX Runtime against LightNet's int8,
+#                         ln-aot, the same bytes twice, the report naming a
+#                         layer given a bad range (tests/quant/check_quant.py)
+#   make test-quant-long  the figures of docs/quantization-flow.md: six
+#                         networks, 64 calibration inputs, 200 evaluated,
+#                         for min/max, --mse and --percentile 99.99
+# Needs /usr/bin/python3 with onnx and numpy and onnxruntime-node
+# (bench/setup.sh, run here when missing).
+
+QUANT_PY ?= /usr/bin/python3
+QUANT_CHECK = $(QUANT_PY) tests/quant/check_quant.py --bin $(BUILD)/bin --known-drift mobilenet_v1_025
+QUANT_NETS := lenet5 ds_cnn resnet8 ad_autoencoder
+QUANT_LONG_NETS := lenet5 ds_cnn resnet8 mobilenet_v1_025 ad_autoencoder densenet_tiny
+
+.PHONY: test-quant test-quant-long
+
+test-quant: $(BUILD)/bin/ln-quant $(BUILD)/bin/lightnet $(BUILD)/bin/ln-aot
+	@test -f bench/node_modules/onnxruntime-node/package.json || sh bench/setup.sh
+	$(QUANT_CHECK) --ncal 32 --neval 20 $(QUANT_NETS)
+	$(QUANT_CHECK) --ncal 32 --neval 20 --method mse --no-repro mobilenet_v1_025
+
+test-quant-long: $(BUILD)/bin/ln-quant $(BUILD)/bin/lightnet $(BUILD)/bin/ln-aot
+	@test -f bench/node_modules/onnxruntime-node/package.json || sh bench/setup.sh
+	$(QUANT_CHECK) --ncal 64 --neval 200 $(QUANT_LONG_NETS)
+	$(QUANT_CHECK) --ncal 64 --neval 200 --method mse --no-repro $(QUANT_LONG_NETS)
+	$(QUANT_CHECK) --ncal 64 --neval 200 --method p99.99 --no-repro $(QUANT_LONG_NETS)
