@@ -7,10 +7,14 @@
 #                         MobileNetV1-0.25 by --mse): output SQNR against
 #                         float, top-1, ONNX Runtime against LightNet's int8,
 #                         ln-aot, the same bytes twice, the report naming a
-#                         layer given a bad range (tests/quant/check_quant.py)
+#                         layer given a bad range (tests/quant/check_quant.py);
+#                         40 random float CNNs quantized by ln-quant, in ONNX
+#                         Runtime and in lightnet built for single rounding:
+#                         the same to the step (tests/quant/random_quant.py)
 #   make test-quant-long  the figures of docs/quantization-flow.md: six
 #                         networks, 64 calibration inputs, 200 evaluated,
-#                         for min/max, --mse and --percentile 99.99
+#                         for min/max, --mse and --percentile 99.99, and
+#                         400 random CNNs
 # Needs /usr/bin/python3 with onnx and numpy and onnxruntime-node
 # (bench/setup.sh, run here when missing).
 
@@ -21,13 +25,19 @@ QUANT_LONG_NETS := lenet5 ds_cnn resnet8 mobilenet_v1_025 ad_autoencoder densene
 
 .PHONY: test-quant test-quant-long
 
-test-quant: $(BUILD)/bin/ln-quant $(BUILD)/bin/lightnet $(BUILD)/bin/ln-aot
+QUANT_RANDOM = $(QUANT_PY) tests/quant/random_quant.py --bin $(BUILD)/bin --lightnet-sr $(QDQ_DIR)/lightnet-sr
+
+test-quant: $(BUILD)/bin/ln-quant $(BUILD)/bin/lightnet $(BUILD)/bin/ln-aot $(BUILD)/bin/ln-onnx \
+            $(QDQ_DIR)/lightnet-sr
 	@test -f bench/node_modules/onnxruntime-node/package.json || sh bench/setup.sh
 	$(QUANT_CHECK) --ncal 32 --neval 20 $(QUANT_NETS)
 	$(QUANT_CHECK) --ncal 32 --neval 20 --method mse --no-repro mobilenet_v1_025
+	$(QUANT_RANDOM) --seed 1 --n 40
 
-test-quant-long: $(BUILD)/bin/ln-quant $(BUILD)/bin/lightnet $(BUILD)/bin/ln-aot
+test-quant-long: $(BUILD)/bin/ln-quant $(BUILD)/bin/lightnet $(BUILD)/bin/ln-aot $(BUILD)/bin/ln-onnx \
+                 $(QDQ_DIR)/lightnet-sr
 	@test -f bench/node_modules/onnxruntime-node/package.json || sh bench/setup.sh
 	$(QUANT_CHECK) --ncal 64 --neval 200 $(QUANT_LONG_NETS)
 	$(QUANT_CHECK) --ncal 64 --neval 200 --method mse --no-repro $(QUANT_LONG_NETS)
 	$(QUANT_CHECK) --ncal 64 --neval 200 --method p99.99 --no-repro $(QUANT_LONG_NETS)
+	$(QUANT_RANDOM) --seed 1000 --n 400

@@ -20,6 +20,7 @@
   weights put the top two logits of DS-CNN about 2 steps apart);
 - the same inputs give the same model, byte for byte (a second run);
 - ln-aot emits C for it that compiles, every conv and gemm an int8 kernel call;
+  ln-onnx imports it; -f json writes an IR that computes the same bytes;
 - ln-quant --report names the layer whose range was made bad on purpose
   (--force-range), and refuses bad input with one message.
 
@@ -210,6 +211,25 @@ def check_report(a, tmp, cal):
     worst = [l for l in r.stdout.splitlines() if l.startswith("worst: ")]
     if r.returncode or worst != ["worst: " + bad]:
         fail("lightnet --compare: %s %s" % (worst, r.stderr.strip()))
+    # -f json: LightNet's IR + .params, the same outputs as the ONNX model; ln-onnx reads the ONNX one
+    js = os.path.join(tmp, "ok.json")
+    outs = []
+    for m_ in (os.path.join(tmp, "ok.onnx"), js):
+        if m_ == js:
+            r = subprocess.run([os.path.join(a.bin, "ln-quant"), model, "-f", "json", "-o", js, "-q",
+                                "--calib", cal], capture_output=True, text=True)
+            if r.returncode or not os.path.exists(os.path.join(tmp, "ok.params")):
+                fail("ln-quant -f json: %s" % r.stderr.strip())
+                break
+        r = subprocess.run([os.path.join(a.bin, "lightnet"), "-i", "input=" + x, "--save",
+                            "output=" + os.path.join(tmp, "o.bin"), m_], capture_output=True, text=True)
+        outs.append(open(os.path.join(tmp, "o.bin"), "rb").read() if not r.returncode else r.stderr)
+    if len(outs) != 2 or outs[0] != outs[1]:
+        fail("ln-quant -f json: the IR's output differs from the ONNX model's")
+    r = subprocess.run([os.path.join(a.bin, "ln-onnx"), os.path.join(tmp, "ok.onnx"), "-o",
+                        os.path.join(tmp, "imp.json")], capture_output=True, text=True)
+    if r.returncode:
+        fail("ln-onnx on ln-quant's model: %s" % r.stderr.strip())
     # lightnet --compare DIR: against ONNX Runtime's output of the same model
     ref = os.path.join(tmp, "ortref")
     os.makedirs(ref)
