@@ -1096,6 +1096,11 @@ void ln_rt_pow_s64_s32(const ln_rt_bcast_args *a, const int64_t *x0, const int32
 void ln_rt_pow_s64_s64(const ln_rt_bcast_args *a, const int64_t *x0, const int64_t *x1, int64_t *y);
 void ln_rt_pow_s64_u32(const ln_rt_bcast_args *a, const int64_t *x0, const uint32_t *x1, int64_t *y);
 void ln_rt_pow_s64_u64(const ln_rt_bcast_args *a, const int64_t *x0, const uint64_t *x1, int64_t *y);
+/* -x and |x|, wrapping (the negation of MIN is MIN) */
+void ln_rt_neg_s32(const int32_t *x, int32_t *y, size_t n);
+void ln_rt_neg_s64(const int64_t *x, int64_t *y, size_t n);
+void ln_rt_abs_s32(const int32_t *x, int32_t *y, size_t n);
+void ln_rt_abs_s64(const int64_t *x, int64_t *y, size_t n);
 void ln_rt_equal_f32(const ln_rt_bcast_args *a, const float *x0, const float *x1, uint8_t *y);
 void ln_rt_greater_f32(const ln_rt_bcast_args *a, const float *x0, const float *x1, uint8_t *y);
 void ln_rt_less_f32(const ln_rt_bcast_args *a, const float *x0, const float *x1, uint8_t *y);

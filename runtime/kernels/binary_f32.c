@@ -258,6 +258,22 @@ LN_RT_BINARY_T(ln_rt_and_b8, uint8_t, uint8_t, (uint8_t)(u && v))
 LN_RT_BINARY_T(ln_rt_or_b8, uint8_t, uint8_t, (uint8_t)(u || v))
 LN_RT_BINARY_T(ln_rt_xor_b8, uint8_t, uint8_t, (uint8_t)(!u != !v))
 
+/* integer negation and absolute value wrap (MIN stays MIN), as two's
+ * complement hardware and onnxruntime do */
+#define LN_RT_INT_UNARY(T, U, S)                                                 \
+    void ln_rt_neg_##S(const T *x, T *y, size_t n)                               \
+    {                                                                            \
+        for (size_t i = 0; i < n; i++)                                           \
+            y[i] = (T)(0 - (U)x[i]);                                             \
+    }                                                                            \
+    void ln_rt_abs_##S(const T *x, T *y, size_t n)                               \
+    {                                                                            \
+        for (size_t i = 0; i < n; i++)                                           \
+            y[i] = x[i] < 0 ? (T)(0 - (U)x[i]) : x[i];                           \
+    }
+LN_RT_INT_UNARY(int32_t, uint32_t, s32)
+LN_RT_INT_UNARY(int64_t, uint64_t, s64)
+
 void ln_rt_not_b8(const uint8_t *x, uint8_t *y, size_t n)
 {
     for (size_t i = 0; i < n; i++)

@@ -62,6 +62,8 @@ static const un_case ucases[] = {
     { "ceil", ln_rt_ceil_f32, ceil, -20, 20, 0 },
     { "round", ln_rt_round_f32, d_round, -20, 20, 0 },
     { "sign", ln_rt_sign_f32, d_sign, -3, 3, 0 },
+    { "floor", ln_rt_floor_f32, floor, -20, 20, 0 },
+    { "ceil", ln_rt_ceil_f32, ceil, -20, 20, 0 },
 };
 
 START_TEST(test_unary)
@@ -350,6 +352,52 @@ START_TEST(test_binary)
 }
 END_TEST
 
+/* Integer division (truncating; x / 0 is 0, MIN / -1 wraps to MIN),
+ * negation and absolute value (wrapping), int32 and int64, over every pair
+ * of a grid of values that includes 0, +-1 and the extremes, with y
+ * broadcast from a column against a row. */
+#define INT_KERNEL_TEST(T, U, S, MIN, MAX)                                       \
+    static void int_kernels_##S(void)                                            \
+    {                                                                            \
+        static const T v[] = {0, 1, -1, 2, -2, 3, -7, 7, 100, -100, 12345,     \
+                               MAX, MIN, (T)(MAX - 1), (T)(MIN + 1)};            \
+        enum { NV = (int)(sizeof v / sizeof v[0]) };                             \
+        T y[NV * NV], u[NV];                                                     \
+        ln_rt_bcast_args a;                                                      \
+        memset(&a, 0, sizeof a);                                                 \
+        a.ndim = 2;                                                              \
+        a.a_dims[0] = NV; a.a_dims[1] = 1;                                       \
+        a.b_dims[0] = 1; a.b_dims[1] = NV;                                       \
+        a.y_dims[0] = NV; a.y_dims[1] = NV;                                      \
+        ln_rt_div_##S(&a, v, v, y);                                              \
+        for (int i = 0; i < NV; i++)                                             \
+            for (int j = 0; j < NV; j++) {                                       \
+                T want = v[j] == 0 ? 0 : v[j] == -1 ? (T)(0 - (U)v[i])         \
+                                                    : (T)(v[i] / v[j]);          \
+                ck_assert_msg(y[i * NV + j] == want, #S " div %d %d", i, j);     \
+            }                                                                    \
+        ck_assert(y[(NV - 3) * NV + 2] == MIN);          /* MIN / -1 */         \
+        ck_assert(y[6 * NV + 3] == -3 && y[7 * NV + 4] == -3); /* truncates */  \
+        ln_rt_neg_##S(v, u, NV);                                                 \
+        for (int i = 0; i < NV; i++)                                             \
+            ck_assert(u[i] == (v[i] == MIN ? MIN : (T)-v[i]));                   \
+        ln_rt_abs_##S(v, u, NV);                                                 \
+        for (int i = 0; i < NV; i++)                                             \
+            ck_assert(u[i] == (v[i] == MIN ? MIN : v[i] < 0 ? (T)-v[i] : v[i])); \
+        memcpy(u, v, sizeof u);                                                  \
+        ln_rt_neg_##S(u, u, NV);                         /* in place */         \
+        ck_assert(u[1] == -1 && u[2] == 1 && u[NV - 3] == MIN);                  \
+    }
+INT_KERNEL_TEST(int32_t, uint32_t, s32, INT32_MIN, INT32_MAX)
+INT_KERNEL_TEST(int64_t, uint64_t, s64, INT64_MIN, INT64_MAX)
+
+START_TEST(test_int_kernels)
+{
+    int_kernels_s32();
+    int_kernels_s64();
+}
+END_TEST
+
 Suite *rt_elementwise_suite(void)
 {
     Suite *s = suite_create("rt_elementwise");
@@ -359,6 +407,7 @@ Suite *rt_elementwise_suite(void)
     tcase_add_test(tc, test_unary_params);
     tcase_add_test(tc, test_exp_sweep);
     tcase_add_test(tc, test_exp_sigmoid_ulp);
+    tcase_add_test(tc, test_int_kernels);
     tcase_add_loop_test(tc, test_binary, 0,
                         (int)(sizeof(bcases) / sizeof(bcases[0])));
     suite_add_tcase(s, tc);
