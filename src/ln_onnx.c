@@ -13,9 +13,11 @@
  *                                                mapped to "@param" must be
  *                                                a constant and becomes the
  *                                                param; "" is ignored
- *   a node of a shape computation (Shape,     -> a constant, no op
- *   Gather, Concat, Range, ...) whose inputs     (evaluators[], "import-time
- *   are known at import time                     evaluation" below)
+ *   a node whose inputs are known at import   -> its op runs now (the
+ *   (Shape, Gather, Concat, Range, ...)          interpreter's path), its
+ *                                                outputs are constants and
+ *                                                no op is left
+ *                                                (ln_onnx_fold.c)
  *   graph outputs                             -> `output` ops
  *
  * Tensor names are the ONNX names; op names are the node names, or
@@ -237,118 +239,6 @@ static void import_chain(imp *im, const Onnx__NodeProto *node,
     ln_free(prev_own);
 }
 
-
-
-
-/*
- * Evaluate node when it is of a type in evaluators[] and its inputs are
- * known: its output becomes a constant.  LN_TRUE when the node is dealt
- * with (evaluated, or a problem recorded), LN_FALSE when it is to be
- * imported as an op.
- */
-static ln_bool try_eval(imp *im, const Onnx__NodeProto *node, const char *where)
-{
-    const evaluator *v = ln_onnx_find_evaluator(node->op_type);
-    ln_bool mapped = find_entry(node->op_type, im->opset) != NULL, quiet = LN_FALSE;
-    const char *out, *missing = NULL;
-    ev e;
-    int ret;
-
-    if (!v || node->n_output != 1 || !*node->output[0] || node->n_input > 8)
-        return LN_FALSE;
-    if (mapped && ((ln_streq(node->op_type, "Reshape") && im->opset < 5) ||
-                   (ln_streq(node->op_type, "Cast") && im->opset < 6)))
-        return LN_FALSE;                    /* attribute forms of old opsets */
-    out = node->output[0];
-    memset(&e, 0, sizeof e);
-    e.im = im;
-    e.node = node;
-    e.n_in = (int)node->n_input;
-    for (int i = 0; i < e.n_in; i++) {
-        const char *in = node->input[i];
-        if (!*in)
-            continue;
-        if (ln_onnx_set_has(im->unknown, in))
-            quiet = LN_TRUE;                /* an earlier problem explains it */
-        if (i == 0 && v->dims_only) {
-            const ln_tensor *t = ln_hash_find(im->consts, in);
-            if (t) {
-                e.ndim0 = t->ndim;
-                memcpy(e.dims0, t->dims, sizeof e.dims0);
-            } else if (!ln_onnx_set_has(im->defined, in) ||
-                       !ln_onnx_known_dims(im, in, &e.ndim0, e.dims0)) {
-                missing = missing ? missing : in;
-                quiet = quiet || im->n_unsup || im->n_problems || !ln_onnx_set_has(im->defined, in);
-            }
-            continue;
-        }
-        if (!(e.in[i] = ln_hash_find(im->consts, in)))
-            missing = missing ? missing : in;
-    }
-    if (v->dims_only && !node->n_input)
-        missing = "";
-    for (size_t j = 0; !missing && j < node->n_attribute; j++)
-        if (!ln_onnx_attr_listed(v->attrs, node->attribute[j]->name)) {
-            if (mapped)
-                return LN_FALSE;
-            ln_onnx_problem(im, "%s: attribute '%s' is not supported", where, node->attribute[j]->name);
-            goto unknown;
-        }
-    if (missing && mapped && !quiet)
-        return LN_FALSE;                    /* computed at run time by the op */
-    if (missing) {
-        if (quiet)
-            goto unknown;
-        if (!ln_onnx_set_has(im->defined, missing))
-            ln_onnx_problem_c(im, LN_EPARSE, "%s: input '%s' is not defined (no graph input, "
-                      "initializer, Constant or earlier node output has that name)", where,
-                      missing);
-        else if (v->dims_only)
-            ln_onnx_problem(im, "%s: the shape of '%s' is not known at import time%s%s%s", where,
-                    missing, im->shape_err ? " (" : "", im->shape_err ? im->shape_err : "",
-                    im->shape_err ? ")" : "");
-        else
-            for (int i = 0, n = 0; i < e.n_in; i++)   /* every one, so all can be fixed */
-                if (*node->input[i] && !(i == 0 && v->dims_only) &&
-                    !ln_hash_find(im->consts, node->input[i])) {
-                    if (n++)        /* the reason once: NonMaxSuppression has five */
-                        ln_onnx_problem(im, "%s: input '%s' (of %s) must be a constant too",
-                                        where, node->input[i], node->op_type);
-                    else
-                        ln_onnx_problem(im, "%s: input '%s' (of %s, which LightNet evaluates "
-                                "at import time) must be a constant (an initializer, a "
-                                "Constant node, or computed from those and known shapes), not "
-                                "a graph input or computed at run time%s", where, node->input[i],
-                                node->op_type, ln_streq(node->op_type, "NonMaxSuppression")
-                                ? " (how many boxes it selects depends on their values; "
-                                  "LightNet's shapes are static)" : "");
-                }
-        goto unknown;
-    }
-    if (!v->dims_only && !e.in[0] && !ln_streq(node->op_type, "Concat")) {
-        ln_onnx_problem_c(im, LN_EPARSE, "%s: input 1 is missing", where);
-        goto unknown;
-    }
-    ret = v->fn(&e);
-    if (!ret && e.out->len > EVAL_MAX_ELEMS)
-        ret = ln_error(LN_EINVAL, "the result has %zu elements", e.out->len);
-    if (ret) {
-        if (e.out)
-            ln_tensor_free(e.out);
-        if (mapped)
-            return LN_FALSE;                /* the op's own checks will say */
-        ln_onnx_problem_c(im, LN_EOP, "%s: %s", where, ln_error_message());
-        goto unknown;
-    }
-    ln_onnx_add_const(im, out, e.out);
-    return LN_TRUE;
-
-unknown:
-    ln_onnx_set_add(im->unknown, out);
-    ln_onnx_set_add(im->defined, out);
-    return LN_TRUE;
-}
-
 /* Dropout's mask in inference (all true, the input's shape): a constant.
  * A problem when training_mode is not a constant false; LN_FALSE when the
  * input's shape is not known. */
@@ -362,7 +252,7 @@ static ln_bool dropout_mask(imp *im, const Onnx__NodeProto *node, const char *o,
     ln_onnx_set_add(im->defined, o);
     if (node->n_input > 2 && *node->input[2]) {
         tm = ln_hash_find(im->consts, node->input[2]);
-        if (!tm || !tm->len || ln_onnx_geti(tm, 0)) {
+        if (!tm || !tm->len || ln_onnx_tensor_get(tm, 0) != 0) {
             ln_onnx_problem(im, "%s: output 2 ('%s', the mask) is used, and LightNet makes it only "
                     "in inference (training_mode a constant false)", where, o);
             return LN_TRUE;
@@ -397,13 +287,21 @@ static void map_inputs(nodemap *m)
 {
     imp *im = m->im;
     const ln_opregistry_onnx_entry *e = m->e;
+    int n_empty = 0;
 
     for (size_t i = 0; i < m->node->n_input; i++) {
         const char *in = m->node->input[i], *arg;
         if (!*in)
             continue;                       /* optional input left out */
         if (m->var_in && (int)i >= m->n_in - 1) {
-            char *vname = ln_sprintf("%s_%d", e->inputs[m->n_in - 1], (int)i - (m->n_in - 1));
+            const ln_tensor *c = ln_hash_find(im->consts, in);
+            char *vname;
+            if (c && !c->len && ln_streq(e->optype, "concat")) {
+                n_empty++;                  /* Concat's empty constant (a Shape's empty
+                                             * Slice): it adds nothing */
+                continue;
+            }
+            vname = ln_sprintf("%s_%d", e->inputs[m->n_in - 1], (int)i - (m->n_in - 1) - n_empty);
             if (!ln_onnx_set_has(im->defined, in))
                 ln_onnx_problem_c(im, LN_EPARSE, "%s: input '%s' is not defined (no graph input, "
                                   "initializer, Constant or earlier node output has that name)",
@@ -425,18 +323,29 @@ static void map_inputs(nodemap *m)
             continue;                       /* ignored by the mapping */
         if (arg[0] == '@') {
             /* "@param" or "@param|tensor": a constant is the param, else the
-             * input is that tensor when the mapping names one */
+             * input is that tensor when the mapping names one; "@param:dt":
+             * and the constant's dtype name is the param dt */
             ln_tensor *t = ln_hash_find(im->consts, in);
             const char *bar = strchr(arg, '|');
-            char *param = ln_strdup(arg + 1);
+            char *param = ln_strdup(arg + 1), *colon;
             if (bar)
                 param[bar - arg - 1] = '\0';
+            if ((colon = strchr(param, ':')))
+                *colon++ = '\0';
+            if (t && colon)
+                ln_onnx_op_add(m->op, "params", ln_onnx_json_param(colon,
+                               cJSON_CreateString(ln_dtype_name(t->dtype))));
             if (!t && bar && ln_onnx_set_has(im->defined, in)) {
                 ln_onnx_op_add(m->op, "tensors_in", ln_onnx_json_tensor_ref(bar + 1, in));
-            } else if (!t) {
+            } else if (!t && ln_onnx_set_has(im->defined, in)) {
                 ln_onnx_problem(im, "%s: input '%s' (%s) must be a constant (an initializer, a "
                                 "Constant node, or computed from those and known shapes), not a "
-                                "graph input or computed at run time", m->where, in, param);
+                                "graph input or computed at run time: %s", m->where, in, param,
+                                ln_onnx_why_not_const(im, in));
+            } else if (!t) {
+                ln_onnx_problem_c(im, LN_EPARSE, "%s: input '%s' is not defined (no graph input, "
+                                  "initializer, Constant or earlier node output has that name)",
+                                  m->where, in);
             } else {
                 ln_onnx_op_add(m->op, "params", ln_onnx_json_param(param, ln_onnx_json_const_value(t)));
             }
@@ -455,6 +364,33 @@ static void map_inputs(nodemap *m)
     }
 }
 
+/* A one-element TENSOR attribute mapped to "value:dt": its value (returned)
+ * and its dtype's name as the param dt. */
+static cJSON *tensor_attr(nodemap *m, const Onnx__AttributeProto *a, const char *params)
+{
+    char *what = ln_sprintf("%s: attribute '%s'", m->where, a->name);
+    ln_tensor *t = NULL;
+    cJSON *v = NULL;
+
+    if (ln_onnx_attr_type(a) != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR || !a->t)
+        ln_onnx_problem(m->im, "%s must be a tensor", what);
+    else if (ln_onnx_tensor_from_proto(a->t, what, &t))
+        ln_onnx_problem_c(m->im, ln_error_code(), "%s", ln_error_message());
+    else if (t->len != 1)
+        ln_onnx_problem(m->im, "%s must hold one element, not %zu", what, t->len);
+    else if (t->dtype == LN_DTYPE_BOOL)
+        v = cJSON_CreateNumber(ln_onnx_tensor_get(t, 0) != 0);
+    else
+        v = cJSON_CreateNumber(ln_onnx_tensor_get(t, 0));
+    if (v)
+        ln_onnx_op_add(m->op, "params", ln_onnx_json_param(strchr(params, ':') + 1,
+                       cJSON_CreateString(ln_dtype_name(t->dtype))));
+    if (t)
+        ln_tensor_free(t);
+    ln_free(what);
+    return v;
+}
+
 /* The node's attributes: the mapped ones become params (a required one
  * missing is a problem), the others must be harmless. */
 static void map_attrs(nodemap *m, const char *op_type)
@@ -471,6 +407,8 @@ static void map_attrs(nodemap *m, const char *op_type)
                 a = node->attribute[j];
         if (!*ma->attr)
             v = cJSON_Parse(ma->def);       /* no attribute: a fixed param */
+        else if (a && strchr(ma->param, ':'))
+            v = tensor_attr(m, a, ma->param);
         else if (a)
             v = ln_onnx_attr_json(im, m->where, a);
         else if (ma->def && ln_streq(ma->def, "null"))
@@ -480,8 +418,13 @@ static void map_attrs(nodemap *m, const char *op_type)
         else
             ln_onnx_problem_c(im, LN_EPARSE, "%s: required attribute '%s' is missing", m->where,
                               ma->attr);
-        if (v)
-            ln_onnx_op_add(m->op, "params", ln_onnx_json_param(ma->param, v));
+        if (v) {
+            char *param = ln_strdup(ma->param), *colon = strchr(param, ':');
+            if (colon)
+                *colon = '\0';
+            ln_onnx_op_add(m->op, "params", ln_onnx_json_param(param, v));
+            ln_free(param);
+        }
     }
     for (size_t j = 0; j < node->n_attribute; j++) {
         const Onnx__AttributeProto *a = node->attribute[j];
@@ -613,24 +556,28 @@ void ln_onnx_import_node(imp *im, const Onnx__NodeProto *node, int index)
     } else if (ln_streq(op_type, "Constant")) {
         import_constant(im, node, where);
         done = LN_TRUE;
-    } else if (try_eval(im, node, where)) {
-        done = LN_TRUE;
     } else if (reads_unknown(im, node)) {
         ;
     } else if (ln_onnx_is_qop(op_type)) {
         ln_onnx_import_qop(im, node, index, where);
+        done = LN_TRUE;
+    } else if (ln_onnx_is_datashape(op_type)) {
+        ln_onnx_eval_datashape(im, node, where);
         done = LN_TRUE;
     } else if (!(e = find_entry(op_type, im->opset))) {
         ln_onnx_unsupported_op(im, op_type, name);
     } else if (optype_stripped(e->optype)) {
         ln_onnx_problem(im, "%s: optype '%s' was stripped from this build (LN_OPS)", where,
                         e->optype);
-    } else if (is_chained(op_type) && node->n_input != 2 && node->n_output == 1 &&
-               *node->output[0]) {
-        import_chain(im, node, e, name, where);
-        done = LN_TRUE;
     } else {
-        map_node(im, node, e, name, where);
+        /* its op(s), run now when the inputs are known (ln_onnx_fold.c) */
+        ln_onnx_fold_state *f = ln_onnx_fold_start(im, node);
+        int n_problems = im->n_problems;
+        if (is_chained(op_type) && node->n_input != 2 && node->n_output == 1 && *node->output[0])
+            import_chain(im, node, e, name, where);
+        else
+            map_node(im, node, e, name, where);
+        ln_onnx_fold_finish(im, f, node, n_problems, where);
         done = LN_TRUE;
     }
     if (!done) {
@@ -713,6 +660,7 @@ static void imp_init(imp *im, const Onnx__ModelProto *model, const char *source,
     im->node_ops = cJSON_CreateArray();
     im->input_ops = cJSON_CreateArray();
     im->unknown = ln_onnx_str_set();
+    im->why = ln_hash_create(ln_str_hash, ln_str_cmp, ln_free, ln_free);
     im->shapes = ln_hash_create(ln_str_hash, ln_str_cmp, ln_free, ln_free);
 }
 
@@ -729,6 +677,7 @@ static void imp_free(imp *im)
     cJSON_Delete(im->node_ops);
     cJSON_Delete(im->input_ops);
     ln_hash_free(im->unknown);
+    ln_hash_free(im->why);
     ln_hash_free(im->shapes);
     ln_free(im->shape_err);
     ln_list_free(im->const_order);
@@ -921,12 +870,6 @@ int ln_onnx_read_tensor(const void *buf, size_t len, const char *source, ln_tens
     (void)t;
     return ln_error(LN_EUNSUPPORTED, "%s: this LightNet was built without ONNX support "
                     "(needs protobuf-c-compiler, libprotobuf-c-dev, libonnx-dev)", source);
-}
-
-const char *ln_onnx_evaluated_op(int i)
-{
-    (void)i;
-    return NULL;
 }
 
 ln_bool ln_onnx_op_supported(const char *op_type, int opset, const char **optype)

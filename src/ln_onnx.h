@@ -29,11 +29,5 @@ int ln_onnx_read_tensor(const void *buf, size_t len, const char *source, ln_tens
  * *optype gets the LightNet optype.  A stripped op counts as absent. */
 ln_bool ln_onnx_op_supported(const char *op_type, int opset, const char **optype);
 
-/* The op types the importer evaluates when their inputs are known at
- * import time (shape computations: Shape, Gather, Concat, ...): entry i,
- * NULL past the end (or without ONNX support).  Those without a mapping
- * above produce no op and are an error on values known only at run time. */
-const char *ln_onnx_evaluated_op(int i);
-
 LN_CPPEND
 #endif

@@ -5,7 +5,8 @@
  *   ln_onnx.c        the graph: nodes to ops, the model to an IR (entry points)
  *   ln_onnx_proto.c  protobuf to LightNet: tensors, attributes, JSON helpers,
  *                    the problem list
- *   ln_onnx_eval.c   import-time evaluation of shape computations
+ *   ln_onnx_fold.c   folding at import: nodes on known inputs run as their
+ *                    ops and become constants
  *   ln_onnx_ir.c     graph inputs, pre_running the IR so far, the report
  */
 #ifndef LN_ONNX_IMPL_H
@@ -42,6 +43,7 @@ typedef struct imp {
     cJSON *input_ops;        /* the graph inputs' ops */
     cJSON *node_ops;         /* the nodes' ops, in order */
     ln_hash *unknown;        /* outputs not evaluated because of a problem */
+    ln_hash *why;            /* tensor name -> why it is not a constant */
     ln_hash *shapes;         /* tensor name -> dims_entry, from pre_runs */
     int shapes_ops;          /* 1 + the node ops the last pre_run saw; 0: none */
     char *shape_err;         /* the first op check that failed in it */
@@ -55,6 +57,7 @@ typedef struct imp {
 } imp;
 
 typedef struct dims_entry {
+    ln_dtype dtype;
     int ndim;
     int dims[LN_MAXDIM];
 } dims_entry;
@@ -104,47 +107,47 @@ int ln_onnx_attr_type(const Onnx__AttributeProto *a);
 cJSON *ln_onnx_attr_json(imp *im, const char *where, const Onnx__AttributeProto *a);
 ln_bool ln_onnx_attr_ignorable(const char *op_type, const char *attr, const cJSON *value);
 
-/* ---- ln_onnx_eval.c ---- */
+/* ---- ln_onnx_fold.c ---- */
 
 /*
- * Shape computations (PyTorch's x.view(x.size(0), -1), interpolate with
- * computed sizes, ...) are evaluated here, so that the "@param" inputs they
- * feed (Reshape's shape, Resize's sizes) are constants.  A node of a type
- * in evaluators[] whose inputs are all known -- constants, or for Shape and
- * Size a tensor whose shape is known -- becomes a constant and no op; its
- * inputs' create ops go only where a real op reads them.  Shapes of
- * computed tensors come from pre_running the ops imported so far (the ops'
- * own shape inference, so every op LightNet has is covered); the dims of
- * every tensor are cached and the run repeats only for a tensor not seen
- * yet.  An op type with a LightNet op (Gather, Concat, Add, ...) is
- * imported as that op when its inputs are not all known; one without
- * (Shape, ConstantOfShape, Range, Equal, Where, ...) is an error then.
+ * Folding at import.  Every node is mapped to its op(s) as usual; when all
+ * its inputs are known -- constants, or for Shape and Size a tensor whose
+ * dtype and shape are known -- those ops run right away, in a context of
+ * their own built from them (create ops for the constants, input ops for
+ * shape-only inputs, output ops), through the interpreter's path: init
+ * (the ops' checks and shape inference), compile for cpu without
+ * optimizations, load, run (the runtime kernels).  Their outputs become
+ * constants and the ops go, so the "@param" inputs that shape computations
+ * feed (Reshape's shape, Pad's pads) are constants.  Shapes of computed
+ * tensors come from pre_running the ops imported so far (cached).
+ *
+ * A node that is not folded stays an op, and its outputs get a reason in
+ * im->why: an input known only at run time (the reason of that input,
+ * down to a graph input), an op that could not run (its error), a result
+ * too large.  An "@param" input that is not a constant is a problem that
+ * quotes that reason, so it names the node that could not be evaluated.
  */
 
-typedef struct ev {
-    imp *im;
-    const Onnx__NodeProto *node;
-    ln_tensor *in[8];         /* NULL for an input left out */
-    int n_in;
-    int ndim0;                /* Shape, Size: the dims of input 0 */
-    int dims0[LN_MAXDIM];
-    ln_tensor *out;
-} ev;
-
-/* Tensors larger than this are left to the compiler (folded at compile
+/* Results larger than this are left to the compiler (folded at compile
  * time when their op has a kernel). */
 #define EVAL_MAX_ELEMS ((size_t)1 << 24)
 
-typedef struct evaluator {
-    const char *op_type;
-    int (*fn)(ev *e);
-    const char *attrs;        /* the attributes it reads, ","-separated */
-    ln_bool dims_only;        /* input 0 only by its shape (Shape, Size) */
-} evaluator;
+typedef struct ln_onnx_fold_state ln_onnx_fold_state;
+/* Before the node is mapped ... */
+ln_onnx_fold_state *ln_onnx_fold_start(imp *im, const Onnx__NodeProto *node);
+/* ... and after (its ops appended to node_ops; n_problems: im->n_problems
+ * before the mapping): fold it when its inputs are known. Frees f. */
+void ln_onnx_fold_finish(imp *im, ln_onnx_fold_state *f, const Onnx__NodeProto *node,
+                         int n_problems, const char *where);
+/* Why tensor t (defined, not a constant) is not a constant. */
+const char *ln_onnx_why_not_const(imp *im, const char *t);
 
-int64_t ln_onnx_geti(const ln_tensor *t, size_t i);
-ln_bool ln_onnx_attr_listed(const char *list, const char *name);
-const evaluator *ln_onnx_find_evaluator(const char *op_type);
+/* ---- ln_onnx_datashape.c ---- */
+
+/* NonZero and NonMaxSuppression: output shapes that depend on the data,
+ * so no op; evaluated on constant inputs by their runtime kernels. */
+ln_bool ln_onnx_is_datashape(const char *op_type);
+void ln_onnx_eval_datashape(imp *im, const Onnx__NodeProto *node, const char *where);
 
 /* ---- ln_onnx_ir.c ---- */
 
@@ -156,6 +159,8 @@ int ln_onnx_report(imp *im);
 /* The dims of tensor name (not a constant), from pre_running the ops
  * imported so far; LN_FALSE when they are not known. */
 ln_bool ln_onnx_known_dims(imp *im, const char *name, int *ndim, int *dims);
+/* The same with the dtype. */
+ln_bool ln_onnx_known_tensor(imp *im, const char *name, ln_dtype *dtype, int *ndim, int *dims);
 /* A 1-D Conv, ConvTranspose, MaxPool or AveragePool, and its op made the
  * 2-D one on a size-1 axis (views around it). */
 struct ln_opregistry_onnx_entry;

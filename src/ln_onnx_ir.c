@@ -167,6 +167,7 @@ void ln_onnx_pre_run_ir(imp *im, const cJSON *root, ln_bool report)
                 if (report || !te || ln_hash_find(im->shapes, tle->name))
                     continue;
                 d = ln_alloc(sizeof *d);
+                d->dtype = te->tensor->dtype;
                 d->ndim = te->tensor->ndim;
                 memcpy(d->dims, te->tensor->dims, sizeof d->dims);
                 ln_hash_insert(im->shapes, ln_strdup(tle->name), d);
@@ -278,6 +279,12 @@ int ln_onnx_report(imp *im)
  * imported so far; LN_FALSE when they are not known. */
 ln_bool ln_onnx_known_dims(imp *im, const char *name, int *ndim, int *dims)
 {
+    ln_dtype dtype;
+    return ln_onnx_known_tensor(im, name, &dtype, ndim, dims);
+}
+
+ln_bool ln_onnx_known_tensor(imp *im, const char *name, ln_dtype *dtype, int *ndim, int *dims)
+{
     const dims_entry *d = ln_hash_find(im->shapes, name);
 
     if (!d && im->shapes_ops != cJSON_GetArraySize(im->node_ops) + 1) {
@@ -289,6 +296,7 @@ ln_bool ln_onnx_known_dims(imp *im, const char *name, int *ndim, int *dims)
     }
     if (!d)
         return LN_FALSE;
+    *dtype = d->dtype;
     *ndim = d->ndim;
     memcpy(dims, d->dims, sizeof d->dims);
     return LN_TRUE;

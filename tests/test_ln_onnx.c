@@ -239,6 +239,50 @@ START_TEST(test_const_param)
 }
 END_TEST
 
+/* Issue 16: PyTorch's F.pad chain at opset 13 (tests/onnx/make_chain_models.py)
+ * folds at import into Pad's pads, in ONNX's order; when a node of the
+ * chain cannot be evaluated, the error names it and says why. */
+START_TEST(test_pad_chain)
+{
+    static const double want[8] = {0, 0, 0, 0, 0, 0, 1, 1};
+    const char *m;
+    cJSON *ir = NULL, *op, *p, *pads = NULL;
+    ln_hash *consts = NULL;
+    int n_ops = 0;
+
+    ck_assert_msg(import("onnx/chains/zeropad_chain/model.onnx", NULL, &ir, &consts) == 0, "%s",
+                  ln_error_message());
+    /* input, pad, output: the chain left no op and no constant */
+    cJSON_ArrayForEach(op, cJSON_GetObjectItemCaseSensitive(ir, "ops")) {
+        n_ops++;
+        if (!ln_streq(op_str(op, "optype"), "pad"))
+            continue;
+        cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(op, "params")) {
+            if (ln_streq(op_str(p, "arg_name"), "pads"))
+                pads = cJSON_GetObjectItemCaseSensitive(p, "value");
+        }
+    }
+    ck_assert_int_eq(n_ops, 3);
+    ck_assert_ptr_null(consts);
+    ck_assert_ptr_nonnull(pads);
+    ck_assert_int_eq(cJSON_GetArraySize(pads), 8);
+    for (int i = 0; i < 8; i++)
+        ck_assert_msg(cJSON_GetArrayItem(pads, i)->valuedouble == want[i], "pads[%d] = %g",
+                      i, cJSON_GetArrayItem(pads, i)->valuedouble);
+    cJSON_Delete(ir);
+
+    ck_assert_int_eq(import_error("onnx/pad_chain_runtime.onnx", NULL, &m), LN_EUNSUPPORTED);
+    ck_assert_has(m, "node 'Pad_7' (Pad): input 'pads' (pads) must be a constant");
+    ck_assert_has(m, "node 'Concat_1' (Concat) could not be evaluated at import: its input "
+                     "'torch_pads' is a graph input, known only at run time");
+    ck_assert_int_eq(import_error("onnx/pad_chain_bad_perm.onnx", NULL, &m), LN_EUNSUPPORTED);
+    ck_assert_has(m, "node 'T' (Transpose) could not be evaluated at import: T (transpose): "
+                     "'perm' is not a permutation");
+    /* named once: the Reshape and Cast after it only pass the reason on */
+    ck_assert_ptr_null(strstr(strstr(m, "node 'T'") + 1, "node 'T'"));
+}
+END_TEST
+
 /* A single ONNX input of a variadic arg is <arg>_0, as with several
  * (test_mean_one_input: Mean of one input is mean's src_0). */
 START_TEST(test_variadic_one)
@@ -451,6 +495,7 @@ Suite *test_ln_onnx_suite(void)
     tcase_add_test(tc, test_variadic_one);
     tcase_add_test(tc, test_node_subset);
     tcase_add_test(tc, test_shape_chains);
+    tcase_add_test(tc, test_pad_chain);
     tcase_add_test(tc, test_patterns_stream);
     tcase_add_test(tc, test_models);
     tcase_add_test(tc, test_tool);

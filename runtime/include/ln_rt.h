@@ -1291,6 +1291,14 @@ typedef struct {
 void ln_rt_compress(const ln_rt_compress_args *a, const int *cond, int32_t cond_len,
                     size_t elem_size, const void *x, void *y);
 
+/* ONNX NonZero: the number of nonzero elements of x (ndim dims, row-major,
+ * elements of elem_size bytes: 1, 2, 4 or 8; is_float: float32 or float64,
+ * where -0.0 is zero and NaN is not), and when idx is not NULL their
+ * indices, idx [ndim][count] int64 in row-major order.  The importer runs
+ * it on constants (an output whose shape depends on the data). */
+size_t ln_rt_nonzero(int32_t ndim, const int32_t *dims, size_t elem_size, int is_float,
+                     const void *x, int64_t *idx);
+
 /* ---- spectral (ONNX HannWindow, HammingWindow, BlackmanWindow, DFT, STFT,
  * MelWeightMatrix) ---------------------------------------------------------
  * Windows of n points: w[i] = sum_k a_k cos(2 pi k i / d), d = n when

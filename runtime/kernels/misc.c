@@ -152,3 +152,48 @@ void ln_rt_det_f32(int32_t batch, int32_t n, const float *x, float *y, void *scr
         y[b] = (float)det;
     }
 }
+
+/* ---- nonzero ---------------------------------------------------------- */
+static int nonzero_at(size_t elem_size, int is_float, const void *x, size_t i)
+{
+    const unsigned char *p = (const unsigned char *)x + i * elem_size;
+
+    if (is_float && elem_size == 4) {
+        float f;
+        memcpy(&f, p, sizeof f);
+        return f != 0.0f;
+    }
+    if (is_float && elem_size == 8) {
+        double d;
+        memcpy(&d, p, sizeof d);
+        return d != 0.0;
+    }
+    for (size_t b = 0; b < elem_size; b++)
+        if (p[b])
+            return 1;
+    return 0;
+}
+
+size_t ln_rt_nonzero(int32_t ndim, const int32_t *dims, size_t elem_size, int is_float,
+                     const void *x, int64_t *idx)
+{
+    size_t len = 1, n = 0, k = 0;
+
+    for (int32_t d = 0; d < ndim; d++)
+        len *= (size_t)dims[d];
+    for (size_t i = 0; i < len; i++)
+        n += (size_t)nonzero_at(elem_size, is_float, x, i);
+    if (!idx)
+        return n;
+    for (size_t i = 0; i < len; i++) {
+        size_t r = i;
+        if (!nonzero_at(elem_size, is_float, x, i))
+            continue;
+        for (int32_t d = ndim - 1; d >= 0; d--) {
+            idx[(size_t)d * n + k] = (int64_t)(r % (size_t)dims[d]);
+            r /= (size_t)dims[d];
+        }
+        k++;
+    }
+    return n;
+}

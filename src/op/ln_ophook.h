@@ -37,6 +37,17 @@ void ln_ophook_slice_args(const ln_op_arg *op_arg, ln_rt_slice_args *args);
 void ln_ophook_create_fill(ln_tensor *dst, const double *data, int n);
 /* create: every inline value fits dtype (checked before create_fill runs). */
 int ln_ophook_create_data_ok(const ln_op_arg *op_arg, ln_dtype dtype);
+/* shape, size, constant_of_shape, range (ln_ophook_shape.c): outputs that
+ * are constants, filled by static_run */
+int ln_ophook_shape_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
+void ln_ophook_shape_fill(ln_tensor *dst, const ln_tensor *src, int start);
+void ln_ophook_size_fill(ln_tensor *dst, const ln_tensor *src);
+int ln_ophook_value_fits(ln_dtype dtype, double v);
+void ln_ophook_constant_fill(ln_tensor *dst, double value);
+int ln_ophook_range_ok(ln_dtype dtype, double start, double limit, double delta);
+double ln_ophook_range_count(double start, double limit, double delta);
+int ln_ophook_range_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
+void ln_ophook_range_fill(ln_tensor *dst, double start, double delta);
 
 /* prelu: dst shape = src's, after checking slope broadcasts onto src. */
 int ln_ophook_prelu_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);

@@ -106,17 +106,10 @@ static void list_ops(void)
             printf("%s\t%d-\t%s%s\n", e->op_type, e->since, e->optype,
                    stripped ? " (stripped)" : "");
     }
-    /* evaluated at import time only (no LightNet op): Shape, Range, ... */
-    for (int i = 0; ln_onnx_evaluated_op(i); i++) {
-        const char *t = ln_onnx_evaluated_op(i);
-        ln_bool mapped = LN_FALSE;
-        for (const ln_opregistry_onnx_entry *e = ln_opregistry_onnx; e->op_type; e++)
-            mapped = mapped || ln_streq(e->op_type, t);
-        if (!mapped)
-            printf("%s\t1-\t(evaluated at import)\n", t);
-    }
     printf("QLinearConv\t10-\t(as DequantizeLinear -> Conv -> QuantizeLinear)\n");
     printf("QLinearMatMul\t10-\t(as DequantizeLinear -> MatMul -> QuantizeLinear)\n");
+    printf("NonZero\t9-\t(evaluated at import: constant input)\n");
+    printf("NonMaxSuppression\t10-\t(evaluated at import: constant boxes and scores)\n");
 }
 
 int main(int argc, char **argv)

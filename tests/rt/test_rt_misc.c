@@ -165,11 +165,33 @@ START_TEST(test_det)
 }
 END_TEST
 
+/* NonZero: -0.0 is zero, NaN is not; indices [ndim][n] row-major; ints by value */
+START_TEST(test_nonzero)
+{
+    const float x[6] = {0.0f, -0.0f, 2.0f, NAN, 0.0f, -1.0f};
+    const int32_t dims[2] = {2, 3};
+    const int64_t want[2][3] = {{0, 1, 1}, {2, 0, 2}};
+    const int16_t xi[5] = {0, 256, 0, -1, 1};
+    int64_t idx[6], idxi[3];
+    ck_assert_uint_eq(ln_rt_nonzero(2, dims, 4, 1, x, NULL), 3);
+    ck_assert_uint_eq(ln_rt_nonzero(2, dims, 4, 1, x, idx), 3);
+    for (int d = 0; d < 2; d++)
+        for (int k = 0; k < 3; k++)
+            ck_assert_int_eq(idx[d * 3 + k], want[d][k]);
+    {
+        const int32_t d1 = 5;
+        ck_assert_uint_eq(ln_rt_nonzero(1, &d1, 2, 0, xi, idxi), 3);
+        ck_assert(idxi[0] == 1 && idxi[1] == 3 && idxi[2] == 4);
+    }
+}
+END_TEST
+
 Suite *rt_misc_suite(void)
 {
     Suite *s = suite_create("rt_misc");
     TCase *tc = tcase_create("misc");
     tcase_add_test(tc, test_compress);
+    tcase_add_test(tc, test_nonzero);
     tcase_add_test(tc, test_eyelike);
     tcase_add_loop_test(tc, test_reverse_sequence, 0, 2);
     tcase_add_loop_test(tc, test_mvn, 0, 3);

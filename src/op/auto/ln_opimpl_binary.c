@@ -200,7 +200,7 @@ ln_op ln_opimpl_add_cpu = {
 
 #ifndef LN_OP_STRIP_div
 
-/* ---- div (arch none): Elementwise division with numpy broadcasting: dst = src1 / src2. */
+/* ---- div (arch none): Elementwise division with numpy broadcasting: dst = src1 / src2 (integers truncate toward zero; an integer divisor of 0 gives 0). */
 
 ln_op ln_opimpl_div = {
     .op_arg = &(ln_op_arg){.optype = "div", .arch = "none"}, .pre_run = div_check,

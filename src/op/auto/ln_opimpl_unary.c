@@ -4,23 +4,41 @@
 #include "ln_rt.h"
 #include "ln_opregistry.h"
 
-#if !(defined(LN_OP_STRIP_abs) && defined(LN_OP_STRIP_acos) && \
-      defined(LN_OP_STRIP_acosh) && defined(LN_OP_STRIP_asin) && \
-      defined(LN_OP_STRIP_asinh) && defined(LN_OP_STRIP_atan) && \
-      defined(LN_OP_STRIP_atanh) && defined(LN_OP_STRIP_ceil) && \
-      defined(LN_OP_STRIP_cos) && defined(LN_OP_STRIP_cosh) && \
-      defined(LN_OP_STRIP_erf) && defined(LN_OP_STRIP_exp) && \
-      defined(LN_OP_STRIP_floor) && defined(LN_OP_STRIP_hardswish) && \
-      defined(LN_OP_STRIP_log) && defined(LN_OP_STRIP_neg) && \
+#if !(defined(LN_OP_STRIP_abs) && defined(LN_OP_STRIP_neg))
+/* What the pre_runs of abs, abs_cpu, neg, neg_cpu have in common: the checks, the outputs. */
+
+static int abs_check(ln_op_arg *op_arg)
+{
+    ln_tensor_entry *src_te;
+    const char *dst_name;
+
+    LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_EQ, 1));
+    LN_OPCK(ln_opck_tensor_in_exist(op_arg, "src", &src_te));
+    LN_OPCK(ln_opck_tensor_dtype_in(op_arg, "src", src_te, (1u << LN_DTYPE_FLOAT32) | (1u << LN_DTYPE_INT32) | (1u << LN_DTYPE_INT64)));
+    LN_OPCK(ln_opck_tensors_out_len(op_arg, LN_CMP_EQ, 1));
+    LN_OPCK(ln_opck_tensor_out_new(op_arg, "dst", &dst_name));
+
+    ln_op_output_create(op_arg, dst_name, src_te->tensor->dtype, src_te->tensor->ndim, src_te->tensor->dims, 0);
+    return 0;
+}
+#endif
+
+#if !(defined(LN_OP_STRIP_acos) && defined(LN_OP_STRIP_acosh) && \
+      defined(LN_OP_STRIP_asin) && defined(LN_OP_STRIP_asinh) && \
+      defined(LN_OP_STRIP_atan) && defined(LN_OP_STRIP_atanh) && \
+      defined(LN_OP_STRIP_ceil) && defined(LN_OP_STRIP_cos) && \
+      defined(LN_OP_STRIP_cosh) && defined(LN_OP_STRIP_erf) && \
+      defined(LN_OP_STRIP_exp) && defined(LN_OP_STRIP_floor) && \
+      defined(LN_OP_STRIP_hardswish) && defined(LN_OP_STRIP_log) && \
       defined(LN_OP_STRIP_reciprocal) && defined(LN_OP_STRIP_relu) && \
       defined(LN_OP_STRIP_round) && defined(LN_OP_STRIP_sigmoid) && \
       defined(LN_OP_STRIP_sign) && defined(LN_OP_STRIP_sin) && \
       defined(LN_OP_STRIP_sinh) && defined(LN_OP_STRIP_softplus) && \
       defined(LN_OP_STRIP_softsign) && defined(LN_OP_STRIP_sqrt) && \
       defined(LN_OP_STRIP_tan) && defined(LN_OP_STRIP_tanh))
-/* What the pre_runs of abs, abs_cpu, acos, acos_cpu, acosh, acosh_cpu, asin, asin_cpu, asinh, asinh_cpu, atan, atan_cpu, atanh, atanh_cpu, ceil, ceil_cpu, cos, cos_cpu, cosh, cosh_cpu, erf, erf_cpu, exp, exp_cpu, floor, floor_cpu, hardswish, hardswish_cpu, log, log_cpu, neg, neg_cpu, reciprocal, reciprocal_cpu, relu, relu_cpu, round, round_cpu, sigmoid, sigmoid_cpu, sign, sign_cpu, sin, sin_cpu, sinh, sinh_cpu, softplus, softplus_cpu, softsign, softsign_cpu, sqrt, sqrt_cpu, tan, tan_cpu, tanh, tanh_cpu have in common: the checks, the outputs. */
+/* What the pre_runs of acos, acos_cpu, acosh, acosh_cpu, asin, asin_cpu, asinh, asinh_cpu, atan, atan_cpu, atanh, atanh_cpu, ceil, ceil_cpu, cos, cos_cpu, cosh, cosh_cpu, erf, erf_cpu, exp, exp_cpu, floor, floor_cpu, hardswish, hardswish_cpu, log, log_cpu, reciprocal, reciprocal_cpu, relu, relu_cpu, round, round_cpu, sigmoid, sigmoid_cpu, sign, sign_cpu, sin, sin_cpu, sinh, sinh_cpu, softplus, softplus_cpu, softsign, softsign_cpu, sqrt, sqrt_cpu, tan, tan_cpu, tanh, tanh_cpu have in common: the checks, the outputs. */
 
-static int abs_check(ln_op_arg *op_arg)
+static int acos_check(ln_op_arg *op_arg)
 {
     ln_tensor_entry *src_te;
     const char *dst_name;
@@ -38,7 +56,7 @@ static int abs_check(ln_op_arg *op_arg)
 
 #ifndef LN_OP_STRIP_abs
 
-/* ---- abs (arch none): Absolute value, elementwise. */
+/* ---- abs (arch none): Absolute value, elementwise (float32, int32 and int64; integers wrap: |MIN| is MIN). */
 
 ln_op ln_opimpl_abs = {
     .op_arg = &(ln_op_arg){.optype = "abs", .arch = "none"}, .pre_run = abs_check,
@@ -47,13 +65,18 @@ ln_op ln_opimpl_abs = {
 
 /* ---- abs_cpu (arch cpu): abs for arch cpu */
 
-/* ln-aot emits: ln_rt_abs_f32(${src}, ${dst}, ${src.len}); */
+/* ln-aot emits: ln_rt_abs_${src.type}(${src}, ${dst}, ${src.len}); */
 static int abs_cpu_run(ln_op_arg *op_arg)
 {
     ln_tensor *src = ln_op_tensor_in(op_arg, "src")->tensor;
     ln_tensor *dst = ln_op_tensor_out(op_arg, "dst")->tensor;
 
-    ln_rt_abs_f32(src->data, dst->data, src->len);
+    if (src->dtype == LN_DTYPE_FLOAT32)
+        ln_rt_abs_f32(src->data, dst->data, src->len);
+    if (src->dtype == LN_DTYPE_INT32)
+        ln_rt_abs_s32(src->data, dst->data, src->len);
+    if (src->dtype == LN_DTYPE_INT64)
+        ln_rt_abs_s64(src->data, dst->data, src->len);
     return 0;
 }
 
@@ -69,7 +92,7 @@ ln_op ln_opimpl_abs_cpu = {
 /* ---- acos (arch none): dst = acos(src), elementwise. */
 
 ln_op ln_opimpl_acos = {
-    .op_arg = &(ln_op_arg){.optype = "acos", .arch = "none"}, .pre_run = abs_check,
+    .op_arg = &(ln_op_arg){.optype = "acos", .arch = "none"}, .pre_run = acos_check,
     .post_run = ln_op_post_run_outputs, .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst",
     .mem_in = "src"};
 
@@ -86,7 +109,7 @@ static int acos_cpu_run(ln_op_arg *op_arg)
 }
 
 ln_op ln_opimpl_acos_cpu = {
-    .op_arg = &(ln_op_arg){.optype = "acos_cpu", .arch = "cpu"}, .pre_run = abs_check,
+    .op_arg = &(ln_op_arg){.optype = "acos_cpu", .arch = "cpu"}, .pre_run = acos_check,
     .run = acos_cpu_run, .post_run = ln_op_post_run_outputs,
     .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst", .mem_in = "src"};
 
@@ -97,7 +120,7 @@ ln_op ln_opimpl_acos_cpu = {
 /* ---- acosh (arch none): dst = acosh(src), elementwise. */
 
 ln_op ln_opimpl_acosh = {
-    .op_arg = &(ln_op_arg){.optype = "acosh", .arch = "none"}, .pre_run = abs_check,
+    .op_arg = &(ln_op_arg){.optype = "acosh", .arch = "none"}, .pre_run = acos_check,
     .post_run = ln_op_post_run_outputs, .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst",
     .mem_in = "src"};
 
@@ -114,7 +137,7 @@ static int acosh_cpu_run(ln_op_arg *op_arg)
 }
 
 ln_op ln_opimpl_acosh_cpu = {
-    .op_arg = &(ln_op_arg){.optype = "acosh_cpu", .arch = "cpu"}, .pre_run = abs_check,
+    .op_arg = &(ln_op_arg){.optype = "acosh_cpu", .arch = "cpu"}, .pre_run = acos_check,
     .run = acosh_cpu_run, .post_run = ln_op_post_run_outputs,
     .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst", .mem_in = "src"};
 
@@ -125,7 +148,7 @@ ln_op ln_opimpl_acosh_cpu = {
 /* ---- asin (arch none): dst = asin(src), elementwise. */
 
 ln_op ln_opimpl_asin = {
-    .op_arg = &(ln_op_arg){.optype = "asin", .arch = "none"}, .pre_run = abs_check,
+    .op_arg = &(ln_op_arg){.optype = "asin", .arch = "none"}, .pre_run = acos_check,
     .post_run = ln_op_post_run_outputs, .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst",
     .mem_in = "src"};
 
@@ -142,7 +165,7 @@ static int asin_cpu_run(ln_op_arg *op_arg)
 }
 
 ln_op ln_opimpl_asin_cpu = {
-    .op_arg = &(ln_op_arg){.optype = "asin_cpu", .arch = "cpu"}, .pre_run = abs_check,
+    .op_arg = &(ln_op_arg){.optype = "asin_cpu", .arch = "cpu"}, .pre_run = acos_check,
     .run = asin_cpu_run, .post_run = ln_op_post_run_outputs,
     .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst", .mem_in = "src"};
 
@@ -153,7 +176,7 @@ ln_op ln_opimpl_asin_cpu = {
 /* ---- asinh (arch none): dst = asinh(src), elementwise. */
 
 ln_op ln_opimpl_asinh = {
-    .op_arg = &(ln_op_arg){.optype = "asinh", .arch = "none"}, .pre_run = abs_check,
+    .op_arg = &(ln_op_arg){.optype = "asinh", .arch = "none"}, .pre_run = acos_check,
     .post_run = ln_op_post_run_outputs, .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst",
     .mem_in = "src"};
 
@@ -170,7 +193,7 @@ static int asinh_cpu_run(ln_op_arg *op_arg)
 }
 
 ln_op ln_opimpl_asinh_cpu = {
-    .op_arg = &(ln_op_arg){.optype = "asinh_cpu", .arch = "cpu"}, .pre_run = abs_check,
+    .op_arg = &(ln_op_arg){.optype = "asinh_cpu", .arch = "cpu"}, .pre_run = acos_check,
     .run = asinh_cpu_run, .post_run = ln_op_post_run_outputs,
     .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst", .mem_in = "src"};
 
@@ -181,7 +204,7 @@ ln_op ln_opimpl_asinh_cpu = {
 /* ---- atan (arch none): dst = atan(src), elementwise. */
 
 ln_op ln_opimpl_atan = {
-    .op_arg = &(ln_op_arg){.optype = "atan", .arch = "none"}, .pre_run = abs_check,
+    .op_arg = &(ln_op_arg){.optype = "atan", .arch = "none"}, .pre_run = acos_check,
     .post_run = ln_op_post_run_outputs, .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst",
     .mem_in = "src"};
 
@@ -198,7 +221,7 @@ static int atan_cpu_run(ln_op_arg *op_arg)
 }
 
 ln_op ln_opimpl_atan_cpu = {
-    .op_arg = &(ln_op_arg){.optype = "atan_cpu", .arch = "cpu"}, .pre_run = abs_check,
+    .op_arg = &(ln_op_arg){.optype = "atan_cpu", .arch = "cpu"}, .pre_run = acos_check,
     .run = atan_cpu_run, .post_run = ln_op_post_run_outputs,
     .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst", .mem_in = "src"};
 
@@ -209,7 +232,7 @@ ln_op ln_opimpl_atan_cpu = {
 /* ---- atanh (arch none): dst = atanh(src), elementwise. */
 
 ln_op ln_opimpl_atanh = {
-    .op_arg = &(ln_op_arg){.optype = "atanh", .arch = "none"}, .pre_run = abs_check,
+    .op_arg = &(ln_op_arg){.optype = "atanh", .arch = "none"}, .pre_run = acos_check,
     .post_run = ln_op_post_run_outputs, .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst",
     .mem_in = "src"};
 
@@ -226,7 +249,7 @@ static int atanh_cpu_run(ln_op_arg *op_arg)
 }
 
 ln_op ln_opimpl_atanh_cpu = {
-    .op_arg = &(ln_op_arg){.optype = "atanh_cpu", .arch = "cpu"}, .pre_run = abs_check,
+    .op_arg = &(ln_op_arg){.optype = "atanh_cpu", .arch = "cpu"}, .pre_run = acos_check,
     .run = atanh_cpu_run, .post_run = ln_op_post_run_outputs,
     .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst", .mem_in = "src"};
 
@@ -237,7 +260,7 @@ ln_op ln_opimpl_atanh_cpu = {
 /* ---- ceil (arch none): dst = the smallest integer not below src, elementwise (integers, infinities and NaN unchanged). */
 
 ln_op ln_opimpl_ceil = {
-    .op_arg = &(ln_op_arg){.optype = "ceil", .arch = "none"}, .pre_run = abs_check,
+    .op_arg = &(ln_op_arg){.optype = "ceil", .arch = "none"}, .pre_run = acos_check,
     .post_run = ln_op_post_run_outputs, .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst",
     .mem_in = "src"};
 
@@ -254,7 +277,7 @@ static int ceil_cpu_run(ln_op_arg *op_arg)
 }
 
 ln_op ln_opimpl_ceil_cpu = {
-    .op_arg = &(ln_op_arg){.optype = "ceil_cpu", .arch = "cpu"}, .pre_run = abs_check,
+    .op_arg = &(ln_op_arg){.optype = "ceil_cpu", .arch = "cpu"}, .pre_run = acos_check,
     .run = ceil_cpu_run, .post_run = ln_op_post_run_outputs,
     .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst", .mem_in = "src"};
 
@@ -265,7 +288,7 @@ ln_op ln_opimpl_ceil_cpu = {
 /* ---- cos (arch none): dst = cos(src), elementwise. */
 
 ln_op ln_opimpl_cos = {
-    .op_arg = &(ln_op_arg){.optype = "cos", .arch = "none"}, .pre_run = abs_check,
+    .op_arg = &(ln_op_arg){.optype = "cos", .arch = "none"}, .pre_run = acos_check,
     .post_run = ln_op_post_run_outputs, .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst",
     .mem_in = "src"};
 
@@ -282,7 +305,7 @@ static int cos_cpu_run(ln_op_arg *op_arg)
 }
 
 ln_op ln_opimpl_cos_cpu = {
-    .op_arg = &(ln_op_arg){.optype = "cos_cpu", .arch = "cpu"}, .pre_run = abs_check,
+    .op_arg = &(ln_op_arg){.optype = "cos_cpu", .arch = "cpu"}, .pre_run = acos_check,
     .run = cos_cpu_run, .post_run = ln_op_post_run_outputs,
     .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst", .mem_in = "src"};
 
@@ -293,7 +316,7 @@ ln_op ln_opimpl_cos_cpu = {
 /* ---- cosh (arch none): dst = cosh(src), elementwise. */
 
 ln_op ln_opimpl_cosh = {
-    .op_arg = &(ln_op_arg){.optype = "cosh", .arch = "none"}, .pre_run = abs_check,
+    .op_arg = &(ln_op_arg){.optype = "cosh", .arch = "none"}, .pre_run = acos_check,
     .post_run = ln_op_post_run_outputs, .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst",
     .mem_in = "src"};
 
@@ -310,7 +333,7 @@ static int cosh_cpu_run(ln_op_arg *op_arg)
 }
 
 ln_op ln_opimpl_cosh_cpu = {
-    .op_arg = &(ln_op_arg){.optype = "cosh_cpu", .arch = "cpu"}, .pre_run = abs_check,
+    .op_arg = &(ln_op_arg){.optype = "cosh_cpu", .arch = "cpu"}, .pre_run = acos_check,
     .run = cosh_cpu_run, .post_run = ln_op_post_run_outputs,
     .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst", .mem_in = "src"};
 
@@ -321,7 +344,7 @@ ln_op ln_opimpl_cosh_cpu = {
 /* ---- erf (arch none): Gauss error function, elementwise. */
 
 ln_op ln_opimpl_erf = {
-    .op_arg = &(ln_op_arg){.optype = "erf", .arch = "none"}, .pre_run = abs_check,
+    .op_arg = &(ln_op_arg){.optype = "erf", .arch = "none"}, .pre_run = acos_check,
     .post_run = ln_op_post_run_outputs, .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst",
     .mem_in = "src"};
 
@@ -338,7 +361,7 @@ static int erf_cpu_run(ln_op_arg *op_arg)
 }
 
 ln_op ln_opimpl_erf_cpu = {
-    .op_arg = &(ln_op_arg){.optype = "erf_cpu", .arch = "cpu"}, .pre_run = abs_check,
+    .op_arg = &(ln_op_arg){.optype = "erf_cpu", .arch = "cpu"}, .pre_run = acos_check,
     .run = erf_cpu_run, .post_run = ln_op_post_run_outputs,
     .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst", .mem_in = "src"};
 
@@ -349,7 +372,7 @@ ln_op ln_opimpl_erf_cpu = {
 /* ---- exp (arch none): Natural exponential, elementwise. */
 
 ln_op ln_opimpl_exp = {
-    .op_arg = &(ln_op_arg){.optype = "exp", .arch = "none"}, .pre_run = abs_check,
+    .op_arg = &(ln_op_arg){.optype = "exp", .arch = "none"}, .pre_run = acos_check,
     .post_run = ln_op_post_run_outputs, .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst",
     .mem_in = "src"};
 
@@ -366,7 +389,7 @@ static int exp_cpu_run(ln_op_arg *op_arg)
 }
 
 ln_op ln_opimpl_exp_cpu = {
-    .op_arg = &(ln_op_arg){.optype = "exp_cpu", .arch = "cpu"}, .pre_run = abs_check,
+    .op_arg = &(ln_op_arg){.optype = "exp_cpu", .arch = "cpu"}, .pre_run = acos_check,
     .run = exp_cpu_run, .post_run = ln_op_post_run_outputs,
     .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst", .mem_in = "src"};
 
@@ -377,7 +400,7 @@ ln_op ln_opimpl_exp_cpu = {
 /* ---- floor (arch none): dst = the largest integer not above src, elementwise (integers, infinities and NaN unchanged). */
 
 ln_op ln_opimpl_floor = {
-    .op_arg = &(ln_op_arg){.optype = "floor", .arch = "none"}, .pre_run = abs_check,
+    .op_arg = &(ln_op_arg){.optype = "floor", .arch = "none"}, .pre_run = acos_check,
     .post_run = ln_op_post_run_outputs, .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst",
     .mem_in = "src"};
 
@@ -394,7 +417,7 @@ static int floor_cpu_run(ln_op_arg *op_arg)
 }
 
 ln_op ln_opimpl_floor_cpu = {
-    .op_arg = &(ln_op_arg){.optype = "floor_cpu", .arch = "cpu"}, .pre_run = abs_check,
+    .op_arg = &(ln_op_arg){.optype = "floor_cpu", .arch = "cpu"}, .pre_run = acos_check,
     .run = floor_cpu_run, .post_run = ln_op_post_run_outputs,
     .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst", .mem_in = "src"};
 
@@ -405,7 +428,7 @@ ln_op ln_opimpl_floor_cpu = {
 /* ---- hardswish (arch none): Hard swish, elementwise: dst = src * max(0, min(1, src / 6 + 0.5)). */
 
 ln_op ln_opimpl_hardswish = {
-    .op_arg = &(ln_op_arg){.optype = "hardswish", .arch = "none"}, .pre_run = abs_check,
+    .op_arg = &(ln_op_arg){.optype = "hardswish", .arch = "none"}, .pre_run = acos_check,
     .post_run = ln_op_post_run_outputs, .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst",
     .mem_in = "src"};
 
@@ -423,7 +446,7 @@ static int hardswish_cpu_run(ln_op_arg *op_arg)
 
 ln_op ln_opimpl_hardswish_cpu = {
     .op_arg = &(ln_op_arg){.optype = "hardswish_cpu", .arch = "cpu"},
-    .pre_run = abs_check, .run = hardswish_cpu_run, .post_run = ln_op_post_run_outputs,
+    .pre_run = acos_check, .run = hardswish_cpu_run, .post_run = ln_op_post_run_outputs,
     .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst", .mem_in = "src"};
 
 #endif /* LN_OP_STRIP_hardswish */
@@ -433,7 +456,7 @@ ln_op ln_opimpl_hardswish_cpu = {
 /* ---- log (arch none): Natural logarithm, elementwise (src <= 0 gives -inf / NaN). */
 
 ln_op ln_opimpl_log = {
-    .op_arg = &(ln_op_arg){.optype = "log", .arch = "none"}, .pre_run = abs_check,
+    .op_arg = &(ln_op_arg){.optype = "log", .arch = "none"}, .pre_run = acos_check,
     .post_run = ln_op_post_run_outputs, .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst",
     .mem_in = "src"};
 
@@ -450,7 +473,7 @@ static int log_cpu_run(ln_op_arg *op_arg)
 }
 
 ln_op ln_opimpl_log_cpu = {
-    .op_arg = &(ln_op_arg){.optype = "log_cpu", .arch = "cpu"}, .pre_run = abs_check,
+    .op_arg = &(ln_op_arg){.optype = "log_cpu", .arch = "cpu"}, .pre_run = acos_check,
     .run = log_cpu_run, .post_run = ln_op_post_run_outputs,
     .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst", .mem_in = "src"};
 
@@ -458,7 +481,7 @@ ln_op ln_opimpl_log_cpu = {
 
 #ifndef LN_OP_STRIP_neg
 
-/* ---- neg (arch none): Negation, elementwise: dst = -src. */
+/* ---- neg (arch none): Negation, elementwise: dst = -src (float32, int32 and int64; integers wrap). */
 
 ln_op ln_opimpl_neg = {
     .op_arg = &(ln_op_arg){.optype = "neg", .arch = "none"}, .pre_run = abs_check,
@@ -467,13 +490,18 @@ ln_op ln_opimpl_neg = {
 
 /* ---- neg_cpu (arch cpu): neg for arch cpu */
 
-/* ln-aot emits: ln_rt_neg_f32(${src}, ${dst}, ${src.len}); */
+/* ln-aot emits: ln_rt_neg_${src.type}(${src}, ${dst}, ${src.len}); */
 static int neg_cpu_run(ln_op_arg *op_arg)
 {
     ln_tensor *src = ln_op_tensor_in(op_arg, "src")->tensor;
     ln_tensor *dst = ln_op_tensor_out(op_arg, "dst")->tensor;
 
-    ln_rt_neg_f32(src->data, dst->data, src->len);
+    if (src->dtype == LN_DTYPE_FLOAT32)
+        ln_rt_neg_f32(src->data, dst->data, src->len);
+    if (src->dtype == LN_DTYPE_INT32)
+        ln_rt_neg_s32(src->data, dst->data, src->len);
+    if (src->dtype == LN_DTYPE_INT64)
+        ln_rt_neg_s64(src->data, dst->data, src->len);
     return 0;
 }
 
@@ -489,9 +517,9 @@ ln_op ln_opimpl_neg_cpu = {
 /* ---- reciprocal (arch none): Reciprocal, elementwise: dst = 1 / src. */
 
 ln_op ln_opimpl_reciprocal = {
-    .op_arg = &(ln_op_arg){.optype = "reciprocal", .arch = "none"}, .pre_run = abs_check,
-    .post_run = ln_op_post_run_outputs, .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst",
-    .mem_in = "src"};
+    .op_arg = &(ln_op_arg){.optype = "reciprocal", .arch = "none"},
+    .pre_run = acos_check, .post_run = ln_op_post_run_outputs,
+    .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst", .mem_in = "src"};
 
 /* ---- reciprocal_cpu (arch cpu): reciprocal for arch cpu */
 
@@ -507,7 +535,7 @@ static int reciprocal_cpu_run(ln_op_arg *op_arg)
 
 ln_op ln_opimpl_reciprocal_cpu = {
     .op_arg = &(ln_op_arg){.optype = "reciprocal_cpu", .arch = "cpu"},
-    .pre_run = abs_check, .run = reciprocal_cpu_run, .post_run = ln_op_post_run_outputs,
+    .pre_run = acos_check, .run = reciprocal_cpu_run, .post_run = ln_op_post_run_outputs,
     .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst", .mem_in = "src"};
 
 #endif /* LN_OP_STRIP_reciprocal */
@@ -517,7 +545,7 @@ ln_op ln_opimpl_reciprocal_cpu = {
 /* ---- relu (arch none): Rectified linear unit, elementwise: dst = max(src, 0). */
 
 ln_op ln_opimpl_relu = {
-    .op_arg = &(ln_op_arg){.optype = "relu", .arch = "none"}, .pre_run = abs_check,
+    .op_arg = &(ln_op_arg){.optype = "relu", .arch = "none"}, .pre_run = acos_check,
     .post_run = ln_op_post_run_outputs, .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst",
     .mem_in = "src"};
 
@@ -534,7 +562,7 @@ static int relu_cpu_run(ln_op_arg *op_arg)
 }
 
 ln_op ln_opimpl_relu_cpu = {
-    .op_arg = &(ln_op_arg){.optype = "relu_cpu", .arch = "cpu"}, .pre_run = abs_check,
+    .op_arg = &(ln_op_arg){.optype = "relu_cpu", .arch = "cpu"}, .pre_run = acos_check,
     .run = relu_cpu_run, .post_run = ln_op_post_run_outputs,
     .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst", .mem_in = "src"};
 
@@ -545,7 +573,7 @@ ln_op ln_opimpl_relu_cpu = {
 /* ---- round (arch none): dst = src rounded to the nearest integer, halves to even, elementwise. */
 
 ln_op ln_opimpl_round = {
-    .op_arg = &(ln_op_arg){.optype = "round", .arch = "none"}, .pre_run = abs_check,
+    .op_arg = &(ln_op_arg){.optype = "round", .arch = "none"}, .pre_run = acos_check,
     .post_run = ln_op_post_run_outputs, .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst",
     .mem_in = "src"};
 
@@ -562,7 +590,7 @@ static int round_cpu_run(ln_op_arg *op_arg)
 }
 
 ln_op ln_opimpl_round_cpu = {
-    .op_arg = &(ln_op_arg){.optype = "round_cpu", .arch = "cpu"}, .pre_run = abs_check,
+    .op_arg = &(ln_op_arg){.optype = "round_cpu", .arch = "cpu"}, .pre_run = acos_check,
     .run = round_cpu_run, .post_run = ln_op_post_run_outputs,
     .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst", .mem_in = "src"};
 
@@ -573,7 +601,7 @@ ln_op ln_opimpl_round_cpu = {
 /* ---- sigmoid (arch none): Logistic sigmoid, elementwise: dst = 1 / (1 + exp(-src)). */
 
 ln_op ln_opimpl_sigmoid = {
-    .op_arg = &(ln_op_arg){.optype = "sigmoid", .arch = "none"}, .pre_run = abs_check,
+    .op_arg = &(ln_op_arg){.optype = "sigmoid", .arch = "none"}, .pre_run = acos_check,
     .post_run = ln_op_post_run_outputs, .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst",
     .mem_in = "src"};
 
@@ -590,8 +618,8 @@ static int sigmoid_cpu_run(ln_op_arg *op_arg)
 }
 
 ln_op ln_opimpl_sigmoid_cpu = {
-    .op_arg = &(ln_op_arg){.optype = "sigmoid_cpu", .arch = "cpu"}, .pre_run = abs_check,
-    .run = sigmoid_cpu_run, .post_run = ln_op_post_run_outputs,
+    .op_arg = &(ln_op_arg){.optype = "sigmoid_cpu", .arch = "cpu"},
+    .pre_run = acos_check, .run = sigmoid_cpu_run, .post_run = ln_op_post_run_outputs,
     .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst", .mem_in = "src"};
 
 #endif /* LN_OP_STRIP_sigmoid */
@@ -601,7 +629,7 @@ ln_op ln_opimpl_sigmoid_cpu = {
 /* ---- sign (arch none): dst = 1, -1 or 0 by the sign of src (NaN stays NaN), elementwise. */
 
 ln_op ln_opimpl_sign = {
-    .op_arg = &(ln_op_arg){.optype = "sign", .arch = "none"}, .pre_run = abs_check,
+    .op_arg = &(ln_op_arg){.optype = "sign", .arch = "none"}, .pre_run = acos_check,
     .post_run = ln_op_post_run_outputs, .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst",
     .mem_in = "src"};
 
@@ -618,7 +646,7 @@ static int sign_cpu_run(ln_op_arg *op_arg)
 }
 
 ln_op ln_opimpl_sign_cpu = {
-    .op_arg = &(ln_op_arg){.optype = "sign_cpu", .arch = "cpu"}, .pre_run = abs_check,
+    .op_arg = &(ln_op_arg){.optype = "sign_cpu", .arch = "cpu"}, .pre_run = acos_check,
     .run = sign_cpu_run, .post_run = ln_op_post_run_outputs,
     .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst", .mem_in = "src"};
 
@@ -629,7 +657,7 @@ ln_op ln_opimpl_sign_cpu = {
 /* ---- sin (arch none): dst = sin(src), elementwise. */
 
 ln_op ln_opimpl_sin = {
-    .op_arg = &(ln_op_arg){.optype = "sin", .arch = "none"}, .pre_run = abs_check,
+    .op_arg = &(ln_op_arg){.optype = "sin", .arch = "none"}, .pre_run = acos_check,
     .post_run = ln_op_post_run_outputs, .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst",
     .mem_in = "src"};
 
@@ -646,7 +674,7 @@ static int sin_cpu_run(ln_op_arg *op_arg)
 }
 
 ln_op ln_opimpl_sin_cpu = {
-    .op_arg = &(ln_op_arg){.optype = "sin_cpu", .arch = "cpu"}, .pre_run = abs_check,
+    .op_arg = &(ln_op_arg){.optype = "sin_cpu", .arch = "cpu"}, .pre_run = acos_check,
     .run = sin_cpu_run, .post_run = ln_op_post_run_outputs,
     .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst", .mem_in = "src"};
 
@@ -657,7 +685,7 @@ ln_op ln_opimpl_sin_cpu = {
 /* ---- sinh (arch none): dst = sinh(src), elementwise. */
 
 ln_op ln_opimpl_sinh = {
-    .op_arg = &(ln_op_arg){.optype = "sinh", .arch = "none"}, .pre_run = abs_check,
+    .op_arg = &(ln_op_arg){.optype = "sinh", .arch = "none"}, .pre_run = acos_check,
     .post_run = ln_op_post_run_outputs, .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst",
     .mem_in = "src"};
 
@@ -674,7 +702,7 @@ static int sinh_cpu_run(ln_op_arg *op_arg)
 }
 
 ln_op ln_opimpl_sinh_cpu = {
-    .op_arg = &(ln_op_arg){.optype = "sinh_cpu", .arch = "cpu"}, .pre_run = abs_check,
+    .op_arg = &(ln_op_arg){.optype = "sinh_cpu", .arch = "cpu"}, .pre_run = acos_check,
     .run = sinh_cpu_run, .post_run = ln_op_post_run_outputs,
     .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst", .mem_in = "src"};
 
@@ -685,7 +713,7 @@ ln_op ln_opimpl_sinh_cpu = {
 /* ---- softplus (arch none): Softplus, elementwise: dst = log(1 + exp(src)), overflow-safe. */
 
 ln_op ln_opimpl_softplus = {
-    .op_arg = &(ln_op_arg){.optype = "softplus", .arch = "none"}, .pre_run = abs_check,
+    .op_arg = &(ln_op_arg){.optype = "softplus", .arch = "none"}, .pre_run = acos_check,
     .post_run = ln_op_post_run_outputs, .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst",
     .mem_in = "src"};
 
@@ -703,7 +731,7 @@ static int softplus_cpu_run(ln_op_arg *op_arg)
 
 ln_op ln_opimpl_softplus_cpu = {
     .op_arg = &(ln_op_arg){.optype = "softplus_cpu", .arch = "cpu"},
-    .pre_run = abs_check, .run = softplus_cpu_run, .post_run = ln_op_post_run_outputs,
+    .pre_run = acos_check, .run = softplus_cpu_run, .post_run = ln_op_post_run_outputs,
     .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst", .mem_in = "src"};
 
 #endif /* LN_OP_STRIP_softplus */
@@ -713,7 +741,7 @@ ln_op ln_opimpl_softplus_cpu = {
 /* ---- softsign (arch none): dst = src / (1 + |src|), elementwise. */
 
 ln_op ln_opimpl_softsign = {
-    .op_arg = &(ln_op_arg){.optype = "softsign", .arch = "none"}, .pre_run = abs_check,
+    .op_arg = &(ln_op_arg){.optype = "softsign", .arch = "none"}, .pre_run = acos_check,
     .post_run = ln_op_post_run_outputs, .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst",
     .mem_in = "src"};
 
@@ -731,7 +759,7 @@ static int softsign_cpu_run(ln_op_arg *op_arg)
 
 ln_op ln_opimpl_softsign_cpu = {
     .op_arg = &(ln_op_arg){.optype = "softsign_cpu", .arch = "cpu"},
-    .pre_run = abs_check, .run = softsign_cpu_run, .post_run = ln_op_post_run_outputs,
+    .pre_run = acos_check, .run = softsign_cpu_run, .post_run = ln_op_post_run_outputs,
     .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst", .mem_in = "src"};
 
 #endif /* LN_OP_STRIP_softsign */
@@ -741,7 +769,7 @@ ln_op ln_opimpl_softsign_cpu = {
 /* ---- sqrt (arch none): Square root, elementwise (src < 0 gives NaN). */
 
 ln_op ln_opimpl_sqrt = {
-    .op_arg = &(ln_op_arg){.optype = "sqrt", .arch = "none"}, .pre_run = abs_check,
+    .op_arg = &(ln_op_arg){.optype = "sqrt", .arch = "none"}, .pre_run = acos_check,
     .post_run = ln_op_post_run_outputs, .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst",
     .mem_in = "src"};
 
@@ -758,7 +786,7 @@ static int sqrt_cpu_run(ln_op_arg *op_arg)
 }
 
 ln_op ln_opimpl_sqrt_cpu = {
-    .op_arg = &(ln_op_arg){.optype = "sqrt_cpu", .arch = "cpu"}, .pre_run = abs_check,
+    .op_arg = &(ln_op_arg){.optype = "sqrt_cpu", .arch = "cpu"}, .pre_run = acos_check,
     .run = sqrt_cpu_run, .post_run = ln_op_post_run_outputs,
     .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst", .mem_in = "src"};
 
@@ -769,7 +797,7 @@ ln_op ln_opimpl_sqrt_cpu = {
 /* ---- tan (arch none): dst = tan(src), elementwise. */
 
 ln_op ln_opimpl_tan = {
-    .op_arg = &(ln_op_arg){.optype = "tan", .arch = "none"}, .pre_run = abs_check,
+    .op_arg = &(ln_op_arg){.optype = "tan", .arch = "none"}, .pre_run = acos_check,
     .post_run = ln_op_post_run_outputs, .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst",
     .mem_in = "src"};
 
@@ -786,7 +814,7 @@ static int tan_cpu_run(ln_op_arg *op_arg)
 }
 
 ln_op ln_opimpl_tan_cpu = {
-    .op_arg = &(ln_op_arg){.optype = "tan_cpu", .arch = "cpu"}, .pre_run = abs_check,
+    .op_arg = &(ln_op_arg){.optype = "tan_cpu", .arch = "cpu"}, .pre_run = acos_check,
     .run = tan_cpu_run, .post_run = ln_op_post_run_outputs,
     .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst", .mem_in = "src"};
 
@@ -797,7 +825,7 @@ ln_op ln_opimpl_tan_cpu = {
 /* ---- tanh (arch none): Hyperbolic tangent, elementwise. */
 
 ln_op ln_opimpl_tanh = {
-    .op_arg = &(ln_op_arg){.optype = "tanh", .arch = "none"}, .pre_run = abs_check,
+    .op_arg = &(ln_op_arg){.optype = "tanh", .arch = "none"}, .pre_run = acos_check,
     .post_run = ln_op_post_run_outputs, .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst",
     .mem_in = "src"};
 
@@ -814,7 +842,7 @@ static int tanh_cpu_run(ln_op_arg *op_arg)
 }
 
 ln_op ln_opimpl_tanh_cpu = {
-    .op_arg = &(ln_op_arg){.optype = "tanh_cpu", .arch = "cpu"}, .pre_run = abs_check,
+    .op_arg = &(ln_op_arg){.optype = "tanh_cpu", .arch = "cpu"}, .pre_run = acos_check,
     .run = tanh_cpu_run, .post_run = ln_op_post_run_outputs,
     .mem_kind = LN_MEMPLAN_INPLACE, .mem_out = "dst", .mem_in = "src"};
 
