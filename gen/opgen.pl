@@ -219,8 +219,8 @@ sub validate {
     if (my $m = $d->{mem}) {
         check_keys("$w: mem", $m, { kind => 'str', in => 'str', out => 'str', offset => 'str' },
                    'kind');
-        fail("$w: mem.kind", "unknown kind '$m->{kind}' (own inplace view concat)")
-            if $m->{kind} !~ /^(own|inplace|view|concat)$/;
+        fail("$w: mem.kind", "unknown kind '$m->{kind}' (own inplace view concat merge)")
+            if $m->{kind} !~ /^(own|inplace|view|concat|merge)$/;
         if ($m->{kind} ne 'own') {
             fail("$w: mem", "kind '$m->{kind}' needs in and out") if !exists $m->{in} || !exists $m->{out};
             fail("$w: mem.in", "no input tensor '$m->{in}'") if !$tin{ $m->{in} };
@@ -1048,7 +1048,8 @@ my %files;
 my $tdir = $opt{templates};
 my $canon = JSON::PP->new->canonical;
 my %KIND = (own => 'LN_MEMPLAN_OWN', inplace => 'LN_MEMPLAN_INPLACE',
-            view => 'LN_MEMPLAN_VIEW', concat => 'LN_MEMPLAN_CONCAT');
+            view => 'LN_MEMPLAN_VIEW', concat => 'LN_MEMPLAN_CONCAT',
+            merge => 'LN_MEMPLAN_MERGE');
 
 # What a description's pre_run and run refer to: the C identifiers of its
 # snippets, and the params run() needs (they go into the private struct).

@@ -43,6 +43,8 @@ void ln_context_free(ln_context *ctx)
     ln_free(ctx);
 }
 
+static int check_guards(const ln_context *ctx);
+
 /* Base optype without the arch suffix: "relu_cpu" -> is "relu". */
 static ln_bool optype_is(const ln_op *op, const char *base)
 {
@@ -249,6 +251,10 @@ static int init_tree(ln_context *ctx, cJSON *root, const char *source, ln_hash *
     ctx->prerun_done = LN_TRUE;
     ln_dfg_free(ctx->dfg);
     ctx->dfg = ln_dfg_create_from_ops(ctx->ops);
+    if ((ret = check_guards(ctx))) {
+        ln_error_prefix("%s: ", ctx->source);
+        goto out;
+    }
     if (cJSON_IsString(arch))
         ctx->arch = ln_strdup(arch->valuestring);
     plan = cJSON_GetObjectItemCaseSensitive(root, "memory_plan");
@@ -764,6 +770,21 @@ int ln_context_replace_ops(ln_context *ctx, ln_list **pos, size_t win_size,
         old = ln_list_append(old, after->data);
         after = after->next;
     }
+    /* one guard over the window (a pass must not fuse across a branch of
+     * an If); new ops without one take it */
+    LN_LIST_FOREACH(ln_op, op, old) {
+        if (!ln_op_same_guard(op, old->data)) {
+            ln_list_free(old);
+            ln_op_list_free_deep(new_ops);
+            return ln_error(LN_EINVAL, "replace_ops: ops '%s' and '%s' run under different "
+                            "guards (branches of an If) and cannot be replaced together",
+                            ((ln_op *)old->data)->op_arg->name, op->op_arg->name);
+        }
+    }
+    LN_LIST_FOREACH(ln_op, op, new_ops) {
+        if (old && !op->op_arg->guard)
+            ln_op_set_guard(op, ((ln_op *)old->data)->op_arg->guard);
+    }
     /* undo the old ops, last first */
     {
         ln_list *rev = ln_list_reverse(ln_list_copy(old));
@@ -830,12 +851,72 @@ int ln_context_replace_ops(ln_context *ctx, ln_list **pos, size_t win_size,
     return 0;
 }
 
+/* An op's guard: each condition a bool tensor of one element defined
+ * before; and each tensor it reads computed where the op runs (by an op
+ * whose guard is a prefix of its own; an if_merge reads its branches'). */
+static int check_guard(const ln_context *ctx, const ln_op *op, ln_hash *seen)
+{
+    const ln_op_arg *a = op->op_arg;
+
+    LN_LIST_FOREACH(ln_tensor_list_entry, g, a->guard) {
+        ln_tensor_entry *te = ln_tensor_table_find(ctx->tensor_table, g->name);
+        if (!te || !te->creater || !ln_hash_find(seen, te->creater))
+            return ln_error(LN_EINVAL, "%s (%s): guard tensor '%s' is not defined by an earlier "
+                            "op", a->name, a->optype, g->name);
+        if (te->tensor->dtype != LN_DTYPE_BOOL || te->tensor->len != 1)
+            return ln_error(LN_EINVAL, "%s (%s): guard tensor '%s' is not a bool of one element",
+                            a->name, a->optype, g->name);
+        if (!ln_streq(g->arg_name, "true") && !ln_streq(g->arg_name, "false"))
+            return ln_error(LN_EINVAL, "%s (%s): guard on '%s' wants '%s', not true or false",
+                            a->name, a->optype, g->name, g->arg_name);
+    }
+    LN_LIST_FOREACH(ln_tensor_list_entry, tl, a->tensors_in) {
+        ln_tensor_entry *te = ln_tensor_table_find(ctx->tensor_table, tl->name);
+        const ln_op *p = te && te->creater ? ln_hash_find(seen, te->creater) : NULL;
+        ln_list *pg;
+        if (!p || !p->op_arg->guard || ln_op_guard_within(a->guard, p->op_arg->guard))
+            continue;
+        pg = p->op_arg->guard;
+        if (optype_is(op, "if_merge") && ln_op_guard_within(pg, a->guard) &&
+            ln_list_length(pg) == ln_list_length(a->guard) + 1) {
+            const ln_tensor_list_entry *last = ln_list_nth_data(pg, ln_list_length(a->guard));
+            const char *cond = ln_tensor_list_find_name(a->tensors_in, "cond");
+            if (cond && ln_streq(last->name, cond) &&
+                ln_streq(last->arg_name, ln_streq(tl->arg_name, "on_true") ? "true" : "false"))
+                continue;
+        }
+        return ln_error(LN_EINVAL, "%s (%s): reads '%s', which op '%s' computes only where "
+                        "'%s' is %s (a branch of an If), and this op does not run only there",
+                        a->name, a->optype, tl->name, p->op_arg->name,
+                        ((ln_tensor_list_entry *)ln_list_nth_data(pg, ln_list_length(pg) - 1))->name,
+                        ((ln_tensor_list_entry *)ln_list_nth_data(pg, ln_list_length(pg) - 1))->arg_name);
+    }
+    return 0;
+}
+
+/* check_guard for every op (at init: before any pass reads a guard). */
+static int check_guards(const ln_context *ctx)
+{
+    ln_hash *seen = ln_hash_create(ln_str_hash, ln_str_cmp, NULL, NULL);
+    int ret = 0;
+
+    LN_LIST_FOREACH(ln_op, op, ctx->ops) {
+        if ((ret = check_guard(ctx, op, seen)))
+            break;
+        ln_hash_insert(seen, op->op_arg->name, op);
+    }
+    ln_hash_free(seen);
+    return ret;
+}
+
 int ln_context_check(const ln_context *ctx)
 {
     ln_hash *seen = ln_hash_create(ln_str_hash, ln_str_cmp, NULL, NULL);
     int ret = 0;
 
     LN_LIST_FOREACH(ln_op, op, ctx->ops) {
+        if ((ret = check_guard(ctx, op, seen)))
+            break;
         if (ln_hash_find(seen, op->op_arg->name)) {
             ret = ln_error(LN_EINVAL, "op name '%s' is used twice", op->op_arg->name);
             break;

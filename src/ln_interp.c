@@ -1,7 +1,8 @@
 /*
  * ln_interp.c -- the interpreter: a compiled, planned context loaded into
  * memory (one arena, the caller's buffers played by buffers of its own,
- * the weights) and run op by op; inputs in and outputs out by name.
+ * the weights) and run op by op; inputs in and outputs out by name.  An
+ * op with a guard (a branch of a run-time If) runs only when it holds.
  */
 #include <string.h>
 #include "ln_interp.h"
@@ -138,6 +139,8 @@ int ln_context_run(const ln_context *ctx)
                                 op->op_arg->name, op->op_arg->optype);
             continue;
         }
+        if (op->op_arg->guard && !ln_op_guard_holds(op->op_arg))
+            continue;               /* a branch of an If not taken */
         if ((ret = op->run(op->op_arg)))
             return ret;
     }

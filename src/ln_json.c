@@ -139,6 +139,33 @@ static int parse_tensors(const cJSON *arr, const char *source, const char *opnam
     return 0;
 }
 
+/* "guard": [{"tensor": "c", "value": true}, ...] (a branch of a run-time
+ * If, outermost condition first) -> entries with name c, arg_name "true". */
+static int parse_guard(const cJSON *arr, const char *source, const char *opname, ln_list **out)
+{
+    const cJSON *g;
+
+    *out = NULL;
+    if (!arr)
+        return 0;
+    if (!cJSON_IsArray(arr))
+        return ln_error(LN_EPARSE, "%s: op '%s': field 'guard' should be an array", source,
+                        opname);
+    cJSON_ArrayForEach(g, arr) {
+        const cJSON *t = cJSON_GetObjectItemCaseSensitive(g, "tensor");
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(g, "value");
+        if (!cJSON_IsObject(g) || !cJSON_IsString(t) || !*t->valuestring || !cJSON_IsBool(v) ||
+            cJSON_GetArraySize(g) != 2) {
+            ln_tensor_list_free(*out);
+            *out = NULL;
+            return ln_error(LN_EPARSE, "%s: op '%s': a guard entry should be {\"tensor\": "
+                            "\"name\", \"value\": true or false}", source, opname);
+        }
+        *out = ln_tensor_list_append(*out, cJSON_IsTrue(v) ? "true" : "false", t->valuestring);
+    }
+    return 0;
+}
+
 static int parse_op(const cJSON *j, int index, const char *source,
                     ln_hash *tensor_table, ln_op **out)
 {
@@ -147,7 +174,7 @@ static int parse_op(const cJSON *j, int index, const char *source,
     const cJSON *params = cJSON_GetObjectItemCaseSensitive(j, "params");
     const cJSON *p;
     const ln_op *proto;
-    ln_list *tin = NULL, *tout = NULL, *plist = NULL;
+    ln_list *tin = NULL, *tout = NULL, *plist = NULL, *guard = NULL;
     const char *opname;
     int ret;
 
@@ -161,7 +188,7 @@ static int parse_op(const cJSON *j, int index, const char *source,
     for (const cJSON *f = j->child; f; f = f->next)
         if (!ln_streq(f->string, "name") && !ln_streq(f->string, "optype") &&
             !ln_streq(f->string, "tensors_in") && !ln_streq(f->string, "tensors_out") &&
-            !ln_streq(f->string, "params"))
+            !ln_streq(f->string, "params") && !ln_streq(f->string, "guard"))
             return ln_error(LN_EPARSE, "%s: op '%s': unknown field '%s'", source, opname,
                             f->string);
     proto = ln_arch_op_proto(optype->valuestring);
@@ -199,7 +226,10 @@ static int parse_op(const cJSON *j, int index, const char *source,
         }
         plist = ln_param_list_append_entry(plist, pe);
     }
+    if ((ret = parse_guard(cJSON_GetObjectItemCaseSensitive(j, "guard"), source, opname, &guard)))
+        goto fail;
     *out = ln_op_create_from_proto(proto, opname, tin, tout, plist, tensor_table);
+    (*out)->op_arg->guard = guard;
     return 0;
 fail:
     ln_tensor_list_free(tin);
@@ -300,5 +330,14 @@ cJSON *ln_json_op(const ln_op *op)
         cJSON_AddItemToArray(params, ln_json_param(pe));
     }
     cJSON_AddItemToObject(j, "params", params);
+    if (op->op_arg->guard) {
+        cJSON *g = cJSON_AddArrayToObject(j, "guard");
+        LN_LIST_FOREACH(ln_tensor_list_entry, e, op->op_arg->guard) {
+            cJSON *x = cJSON_CreateObject();
+            cJSON_AddStringToObject(x, "tensor", e->name);
+            cJSON_AddBoolToObject(x, "value", ln_streq(e->arg_name, "true"));
+            cJSON_AddItemToArray(g, x);
+        }
+    }
     return j;
 }

@@ -192,6 +192,7 @@ size_t ln_mem_plan_place(ln_mem_buf *bufs, int n, size_t align)
 
 typedef struct tinfo {
     ln_tensor_entry *te;
+    const ln_op *by;      /* the op writing it */
     int first;            /* step of the op writing it */
     int buf;              /* index into bufs, -1 for constants */
     size_t rel;           /* offset inside the buffer */
@@ -317,6 +318,69 @@ static void concat_absorb(planner *p, const ln_op *op, tinfo *out)
     }
 }
 
+/*
+ * An if_merge's output is the then branch's output or the else branch's:
+ * only one branch runs, so each branch may write its output straight into
+ * the merge's buffer (at offset 0; the kernel then copies nothing).  A
+ * branch output's buffer joins the output's when every tensor in it is
+ * written inside that branch (under the merge's guard plus the condition:
+ * an outer tensor there would be overwritten by the other branch, or
+ * outlive the merge) and it is no graph input or output.
+ */
+static void merge_absorb(planner *p, const ln_op *op, tinfo *out)
+{
+    const char *args[2] = {"on_true", "on_false"};
+    const char *cond = ln_tensor_list_find_name(op->op_arg->tensors_in, "cond");
+    size_t bytes = ln_tensor_size(out->te->tensor);
+    ln_tensor_list_entry g = {NULL, NULL};
+    ln_list branch = {&g, NULL};
+    ln_hash_iter it;
+    void *k, *v;
+
+    for (int a = 0; a < 2 && cond; a++) {
+        const char *in = ln_tensor_list_find_name(op->op_arg->tensors_in, args[a]);
+        tinfo *ti = in ? find_info(p->info, in) : NULL;
+        ln_bool ok;
+        int b;
+        if (!ti || (b = ti->buf) < 0 || b == out->buf || p->dead[b] || ti->rel != 0 ||
+            ln_tensor_size(ti->te->tensor) != bytes ||
+            p->bufs[b].size != ln_align_up(bytes, LN_MEM_ALIGN) ||
+            !buffer_within(p->info, b, bytes, p->inputs, p->outputs))
+            continue;
+        /* the branch: the merge's guard, then (cond, value) */
+        g.name = (char *)cond;
+        g.arg_name = (char *)(a == 0 ? "true" : "false");
+        ok = LN_TRUE;
+        ln_hash_iter_init(&it, p->info);
+        while (ok && ln_hash_iter_next(&it, &k, &v)) {
+            const tinfo *x = v;
+            const ln_list *xg;
+            if (x->buf != b)
+                continue;
+            xg = x->by->op_arg->guard;
+            ok = ln_op_guard_within(xg, op->op_arg->guard) &&
+                 ln_op_guard_within(ln_list_nth((ln_list *)xg, ln_list_length(op->op_arg->guard)),
+                                    &branch);
+        }
+        if (!ok)
+            continue;
+        ln_hash_iter_init(&it, p->info);
+        while (ln_hash_iter_next(&it, &k, &v)) {
+            tinfo *x = v;
+            if (x->buf != b)
+                continue;
+            x->buf = out->buf;
+            x->rel = out->rel + x->rel;
+            ln_tensor_entry_set_owner(x->te, p->bufs[out->buf].name);
+        }
+        if (p->bufs[b].first < p->bufs[out->buf].first)
+            p->bufs[out->buf].first = p->bufs[b].first;
+        if (p->blast[b] > p->blast[out->buf])
+            p->blast[out->buf] = p->blast[b];
+        p->dead[b] = 1;
+    }
+}
+
 /* Does op read a tensor of buffer b other than in (an in-place write over
  * b would change it under the kernel's feet)? */
 static ln_bool reads_buffer_twice(const ln_op *op, const char *in, int b, ln_hash *info)
@@ -387,6 +451,10 @@ static void plan_alias(planner *p)
         LN_LIST_FOREACH(ln_tensor_list_entry, tl, op->op_arg->tensors_in) {
             ln_hash_insert(p->lastuse, tl->name, (void *)(intptr_t)(step + 1));
         }
+        /* a guarded op reads its conditions */
+        LN_LIST_FOREACH(ln_tensor_list_entry, tl, op->op_arg->guard) {
+            ln_hash_insert(p->lastuse, tl->name, (void *)(intptr_t)(step + 1));
+        }
         step++;
     }
     step = 0;
@@ -400,6 +468,7 @@ static void plan_alias(planner *p)
             ti = ln_alloc(sizeof *ti);
             ti->te = te;
             ti->buf = -1;
+            ti->by = op;
             ti->first = step;
             ln_hash_insert(p->info, te->name, ti);
             if (te->isstatic)
@@ -415,13 +484,17 @@ static void plan_alias(planner *p)
             ti->buf = new_buffer(p, te, step, tlast);
             ti->rel = 0;
             ln_tensor_entry_set_owner(te, NULL);
-            if (op->mem_kind == LN_MEMPLAN_CONCAT && !p->opts->noreuse) {
+            if ((op->mem_kind == LN_MEMPLAN_CONCAT || op->mem_kind == LN_MEMPLAN_MERGE) &&
+                !p->opts->noreuse) {
                 if (p->dcap < p->cap) {
                     p->dead = ln_realloc(p->dead, (size_t)p->cap);
                     memset(p->dead + p->dcap, 0, (size_t)(p->cap - p->dcap));
                     p->dcap = p->cap;
                 }
-                concat_absorb(p, op, ti);
+                if (op->mem_kind == LN_MEMPLAN_CONCAT)
+                    concat_absorb(p, op, ti);
+                else
+                    merge_absorb(p, op, ti);
             }
         }
         step++;
@@ -603,7 +676,22 @@ typedef struct chk_tensor {
     int first, last;      /* step written; last step read (nops: graph output) */
     int root;             /* the tensor whose bytes a view shows (self if none) */
     size_t rootoff;       /* offset of lo inside root's bytes */
+    const ln_list *guard; /* of the op writing it */
 } chk_tensor;
+
+/* Do guards a and b never hold together (branches of one If: they part
+ * at a condition one wants true and the other false)? */
+static ln_bool exclusive(const ln_list *a, const ln_list *b)
+{
+    for (; a && b; a = a->next, b = b->next) {
+        const ln_tensor_list_entry *x = a->data, *y = b->data;
+        if (!ln_streq(x->name, y->name))
+            return LN_FALSE;
+        if (!ln_streq(x->arg_name, y->arg_name))
+            return LN_TRUE;
+    }
+    return LN_FALSE;
+}
 
 static ln_bool same_space(const chk_tensor *a, const chk_tensor *b)
 {
@@ -630,6 +718,15 @@ static ln_bool chk_allowed(const ln_op *op, int s, const chk_tensor *out,
         const char *in = ln_tensor_list_find_name(op->op_arg->tensors_in, op->mem_in);
         return in && ln_streq(in, t->te->name) && t->last == s &&
                t->lo == out->lo && t->hi == out->hi;
+    }
+    if (op->mem_kind == LN_MEMPLAN_MERGE) {
+        /* a branch's output placed at the output: the kernel copies nothing */
+        LN_LIST_FOREACH(ln_tensor_list_entry, tl, op->op_arg->tensors_in) {
+            if (!ln_streq(tl->arg_name, "cond") && ln_streq(tl->name, t->te->name) &&
+                same_space(t, out) && t->lo == out->lo && t->hi == out->hi)
+                return LN_TRUE;
+        }
+        return LN_FALSE;
     }
     if (op->mem_kind == LN_MEMPLAN_CONCAT && op->mem_in) {
         /* the kernel writes the output's bytes except the slices that
@@ -709,6 +806,7 @@ int ln_mem_plan_check(ln_list *ops, ln_hash *tensor_table, ln_list *outputs)
             c->first = c->last = step;
             c->root = n;
             c->rootoff = 0;
+            c->guard = op->op_arg->guard;
             if (op_views(op, tl->arg_name)) {
                 const char *in = ln_tensor_list_find_name(op->op_arg->tensors_in, op->mem_in);
                 intptr_t k = in ? (intptr_t)ln_hash_find(index, in) : 0;
@@ -725,6 +823,11 @@ int ln_mem_plan_check(ln_list *ops, ln_hash *tensor_table, ln_list *outputs)
     step = 0;
     LN_LIST_FOREACH(ln_op, op, ops) {
         LN_LIST_FOREACH(ln_tensor_list_entry, tl, op->op_arg->tensors_in) {
+            intptr_t k = (intptr_t)ln_hash_find(index, tl->name);
+            if (k > 0 && all[k - 1].last < step)
+                all[k - 1].last = step;
+        }
+        LN_LIST_FOREACH(ln_tensor_list_entry, tl, op->op_arg->guard) {
             intptr_t k = (intptr_t)ln_hash_find(index, tl->name);
             if (k > 0 && all[k - 1].last < step)
                 all[k - 1].last = step;
@@ -754,7 +857,8 @@ int ln_mem_plan_check(ln_list *ops, ln_hash *tensor_table, ln_list *outputs)
                 ln_bool sibling = t->first == step && t != u;
                 if (t == u || (!live && !sibling) || t->lo == t->hi ||
                     !same_space(t, u) ||
-                    t->hi <= u->lo || u->hi <= t->lo)
+                    t->hi <= u->lo || u->hi <= t->lo ||
+                    exclusive(t->guard, op->op_arg->guard))  /* never both run */
                     continue;
                 if (sibling) {
                     /* another output of this op: only a view of one may overlap */

@@ -6,6 +6,7 @@
  */
 #include <limits.h>
 #include <stdarg.h>
+#include <assert.h>
 #include <string.h>
 #include <math.h>
 #include "ln_op.h"
@@ -28,17 +29,58 @@ ln_op *ln_op_create_from_proto(const ln_op *proto, const char *name,
     arg->params = params;
     arg->tensor_table = tensor_table;
     arg->priv = NULL;
+    arg->guard = NULL;
     op->op_arg = arg;
     return op;
 }
 
 ln_op *ln_op_copy(const ln_op *op)
 {
-    return ln_op_create_from_proto(op, op->op_arg->name,
-                                   ln_tensor_list_copy(op->op_arg->tensors_in),
-                                   ln_tensor_list_copy(op->op_arg->tensors_out),
-                                   ln_param_list_copy(op->op_arg->params),
-                                   op->op_arg->tensor_table);
+    ln_op *c = ln_op_create_from_proto(op, op->op_arg->name,
+                                       ln_tensor_list_copy(op->op_arg->tensors_in),
+                                       ln_tensor_list_copy(op->op_arg->tensors_out),
+                                       ln_param_list_copy(op->op_arg->params),
+                                       op->op_arg->tensor_table);
+    c->op_arg->guard = ln_tensor_list_copy(op->op_arg->guard);
+    return c;
+}
+
+ln_bool ln_op_guard_within(const ln_list *inner, const ln_list *guard)
+{
+    for (; guard; guard = guard->next, inner = inner->next) {
+        const ln_tensor_list_entry *g = guard->data, *i;
+        if (!inner)
+            return LN_FALSE;
+        i = inner->data;
+        if (!ln_streq(g->name, i->name) || !ln_streq(g->arg_name, i->arg_name))
+            return LN_FALSE;
+    }
+    return LN_TRUE;
+}
+
+ln_bool ln_op_same_guard(const ln_op *a, const ln_op *b)
+{
+    return ln_list_length(a->op_arg->guard) == ln_list_length(b->op_arg->guard) &&
+           ln_op_guard_within(a->op_arg->guard, b->op_arg->guard);
+}
+
+ln_bool ln_op_guard_holds(const ln_op_arg *arg)
+{
+    LN_LIST_FOREACH(ln_tensor_list_entry, g, arg->guard) {
+        ln_tensor_entry *te = ln_tensor_table_find(arg->tensor_table, g->name);
+        ln_bool v;
+        assert(te && te->tensor->data && te->tensor->dtype == LN_DTYPE_BOOL);
+        v = ((const unsigned char *)te->tensor->data)[0] != 0;
+        if (v != ln_streq(g->arg_name, "true"))
+            return LN_FALSE;
+    }
+    return LN_TRUE;
+}
+
+void ln_op_set_guard(ln_op *op, const ln_list *guard)
+{
+    ln_tensor_list_free(op->op_arg->guard);
+    op->op_arg->guard = ln_tensor_list_copy((ln_list *)guard);
 }
 
 void ln_op_free(ln_op *op)
@@ -51,6 +93,7 @@ void ln_op_free(ln_op *op)
     ln_tensor_list_free(op->op_arg->tensors_in);
     ln_tensor_list_free(op->op_arg->tensors_out);
     ln_param_list_free(op->op_arg->params);
+    ln_tensor_list_free(op->op_arg->guard);
     ln_free(op->op_arg);
     ln_free(op);
 }

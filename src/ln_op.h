@@ -36,6 +36,12 @@ typedef struct ln_op_arg {
     void *priv;             /* set by pre_run, freed by post_run */
     ln_mem_type mtype_in;
     ln_mem_type mtype_out;
+    /* Control flow (a branch of a run-time If): the op runs only when every
+     * entry holds, an ln_tensor_list_entry whose name is a bool tensor of
+     * one element and whose arg_name is "true" or "false", the value it
+     * must have; outermost first.  NULL: the op always runs.  Passes never
+     * fuse or fold ops of different guards into one. */
+    ln_list *guard;
 } ln_op_arg;
 
 typedef int (*ln_op_func)(ln_op_arg *op_arg);
@@ -48,7 +54,9 @@ typedef enum {
     LN_MEMPLAN_OWN = 0,   /* the output gets its own buffer */
     LN_MEMPLAN_INPLACE,   /* may reuse mem_in's buffer when mem_in dies here */
     LN_MEMPLAN_VIEW,      /* is mem_in's memory at calc_offset() */
-    LN_MEMPLAN_CONCAT     /* inputs may be placed inside the output */
+    LN_MEMPLAN_CONCAT,    /* inputs may be placed inside the output */
+    LN_MEMPLAN_MERGE      /* if_merge: each branch's output may be placed at
+                           * the output (only one branch runs) */
 } ln_memplan_kind;
 
 typedef struct ln_op {
@@ -70,6 +78,16 @@ ln_op *ln_op_create_from_proto(const ln_op *proto, const char *name,
 /* Same prototype, deep copies of name and lists. */
 ln_op *ln_op_copy(const ln_op *op);
 void ln_op_free(ln_op *op);
+/* Guards (ln_op_arg.guard).  Does a's guard equal b's? */
+ln_bool ln_op_same_guard(const ln_op *a, const ln_op *b);
+/* Is guard a prefix of (or equal to) inner, i.e. does every op guarded by
+ * inner run only where guard holds? */
+ln_bool ln_op_guard_within(const ln_list *inner, const ln_list *guard);
+/* Does op's guard hold now (its condition tensors have data)? */
+ln_bool ln_op_guard_holds(const ln_op_arg *arg);
+/* The guard of op a copy of guard (replacing its own). */
+void ln_op_set_guard(ln_op *op, const ln_list *guard);
+
 /* Shallow check of an op's own fields (names present, unique arg names). */
 int ln_op_check(const ln_op *op);
 /* ln_op_check, the op's pre_run, and the size limits of its outputs

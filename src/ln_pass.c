@@ -65,6 +65,15 @@ int ln_pass_expander(ln_context *ctx, ln_expander_func *funcs,
     return 0;
 }
 
+/* Do the n ops from l on run under one guard? */
+static ln_bool same_guard(ln_list *l, size_t n)
+{
+    for (ln_list *m = l->next; m && --n > 0; m = m->next)
+        if (!ln_op_same_guard(l->data, m->data))
+            return LN_FALSE;
+    return LN_TRUE;
+}
+
 int ln_pass_combiner(ln_context *ctx, size_t win_size, ln_combiner_func *funcs)
 {
     ln_list *l = ctx->ops;
@@ -77,6 +86,10 @@ int ln_pass_combiner(ln_context *ctx, size_t win_size, ln_combiner_func *funcs)
 
         if ((size_t)ln_list_length(l) < win_size)
             break;
+        if (!same_guard(l, win_size)) {
+            l = l->next;            /* never fuse across a branch of an If */
+            continue;
+        }
         for (int i = 0; funcs[i] && !match; i++)
             new_ops = funcs[i](ctx, l, win_size, &match);
         if (!match) {
@@ -404,7 +417,9 @@ static ln_list *set_param(ln_list *params, ln_param_entry *pe)
     return ln_param_list_append_entry(params, pe);
 }
 
-/* The only reader of tname (NULL when none or several, or a graph output). */
+/* The only reader of tname (NULL when none or several, or a graph output,
+ * or when it runs under another guard than the producer: the folds that
+ * ask never merge ops across a branch of an If). */
 ln_op *ln_pass_sole_reader(const ln_context *ctx, const char *tname)
 {
     ln_op *prod = ln_dfg_producer(ctx->dfg, tname);
@@ -415,7 +430,7 @@ ln_op *ln_pass_sole_reader(const ln_context *ctx, const char *tname)
     if (!prod || !te || te->is_io)
         return NULL;
     r = ln_dfg_nexts(ctx->dfg, prod, tname);
-    if (ln_list_length(r) == 1)
+    if (ln_list_length(r) == 1 && ln_op_same_guard(r->data, prod))
         op = r->data;
     ln_list_free(r);
     return op;

@@ -1373,6 +1373,12 @@ void ln_rt_mvn_f32(const ln_rt_reduce_args *a, const float *x, float *y);
  * double, in ln_rt_det_scratch_size(n) bytes of scratch (one matrix). */
 size_t ln_rt_det_scratch_size(int32_t n);
 void ln_rt_det_f32(int32_t batch, int32_t n, const float *x, float *y, void *scratch);
+/* ---- if_merge (an output of a run-time ONNX If) -------------------------
+ * dst = cond[0] ? on_true : on_false, bytes bytes; nothing is copied when
+ * the taken branch wrote its result into dst already (the planner's usual
+ * case). */
+void ln_rt_if_merge(const uint8_t *cond, const void *on_true, const void *on_false, void *dst,
+                    size_t bytes);
 
 #ifdef __cplusplus
 }

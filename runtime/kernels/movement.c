@@ -717,3 +717,12 @@ LN_RT_ONEHOT(ln_rt_onehot_f32, float,
              (v > -9.2e18f && v < 9.2e18f && (float)(int64_t)v == v) ? (int64_t)v : INT64_MIN)
 LN_RT_ONEHOT(ln_rt_onehot_s64, int64_t, v)
 LN_RT_ONEHOT(ln_rt_onehot_s32, int32_t, v)
+
+void ln_rt_if_merge(const uint8_t *cond, const void *on_true, const void *on_false, void *dst,
+                    size_t bytes)
+{
+    const void *src = cond[0] ? on_true : on_false;
+
+    if (src != dst)
+        memmove(dst, src, bytes);
+}

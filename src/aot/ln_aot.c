@@ -662,6 +662,87 @@ static int emit_op(emitter *e, const ln_op *op)
     return 0;
 }
 
+/*
+ * Guards: ops of a run-time If's branches run inside `if (cond[0]) {` ...
+ * `} else {` ... `}`.  The blocks open are e->guard (a list of guard
+ * entries, outermost first); an op whose guard differs closes the blocks
+ * past the common prefix (turning the last into an else when the op is
+ * in the other branch of the same If) and opens its own.
+ */
+static void indent(emitter *e, int depth)
+{
+    for (int i = 0; i < depth + 1; i++)
+        ln_aot_buf_puts(&e->body, "    ");
+}
+
+static int set_guard(emitter *e, const ln_list *want)
+{
+    int have = ln_list_length(e->guard), n = ln_list_length((ln_list *)want), c = 0, ret;
+    const ln_list *a = e->guard, *b = want;
+
+    for (; a && b; a = a->next, b = b->next, c++) {
+        const ln_tensor_list_entry *x = a->data, *y = b->data;
+        if (!ln_streq(x->name, y->name) || !ln_streq(x->arg_name, y->arg_name))
+            break;
+    }
+    if (c == have && c == n)
+        return 0;
+    if (have == c + 1 && n > c) {
+        const ln_tensor_list_entry *x = ln_list_nth_data(e->guard, c), *y = ln_list_nth_data((ln_list *)want, c);
+        if (ln_streq(x->name, y->name)) {     /* the other branch of the same If */
+            indent(e, c);
+            ln_aot_buf_puts(&e->body, "} else {\n");
+            e->guard = ln_list_remove_nth(e->guard, c);
+            e->guard = ln_list_append(e->guard, (void *)y);
+            have = c + 1;
+            c++;
+        }
+    }
+    while (have > c) {
+        have--;
+        indent(e, have);
+        ln_aot_buf_puts(&e->body, "}\n");
+        e->guard = ln_list_remove_nth(e->guard, have);
+    }
+    for (const ln_list *l = ln_list_nth((ln_list *)want, c); l; l = l->next) {
+        const ln_tensor_list_entry *y = l->data;
+        const char *local;
+        if ((ret = tensor_local(e, y->name, &local)))
+            return ret;
+        indent(e, have);
+        ln_aot_buf_printf(&e->body, "if (%s%s[0]) {    /* ", ln_streq(y->arg_name, "true") ? "" : "!",
+                          local);
+        ln_aot_buf_comment_text(&e->body, y->name);
+        ln_aot_buf_printf(&e->body, " is %s */\n", y->arg_name);
+        e->guard = ln_list_append(e->guard, (void *)y);
+        have++;
+    }
+    return 0;
+}
+
+/* emit_op inside the op's guard blocks, its text indented to their depth. */
+static int emit_guarded(emitter *e, const ln_op *op)
+{
+    ln_aot_buf saved = e->body, text;
+    int ret, depth;
+
+    ln_aot_buf_init(&e->body, NULL);
+    ret = emit_op(e, op);
+    text = e->body;
+    e->body = saved;
+    if (!ret && text.len && (ret = set_guard(e, op->op_arg->guard)) == 0) {
+        depth = ln_list_length(e->guard);
+        for (size_t i = 0; i < text.len; i++) {
+            if (depth && text.data[i] != '\n' && (i == 0 || text.data[i - 1] == '\n'))
+                for (int d = 0; d < depth; d++)
+                    ln_aot_buf_puts(&e->body, "    ");
+            ln_aot_buf_putc(&e->body, text.data[i]);
+        }
+    }
+    ln_aot_buf_free(&text);
+    return ret;
+}
+
 static int collect_io(emitter *e)
 {
     ln_list *ins = ln_context_inputs(e->ctx), *outs = ln_context_outputs(e->ctx);
@@ -732,9 +813,11 @@ static int build(emitter *e)
         e->ncopies++;
     }
     LN_LIST_FOREACH(ln_op, op, e->ctx->ops) {
-        if ((ret = emit_op(e, op)))
+        if ((ret = emit_guarded(e, op)))
             return ret;
     }
+    if ((ret = set_guard(e, NULL)))         /* close the blocks still open */
+        return ret;
     for (int i = 0; i < e->nout; i++) {
         const char *l;
         int k;
@@ -890,6 +973,7 @@ int ln_aot_emit(ln_context *ctx, const ln_aot_opts *opts, FILE *c, FILE *h,
     ln_aot_buf_free(&e.statics);
     ln_aot_buf_free(&e.decls);
     ln_aot_buf_free(&e.body);
+    ln_list_free(e.guard);
     ln_hash_free(e.wmap);
     ln_hash_free(e.kernels);
     ln_hash_free(e.privsyms);

@@ -47,6 +47,7 @@ typedef struct emitter {
     ln_aot_buf body;        /* its statements */
     size_t blob_size;
     size_t max_size;        /* largest size or end offset the code uses */
+    ln_list *guard;         /* the guard blocks open (the ops' guard entries) */
     ln_bool uses_arena, needs_copy;
     int ncalls, ncopies;
 } emitter;

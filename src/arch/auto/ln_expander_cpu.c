@@ -142,6 +142,7 @@ const ln_expand_default ln_expand_defaults_cpu[] = {
     {"hardsigmoid", "hardsigmoid_cpu"},
     {"hardswish", "hardswish_cpu"},
     {"identity", "identity_cpu"},
+    {"if_merge", "if_merge_cpu"},
     {"input", "input_cpu"},
     {"instancenorm", "instancenorm_cpu"},
     {"isinf", "isinf_cpu"},

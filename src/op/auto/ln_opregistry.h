@@ -143,6 +143,8 @@ extern ln_op ln_opimpl_hardswish;
 extern ln_op ln_opimpl_hardswish_cpu;
 extern ln_op ln_opimpl_identity;
 extern ln_op ln_opimpl_identity_cpu;
+extern ln_op ln_opimpl_if_merge;
+extern ln_op ln_opimpl_if_merge_cpu;
 extern ln_op ln_opimpl_input;
 extern ln_op ln_opimpl_input_cpu;
 extern ln_op ln_opimpl_instancenorm;
