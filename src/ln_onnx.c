@@ -27,7 +27,8 @@
  * collected, and the finished IR is pre_run op by op so the ops' own
  * checks (an unsupported mode, a bad shape) are collected too.  One error
  * then names them all.  Not supported: other domains than ai.onnx,
- * external data, sparse initializers, sequence/map types, subgraphs.
+ * external data, sparse initializers, sequence/map types.  If, Loop and
+ * Scan (subgraphs) are inlined by ln_onnx_ctrl.c.
  */
 #include <math.h>
 #include <float.h>
@@ -564,6 +565,9 @@ void ln_onnx_import_node(imp *im, const Onnx__NodeProto *node, int index)
     } else if (ln_onnx_is_datashape(op_type)) {
         ln_onnx_eval_datashape(im, node, where);
         done = LN_TRUE;
+    } else if (ln_onnx_is_ctrl(op_type)) {
+        ln_onnx_import_ctrl(im, node, name, where);     /* ln_onnx_ctrl.c */
+        done = LN_TRUE;
     } else if (!(e = find_entry(op_type, im->opset))) {
         ln_onnx_unsupported_op(im, op_type, name);
     } else if (optype_stripped(e->optype)) {
@@ -698,6 +702,7 @@ static void import_initializers(imp *im, const Onnx__GraphProto *g)
             ln_onnx_set_add(im->consumed, g->node[i]->input[j]);
     for (size_t i = 0; i < g->n_output; i++)
         ln_onnx_set_add(im->consumed, g->output[i]->name);
+    ln_onnx_ctrl_consumed(im, g);           /* outer names read by subgraphs */
     if (g->n_sparse_initializer)
         ln_onnx_problem(im, "sparse initializers are not supported");
     for (size_t i = 0; i < g->n_initializer; i++) {

@@ -8,6 +8,7 @@
  *   ln_onnx_fold.c   folding at import: nodes on known inputs run as their
  *                    ops and become constants
  *   ln_onnx_ir.c     graph inputs, pre_running the IR so far, the report
+ *   ln_onnx_ctrl.c   control flow: If, Loop, Scan (subgraphs inlined)
  */
 #ifndef LN_ONNX_IMPL_H
 #define LN_ONNX_IMPL_H
@@ -54,6 +55,8 @@ typedef struct imp {
     int code;                /* of the first problem */
     cJSON *pending;          /* an op to add after the one being mapped */
     ln_list *names;          /* tensor names the importer made (owned) */
+    struct ln_onnx_scope *scope; /* renames of the subgraph being inlined */
+    cJSON *guard;            /* of the ops of a run-time If branch (borrowed) */
 } imp;
 
 typedef struct dims_entry {
@@ -148,6 +151,14 @@ const char *ln_onnx_why_not_const(imp *im, const char *t);
  * so no op; evaluated on constant inputs by their runtime kernels. */
 ln_bool ln_onnx_is_datashape(const char *op_type);
 void ln_onnx_eval_datashape(imp *im, const Onnx__NodeProto *node, const char *where);
+
+/* ---- ln_onnx_ctrl.c ---- */
+
+ln_bool ln_onnx_is_ctrl(const char *op_type);
+void ln_onnx_import_ctrl(imp *im, const Onnx__NodeProto *node, const char *name,
+                         const char *where);
+/* Names read inside g's subgraphs (recursively) into im->consumed. */
+void ln_onnx_ctrl_consumed(imp *im, const Onnx__GraphProto *g);
 
 /* ---- ln_onnx_ir.c ---- */
 

@@ -106,6 +106,9 @@ static void list_ops(void)
             printf("%s\t%d-\t%s%s\n", e->op_type, e->since, e->optype,
                    stripped ? " (stripped)" : "");
     }
+    printf("If\t1-\tif_merge (guarded branches; inlined when the condition is known)\n");
+    printf("Loop\t1-\t(unrolled at import: trip count known)\n");
+    printf("Scan\t8-\t(unrolled at import: sequence length known)\n");
     printf("QLinearConv\t10-\t(as DequantizeLinear -> Conv -> QuantizeLinear)\n");
     printf("QLinearMatMul\t10-\t(as DequantizeLinear -> MatMul -> QuantizeLinear)\n");
     printf("NonZero\t9-\t(evaluated at import: constant input)\n");
