@@ -774,11 +774,12 @@ int ln_context_replace_ops(ln_context *ctx, ln_list **pos, size_t win_size,
      * an If); new ops without one take it */
     LN_LIST_FOREACH(ln_op, op, old) {
         if (!ln_op_same_guard(op, old->data)) {
+            ret = ln_error(LN_EINVAL, "replace_ops: ops '%s' and '%s' run under different "
+                           "guards (branches of an If) and cannot be replaced together",
+                           ((ln_op *)old->data)->op_arg->name, op->op_arg->name);
             ln_list_free(old);
             ln_op_list_free_deep(new_ops);
-            return ln_error(LN_EINVAL, "replace_ops: ops '%s' and '%s' run under different "
-                            "guards (branches of an If) and cannot be replaced together",
-                            ((ln_op *)old->data)->op_arg->name, op->op_arg->name);
+            return ret;
         }
     }
     LN_LIST_FOREACH(ln_op, op, new_ops) {

@@ -162,9 +162,11 @@ for m in tests/models/*/model.onnx; do
 done
 
 # 2b. the differential tester's finds (tests/difftest/found: minimal models
-#     of bugs it found, numpy references) and the export patterns models
-#     contain (tests/onnx/patterns, ONNX Runtime references)
-for m in tests/difftest/found/*.onnx tests/onnx/patterns/*.onnx; do
+#     of bugs it found, numpy references), the export patterns models
+#     contain (tests/onnx/patterns, ONNX Runtime references) and control
+#     flow, each If on inputs taking every branch (tests/onnx/ctrl, ONNX
+#     Runtime and PyTorch references)
+for m in tests/difftest/found/*.onnx tests/onnx/patterns/*.onnx tests/onnx/ctrl/*.onnx; do
     n=$(basename "$m" .onnx)
     in=${m%.onnx}.in.bin
     [ -f "$in" ] || in=""
