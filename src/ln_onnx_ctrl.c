@@ -252,8 +252,17 @@ static void inline_graph(imp *im, const Onnx__GraphProto *g, const char *prefix,
         ln_free(out);
         ln_free(name);
     }
-    for (size_t k = 0; k < g->n_output; k++)
-        outs[k] = own(im, ln_strdup(resolve(im, g->output[k]->name)));
+    for (size_t k = 0; k < g->n_output; k++) {
+        outs[k] = resolve(im, g->output[k]->name);
+        if (!ln_onnx_set_has(im->defined, outs[k])) {
+            ln_onnx_problem_c(im, LN_EPARSE, "subgraph '%s' (%.*s): output '%s' is not defined "
+                              "(no input, initializer or node of it, or outer tensor, has that "
+                              "name)", ln_onnx_str_or_empty(g->name), (int)strlen(prefix) - 1,
+                              prefix, g->output[k]->name);
+            ln_onnx_set_add(im->defined, outs[k]);
+            ln_onnx_set_add(im->unknown, outs[k]);
+        }
+    }
     scope_pop(im);
 }
 

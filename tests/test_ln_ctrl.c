@@ -321,6 +321,8 @@ START_TEST(test_ctrl_refused)
     static const char *const cases[][2] = {
         {"onnx/ctrl/bad/if_shapes.onnx", "pick (if_merge): 'on_false' shape [2] and 'on_true' shape [4]"},
         {"onnx/ctrl/bad/loop_runtime_m.onnx", "node 'lp' (Loop): input 'M' (the trip count M"},
+        {"onnx/ctrl/bad/if_undefined_out.onnx", "subgraph 'e' (iff/else): output 'nowhere' is not "
+                                                "defined"},
     };
 
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

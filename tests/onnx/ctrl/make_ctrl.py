@@ -209,6 +209,15 @@ save_bad("if_shapes",
                                              ["b"]))],
          {"zero": np.array(0.0, np.float32), "st": np.array([0], np.int64),
           "en": np.array([2], np.int64)}, [X4])
+# a branch output no node writes
+save_bad("if_undefined_out",
+         [helper.make_node("ReduceSum", ["x"], ["s"], keepdims=0),
+          helper.make_node("Greater", ["s", "zero"], ["c"]),
+          helper.make_node("If", ["c"], ["y"], name="iff",
+                           then_branch=graph("t", [helper.make_node("Neg", ["x"], ["a"])], ["a"]),
+                           else_branch=graph("e", [helper.make_node("Neg", ["x"], ["b"])],
+                                             ["nowhere"]))],
+         {"zero": np.array(0.0, np.float32)}, [X4])
 # a trip count computed at run time
 save_bad("loop_runtime_m",
          [helper.make_node("Loop", ["M", "", "x"], ["y"], name="lp", body=helper.make_graph(
