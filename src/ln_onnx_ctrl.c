@@ -410,6 +410,37 @@ static void stack_to(imp *im, const char *const *srcs, int n, int axis, ln_bool 
     ln_free(ins);
 }
 
+static ln_bool dims_of(imp *im, const char *t, int *ndim, int *dims);
+
+/* "[d0, d1, ...]" into buf. */
+static const char *dims_text(int ndim, const int *dims, char *buf, size_t n)
+{
+    size_t len = (size_t)snprintf(buf, n, "[");
+    for (int i = 0; i < ndim && len < n; i++)
+        len += (size_t)snprintf(buf + len, n - len, "%s%d", i ? ", " : "", dims[i]);
+    if (len < n)
+        snprintf(buf + len, n - len, "]");
+    return buf;
+}
+
+/* Do the branches' output k have the same shape (when known here)? */
+static ln_bool same_branch_shapes(imp *im, const char *const *outs[2], size_t k,
+                                  const char *where)
+{
+    int nd[2], d[2][LN_MAXDIM];
+    char a[128], b[128];
+
+    if (!dims_of(im, outs[0][k], &nd[0], d[0]) || !dims_of(im, outs[1][k], &nd[1], d[1]))
+        return LN_TRUE;                     /* the merge's checks will say */
+    if (nd[0] == nd[1] && !memcmp(d[0], d[1], sizeof(int) * (size_t)nd[0]))
+        return LN_TRUE;
+    ln_onnx_problem_c(im, LN_EOP, "%s: output %zu is '%s' of shape %s in the then branch and "
+                      "'%s' of shape %s in the else branch (they must agree)", where, k,
+                      outs[0][k], dims_text(nd[0], d[0], a, sizeof a), outs[1][k],
+                      dims_text(nd[1], d[1], b, sizeof b));
+    return LN_FALSE;
+}
+
 /* ---- If ------------------------------------------------------------------ */
 
 /* The guard of the ops being imported, with (cond, value) appended. */
@@ -526,7 +557,8 @@ static void import_if(imp *im, const Onnx__NodeProto *node, const char *name, co
         cJSON *op;
         ln_onnx_set_add(im->defined, o);
         if (!*o || ln_onnx_set_has(im->unknown, outs[0][k]) ||
-            ln_onnx_set_has(im->unknown, outs[1][k])) {
+            ln_onnx_set_has(im->unknown, outs[1][k]) ||
+            !same_branch_shapes(im, (const char *const **)outs, k, where)) {
             if (*o)
                 ln_onnx_set_add(im->unknown, o);
             ln_free(base);

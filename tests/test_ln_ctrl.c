@@ -319,7 +319,9 @@ END_TEST
 START_TEST(test_ctrl_refused)
 {
     static const char *const cases[][2] = {
-        {"onnx/ctrl/bad/if_shapes.onnx", "pick (if_merge): 'on_false' shape [2] and 'on_true' shape [4]"},
+        {"onnx/ctrl/bad/if_shapes.onnx", "node 'pick' (If): output 0 is 'pick/then/a' of shape [4] "
+                                         "in the then branch and 'pick/else/b' of shape [2] in the "
+                                         "else branch (they must agree)"},
         {"onnx/ctrl/bad/loop_runtime_m.onnx", "node 'lp' (Loop): input 'M' (the trip count M"},
         {"onnx/ctrl/bad/if_undefined_out.onnx", "subgraph 'e' (iff/else): output 'nowhere' is not "
                                                 "defined"},
