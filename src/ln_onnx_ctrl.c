@@ -176,7 +176,7 @@ bad:
 /*
  * Import subgraph g in a new scope whose inputs are bound to ins (imported
  * names; NULL entries leave an input unbound) and whose outputs are
- * returned (imported names, owned by im) in outs.  Output k may be given
+ * returned in outs (imported names, which outlive the call).  Output k may be given
  * its imported name in want[k] (NULL: a fresh one); want[k] is set to NULL
  * when it cannot have it (no node of g writes it, or it is listed twice).
  */
@@ -192,8 +192,10 @@ static void inline_graph(imp *im, const Onnx__GraphProto *g, const char *prefix,
     for (size_t i = 0; i < g->n_initializer; i++) {
         const Onnx__TensorProto *tp = g->initializer[i];
         char *what = ln_sprintf("initializer '%s' of subgraph '%s'", tp->name, prefix);
-        const char *name = fresh(im, own(im, ln_sprintf("%s%s", prefix, tp->name)));
+        char *base = ln_sprintf("%s%s", prefix, tp->name);
+        const char *name = fresh(im, base);
         ln_tensor *t;
+        ln_free(base);
         if (ln_onnx_tensor_from_proto(tp, what, &t))
             ln_onnx_problem_c(im, ln_error_code(), "%s", ln_error_message());
         else
