@@ -389,7 +389,8 @@ void ln_rt_global_maxpool_f32(int32_t nc, int32_t hw, const float *x,
  * its end.  conv3d: weight [oc][c/group][kd][kh][kw], bias [oc] or NULL,
  * out[] from ln_rt_conv_out_size.  conv_transpose3d: weight
  * [c][oc/group][kd][kh][kw], out[i] = stride[i] * (in[i] - 1) + out_pad +
- * dil[i] * (k[i] - 1) + 1 - pad[i] - pad[i + 3], given by the caller.
+ * dil[i] * (k[i] - 1) + 1 - pad[i] - pad[i + 3], given by the caller (its
+ * pads may be negative: outputs beyond the full result, bias only).
  * Direct loops, no scratch, not in-place safe.  Return LN_RT_OK or
  * LN_RT_ARG_ERROR. */
 typedef struct {

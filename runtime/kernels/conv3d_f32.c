@@ -13,14 +13,16 @@
  */
 #include "ln_rt_internal.h"
 
-static int args_ok(const ln_rt_conv3d_args *a)
+/* pads may be negative for the transposed conv (an output_shape beyond
+ * its full output) */
+static int args_ok(const ln_rt_conv3d_args *a, int negative_pads)
 {
     if (a->n < 1 || a->c < 1 || a->oc < 1 || a->group < 1 || a->c % a->group ||
         a->oc % a->group)
         return 0;
     for (int i = 0; i < 3; i++)
         if (a->in[i] < 1 || a->out[i] < 1 || a->k[i] < 1 || a->stride[i] < 1 ||
-            a->dil[i] < 1 || a->pad[i] < 0 || a->pad[i + 3] < 0)
+            a->dil[i] < 1 || (!negative_pads && (a->pad[i] < 0 || a->pad[i + 3] < 0)))
             return 0;
     return 1;
 }
@@ -44,7 +46,7 @@ int ln_rt_conv3d_f32(const ln_rt_conv3d_args *a, const float *src, const float *
     const int32_t cg = a->c / a->group, og = a->oc / a->group;
     size_t in_plane, out_plane, kvol;
 
-    if (!args_ok(a) || !src || !weight || !dst)
+    if (!args_ok(a, 0) || !src || !weight || !dst)
         return LN_RT_ARG_ERROR;
     in_plane = (size_t)a->in[0] * a->in[1] * a->in[2];
     out_plane = (size_t)a->out[0] * a->out[1] * a->out[2];
@@ -93,7 +95,7 @@ int ln_rt_conv_transpose3d_f32(const ln_rt_conv3d_args *a, const float *src,
     const int32_t cg = a->c / a->group, og = a->oc / a->group;
     size_t in_plane, out_plane, kvol;
 
-    if (!args_ok(a) || !src || !weight || !dst)
+    if (!args_ok(a, 1) || !src || !weight || !dst)
         return LN_RT_ARG_ERROR;
     in_plane = (size_t)a->in[0] * a->in[1] * a->in[2];
     out_plane = (size_t)a->out[0] * a->out[1] * a->out[2];

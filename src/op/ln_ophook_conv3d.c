@@ -187,12 +187,13 @@ static int transpose_geom(const ln_op_arg *op_arg, geom *g)
             oshape[i] = (int)((int64_t)g->in[i] * g->stride[i] <= INT32_MAX
                                   ? (int64_t)g->in[i] * g->stride[i] : INT32_MAX);
         if (has_shape || !strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER")) {
+            /* ONNX's split, in floor division: SAME_UPPER has the larger
+             * half at the end, SAME_LOWER and NOTSET at the start.  A
+             * negative total (an output_shape beyond the full output)
+             * makes negative pads: outputs no input reaches, bias only */
             int64_t total = full - oshape[i];
-            LN_OPCK(ln_opck(op_arg, total >= 0,
-                            "'output_shape' asks for %d on spatial axis %d, more than the "
-                            "transposed convolution makes (%lld)", oshape[i], i,
-                            (long long)full));
-            g->pads[i] = (int)(!strcmp(ap, "SAME_LOWER") ? total - total / 2 : total / 2);
+            int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
+            g->pads[i] = (int)(!strcmp(ap, "SAME_UPPER") ? half : total - half);
             g->pads[i + 3] = (int)(total - g->pads[i]);
         }
         g->out[i] = (int)(full - g->pads[i] - g->pads[i + 3]);

@@ -159,6 +159,8 @@ START_TEST(test_conv_transpose3d_random)
     random_conv(&s, &a);
     for (int i = 0; i < 3; i++) {
         int32_t opad = rnd(&s, 0, a.stride[i] - 1);
+        if (_i % 4 == 1)            /* an output_shape beyond the full output */
+            a.pad[i + 3 * (i % 2)] = -rnd(&s, 0, 2);
         a.out[i] = a.stride[i] * (a.in[i] - 1) + opad + a.dil[i] * (a.k[i] - 1) + 1 -
                    a.pad[i] - a.pad[i + 3];
         ok = ok && a.out[i] >= 1;

@@ -302,3 +302,12 @@ save("pad_runtime_value_conv",
       helper.make_node("Conv", ["p", "cw"], ["y"], kernel_shape=[3, 3])],
      {"pads": np.array([0, 0, 1, 1, 0, 0, 1, 1], np.int64), "cw": f32(3, 2, 3, 3)},
      [1, 2, 5, 5], [1, 3, 5, 5])
+
+# ConvTranspose3d's output_shape (opset 14): one axis beyond the full
+# output (negative pads: the extra outputs are the bias), one at it, one
+# below it (pads split with the larger half at the start)
+save("convtranspose3d_output_shape",
+     [helper.make_node("ConvTranspose", ["x", "w", "b"], ["y"], strides=[2, 1, 2],
+                       output_shape=[8, 5, 8])],
+     {"w": f32(3, 2, 3, 2, 3), "b": f32(2)},
+     [1, 3, 3, 4, 4], [1, 2, 8, 5, 8])
