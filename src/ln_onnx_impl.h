@@ -99,6 +99,8 @@ const char *ln_onnx_type_name(int32_t t);
 void ln_onnx_put_int(ln_tensor *t, size_t i, int64_t v);
 int ln_onnx_tensor_from_proto(const Onnx__TensorProto *tp, const char *what, ln_tensor **out);
 double ln_onnx_tensor_get(const ln_tensor *t, size_t i);
+int64_t ln_onnx_geti(const ln_tensor *t, size_t i);
+ln_bool ln_onnx_attr_listed(const char *list, const char *name);
 cJSON *ln_onnx_json_param(const char *arg_name, cJSON *value);
 cJSON *ln_onnx_json_tensor_ref(const char *arg_name, const char *name);
 cJSON *ln_onnx_json_op(const char *name, const char *optype);

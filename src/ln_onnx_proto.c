@@ -275,6 +275,41 @@ double ln_onnx_tensor_get(const ln_tensor *t, size_t i)
     }
 }
 
+/* Element i as a 64-bit integer (floats truncated toward zero, NaN 0,
+ * saturated beyond int64), for the integer operands the importer reads
+ * (a Loop's trip count, an If's condition, NMS's box count). */
+int64_t ln_onnx_geti(const ln_tensor *t, size_t i)
+{
+    switch (t->dtype) {
+    case LN_DTYPE_INT8: return ((const int8_t *)t->data)[i];
+    case LN_DTYPE_UINT8:
+    case LN_DTYPE_BOOL: return ((const uint8_t *)t->data)[i];
+    case LN_DTYPE_INT16: return ((const int16_t *)t->data)[i];
+    case LN_DTYPE_UINT16: return ((const uint16_t *)t->data)[i];
+    case LN_DTYPE_INT32: return ((const int32_t *)t->data)[i];
+    case LN_DTYPE_UINT32: return ((const uint32_t *)t->data)[i];
+    case LN_DTYPE_INT64: return ((const int64_t *)t->data)[i];
+    case LN_DTYPE_UINT64: return (int64_t)((const uint64_t *)t->data)[i];
+    default: {
+        double d = ln_onnx_tensor_get(t, i);
+        return d != d ? 0 : d >= 9.2e18 ? INT64_MAX : d <= -9.2e18 ? INT64_MIN : (int64_t)d;
+    }
+    }
+}
+
+/* name is an entry of list ("a,b,c") */
+ln_bool ln_onnx_attr_listed(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; *p; p += *p == ',') {
+        if (!strncmp(p, name, n) && (p[n] == ',' || !p[n]))
+            return LN_TRUE;
+        while (*p && *p != ',')
+            p++;
+    }
+    return LN_FALSE;
+}
+
 /* JSON cannot hold inf (cJSON writes null): the largest double stands in,
  * which the params saturate back to +-inf / INT_MAX. */
 static cJSON *json_number(double v)
