@@ -1289,9 +1289,197 @@ def _interp_1d():
     return Interp1d(), (randn(2, 3, 8),), ["x"], ["nearest3x", "ac17", "down5", "up2"]
 
 
+class ConvNeXtBlock(nn.Module):
+    """A ConvNeXt block: depthwise 7x7, channels-last permute, LayerNorm,
+    Linear 4x, GELU, Linear, layer scale, permute back, residual."""
+
+    def __init__(self, c=8):
+        super().__init__()
+        self.dw = nn.Conv2d(c, c, 7, padding=3, groups=c)
+        self.ln = nn.LayerNorm(c, eps=1e-6)
+        self.l1 = nn.Linear(c, 4 * c)
+        self.l2 = nn.Linear(4 * c, c)
+        self.gamma = nn.Parameter(torch.rand(c) + 0.5)
+
+    def forward(self, x):
+        y = self.dw(x).permute(0, 2, 3, 1)
+        y = self.gamma * self.l2(F.gelu(self.l1(self.ln(y))))
+        return x + y.permute(0, 3, 1, 2)
+
+
+@pattern("convnext_block")
+def _convnext():
+    return ConvNeXtBlock(), (randn(1, 8, 9, 9),), ["x"], ["y"]
+
+
+@pattern("efficientnet_mbconv")
+def _mbconv():
+    """torchvision's MBConv blocks (EfficientNet): expand, depthwise, SE with
+    SiLU, project, stochastic depth (identity in eval), residual."""
+    from functools import partial
+    from torchvision.models.efficientnet import MBConv, MBConvConfig
+    bn = partial(nn.BatchNorm2d, eps=1e-3)
+    m = nn.Sequential(MBConv(MBConvConfig(1, 3, 1, 8, 8, 1), 0.2, bn),
+                      MBConv(MBConvConfig(4, 5, 2, 8, 16, 1), 0.2, bn),
+                      MBConv(MBConvConfig(4, 3, 1, 16, 16, 1), 0.2, bn))
+    for mod in m.modules():
+        if isinstance(mod, nn.BatchNorm2d):
+            mod.running_mean.uniform_(-0.2, 0.2)
+            mod.running_var.uniform_(0.5, 1.5)
+    return m, (randn(1, 8, 12, 12),), ["x"], ["y"]
+
+
+class Ghost(nn.Module):
+    """A GhostNet module: a primary conv, a cheap depthwise conv of its output,
+    concatenated and cut to the output channels."""
+
+    def __init__(self):
+        super().__init__()
+        self.primary = nn.Sequential(nn.Conv2d(4, 6, 1), nn.BatchNorm2d(6), nn.ReLU())
+        self.cheap = nn.Sequential(nn.Conv2d(6, 6, 3, padding=1, groups=6), nn.BatchNorm2d(6),
+                                   nn.ReLU())
+
+    def forward(self, x):
+        a = self.primary(x)
+        return torch.cat([a, self.cheap(a)], 1)[:, :10]
+
+
+@pattern("ghost_module")
+def _ghost():
+    m = Ghost()
+    for mod in m.modules():
+        if isinstance(mod, nn.BatchNorm2d):
+            mod.running_mean.uniform_(-0.2, 0.2)
+            mod.running_var.uniform_(0.5, 1.5)
+    return m, (randn(1, 4, 7, 7),), ["x"], ["y"]
+
+
+class YoloHead(nn.Module):
+    """A YOLO-style head: a 1x1 conv to anchors x (5 + classes), view and
+    permute to [b, a, h, w, 5 + nc], sigmoid, a grid from torch.meshgrid added,
+    times the stride, anchor sizes by exp, every scale flattened and concatenated."""
+
+    def __init__(self, nc=3, na=2):
+        super().__init__()
+        self.nc, self.na = nc, na
+        self.convs = nn.ModuleList([nn.Conv2d(8, na * (5 + nc), 1), nn.Conv2d(8, na * (5 + nc), 1)])
+        self.register_buffer("anchors", torch.tensor([[10.0, 13.0], [16.0, 30.0]]).view(1, na, 1, 1, 2))
+
+    def forward(self, p8, p16):
+        out = []
+        for x, conv, stride in ((p8, self.convs[0], 8.0), (p16, self.convs[1], 16.0)):
+            b, _, h, w = x.shape
+            y = conv(x).view(b, self.na, 5 + self.nc, h, w).permute(0, 1, 3, 4, 2).sigmoid()
+            gy, gx = torch.meshgrid(torch.arange(h), torch.arange(w), indexing="ij")
+            grid = torch.stack((gx, gy), 2).view(1, 1, h, w, 2).float()
+            xy = (y[..., :2] * 2 - 0.5 + grid) * stride
+            wh = (y[..., 2:4] * 2) ** 2 * self.anchors
+            out.append(torch.cat((xy, wh, y[..., 4:]), -1).view(b, -1, 5 + self.nc))
+        return torch.cat(out, 1)
+
+
+@pattern("yolo_head")
+def _yolo():
+    return YoloHead(), (randn(1, 8, 6, 8), randn(1, 8, 3, 4)), ["p8", "p16"], ["boxes"]
+
+
+class Decoder(nn.Module):
+    """nn.TransformerDecoderLayer: masked self-attention (a causal mask buffer)
+    and cross-attention to a memory input."""
+
+    def __init__(self):
+        super().__init__()
+        self.dec = nn.TransformerDecoderLayer(16, 2, 32, dropout=0.0, batch_first=True)
+        self.register_buffer("mask", torch.triu(torch.full((5, 5), float("-inf")), 1))
+
+    def forward(self, tgt, memory):
+        return self.dec(tgt, memory, tgt_mask=self.mask)
+
+
+@pattern("transformer_decoder")
+def _decoder():
+    return Decoder(), (randn(2, 5, 16), randn(2, 7, 16)), ["tgt", "memory"], ["y"]
+
+
+# Not here: padding_mode="circular" (torch 1.13 exports its wrap-around as
+# Slice(-2, -1), the wrong element: ONNX Runtime and LightNet agree with each
+# other, not with PyTorch) and nn.LSTM(proj_size=...) (does not export).
+
+
 # --------------------------------------------------------------------------------------
 # Export
 # --------------------------------------------------------------------------------------
+
+# ONNX Runtime cross-check of every export (when onnxruntime-node is in
+# bench/node_modules: sh bench/setup.sh): an exporter bug shows up as
+# ONNX Runtime disagreeing with PyTorch (padding_mode="circular" did).
+ORT_JS = r"""
+const fs = require('fs'), path = require('path');
+const ort = require(process.argv[1]);   // node -e: the arguments from argv[1]
+const d = process.argv[2];
+const spec = JSON.parse(fs.readFileSync(path.join(d, 'spec.json'), 'utf8'));
+(async () => {
+  try {
+    const s = await ort.InferenceSession.create(path.join(d, 'model.onnx'),
+        {intraOpNumThreads: 1, graphOptimizationLevel: 'disabled'});
+    const feeds = {};
+    spec.inputs.forEach((inp, k) => {
+      const b = fs.readFileSync(path.join(d, 'in_' + k + '.bin'));
+      const ab = b.buffer.slice(b.byteOffset, b.byteOffset + b.length);
+      const data = inp.type === 'int64' ? new BigInt64Array(ab) :
+                   inp.type === 'bool' ? Uint8Array.from(new Uint8Array(ab)) : new Float32Array(ab);
+      feeds[inp.name] = new ort.Tensor(inp.type, data, inp.shape);
+    });
+    const res = await s.run(feeds);
+    spec.outputs.forEach((name, k) => {
+      const t = res[name].data;
+      fs.writeFileSync(path.join(d, 'ort_' + k + '.bin'), Buffer.from(t.buffer, t.byteOffset, t.byteLength));
+    });
+  } catch (e) {
+    fs.writeFileSync(path.join(d, 'ort.err'), String(e && e.message ? e.message : e));
+  }
+})();
+"""
+ORT_MODULE = os.path.join(REPO, "bench", "node_modules", "onnxruntime-node")
+
+
+def ort_check(name, onnx_path, inputs, in_names, outs, out_names):
+    """None when ONNX Runtime agrees with PyTorch (1e-4 of the largest value,
+    integers exactly), else what differs; "no ONNX Runtime" when absent."""
+    import json
+    import shutil
+    import subprocess
+    import tempfile
+    if not os.path.isdir(ORT_MODULE) or not shutil.which("node"):
+        return "no ONNX Runtime (sh bench/setup.sh)"
+    d = tempfile.mkdtemp()
+    try:
+        shutil.copy(onnx_path, os.path.join(d, "model.onnx"))
+        spec = {"inputs": [], "outputs": out_names}
+        for k, (n, t) in enumerate(zip(in_names, inputs)):
+            a = to_np(t)
+            a.tofile(os.path.join(d, "in_%d.bin" % k))
+            spec["inputs"].append({"name": n, "shape": list(a.shape), "type":
+                                   {"<i8": "int64", "|u1": "bool"}.get(a.dtype.str, "float32")})
+        json.dump(spec, open(os.path.join(d, "spec.json"), "w"))
+        subprocess.run(["node", "-e", ORT_JS, ORT_MODULE, d], check=True)
+        if os.path.exists(os.path.join(d, "ort.err")):
+            return "ONNX Runtime: " + open(os.path.join(d, "ort.err")).read().strip()[:300]
+        for k, t in enumerate(outs):
+            ref = to_np(t)
+            got = np.fromfile(os.path.join(d, "ort_%d.bin" % k), ref.dtype).reshape(ref.shape)
+            if ref.dtype.kind == "f":
+                scale = float(np.abs(ref).max()) if ref.size else 0.0
+                err = float(np.abs(got.astype(np.float64) - ref).max()) if ref.size else 0.0
+                if not err <= 1e-4 * scale:
+                    return "output '%s': ONNX Runtime %.3g off PyTorch (largest %.3g)" % (
+                        out_names[k], err, scale)
+            elif not np.array_equal(got, ref):
+                return "output '%s': ONNX Runtime differs from PyTorch" % out_names[k]
+        return None
+    finally:
+        shutil.rmtree(d)
+
 
 def to_np(t):
     a = t.detach().numpy()
@@ -1305,7 +1493,11 @@ def files(base, kind, n):
                                                       for i in range(n)]
 
 
-def build(name, out_dir):
+# ONNX Runtime cannot run these, or they run differently there: listed, why
+ORT_DISAGREES = {}
+
+
+def build(name, out_dir, use_ort=True):
     fn, opset, dynamic = PATTERNS[name]
     torch.manual_seed(sum(map(ord, name.split("_opset")[0])))
     model, inputs, in_names, out_names = fn()
@@ -1340,7 +1532,11 @@ def build(name, out_dir):
     if size > MAX_BYTES:
         raise SystemExit("%s: %d bytes, more than %d" % (name, size, MAX_BYTES))
     ops = sorted({n.op_type for n in m.graph.node})
-    print("%-28s opset %d %7d bytes  %s" % (name, opset, size, " ".join(ops)))
+    ort = ort_check(name, base + ".onnx", inputs, in_names, outs, out_names) if use_ort else "off"
+    if ort and not ort.startswith(("no ONNX Runtime", "off")) and name not in ORT_DISAGREES:
+        raise SystemExit("%s: %s" % (name, ort))
+    print("%-28s opset %d %7d bytes  ort: %s  %s" % (name, opset, size,
+                                                    "agrees" if ort is None else ort, " ".join(ops)))
 
 
 def main():
@@ -1348,6 +1544,7 @@ def main():
     ap.add_argument("--only", help="comma-separated pattern names")
     ap.add_argument("--list", action="store_true", help="list the patterns")
     ap.add_argument("--out", default=OUT, help="output directory (default tests/onnx/torch)")
+    ap.add_argument("--no-ort", action="store_true", help="no ONNX Runtime cross-check")
     args = ap.parse_args()
     if args.list:
         print("\n".join(sorted(PATTERNS)))
@@ -1359,7 +1556,7 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     torch.set_num_threads(1)
     for n in names:
-        build(n, args.out)
+        build(n, args.out, not args.no_ort)
 
 
 if __name__ == "__main__":
