@@ -12,12 +12,17 @@ needs neither torch nor this script.
 
 For each pattern NAME (at opset 13 unless its name ends in _opset<N>) it
 writes to tests/onnx/torch/:
-    NAME.onnx       torch.onnx.export (constant folding on, static shapes)
+    NAME.onnx       torch.onnx.export (constant folding on; static shapes, but a
+                    symbolic batch in the _dynbatch ones)
     NAME.in.bin     the input, raw little-endian (float32; int64 or bool, one
                     byte, where the graph input is); NAME.in0.bin, NAME.in1.bin ... when
                     the model has several inputs, in graph input order
     NAME.ref.bin    PyTorch's output for it (NAME.ref0.bin ... for several)
-make test-torch (tests/onnx/torch/run.sh) runs each through the interpreter
+Each export also runs in ONNX Runtime (onnxruntime-node in bench/node_modules,
+sh bench/setup.sh; skipped when absent, or with --no-ort), which must agree
+with PyTorch within 1e-4 of the largest value: an exporter bug cannot make a
+wrong reference.
+make test-torch (tests/onnx/torch/run.py) runs each through the interpreter
 and through ln-aot + cc and compares within 1e-4 of the largest reference
 value.
 """
