@@ -323,11 +323,11 @@ sub validate {
 #   _len/_index -> its value, a priv field f: &${f} -> f, ${f}.x -> f->x,
 #   ${f} -> *f.  ${t.type} in the kernel's name (ln_rt_relu_${src.type})
 #   picks the kernel by t's dtype (f32, f64, f16, s8, u8, s16, u16, s32, u32,
-#   s64, u64, b8): run() tests t's dtype for each one the description allows;
+#   s64, u64): run() tests t's dtype for each one the description allows;
 #   two tensors' .type in one name give a kernel per pair of dtypes.
 my %TYPE_SUFFIX = (float32 => 'f32', float64 => 'f64', float16 => 'f16', int8 => 's8',
                    uint8 => 'u8', int16 => 's16', uint16 => 'u16', int32 => 's32',
-                   uint32 => 'u32', int64 => 's64', uint64 => 'u64', bool => 'b8');
+                   uint32 => 'u32', int64 => 's64', uint64 => 'u64');
 sub split_args {
     my ($s) = @_;
     my @a;

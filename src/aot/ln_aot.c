@@ -466,7 +466,6 @@ static const char *kernel_suffix(ln_dtype dt)
     case LN_DTYPE_UINT32: return "u32";
     case LN_DTYPE_INT64: return "s64";
     case LN_DTYPE_UINT64: return "u64";
-    case LN_DTYPE_BOOL: return "b8";
     default: return NULL;
     }
 }
