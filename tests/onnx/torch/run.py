@@ -43,21 +43,9 @@ MODELS = HERE      # run.py --dir DIR: the patterns in DIR instead
 # Patterns that fail today, with (a piece of) the message they must fail
 # with: the lead takes a pattern off when the fix lands (an XPASS fails).
 EXPECTED_FAIL = {
-    # torch's pads chain (ConstantOfShape -> Concat -> Reshape -> Slice step
-    # -1 -> Transpose -> Reshape -> Cast) is not evaluated at import time
-    # yet: the import-time evaluator's rewrite (helper h7) takes it
-    "zeropad_conv_opset11": "node '/pad/Pad' (Pad): input '/pad/Cast_output_0' (pads) must be a constant",
-    "zeropad_conv_opset13": "node '/pad/Pad' (Pad): input '/pad/Cast_output_0' (pads) must be a constant",
-    "zeropad_conv_opset17": "node '/pad/Pad' (Pad): input '/pad/Cast_output_0' (pads) must be a constant",
-    "reflect_replicate_pad": "node '/Pad' (Pad): input '/Cast_output_0' (pads) must be a constant",
-    # integer division at run time (torch.div(rounding_mode="floor"), //):
-    # div has no int64 kernel yet (the integer dtypes are helper h2's)
-    "int64_floor_div": "/Div (div): 'src1' (tokens) should be float32, got int64",
     # torch.tensor_split exports as SplitToSequence -> SequenceAt: sequence
     # types are not imported
     "tensor_split": "unsupported at opset 13: SplitToSequence (node '/SplitToSequence'), SequenceAt",
-    # Resize's cubic mode (F.interpolate bicubic) is helper h3's
-    "interp_bicubic": "/Resize (resize): param 'mode' should be one of 'nearest', 'linear', got 'cubic'",
 }
 
 
