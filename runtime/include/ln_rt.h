@@ -1129,6 +1129,9 @@ void ln_rt_isinf_f32(const float *x, uint8_t *y, size_t n, int32_t detect_negati
 /* 1 at the first maximum along len of x viewed as [outer][len][inner], 0
  * elsewhere (ONNX Hardmax) */
 void ln_rt_hardmax_f32(int32_t outer, int32_t len, int32_t inner, const float *x, float *y);
+/* ONNX LpNormalization: y = x / ||x||_p over len (p 1 or 2, the norm summed
+ * in double); a slice whose norm is 0 gives 0.  In-place safe. */
+void ln_rt_lpnorm_f32(int32_t outer, int32_t len, int32_t inner, int p, const float *x, float *y);
 /* ONNX Mod: fmod 0 takes the divisor's sign, 1 the dividend's (float:
  * always fmod); a divisor of 0 (or -1) gives 0. */
 void ln_rt_mod_s32(const ln_rt_bcast_args *a, int32_t fmod, const int32_t *x0,

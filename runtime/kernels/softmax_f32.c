@@ -66,3 +66,21 @@ void ln_rt_hardmax_f32(int32_t outer, int32_t len, int32_t inner, const float *x
                 yb[(size_t)i * inner] = i == best ? 1.0f : 0.0f;
         }
 }
+
+void ln_rt_lpnorm_f32(int32_t outer, int32_t len, int32_t inner, int p, const float *x, float *y)
+{
+    for (int32_t o = 0; o < outer; o++)
+        for (int32_t j = 0; j < inner; j++) {
+            const float *xb = x + (size_t)o * len * inner + j;
+            float *yb = y + (size_t)o * len * inner + j;
+            double norm = 0.0;
+            for (int32_t i = 0; i < len; i++) {
+                double v = xb[(size_t)i * inner];
+                norm += p == 1 ? (v < 0 ? -v : v) : v * v;
+            }
+            if (p != 1)
+                norm = sqrt(norm);
+            for (int32_t i = 0; i < len; i++)
+                yb[(size_t)i * inner] = norm > 0.0 ? (float)(xb[(size_t)i * inner] / norm) : 0.0f;
+        }
+}

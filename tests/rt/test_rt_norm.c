@@ -437,11 +437,44 @@ START_TEST(test_topk)
 }
 END_TEST
 
+/* LpNormalization: against double sums over a middle axis, p 1 and 2, one
+ * zero slice (gives 0), in place */
+START_TEST(test_lpnorm)
+{
+    enum { O = 3, L = 5, I = 4, N = O * L * I };
+    float x[N], y[N];
+    for (int p = 1; p <= 2; p++) {
+        rt_fill(x, N, -2, 2, 40u + (uint32_t)p);
+        for (int i = 0; i < L; i++)
+            x[(1 * L + i) * I + 2] = 0.0f;       /* slice (1, :, 2) */
+        ln_rt_lpnorm_f32(O, L, I, p, x, y);
+        for (int o = 0; o < O; o++)
+            for (int j = 0; j < I; j++) {
+                double n = 0;
+                for (int i = 0; i < L; i++) {
+                    double v = x[(o * L + i) * I + j];
+                    n += p == 1 ? fabs(v) : v * v;
+                }
+                n = p == 1 ? n : sqrt(n);
+                for (int i = 0; i < L; i++) {
+                    double want = n > 0 ? x[(o * L + i) * I + j] / n : 0.0;
+                    ck_assert_msg(fabs(y[(o * L + i) * I + j] - want) <= 1e-6,
+                                  "p %d (%d, %d, %d): %g, want %g", p, o, i, j,
+                                  (double)y[(o * L + i) * I + j], want);
+                }
+            }
+        ln_rt_lpnorm_f32(O, L, I, p, x, x);
+        ck_assert(memcmp(x, y, sizeof x) == 0);
+    }
+}
+END_TEST
+
 Suite *rt_norm_suite(void)
 {
     Suite *s = suite_create("rt_norm");
     TCase *tc = tcase_create("norm");
     tcase_add_test(tc, test_batchnorm);
+    tcase_add_test(tc, test_lpnorm);
     tcase_add_test(tc, test_instance_layer_norm);
     tcase_add_test(tc, test_norm_constant_row);
     tcase_add_loop_test(tc, test_lrn, 0, 2);

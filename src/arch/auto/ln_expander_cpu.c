@@ -153,6 +153,7 @@ const ln_expand_default ln_expand_defaults_cpu[] = {
     {"less_or_equal", "less_or_equal_cpu"},
     {"log", "log_cpu"},
     {"logsoftmax", "logsoftmax_cpu"},
+    {"lpnorm", "lpnorm_cpu"},
     {"lrn", "lrn_cpu"},
     {"lstm", "lstm_cpu"},
     {"lut_s8", "lut_s8_cpu"},

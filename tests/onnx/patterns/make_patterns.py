@@ -28,8 +28,6 @@ def f32(*shape):
 
 
 def save(name, nodes, inits, x_shape, y_shape, opset=14, full_check=True):
-
-def save(name, nodes, inits, x_shape, y_shape, opset=14):
     g = helper.make_graph(
         nodes, name, [helper.make_tensor_value_info("x", TensorProto.FLOAT, x_shape)],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, y_shape)],
@@ -311,3 +309,18 @@ save("convtranspose3d_output_shape",
                        output_shape=[8, 5, 8])],
      {"w": f32(3, 2, 3, 2, 3), "b": f32(2)},
      [1, 3, 3, 4, 4], [1, 2, 8, 5, 8])
+
+# LpNormalization (F.normalize-style embeddings): L1 over the channels of a
+# tensor with one channel column zeroed (ONNX Runtime gives 0 for a zero
+# norm), plus L2 over the last axis
+mask = np.ones((1, 4, 1), np.float32)
+mask[0, 2, 0] = 0.0
+save("lpnorm_axes",
+     [helper.make_node("Mul", ["x", "mask"], ["xm"]),
+      helper.make_node("Transpose", ["xm"], ["xt"], perm=[0, 2, 1]),
+      helper.make_node("LpNormalization", ["xt"], ["a"], axis=1, p=1),
+      helper.make_node("Transpose", ["a"], ["at"], perm=[0, 2, 1]),
+      helper.make_node("LpNormalization", ["x"], ["b"], axis=-1, p=2),
+      helper.make_node("Add", ["at", "b"], ["y"])],
+     {"mask": mask},
+     [2, 4, 5], [2, 4, 5])
