@@ -559,6 +559,11 @@ void ln_onnx_import_node(imp *im, const Onnx__NodeProto *node, int index)
         done = LN_TRUE;
     } else if (reads_unknown(im, node)) {
         ;
+    } else if (ln_onnx_is_seq_op(op_type)) {
+        ln_onnx_import_seq(im, node, name, where);
+        done = LN_TRUE;
+    } else if (ln_onnx_reads_seq(im, node, where)) {
+        ;
     } else if (ln_onnx_is_qop(op_type)) {
         ln_onnx_import_qop(im, node, index, where);
         done = LN_TRUE;
@@ -665,6 +670,7 @@ static void imp_init(imp *im, const Onnx__ModelProto *model, const char *source,
     im->input_ops = cJSON_CreateArray();
     im->unknown = ln_onnx_str_set();
     im->why = ln_hash_create(ln_str_hash, ln_str_cmp, ln_free, ln_free);
+    im->seqs = ln_hash_create(ln_str_hash, ln_str_cmp, ln_free, ln_onnx_seq_free);
     im->shapes = ln_hash_create(ln_str_hash, ln_str_cmp, ln_free, ln_free);
 }
 
@@ -682,6 +688,7 @@ static void imp_free(imp *im)
     cJSON_Delete(im->input_ops);
     ln_hash_free(im->unknown);
     ln_hash_free(im->why);
+    ln_hash_free(im->seqs);
     ln_hash_free(im->shapes);
     ln_free(im->shape_err);
     ln_list_free(im->const_order);

@@ -79,6 +79,11 @@ static const char *fresh(imp *im, const char *base)
     return own(im, n);
 }
 
+const char *ln_onnx_fresh_name(imp *im, const char *base)
+{
+    return fresh(im, base);
+}
+
 static void bind(scope *s, const char *local, const char *name)
 {
     ln_hash_insert(s->names, ln_strdup(local), (void *)name);

@@ -57,6 +57,7 @@ typedef struct imp {
     ln_list *names;          /* tensor names the importer made (owned) */
     struct ln_onnx_scope *scope; /* renames of the subgraph being inlined */
     cJSON *guard;            /* of the ops of a run-time If branch (borrowed) */
+    ln_hash *seqs;           /* SplitToSequence outputs: name -> ln_onnx_seq */
 } imp;
 
 typedef struct dims_entry {
@@ -146,6 +147,22 @@ void ln_onnx_fold_finish(imp *im, ln_onnx_fold_state *f, const Onnx__NodeProto *
                          int n_problems, const char *where);
 /* Why tensor t (defined, not a constant) is not a constant. */
 const char *ln_onnx_why_not_const(imp *im, const char *t);
+
+/* A tensor name from base that no tensor has yet, owned by im
+ * (ln_onnx_ctrl.c). */
+const char *ln_onnx_fresh_name(imp *im, const char *base);
+
+/* ---- ln_onnx_seq.c ---- */
+
+/* A sequence of tensors from SplitToSequence, read only by SequenceAt with
+ * a constant position (torch.tensor_split): each element a Slice (and a
+ * Squeeze without keepdims) of the input, no sequence at run time. */
+ln_bool ln_onnx_is_seq_op(const char *op_type);
+void ln_onnx_import_seq(imp *im, const Onnx__NodeProto *node, const char *name,
+                        const char *where);
+/* A node other than SequenceAt that reads a sequence: refused (LN_TRUE). */
+ln_bool ln_onnx_reads_seq(imp *im, const Onnx__NodeProto *node, const char *where);
+void ln_onnx_seq_free(void *seq);
 
 /* ---- ln_onnx_datashape.c ---- */
 

@@ -111,6 +111,8 @@ static void list_ops(void)
     printf("Scan\t8-\t(unrolled at import: sequence length known)\n");
     printf("QLinearConv\t10-\t(as DequantizeLinear -> Conv -> QuantizeLinear)\n");
     printf("QLinearMatMul\t10-\t(as DequantizeLinear -> MatMul -> QuantizeLinear)\n");
+    printf("SplitToSequence\t11-\t(as Slices, read by SequenceAt at constant positions)\n");
+    printf("SequenceAt\t11-\t(a Slice of the split input)\n");
     printf("NonZero\t9-\t(evaluated at import: constant input)\n");
     printf("NonMaxSuppression\t10-\t(evaluated at import: constant boxes and scores)\n");
 }

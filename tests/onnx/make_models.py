@@ -108,6 +108,14 @@ def main():
                           "gather_runtime_index", [idx], [gy], [data])
     save(model(g), "gather_runtime_index.onnx")
 
+    # a sequence read by something other than SequenceAt: refused, named
+    sx = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4])
+    sy = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 4])
+    g = helper.make_graph([helper.make_node("SplitToSequence", ["x"], ["s"], axis=1, name="split1"),
+                           helper.make_node("ConcatFromSequence", ["s"], ["y"], axis=1, name="cat1")],
+                          "sequence_concat", [sx], [sy])
+    save(model(g), "sequence_concat.onnx")
+
     # inputs that set an output's shape must be known at import: a graph
     # input there is refused, naming the node and the input
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])

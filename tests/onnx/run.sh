@@ -97,5 +97,9 @@ if "$LN" "$D/gather_runtime_index.onnx" -i "idx=$T/idx_ok.bin" --save "y=$T/y.bi
    [ "$(od -An -v -f "$T/y.bin" | tr -s ' \n' ' ' | sed 's/^ //; s/ $//')" = "0 1 6 7 2 3" ]; then ok
 else bad "gather with indices in range: $(od -An -f "$T/y.bin" 2>&1)"; fi
 
+# 9. sequences: only SplitToSequence -> SequenceAt (constant positions)
+expect_error "sequence read by another op" "node 'cat1' (ConcatFromSequence): input 's' is a sequence (from SplitToSequence 'split1')" \
+    "$ONNX" "$D/sequence_concat.onnx" -o "$T/out/m.json"
+
 echo "onnx tool tests: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

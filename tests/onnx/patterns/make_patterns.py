@@ -324,3 +324,20 @@ save("lpnorm_axes",
       helper.make_node("Add", ["at", "b"], ["y"])],
      {"mask": mask},
      [2, 4, 5], [2, 4, 5])
+
+# Sequences as torch.tensor_split and unbind-like exports use them:
+# SplitToSequence with a scalar split (chunks of 2, the last shorter) read
+# at a negative position, and without a split and keepdims 0 (each element
+# squeezed); opset 11 (Squeeze/Unsqueeze by attribute) and 13 (by input)
+for _ops in (11, 13):
+    _unsq = ([helper.make_node("Unsqueeze", ["f"], ["fu"], axes=[2])] if _ops < 13 else
+             [helper.make_node("Unsqueeze", ["f", "ax2"], ["fu"])])
+    save("seq_split_opset%d" % _ops,
+         [helper.make_node("SplitToSequence", ["x", "two"], ["s1"], axis=1),
+          helper.make_node("SequenceAt", ["s1", "last"], ["e"]),
+          helper.make_node("SplitToSequence", ["x"], ["s2"], axis=2, keepdims=0),
+          helper.make_node("SequenceAt", ["s2", "one"], ["f"])] + _unsq +
+         [helper.make_node("Add", ["e", "fu"], ["y"])],
+         {"two": np.array(2, np.int64), "last": np.array(-1, np.int64),
+          "one": np.array(1, np.int64), "ax2": np.array([2], np.int64)},
+         [2, 5, 3], [2, 5, 3], opset=_ops)

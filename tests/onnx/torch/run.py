@@ -43,9 +43,6 @@ MODELS = HERE      # run.py --dir DIR: the patterns in DIR instead
 # Patterns that fail today, with (a piece of) the message they must fail
 # with: the lead takes a pattern off when the fix lands (an XPASS fails).
 EXPECTED_FAIL = {
-    # torch.tensor_split exports as SplitToSequence -> SequenceAt: sequence
-    # types are not imported
-    "tensor_split": "unsupported at opset 13: SplitToSequence (node '/SplitToSequence'), SequenceAt",
 }
 
 
