@@ -106,14 +106,6 @@ static void scope_pop(imp *im)
     ln_free(s);
 }
 
-static const Onnx__AttributeProto *attr(const Onnx__NodeProto *n, const char *name)
-{
-    for (size_t i = 0; i < n->n_attribute; i++)
-        if (ln_streq(n->attribute[i]->name, name))
-            return n->attribute[i];
-    return NULL;
-}
-
 /* Every attribute of node is in list (","-separated); a problem for each
  * that is not. */
 static ln_bool attrs_known(imp *im, const Onnx__NodeProto *node, const char *list,
@@ -132,7 +124,7 @@ static ln_bool attrs_known(imp *im, const Onnx__NodeProto *node, const char *lis
 static const Onnx__GraphProto *graph_attr(imp *im, const Onnx__NodeProto *node, const char *name,
                                           const char *where)
 {
-    const Onnx__AttributeProto *a = attr(node, name);
+    const Onnx__AttributeProto *a = ln_onnx_node_attr(node, name);
     if (!a || !a->g) {
         ln_onnx_problem_c(im, LN_EPARSE, "%s: the graph attribute '%s' is missing", where, name);
         return NULL;
@@ -318,7 +310,7 @@ static void synth_int_attr(synth *s, const char *name, int64_t v, ln_bool list)
 }
 
 /* An int64 constant of rank 0 (or 1 with one element) named from base. */
-static const char *int_const(imp *im, const char *base, int64_t v, int rank)
+const char *ln_onnx_int_const(imp *im, const char *base, int64_t v, int rank)
 {
     int one = 1;
     const char *name = fresh(im, base);
@@ -354,7 +346,7 @@ static void unsqueeze_to(imp *im, const char *src, int axis, const char *dst, co
     s.out[0] = (char *)dst;
     if (im->opset >= 13) {
         char *b = ln_sprintf("%s/axes", opname);
-        s.in[1] = (char *)int_const(im, b, axis, 1);
+        s.in[1] = (char *)ln_onnx_int_const(im, b, axis, 1);
         s.n.n_input = 2;
         ln_free(b);
     } else {
@@ -371,7 +363,7 @@ static void gather_to(imp *im, const char *src, int64_t index, int axis, const c
     char *b = ln_sprintf("%s/index", opname);
     synth_init(&s, "Gather", opname);
     s.in[0] = (char *)src;
-    s.in[1] = (char *)int_const(im, b, index, 0);
+    s.in[1] = (char *)ln_onnx_int_const(im, b, index, 0);
     s.n.n_input = 2;
     s.out[0] = (char *)dst;
     synth_int_attr(&s, "axis", axis, LN_FALSE);
@@ -710,7 +702,7 @@ static void import_loop(imp *im, const Onnx__NodeProto *node, const char *name, 
             break;
         }
         b = ln_sprintf("%siter", prefix);
-        ins[0] = int_const(im, b, iters, 0);
+        ins[0] = ln_onnx_int_const(im, b, iters, 0);
         ln_free(b);
         b = ln_sprintf("%scond", prefix);
         ins[1] = bool_const(im, b, LN_TRUE);
@@ -757,7 +749,7 @@ static void import_loop(imp *im, const Onnx__NodeProto *node, const char *name, 
 static ln_bool ints_attr(imp *im, const Onnx__NodeProto *node, const char *aname, size_t n,
                          int64_t def, int64_t *v, const char *where)
 {
-    const Onnx__AttributeProto *a = attr(node, aname);
+    const Onnx__AttributeProto *a = ln_onnx_node_attr(node, aname);
     for (size_t i = 0; i < n; i++)
         v[i] = def;
     if (!a)
@@ -888,7 +880,7 @@ static ln_bool scan9(imp *im, const Onnx__NodeProto *node, const Onnx__GraphProt
 static void import_scan(imp *im, const Onnx__NodeProto *node, const char *name, const char *where)
 {
     const Onnx__GraphProto *body;
-    const Onnx__AttributeProto *nsi = attr(node, "num_scan_inputs");
+    const Onnx__AttributeProto *nsi = ln_onnx_node_attr(node, "num_scan_inputs");
     ln_bool v8 = im->opset < 9;
     size_t first = v8 ? 1 : 0, m, n, k_scans;
     int64_t *in_axes, *in_dirs, *out_axes, *out_dirs;

@@ -19,14 +19,6 @@ ln_bool ln_onnx_is_datashape(const char *op_type)
     return ln_streq(op_type, "NonZero") || ln_streq(op_type, "NonMaxSuppression");
 }
 
-static int64_t attr_int(const Onnx__NodeProto *node, const char *name, int64_t def)
-{
-    for (size_t j = 0; j < node->n_attribute; j++)
-        if (ln_streq(node->attribute[j]->name, name))
-            return node->attribute[j]->i;
-    return def;
-}
-
 /* NonZero: the int64 indices [ndim][n] of the n nonzero elements,
  * row-major; none would be an empty tensor, which LightNet has not. */
 static int eval_nonzero(ln_tensor *const *in, ln_tensor **out)
@@ -75,7 +67,7 @@ static int eval_nms(const Onnx__NodeProto *node, ln_tensor *const *in, size_t n_
     a.batches = bx->dims[0];
     a.boxes = bx->dims[1];
     a.classes = sc->dims[1];
-    a.center_point_box = (int32_t)attr_int(node, "center_point_box", 0);
+    a.center_point_box = (int32_t)ln_onnx_node_attr_i(node, "center_point_box", 0);
     if (a.center_point_box != 0 && a.center_point_box != 1)
         return ln_error(LN_EINVAL, "center_point_box must be 0 or 1");
     a.max_per_class = n_in > 2 && in[2] ? (int64_t)ln_onnx_tensor_get(in[2], 0) : 0;

@@ -109,6 +109,9 @@ void ln_onnx_op_add(cJSON *op, const char *field, cJSON *item);
 cJSON *ln_onnx_json_dims(int ndim, const int *dims);
 cJSON *ln_onnx_json_const_value(const ln_tensor *t);
 void ln_onnx_add_const(imp *im, const char *name, ln_tensor *t);
+/* node's attribute name, or NULL; its int value, or def when absent */
+const Onnx__AttributeProto *ln_onnx_node_attr(const Onnx__NodeProto *n, const char *name);
+int64_t ln_onnx_node_attr_i(const Onnx__NodeProto *n, const char *name, int64_t def);
 int ln_onnx_attr_type(const Onnx__AttributeProto *a);
 cJSON *ln_onnx_attr_json(imp *im, const char *where, const Onnx__AttributeProto *a);
 ln_bool ln_onnx_attr_ignorable(const char *op_type, const char *attr, const cJSON *value);
@@ -151,6 +154,9 @@ const char *ln_onnx_why_not_const(imp *im, const char *t);
 /* A tensor name from base that no tensor has yet, owned by im
  * (ln_onnx_ctrl.c). */
 const char *ln_onnx_fresh_name(imp *im, const char *base);
+/* An int64 constant of rank 0 (or 1: one element) named from base
+ * (ln_onnx_ctrl.c). */
+const char *ln_onnx_int_const(imp *im, const char *base, int64_t v, int rank);
 
 /* ---- ln_onnx_seq.c ---- */
 

@@ -384,6 +384,20 @@ void ln_onnx_add_const(imp *im, const char *name, ln_tensor *t)
 
 /* ---- attributes --------------------------------------------------------- */
 
+const Onnx__AttributeProto *ln_onnx_node_attr(const Onnx__NodeProto *n, const char *name)
+{
+    for (size_t i = 0; i < n->n_attribute; i++)
+        if (n->attribute[i]->name && ln_streq(n->attribute[i]->name, name))
+            return n->attribute[i];
+    return NULL;
+}
+
+int64_t ln_onnx_node_attr_i(const Onnx__NodeProto *n, const char *name, int64_t def)
+{
+    const Onnx__AttributeProto *a = ln_onnx_node_attr(n, name);
+    return a && a->has_i ? a->i : def;
+}
+
 int ln_onnx_attr_type(const Onnx__AttributeProto *a)
 {
     if (a->has_type)

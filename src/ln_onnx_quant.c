@@ -187,23 +187,9 @@ static const char *const LUT[] = {"Sigmoid", "Tanh", "HardSwish", "HardSigmoid",
 /* ops that need no int8 kernel: they leave quantization as it is */
 static const char *const NEUTRAL[] = {"Constant", "Identity", "Dropout", NULL};
 
-static const Onnx__AttributeProto *attr(const Onnx__NodeProto *n, const char *name)
-{
-    for (size_t i = 0; i < n->n_attribute; i++)
-        if (n->attribute[i]->name && ln_streq(n->attribute[i]->name, name))
-            return n->attribute[i];
-    return NULL;
-}
-
-static int64_t attr_i(const Onnx__NodeProto *n, const char *name, int64_t def)
-{
-    const Onnx__AttributeProto *a = attr(n, name);
-    return a && a->has_i ? a->i : def;
-}
-
 static double attr_f(const Onnx__NodeProto *n, const char *name, double def)
 {
-    const Onnx__AttributeProto *a = attr(n, name);
+    const Onnx__AttributeProto *a = ln_onnx_node_attr(n, name);
     return a && a->has_f ? a->f : def;
 }
 
@@ -385,7 +371,7 @@ static void fold_bn(qz *q)
             continue;
         p = q->nodes[pi - 1];
         if (!(ln_streq(op_of(p), "Conv") ||
-              (ln_streq(op_of(p), "Gemm") && attr_i(p, "transB", 0) == 1 &&
+              (ln_streq(op_of(p), "Gemm") && ln_onnx_node_attr_i(p, "transB", 0) == 1 &&
                attr_f(p, "alpha", 1.0) == 1.0 && attr_f(p, "beta", 1.0) == 1.0)))
             continue;
         if (hget(q->readers, bn->input[0]) != 1 || is_graph_output(q, bn->input[0]) ||
@@ -522,7 +508,7 @@ static ln_bool weighted_ok(qz *q, const Onnx__NodeProto *n)
     w = get_fconst(q, n->input[1]);
     if (!w || w->ndim != (ln_streq(op_of(n), "Conv") ? w->ndim : 2) || w->ndim < 2)
         return LN_FALSE;
-    if (ln_streq(op_of(n), "Gemm") && attr_i(n, "transA", 0))
+    if (ln_streq(op_of(n), "Gemm") && ln_onnx_node_attr_i(n, "transA", 0))
         return LN_FALSE;
     return LN_TRUE;
 }
@@ -983,7 +969,7 @@ static int qdq(qz *q, const char *t, const track *tr, const char *dq_out, const 
 /* weight input of n -> DQ(int8 per channel); *ws gets the scales */
 static int64_t attr_ints(const Onnx__NodeProto *n, const char *name, int i, int64_t def)
 {
-    const Onnx__AttributeProto *a = attr(n, name);
+    const Onnx__AttributeProto *a = ln_onnx_node_attr(n, name);
     return a && (size_t)i < a->n_ints ? a->ints[i] : def;
 }
 
@@ -993,7 +979,7 @@ static int64_t attr_ints(const Onnx__NodeProto *n, const char *name, int i, int6
 static void tap_coverage(const Onnx__NodeProto *n, int nsp, const int *in, const int64_t *ks,
                          double *cov)
 {
-    const Onnx__AttributeProto *ap = attr(n, "auto_pad");
+    const Onnx__AttributeProto *ap = ln_onnx_node_attr(n, "auto_pad");
     const char *pad = ap && ap->has_s ? (const char *)ap->s.data : "NOTSET";
     size_t plen = ap && ap->has_s ? ap->s.len : 6;
     double f[3][64];
@@ -1036,7 +1022,7 @@ static int qweight(qz *q, Onnx__NodeProto *n, const double *mean, int64_t mean_l
                    const int *sp, float **ws, int64_t *nch)
 {
     fconst *w = get_fconst(q, n->input[1]);
-    int axis = ln_streq(op_of(n), "Conv") || attr_i(n, "transB", 0) ? 0 : 1;
+    int axis = ln_streq(op_of(n), "Conv") || ln_onnx_node_attr_i(n, "transB", 0) ? 0 : 1;
     int64_t c = w->dims[axis], inner = 1, outer = 1;
     float *s;
     int8_t *qv, *zp;
@@ -1069,13 +1055,13 @@ static int qweight(qz *q, Onnx__NodeProto *n, const double *mean, int64_t mean_l
     }
     q->delta = NULL;
     if (mean && mean_len != (axis == 0 ? (w->ndim > 1 ? w->dims[1] : 1) *
-                             (ln_streq(op_of(n), "Conv") ? attr_i(n, "group", 1) : 1) : outer))
+                             (ln_streq(op_of(n), "Conv") ? ln_onnx_node_attr_i(n, "group", 1) : 1) : outer))
         mean = NULL;   /* a shape the correction does not cover */
     if (mean && !(q->opts && q->opts->no_bias_correction)) {
         /* the output's shift the weights' rounding makes on the input's
          * mean: sum over the window of (w_q s - w) E[x_channel] (padding
          * aside), removed from the bias */
-        int64_t group = ln_streq(op_of(n), "Conv") ? attr_i(n, "group", 1) : 1;
+        int64_t group = ln_streq(op_of(n), "Conv") ? ln_onnx_node_attr_i(n, "group", 1) : 1;
         q->delta = palloc(&q->pl, (size_t)c * sizeof(float));
         if (axis == 0) {   /* [O][C/g][...] (conv, gemm of transB=1) */
             int64_t cg = w->ndim > 1 ? w->dims[1] : 1, kk = inner / (cg ? cg : 1);

@@ -39,14 +39,6 @@ ln_bool ln_onnx_is_seq_op(const char *op_type)
     return ln_streq(op_type, "SplitToSequence") || ln_streq(op_type, "SequenceAt");
 }
 
-static int64_t attr_int(const Onnx__NodeProto *node, const char *name, int64_t def)
-{
-    for (size_t j = 0; j < node->n_attribute; j++)
-        if (ln_streq(node->attribute[j]->name, name))
-            return node->attribute[j]->i;
-    return def;
-}
-
 ln_bool ln_onnx_reads_seq(imp *im, const Onnx__NodeProto *node, const char *where)
 {
     for (size_t i = 0; i < node->n_input; i++) {
@@ -72,7 +64,7 @@ static void split_to_sequence(imp *im, const Onnx__NodeProto *node, const char *
                               ? ln_hash_find(im->consts, node->input[1]) : NULL;
     const ln_tensor *xc = ln_hash_find(im->consts, x);
     int ndim, dims[LN_MAXDIM], axis, size, n;
-    int64_t keepdims = attr_int(node, "keepdims", 1);
+    int64_t keepdims = ln_onnx_node_attr_i(node, "keepdims", 1);
     ln_onnx_seq *q;
 
     if (node->n_output != 1 || !*node->output[0] || !*x) {
@@ -91,11 +83,11 @@ static void split_to_sequence(imp *im, const Onnx__NodeProto *node, const char *
         ln_onnx_problem(im, "%s: the shape of input '%s' is not known", where, x);
         return;
     }
-    axis = (int)attr_int(node, "axis", 0);
+    axis = (int)ln_onnx_node_attr_i(node, "axis", 0);
     axis = axis < 0 ? axis + ndim : axis;
     if (axis < 0 || axis >= ndim) {
         ln_onnx_problem(im, "%s: axis %d is outside the input's %d dims", where,
-                        (int)attr_int(node, "axis", 0), ndim);
+                        (int)ln_onnx_node_attr_i(node, "axis", 0), ndim);
         return;
     }
     size = dims[axis];
@@ -150,17 +142,6 @@ static void split_to_sequence(imp *im, const Onnx__NodeProto *node, const char *
     ln_onnx_set_add(im->defined, node->output[0]);
 }
 
-/* An int64 constant [1] named from base. */
-static const char *int1(imp *im, const char *base, int64_t v)
-{
-    int one = 1;
-    const char *nm = ln_onnx_fresh_name(im, base);
-    ln_tensor *t = ln_tensor_create_alloc(LN_DTYPE_INT64, 1, &one);
-    ((int64_t *)t->data)[0] = v;
-    ln_onnx_add_const(im, nm, t);
-    return nm;
-}
-
 static void sequence_at(imp *im, const Onnx__NodeProto *node, const char *name,
                         const char *where)
 {
@@ -200,9 +181,9 @@ static void sequence_at(imp *im, const Onnx__NodeProto *node, const char *name,
     {
         char *s0 = ln_sprintf("%s/starts", name), *s1 = ln_sprintf("%s/ends", name);
         char *s2 = ln_sprintf("%s/axes", name);
-        in[1] = (char *)int1(im, s0, q->start[p]);
-        in[2] = (char *)int1(im, s1, q->start[p] + q->len[p]);
-        in[3] = (char *)int1(im, s2, q->axis);
+        in[1] = (char *)ln_onnx_int_const(im, s0, q->start[p], 1);
+        in[2] = (char *)ln_onnx_int_const(im, s1, q->start[p] + q->len[p], 1);
+        in[3] = (char *)ln_onnx_int_const(im, s2, q->axis, 1);
         ln_free(s0);
         ln_free(s1);
         ln_free(s2);
@@ -225,7 +206,7 @@ static void sequence_at(imp *im, const Onnx__NodeProto *node, const char *name,
         s2.n_input = 1;
         if (im->opset >= 13) {
             char *an = ln_sprintf("%s/squeeze_axes", name);
-            sin[1] = (char *)int1(im, an, ax);
+            sin[1] = (char *)ln_onnx_int_const(im, an, ax, 1);
             s2.n_input = 2;
             ln_free(an);
         } else {

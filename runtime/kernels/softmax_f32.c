@@ -80,7 +80,9 @@ void ln_rt_lpnorm_f32(int32_t outer, int32_t len, int32_t inner, int p, const fl
             }
             if (p != 1)
                 norm = sqrt(norm);
+            if (norm == 0.0)
+                norm = INFINITY;                 /* a zero slice gives 0 */
             for (int32_t i = 0; i < len; i++)
-                yb[(size_t)i * inner] = norm > 0.0 ? (float)(xb[(size_t)i * inner] / norm) : 0.0f;
+                yb[(size_t)i * inner] = (float)(xb[(size_t)i * inner] / norm);
         }
 }

@@ -209,7 +209,7 @@ static const ln_budget_node ln_budget_cortex_m4_nodes[] = {
     {"ln_rt_less_s64", LN_BUDGET_RUNTIME, LN_BUDGET_TEXT, 384, 4, 192, 0, 275, 2},
     {"ln_rt_log_f32", LN_BUDGET_RUNTIME, LN_BUDGET_TEXT, 32, 4, 16, 0, 277, 1},
     {"ln_rt_logsoftmax_f32", LN_BUDGET_RUNTIME, LN_BUDGET_TEXT, 20, 4, 16, 0, 278, 1},
-    {"ln_rt_lpnorm_f32", LN_BUDGET_RUNTIME, LN_BUDGET_TEXT, 404, 8, 104, 0, 279, 6},
+    {"ln_rt_lpnorm_f32", LN_BUDGET_RUNTIME, LN_BUDGET_TEXT, 424, 8, 88, 0, 279, 6},
     {"ln_rt_lrn_f32", LN_BUDGET_RUNTIME, LN_BUDGET_TEXT, 340, 4, 128, 0, 285, 1},
     {"ln_rt_lstm_f32", LN_BUDGET_RUNTIME, LN_BUDGET_TEXT, 104, 4, 88, 0, 286, 1},
     {"ln_rt_lstm_f32_scratch_size", LN_BUDGET_RUNTIME, LN_BUDGET_TEXT, 16, 4, 0, 0, 287, 0},
