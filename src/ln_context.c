@@ -8,6 +8,8 @@
  * gives constants their own memory, reads the weights file and static_runs.
  */
 #define _XOPEN_SOURCE 700   /* realpath */
+#include <math.h>
+#include <stdint.h>
 #include <string.h>
 #include <stdlib.h>
 #include <errno.h>
@@ -28,6 +30,7 @@ ln_context *ln_context_create(void)
     ctx->op_table = ln_op_table_create();
     ctx->dfg = ln_dfg_create();
     ctx->consts = ln_datafile_create_dict();
+    ctx->quant = ln_datafile_create_dict();
     return ctx;
 }
 
@@ -40,6 +43,7 @@ void ln_context_free(ln_context *ctx)
     ln_op_table_free(ctx->op_table);
     ln_dfg_free(ctx->dfg);
     ln_hash_free(ctx->consts);
+    ln_hash_free(ctx->quant);
     ln_free(ctx);
 }
 
@@ -194,6 +198,204 @@ static int apply_plan(ln_context *ctx, const cJSON *plan)
 }
 
 /* Init from an IR tree (taken: freed here) and optional constants (taken). */
+/* ---- quantization of tensors ---- */
+
+static ln_bool quant_dtype(ln_dtype dt, int32_t *lo, int32_t *hi)
+{
+    switch (dt) {
+    case LN_DTYPE_INT8: *lo = INT8_MIN; *hi = INT8_MAX; return LN_TRUE;
+    case LN_DTYPE_UINT8: *lo = 0; *hi = UINT8_MAX; return LN_TRUE;
+    case LN_DTYPE_INT16: *lo = INT16_MIN; *hi = INT16_MAX; return LN_TRUE;
+    case LN_DTYPE_INT32: *lo = INT32_MIN; *hi = INT32_MAX; return LN_TRUE;
+    default: return LN_FALSE;
+    }
+}
+
+int ln_context_set_quant(ln_context *ctx, const char *tname, int count, int axis,
+                         const float *scales, const int32_t *zero_points)
+{
+    ln_tensor_entry *te = ln_tensor_table_find(ctx->tensor_table, tname);
+    ln_tensor *rec;
+    int32_t lo, hi;
+    int ret;
+
+    if (!te)
+        return ln_error(LN_ENOTFOUND, "quantization of tensor '%s': no such tensor", tname);
+    if (!quant_dtype(te->tensor->dtype, &lo, &hi))
+        return ln_error(LN_EINVAL, "quantization of tensor '%s': a %s tensor is not quantized "
+                        "(int8, uint8, int16 or int32)", tname,
+                        ln_dtype_name(te->tensor->dtype));
+    if (count < 1)
+        return ln_error(LN_EINVAL, "quantization of tensor '%s': no scale", tname);
+    if (count > 1 && axis < 0)
+        axis += te->tensor->ndim;
+    for (int i = 0; i < count; i++) {
+        if (!(scales[i] > 0) || !isfinite(scales[i]))
+            return ln_error(LN_EINVAL, "quantization of tensor '%s': scale%s%.0d is %g (must "
+                            "be positive and finite)", tname, count > 1 ? " " : "", i,
+                            (double)scales[i]);
+        if (zero_points && (zero_points[i] < lo || zero_points[i] > hi))
+            return ln_error(LN_EINVAL, "quantization of tensor '%s': zero point%s%.0d is %ld, "
+                            "outside %s", tname, count > 1 ? " " : "", i, (long)zero_points[i],
+                            ln_dtype_name(te->tensor->dtype));
+    }
+    rec = ln_tensor_create(te->tensor->dtype, te->tensor->ndim, te->tensor->dims, NULL);
+    if ((ret = ln_tensor_set_quant(rec, count, axis, scales, zero_points))) {
+        ln_tensor_free(rec);
+        ln_error_prefix("quantization of tensor '%s': ", tname);
+        return ret;
+    }
+    ln_tensor_set_quant(te->tensor, count, axis, scales, zero_points);
+    ln_hash_insert(ctx->quant, ln_strdup(tname), rec);
+    return 0;
+}
+
+void ln_context_apply_quant(ln_context *ctx)
+{
+    ln_hash_iter it;
+    void *k, *v;
+
+    ln_hash_iter_init(&it, ctx->quant);
+    while (ln_hash_iter_next(&it, &k, &v)) {
+        ln_tensor_entry *te = ln_tensor_table_find(ctx->tensor_table, k);
+        const ln_tensor *rec = v;
+        if (te && te->tensor->dtype == rec->dtype && ln_tensor_same_shape(te->tensor, rec))
+            ln_tensor_set_quant(te->tensor, rec->quant_count, rec->quant_axis, rec->scales,
+                                rec->zero_points);
+    }
+}
+
+/* "scale" / "zero_point": a number or an array of them; n in/out (0: any) */
+static int quant_numbers(const cJSON *j, const char *tname, const char *field, int *n,
+                         double **out)
+{
+    const cJSON *x;
+    int i = 0, len = cJSON_IsArray(j) ? cJSON_GetArraySize(j) : 1;
+
+    if (!cJSON_IsNumber(j) && !(cJSON_IsArray(j) && len > 0))
+        return ln_error(LN_EPARSE, "quantization of tensor '%s': field '%s' should be a "
+                        "number or a non-empty array of numbers", tname, field);
+    if (*n && len != *n)
+        return ln_error(LN_EPARSE, "quantization of tensor '%s': %d scales but %d zero "
+                        "points", tname, *n, len);
+    *n = len;
+    *out = ln_alloc(sizeof(double) * (size_t)len);
+    if (cJSON_IsNumber(j)) {
+        (*out)[0] = j->valuedouble;
+        return 0;
+    }
+    cJSON_ArrayForEach(x, j) {
+        if (!cJSON_IsNumber(x)) {
+            ln_free(*out);
+            *out = NULL;
+            return ln_error(LN_EPARSE, "quantization of tensor '%s': field '%s' should be a "
+                            "number or a non-empty array of numbers", tname, field);
+        }
+        (*out)[i++] = x->valuedouble;
+    }
+    return 0;
+}
+
+/* An IR's "quantization": {"tensor": {"scale": s | [..], "zero_point": z |
+ * [..], "axis": a (per channel)}, ...} */
+static int parse_quant(ln_context *ctx, const cJSON *q)
+{
+    const cJSON *t, *f;
+
+    if (!q)
+        return 0;
+    if (!cJSON_IsObject(q))
+        return ln_error(LN_EPARSE, "field 'quantization' should be an object of tensor names");
+    cJSON_ArrayForEach(t, q) {
+        double *sc = NULL, *zd = NULL;
+        float *s;
+        int32_t *z;
+        int n = 0, axis = 0, ret = 0;
+        if (!cJSON_IsObject(t))
+            return ln_error(LN_EPARSE, "quantization of tensor '%s' should be an object",
+                            t->string);
+        cJSON_ArrayForEach(f, t) {
+            if (!ln_streq(f->string, "scale") && !ln_streq(f->string, "zero_point") &&
+                !ln_streq(f->string, "axis"))
+                return ln_error(LN_EPARSE, "quantization of tensor '%s': unknown field '%s' "
+                                "(scale, zero_point, axis)", t->string, f->string);
+        }
+        f = cJSON_GetObjectItemCaseSensitive(t, "axis");
+        if (f && (!cJSON_IsNumber(f) || f->valuedouble != (int)f->valuedouble))
+            return ln_error(LN_EPARSE, "quantization of tensor '%s': field 'axis' should be "
+                            "an integer", t->string);
+        axis = f ? (int)f->valuedouble : 0;
+        if (!cJSON_GetObjectItemCaseSensitive(t, "scale"))
+            return ln_error(LN_EPARSE, "quantization of tensor '%s': no field 'scale'",
+                            t->string);
+        if ((ret = quant_numbers(cJSON_GetObjectItemCaseSensitive(t, "scale"), t->string,
+                                 "scale", &n, &sc)) ||
+            ((f = cJSON_GetObjectItemCaseSensitive(t, "zero_point")) &&
+             (ret = quant_numbers(f, t->string, "zero_point", &n, &zd))))
+            goto next;
+        if (n > 1 && !cJSON_GetObjectItemCaseSensitive(t, "axis")) {
+            ret = ln_error(LN_EPARSE, "quantization of tensor '%s': %d scales need an 'axis'",
+                           t->string, n);
+            goto next;
+        }
+        s = ln_alloc(sizeof *s * (size_t)n);
+        z = ln_alloc(sizeof *z * (size_t)n);
+        for (int i = 0; i < n; i++) {
+            s[i] = (float)sc[i];
+            z[i] = 0;
+            if (zd && (zd[i] != floor(zd[i]) || !(fabs(zd[i]) < 2147483648.0)))
+                ret = ln_error(LN_EPARSE, "quantization of tensor '%s': zero point %d is not "
+                               "an int32", t->string, i);
+            else if (zd)
+                z[i] = (int32_t)zd[i];
+        }
+        if (!ret)
+            ret = ln_context_set_quant(ctx, t->string, n, axis, s, z);
+        ln_free(s);
+        ln_free(z);
+    next:
+        ln_free(sc);
+        ln_free(zd);
+        if (ret)
+            return ret;
+    }
+    return 0;
+}
+
+/* The section print writes: the quantized tensors in op order. */
+static cJSON *quant_json(const ln_context *ctx)
+{
+    cJSON *q = NULL;
+
+    LN_LIST_FOREACH(ln_op, op, ctx->ops) {
+        LN_LIST_FOREACH(ln_tensor_list_entry, tl, op->op_arg->tensors_out) {
+            ln_tensor_entry *te = ln_tensor_table_find(ctx->tensor_table, tl->name);
+            const ln_tensor *t = te ? te->tensor : NULL;
+            cJSON *j;
+            if (!t || t->quant_count < 1 || (q && cJSON_GetObjectItemCaseSensitive(q, te->name)))
+                continue;
+            if (!q)
+                q = cJSON_CreateObject();
+            j = cJSON_CreateObject();
+            if (t->quant_count == 1) {
+                cJSON_AddNumberToObject(j, "scale", t->scales[0]);
+                cJSON_AddNumberToObject(j, "zero_point", t->zero_points[0]);
+            } else {
+                cJSON *s = cJSON_CreateArray(), *z = cJSON_CreateArray();
+                for (int i = 0; i < t->quant_count; i++) {
+                    cJSON_AddItemToArray(s, cJSON_CreateNumber(t->scales[i]));
+                    cJSON_AddItemToArray(z, cJSON_CreateNumber(t->zero_points[i]));
+                }
+                cJSON_AddItemToObject(j, "scale", s);
+                cJSON_AddItemToObject(j, "zero_point", z);
+                cJSON_AddNumberToObject(j, "axis", t->quant_axis);
+            }
+            cJSON_AddItemToObject(q, te->name, j);
+        }
+    }
+    return q;
+}
+
 static int init_tree(ln_context *ctx, cJSON *root, const char *source, ln_hash *consts)
 {
     const cJSON *data, *arch, *plan;
@@ -257,6 +459,10 @@ static int init_tree(ln_context *ctx, cJSON *root, const char *source, ln_hash *
     }
     if (cJSON_IsString(arch))
         ctx->arch = ln_strdup(arch->valuestring);
+    if ((ret = parse_quant(ctx, cJSON_GetObjectItemCaseSensitive(root, "quantization")))) {
+        ln_error_prefix("%s: ", ctx->source);
+        goto out;
+    }
     plan = cJSON_GetObjectItemCaseSensitive(root, "memory_plan");
     if (plan && (ret = apply_plan(ctx, plan)))
         goto out;
@@ -366,6 +572,8 @@ void ln_context_cleanup(ln_context *ctx)
     ln_hash_free(ctx->consts);
     ctx->consts = ln_datafile_create_dict();
     ctx->consts_loaded = ctx->consts_dirty = LN_FALSE;
+    ln_hash_free(ctx->quant);
+    ctx->quant = ln_datafile_create_dict();
 }
 
 int ln_context_compile(ln_context *ctx, const char *target)
@@ -388,6 +596,7 @@ int ln_context_compile(ln_context *ctx, const char *target)
     ctx->target = arch->arch_name;
     if ((ret = arch->optimize(ctx)))
         return ret;
+    ln_context_apply_quant(ctx);
     ctx->arch = ln_strdup(target);
     return ln_context_check(ctx);
 }
@@ -474,7 +683,7 @@ static ln_bool from_file(const ln_context *ctx, const ln_tensor_entry *te)
 /* The IR as a string with "data" set to data (NULL: none). */
 static char *print_str(const ln_context *ctx, const char *data)
 {
-    cJSON *root = cJSON_CreateObject(), *ops = cJSON_CreateArray();
+    cJSON *root = cJSON_CreateObject(), *ops = cJSON_CreateArray(), *q;
     char *s, *out;
 
     if (data)
@@ -485,6 +694,8 @@ static char *print_str(const ln_context *ctx, const char *data)
         cJSON_AddItemToArray(ops, ln_json_op(op));
     }
     cJSON_AddItemToObject(root, "ops", ops);
+    if ((q = quant_json(ctx)))
+        cJSON_AddItemToObject(root, "quantization", q);
     if (ctx->planned)
         cJSON_AddItemToObject(root, "memory_plan", plan_json(ctx));
     s = cJSON_Print(root);

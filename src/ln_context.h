@@ -53,6 +53,11 @@ typedef struct ln_context {
     ln_hash *consts;
     ln_bool consts_loaded;
     ln_bool consts_dirty;    /* passes added constants: print writes a new file */
+    /* Quantization of tensors by name (owned): records without data, of the
+     * tensor's dtype and shape, carrying its scales and zero points.  Set
+     * by the QDQ fusion and by an IR's "quantization" section; put on the
+     * tensor table's tensors by ln_context_apply_quant; printed back. */
+    ln_hash *quant;
 } ln_context;
 
 ln_context *ln_context_create(void);
@@ -104,6 +109,18 @@ void ln_context_const_set(ln_context *ctx, const char *tname, ln_tensor *t);
 /* The constant named tname from the weights file or the passes (NULL and
  * an error when absent or the file cannot be read). */
 ln_tensor *ln_context_const_get(ln_context *ctx, const char *tname);
+
+/* Tensor tname is quantized: real = (q - zero_points[i]) * scales[i], per
+ * tensor (count 1) or per channel i along axis (count = dims[axis]);
+ * zero_points NULL is all 0.  The tensor must exist and be int8, uint8,
+ * int16 or int32, each zero point within its type.  The record outlives
+ * the tensor entry (a pass re-creates outputs); ln_context_apply_quant puts
+ * it back on the tensor. */
+int ln_context_set_quant(ln_context *ctx, const char *tname, int count, int axis,
+                         const float *scales, const int32_t *zero_points);
+/* Every record onto its tensor when the tensor still has the record's
+ * dtype and shape (compile and init call it). */
+void ln_context_apply_quant(ln_context *ctx);
 
 /* Rewrites used by the passes.  Ops handed in are owned by the context. */
 int ln_context_add_op(ln_context *ctx, ln_op *op);          /* append + pre_run */

@@ -421,6 +421,36 @@ static ln_op *int8_op(ln_context *ctx, const qchain *c, ln_list **before)
     return op;
 }
 
+/* The int8 op's weight (per output channel along its axis 0) and int32
+ * bias (at x_scale * its weight's scale) carry their quantization. */
+static void note_consts(ln_context *ctx, const qchain *c, const ln_op *op)
+{
+    ln_tensor_entry *m = ln_pass_tin(ctx, op, "mult");
+    const char *w = ln_pass_tname_in(op, "weight"), *b = ln_pass_tname_in(op, "bias");
+    int n = m ? (int)m->tensor->len : 0, wzp = 0;
+    double *ws = ln_alloc(sizeof *ws * (size_t)(n ? n : 1));
+    float *s = ln_alloc(sizeof *s * (size_t)(n ? n : 1));
+    int32_t *z = ln_alloc(sizeof *z * (size_t)(n ? n : 1));
+
+    if (n && weight_scales(ctx, c, n, ws, &wzp)) {
+        for (int o = 0; o < n; o++) {
+            s[o] = (float)ws[o];
+            z[o] = wzp;
+        }
+        if (w && ln_context_set_quant(ctx, w, n, 0, s, z))
+            ln_error_clear();
+        for (int o = 0; o < n; o++) {
+            s[o] = (float)(c->x_scale * ws[o]);
+            z[o] = 0;
+        }
+        if (b && ln_context_set_quant(ctx, b, n, 0, s, z))
+            ln_error_clear();
+    }
+    ln_free(ws);
+    ln_free(s);
+    ln_free(z);
+}
+
 static int fuse_one(ln_context *ctx, ln_op *q, ln_bool *done)
 {
     qchain c;
@@ -440,6 +470,7 @@ static int fuse_one(ln_context *ctx, ln_op *q, ln_bool *done)
         (c.act && (ret = ln_context_remove_op(ctx, c.act->op_arg->name))) ||
         (ret = ln_pass_replace_with(ctx, c.op, before, op)))
         return ret;
+    note_consts(ctx, &c, op);
     *done = LN_TRUE;
     return 0;
 }
@@ -500,6 +531,45 @@ ln_op *ln_qdq_requant_op(ln_context *ctx, const char *optype, const char *name, 
                          ln_tensor_list_append(NULL, "dst", y), params);
 }
 
+/* The quantized side of a QuantizeLinear (its output) or DequantizeLinear
+ * (its input) carries the op's constant scale and zero point, per tensor
+ * or along its axis: the int8 ops that replace the chains write and read
+ * those same tensors.  Never changes the graph. */
+static int note_one(ln_context *ctx, ln_op *op, ln_bool *done)
+{
+    ln_bool dq = ln_streq(op->op_arg->optype, "dequantize_linear_cpu");
+    const char *x = dq ? ln_pass_tname_in(op, "src") : ln_pass_tname_out(op, "dst");
+    const char *sn = ln_pass_tname_in(op, "scale"), *zn = ln_pass_tname_in(op, "zero_point");
+    ln_tensor_entry *se = ln_pass_tin(ctx, op, "scale"), *ze = ln_pass_tin(ctx, op, "zero_point");
+    ln_tensor *st, *zt = NULL;
+    float *s;
+    int32_t *z;
+    int n;
+
+    *done = LN_FALSE;
+    if (!x || !se || !se->isstatic || (ze && !ze->isstatic) ||
+        ln_context_static_data(ctx, sn, &st) || st->dtype != LN_DTYPE_FLOAT32 ||
+        (zn && (ln_context_static_data(ctx, zn, &zt) || zt->len != st->len))) {
+        ln_error_clear();
+        return 0;
+    }
+    n = (int)st->len;
+    s = ln_alloc(sizeof *s * (size_t)n);
+    z = ln_alloc(sizeof *z * (size_t)n);
+    for (int i = 0; i < n; i++) {
+        s[i] = ((const float *)st->data)[i];
+        z[i] = !zt ? 0 : zt->dtype == LN_DTYPE_INT8 ? ((const int8_t *)zt->data)[i]
+             : zt->dtype == LN_DTYPE_UINT8 ? ((const uint8_t *)zt->data)[i]
+             : zt->dtype == LN_DTYPE_INT16 ? ((const int16_t *)zt->data)[i]
+             : zt->dtype == LN_DTYPE_INT32 ? ((const int32_t *)zt->data)[i] : 0;
+    }
+    if (ln_context_set_quant(ctx, x, n, (int)ln_pass_num_param(op, "axis", 1), s, z))
+        ln_error_clear();      /* float (a Q to float is no quantization) */
+    ln_free(s);
+    ln_free(z);
+    return 0;
+}
+
 int ln_pass_fuse_qdq(ln_context *ctx)
 {
     static const char *const views[] = {"flatten_cpu", "reshape_cpu", "squeeze_cpu",
@@ -519,9 +589,26 @@ int ln_pass_fuse_qdq(ln_context *ctx)
     for (int i = 0; views[i]; i++)
         if ((ret = ln_pass_fold_all(ctx, views[i], ln_qdq_sink_one)))
             return ret;
+    if ((ret = ln_pass_fold_all(ctx, "quantize_linear_cpu", note_one)) ||
+        (ret = ln_pass_fold_all(ctx, "dequantize_linear_cpu", note_one)))
+        return ret;
     for (size_t i = 0; i < sizeof fuse / sizeof fuse[0]; i++)
         if ((ret = ln_pass_fold_all(ctx, "quantize_linear_cpu", fuse[i])))
             return ret;
+    /* a concat's requantized inputs have its output's parameters */
+    ln_context_apply_quant(ctx);
+    LN_LIST_FOREACH(ln_op, op, ctx->ops) {
+        ln_tensor_entry *y = ln_qdq_tout(ctx, op, "dst");
+        if (!ln_streq(op->op_arg->optype, "concat_cpu") || !y || y->tensor->quant_count != 1)
+            continue;
+        LN_LIST_FOREACH(ln_tensor_list_entry, tl, op->op_arg->tensors_in) {
+            ln_tensor_entry *x = ln_tensor_table_find(ctx->tensor_table, tl->name);
+            if (x && x->tensor->dtype == y->tensor->dtype && x->tensor->quant_count == 0 &&
+                ln_context_set_quant(ctx, x->name, 1, 0, y->tensor->scales,
+                                     y->tensor->zero_points))
+                ln_error_clear();
+        }
+    }
     /* the DQs the fusions left unread go now: the folds that follow look
      * for sole readers */
     return ln_pass_remove_dead(ctx);

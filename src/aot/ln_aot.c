@@ -121,6 +121,11 @@ void ln_aot_describe(ln_aot_buf *b, const char *name, const ln_tensor *t)
     ln_aot_buf_comment_text(b, name);
     ln_aot_buf_printf(b, " %s %s", ln_dims_str(dims, sizeof dims, t->ndim, t->dims),
                       ln_dtype_name(t->dtype));
+    if (t->quant_count == 1)
+        ln_aot_buf_printf(b, " (scale %.9g, zero point %ld)", (double)t->scales[0],
+                          (long)t->zero_points[0]);
+    else if (t->quant_count > 1)
+        ln_aot_buf_printf(b, " (%d scales along axis %d)", t->quant_count, t->quant_axis);
 }
 
 static const io *find_io(const io *v, int n, const char *tname)

@@ -52,6 +52,12 @@ static void io_macros(emitter *e, ln_aot_buf *b, const io *x, int i, const char 
     for (int d = 0; d < t->ndim; d++)
         ln_aot_buf_printf(b, "%s%d", d ? ", " : "", t->dims[d]);
     ln_aot_buf_puts(b, t->ndim ? "}\n" : "1}\n");
+    if (t->quant_count == 1) {  /* real = (q - ZERO_POINT) * SCALE */
+        ln_aot_buf_printf(b, "#define %s_%s%d_SCALE %.9gf\n", e->up,
+                          kind[0] == 'i' ? "INPUT" : "OUTPUT", i, (double)t->scales[0]);
+        ln_aot_buf_printf(b, "#define %s_%s%d_ZERO_POINT %ld\n", e->up,
+                          kind[0] == 'i' ? "INPUT" : "OUTPUT", i, (long)t->zero_points[0]);
+    }
     if (e->ctx->io_in_arena && x->te->isstatic)
         ln_aot_buf_puts(b, "/* a constant: not in the arena, see the accessor */\n");
     else if (e->ctx->io_in_arena)
