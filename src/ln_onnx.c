@@ -240,9 +240,9 @@ static void import_chain(imp *im, const Onnx__NodeProto *node,
     ln_free(prev_own);
 }
 
-/* Dropout's mask in inference (all true, the input's shape): a constant.
- * A problem when training_mode is not a constant false; LN_FALSE when the
- * input's shape is not known. */
+/* Dropout's mask in inference (all true, the input's shape): a constant,
+ * also in training with a constant ratio of 0 (nothing dropped).  A problem
+ * otherwise; LN_FALSE when the input's shape is not known. */
 static ln_bool dropout_mask(imp *im, const Onnx__NodeProto *node, const char *o,
                             const char *where)
 {
@@ -252,10 +252,14 @@ static ln_bool dropout_mask(imp *im, const Onnx__NodeProto *node, const char *o,
 
     ln_onnx_set_add(im->defined, o);
     if (node->n_input > 2 && *node->input[2]) {
+        const ln_tensor *r = node->n_input > 1 && *node->input[1]
+                             ? ln_hash_find(im->consts, node->input[1]) : NULL;
         tm = ln_hash_find(im->consts, node->input[2]);
-        if (!tm || !tm->len || ln_onnx_tensor_get(tm, 0) != 0) {
+        if (!tm || !tm->len ||
+            (ln_onnx_tensor_get(tm, 0) != 0 && !(r && r->len == 1 && ln_onnx_tensor_get(r, 0) == 0))) {
             ln_onnx_problem(im, "%s: output 2 ('%s', the mask) is used, and LightNet makes it only "
-                    "in inference (training_mode a constant false)", where, o);
+                    "in inference (training_mode a constant false, or a constant ratio of 0)",
+                    where, o);
             return LN_TRUE;
         }
     }

@@ -174,6 +174,7 @@ static const unary_case unary_cases[] = {
     {"dropout", "", 0, 0, 0, r_ident},
     {"dropout", P("ratio", "0.25"), 0, 0, 0, r_ident},
     {"dropout", P("ratio", "0") "," P("training_mode", "false"), 0, 0, 0, r_ident},
+    {"dropout", P("ratio", "0") "," P("training_mode", "true"), 0, 0, 0, r_ident}, /* drops nothing */
 };
 
 #define N_UNARY ((int)(sizeof unary_cases / sizeof unary_cases[0]))

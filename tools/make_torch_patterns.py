@@ -374,6 +374,56 @@ def _hand_att():
     return HandAttention(), (randn(2, 5, 8),), ["x"], ["y"]
 
 
+class WindowAttention(nn.Module):
+    """Swin-style shifted-window attention as torchvision 0.14 writes it: a
+    roll, windows by view/permute, a relative-position bias gathered from a
+    table, a mask built with slices of zeros for the shifted windows, and
+    F.dropout(p=0.0, training=True) on the attention (exported as Dropout
+    with training_mode true and ratio 0: it drops nothing)."""
+
+    def __init__(self, dim=8, heads=2, win=4):
+        super().__init__()
+        self.heads, self.win = heads, win
+        self.qkv = nn.Linear(dim, 3 * dim)
+        self.proj = nn.Linear(dim, dim)
+        self.table = nn.Parameter(torch.randn((2 * win - 1) ** 2, heads) * 0.1)
+        c = torch.stack(torch.meshgrid(torch.arange(win), torch.arange(win), indexing="ij"))
+        c = c.flatten(1)
+        r = (c[:, :, None] - c[:, None, :]).permute(1, 2, 0) + (win - 1)
+        self.register_buffer("index", (r[:, :, 0] * (2 * win - 1) + r[:, :, 1]).flatten())
+
+    def forward(self, x):
+        B, H, W, C = x.shape
+        w, s = self.win, self.win // 2
+        x = torch.roll(x, shifts=(-s, -s), dims=(1, 2))
+        t = x.view(B, H // w, w, W // w, w, C).permute(0, 1, 3, 2, 4, 5).reshape(-1, w * w, C)
+        qkv = self.qkv(t).reshape(t.size(0), w * w, 3, self.heads, C // self.heads).permute(2, 0, 3, 1, 4)
+        q, k, v = qkv[0], qkv[1], qkv[2]
+        a = (q * (C // self.heads) ** -0.5).matmul(k.transpose(-2, -1))
+        bias = self.table[self.index].view(w * w, w * w, -1).permute(2, 0, 1)
+        a = a + bias.unsqueeze(0)
+        m = x.new_zeros((H, W))
+        cnt = 0
+        for hs in ((0, -w), (-w, -s), (-s, None)):
+            for ws in ((0, -w), (-w, -s), (-s, None)):
+                m[hs[0]:hs[1], ws[0]:ws[1]] = cnt
+                cnt += 1
+        m = m.view(H // w, w, W // w, w).permute(0, 2, 1, 3).reshape(-1, w * w)
+        m = m.unsqueeze(1) - m.unsqueeze(2)
+        m = m.masked_fill(m != 0, -100.0).masked_fill(m == 0, 0.0)
+        a = a.view(-1, (H // w) * (W // w), self.heads, w * w, w * w) + m.unsqueeze(1).unsqueeze(0)
+        a = F.softmax(a.view(-1, self.heads, w * w, w * w), dim=-1)
+        a = F.dropout(a, p=0.0, training=True)
+        t = a.matmul(v).transpose(1, 2).reshape(t.size(0), w * w, C)
+        t = self.proj(t).view(B, H // w, W // w, w, w, C).permute(0, 1, 3, 2, 4, 5).reshape(B, H, W, C)
+        return torch.roll(t, shifts=(s, s), dims=(1, 2))
+
+
+@pattern("swin_window_attention", opsets=(13, 17))
+def _swin():
+    return WindowAttention(), (randn(1, 8, 8, 8),), ["x"], ["y"]
+
+
 class PixelShuffle(nn.Module):
     def __init__(self):
         super().__init__()

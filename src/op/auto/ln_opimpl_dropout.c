@@ -10,6 +10,7 @@ static int dropout_check(ln_op_arg *op_arg)
 {
     ln_tensor_entry *src_te;
     ln_param_entry *ratio_pe, *training_mode_pe;
+    float ratio;
     ln_bool training_mode;
     const char *dst_name;
 
@@ -20,10 +21,11 @@ static int dropout_check(ln_op_arg *op_arg)
         LN_OPCK(ln_opck_param_number(op_arg, ratio_pe, LN_CMP_GE, 0));
         LN_OPCK(ln_opck_param_number(op_arg, ratio_pe, LN_CMP_LT, 1));
     }
+    ratio = ratio_pe ? ratio_pe->value_float : 0.5;
     LN_OPCK(ln_opck_param_type_if(op_arg, "training_mode", LN_PARAM_BOOL, &training_mode_pe));
     training_mode = training_mode_pe ? training_mode_pe->value_bool : LN_FALSE;
-    LN_OPCK(ln_opck(op_arg, !training_mode,
-                    "'training_mode' is true: only inference is supported"));
+    LN_OPCK(ln_opck(op_arg, !training_mode || ratio == 0,
+                    "'training_mode' is true with 'ratio' %g: only inference (or a ratio of 0, which drops nothing) is supported", (double)ratio));
     LN_OPCK(ln_opck_tensors_out_len(op_arg, LN_CMP_EQ, 1));
     LN_OPCK(ln_opck_tensor_out_new(op_arg, "dst", &dst_name));
 
@@ -34,7 +36,7 @@ static int dropout_check(ln_op_arg *op_arg)
 
 #ifndef LN_OP_STRIP_dropout
 
-/* ---- dropout (arch none): Inference dropout: dst is src (a view); ratio is checked and ignored, no mask output. */
+/* ---- dropout (arch none): Inference dropout: dst is src (a view); ratio is checked and ignored, no mask output. training_mode true is accepted with a ratio of 0 (nothing is dropped: what torchvision's Swin exports in eval mode). */
 
 ln_op ln_opimpl_dropout = {
     .op_arg = &(ln_op_arg){.optype = "dropout", .arch = "none"},
