@@ -343,8 +343,8 @@ static cJSON *axis2_view(imp *im, const char *optype, const char *opname, const 
     return op;
 }
 
-/* Is this Conv, ConvTranspose, MaxPool or AveragePool 1-D (a kernel of
- * one axis, or a rank-3 weight or input)? */
+/* Is this Conv, ConvTranspose, ConvInteger, MaxPool or AveragePool 1-D (a
+ * kernel of one axis, or a rank-3 weight or input)? */
 ln_bool ln_onnx_is_1d(imp *im, const char *op_type, cJSON *op, const Onnx__NodeProto *node)
 {
     cJSON *ks = find_item(cJSON_GetObjectItemCaseSensitive(op, "params"), "kernel_shape");
@@ -354,7 +354,8 @@ ln_bool ln_onnx_is_1d(imp *im, const char *op_type, cJSON *op, const Onnx__NodeP
     if (ln_streq(op_type, "Resize") || ln_streq(op_type, "Upsample"))   /* F.interpolate on [n, c, l] */
         return node->n_input > 0 && ln_onnx_known_dims(im, node->input[0], &ndim, dims) && ndim == 3;
     if (!ln_streq(op_type, "Conv") && !ln_streq(op_type, "ConvTranspose") &&
-        !ln_streq(op_type, "MaxPool") && !ln_streq(op_type, "AveragePool"))
+        !ln_streq(op_type, "ConvInteger") && !ln_streq(op_type, "MaxPool") &&
+        !ln_streq(op_type, "AveragePool"))
         return LN_FALSE;
     if (ks && cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ks, "value")) > 0)
         return cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ks, "value")) == 1;
@@ -436,7 +437,8 @@ void ln_onnx_view_1d_as_2d(imp *im, cJSON *op, const char *opname)
     }
 }
 
-/* The spatial axes of a Conv, ConvTranspose, MaxPool or AveragePool: the
+/* The spatial axes of a Conv, ConvTranspose, ConvInteger, MaxPool or
+ * AveragePool: the
  * kernel_shape's entries, else the constant weight's rank or the input's
  * less 2; 0 when unknown or another op type. */
 static int spatial_axes(imp *im, const char *op_type, cJSON *op, const Onnx__NodeProto *node)
@@ -446,7 +448,8 @@ static int spatial_axes(imp *im, const char *op_type, cJSON *op, const Onnx__Nod
     int ndim, dims[LN_MAXDIM];
 
     if (!ln_streq(op_type, "Conv") && !ln_streq(op_type, "ConvTranspose") &&
-        !ln_streq(op_type, "MaxPool") && !ln_streq(op_type, "AveragePool"))
+        !ln_streq(op_type, "ConvInteger") && !ln_streq(op_type, "MaxPool") &&
+        !ln_streq(op_type, "AveragePool"))
         return 0;
     if (ks && cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ks, "value")) > 0)
         return cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ks, "value"));
@@ -460,8 +463,8 @@ static int spatial_axes(imp *im, const char *op_type, cJSON *op, const Onnx__Nod
 
 /*
  * 3-D convolution and pooling, and MaxPool with its Indices output: the
- * 2-D op the mapping chose becomes conv3d, conv_transpose3d, maxpool3d or
- * avgpool3d (maxpool3d also takes the 4-D input of a 2-D MaxPool whose
+ * 2-D op the mapping chose becomes conv3d, conv_transpose3d,
+ * conv3d_integer, maxpool3d or avgpool3d (maxpool3d also takes the 4-D input of a 2-D MaxPool whose
  * Indices are used).  The params the mapping filled from 2-D defaults
  * (attributes the node does not have) are dropped: the 3-D ops default
  * them per axis.  Returns LN_TRUE when it retargeted op.
@@ -472,6 +475,7 @@ ln_bool ln_onnx_retarget_3d(imp *im, const char *op_type, cJSON *op,
 {
     static const char *const map[][2] = {{"Conv", "conv3d"},
                                          {"ConvTranspose", "conv_transpose3d"},
+                                         {"ConvInteger", "conv3d_integer"},
                                          {"MaxPool", "maxpool3d"},
                                          {"AveragePool", "avgpool3d"}};
     int nsp = spatial_axes(im, op_type, op, node);

@@ -948,21 +948,32 @@ void ln_rt_dynamic_quantize_u8(const float *x, size_t n, uint8_t *y, float *scal
  * int32 y = op(x - x zero point, w - w zero point) on int8 or uint8
  * operands, each its own signedness; every product is exact (at most
  * 255 * 255), the sums wrap as int32.  A zero point is NULL (0), one value,
- * or one per output channel (conv weight), row (matmul A: M) or column
- * (matmul B: N). */
+ * or one per output channel (conv weight), per row of each matrix (matmul
+ * A) or per column of each matrix (matmul B). */
 typedef struct ln_rt_integer_args {
     int32_t x_signed, w_signed;     /* 1: int8, 0: uint8 */
-    int32_t x_zp_len, w_zp_len;     /* 0 (none), 1 or one per channel/row/column */
+    int32_t x_zp_len, w_zp_len;     /* 0 (none), 1, or how many the kernel's doc says */
 } ln_rt_integer_args;
 
 /* NCHW, weight [oc][c/group][kh][kw], geometry as ln_rt_conv2d_f32's (act
  * ignored); padding is zero after the zero point is subtracted.  x zero
- * point: 1 value; w's: 1 or oc.  Returns LN_RT_OK or LN_RT_ARG_ERROR. */
+ * point: 1 value; w's: 1 or oc.  (A 1-D ConvInteger runs here with a
+ * height of 1.)  Returns LN_RT_OK or LN_RT_ARG_ERROR. */
 int ln_rt_conv2d_integer(const ln_rt_conv2d_args *a, const ln_rt_integer_args *t,
                          const void *x, const void *w, const void *x_zero_point,
                          const void *w_zero_point, int32_t *y);
-/* Shapes as ln_rt_matmul_f32's; A's zero point 1 or M values, B's 1 or N.
+/* The same on NCDHW, weight [oc][c/group][kd][kh][kw], geometry as
+ * ln_rt_conv3d_f32's (out[] must be ln_rt_conv_out_size's; act ignored).
  * Returns LN_RT_OK or LN_RT_ARG_ERROR. */
+int ln_rt_conv3d_integer(const ln_rt_conv3d_args *a, const ln_rt_integer_args *t,
+                         const void *x, const void *w, const void *x_zero_point,
+                         const void *w_zero_point, int32_t *y);
+/* Shapes as ln_rt_matmul_f32's.  A's zero point: 1 value, or one per row
+ * of each of A's own matrices (prod(a_dims[0..ndim-3]) * M values, laid
+ * out as A's shape with K replaced by 1); B's: 1, or one per column of
+ * each of B's own matrices (prod(b_dims[0..ndim-3]) * N, B's shape with K
+ * replaced by 1).  A batch that broadcasts A or B reads its zero points
+ * with it.  Returns LN_RT_OK or LN_RT_ARG_ERROR. */
 int ln_rt_matmul_integer(const ln_rt_matmul_args *a, const ln_rt_integer_args *t,
                          const void *A, const void *B, const void *a_zero_point,
                          const void *b_zero_point, int32_t *Y);

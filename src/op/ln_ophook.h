@@ -167,9 +167,11 @@ void ln_ophook_s8_fc_args(const ln_op_arg *op_arg, ln_rt_s8_fc_args *a);
 void ln_ophook_s8_add_args(const ln_op_arg *op_arg, ln_rt_s8_binary_args *a);
 /* requantize_s8, global_avgpool_s8: the zero points as offsets */
 void ln_ophook_s8_requant_args(const ln_op_arg *op_arg, ln_rt_s8_requant_args *a);
-/* conv2d_integer / matmul_integer: signedness and zero point counts */
+/* conv2d_integer, conv3d_integer / matmul_integer: signedness and zero point
+ * counts; the zero point shapes matmul_integer takes */
 void ln_ophook_conv2d_integer_args(const ln_op_arg *op_arg, ln_rt_integer_args *a);
 void ln_ophook_matmul_integer_args(const ln_op_arg *op_arg, ln_rt_integer_args *a);
+ln_bool ln_ophook_matmul_integer_zp_ok(const ln_tensor *x, const ln_tensor *zp, int is_b);
 /* where: the three inputs broadcast */
 int ln_ophook_where_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
 void ln_ophook_where_args(const ln_op_arg *op_arg, ln_rt_where_args *a);

@@ -3,8 +3,9 @@
  * [outer][len][inner] view of 'src' around 'axis' (default 1, as ONNX)
  * when the scale has more than one entry (one per element of that axis:
  * the description checks it), else one run.  And the arguments of fc_s8,
- * add_s8, requantize_s8 and global_avgpool_s8, and of conv2d_integer and
- * matmul_integer.
+ * add_s8, requantize_s8 and global_avgpool_s8, and of conv2d_integer,
+ * conv3d_integer and matmul_integer (with matmul_integer's zero point
+ * shapes).
  */
 #include <stdio.h>
 #include <string.h>
@@ -93,6 +94,7 @@ static void integer_args(const ln_op_arg *op_arg, const char *x, const char *w,
     a->w_zp_len = wz ? (int32_t)wz->tensor->len : 0;
 }
 
+/* conv2d_integer and conv3d_integer: the same names */
 void ln_ophook_conv2d_integer_args(const ln_op_arg *op_arg, ln_rt_integer_args *a)
 {
     integer_args(op_arg, "src", "weight", a);
@@ -101,4 +103,30 @@ void ln_ophook_conv2d_integer_args(const ln_op_arg *op_arg, ln_rt_integer_args *
 void ln_ophook_matmul_integer_args(const ln_op_arg *op_arg, ln_rt_integer_args *a)
 {
     integer_args(op_arg, "src1", "src2", a);
+}
+
+/*
+ * A zero point shape of matmul_integer's operand x (src1 when !is_b, src2
+ * when is_b) that ONNX's text or ONNX Runtime 1.30 gives a meaning: []
+ * or [1] (per tensor); a vector of M (src1) or N (src2) when x is 2-D; or
+ * x's own shape with K as 1 (src1 [..., M, 1] per row, src2 [..., 1, N]
+ * per column of each matrix).  ONNX Runtime refuses every src1 shape but
+ * the per-tensor ones and src2's batch dims of 1 that would broadcast
+ * ([1, 1, N] for a [2, K, N] src2): so does this.  A NULL zp is fine.
+ */
+ln_bool ln_ophook_matmul_integer_zp_ok(const ln_tensor *x, const ln_tensor *zp, int is_b)
+{
+    int k_axis;
+
+    if (!zp || (zp->ndim <= 1 && zp->len == 1))
+        return LN_TRUE;
+    if (x->ndim == 2 && zp->ndim == 1)
+        return zp->dims[0] == x->dims[is_b ? 1 : 0];
+    if (zp->ndim != x->ndim || x->ndim < 2)
+        return LN_FALSE;
+    k_axis = is_b ? x->ndim - 2 : x->ndim - 1;
+    for (int i = 0; i < x->ndim; i++)
+        if (zp->dims[i] != (i == k_axis ? 1 : x->dims[i]))
+            return LN_FALSE;
+    return LN_TRUE;
 }

@@ -1,11 +1,13 @@
 /*
- * test_rt_integer.c -- ln_rt_conv2d_integer and ln_rt_matmul_integer (ONNX
- * ConvInteger, MatMulInteger) against naive references: the operands less
+ * test_rt_integer.c -- ln_rt_conv2d_integer, ln_rt_conv3d_integer and
+ * ln_rt_matmul_integer (ONNX ConvInteger on 1-D as 2-D with a height of 1,
+ * 2-D and 3-D; MatMulInteger) against naive references: the operands less
  * their zero points are widened to int64 first, convolution reads a
  * zero-padded copy of the image, and the sums are wrapped to int32 at the
- * end.  Random int8 / uint8 mixes, per-tensor and per-channel / per-row /
- * per-column zero points, groups, pads, strides, dilations, batch
- * broadcasting; ONNX's own examples; a sum past 2^31.
+ * end.  Random int8 / uint8 mixes, per-tensor and per-channel zero points,
+ * per-row / per-column zero points of each matrix of a batch, groups,
+ * pads, strides, dilations, batch broadcasting; ONNX's own examples; a sum
+ * past 2^31; zero point counts that fit no layout refused.
  */
 #include "rt_test.h"
 
@@ -106,6 +108,10 @@ START_TEST(test_conv_integer_random)
         a.pad_left = (int32_t)(rt_rand(&s) % 3);
         a.pad_bottom = (int32_t)(rt_rand(&s) % 3);
         a.pad_right = (int32_t)(rt_rand(&s) % 3);
+        if (rt_rand(&s) % 4 == 0) {     /* 1-D, as the importer views it: height 1 */
+            a.h = a.kh = a.stride_h = a.dil_h = 1;
+            a.pad_top = a.pad_bottom = 0;
+        }
         oh = ln_rt_conv_out_size(a.h, a.kh, a.stride_h, a.pad_top, a.pad_bottom, a.dil_h);
         ow = ln_rt_conv_out_size(a.w, a.kw, a.stride_w, a.pad_left, a.pad_right, a.dil_w);
         if (oh < 1 || ow < 1)
@@ -172,6 +178,137 @@ START_TEST(test_conv_integer_onnx_example)
 }
 END_TEST
 
+/* reference 3-D conv: a zero-padded copy of x less its zero point */
+static void ref_conv3d(const ln_rt_conv3d_args *a, const ln_rt_integer_args *t, const void *x,
+                       const void *w, const void *xz, const void *wz, int32_t *y)
+{
+    int32_t pd = a->in[0] + a->pad[0] + a->pad[3], ph = a->in[1] + a->pad[1] + a->pad[4];
+    int32_t pw = a->in[2] + a->pad[2] + a->pad[5];
+    int32_t icg = a->c / a->group, ocg = a->oc / a->group;
+    int64_t *xp = calloc((size_t)a->n * a->c * pd * ph * pw, sizeof *xp);
+    int64_t xzv = xz ? byte_at(xz, t->x_signed, 0) : 0;
+    size_t src = 0;
+
+    ck_assert_ptr_nonnull(xp);
+    for (int32_t nc = 0; nc < a->n * a->c; nc++)
+        for (int32_t d = 0; d < a->in[0]; d++)
+            for (int32_t i = 0; i < a->in[1]; i++)
+                for (int32_t j = 0; j < a->in[2]; j++)
+                    xp[(((size_t)nc * pd + d + a->pad[0]) * ph + i + a->pad[1]) * pw + j +
+                       a->pad[2]] = byte_at(x, t->x_signed, src++) - xzv;
+    for (int32_t n = 0; n < a->n; n++)
+        for (int32_t o = 0; o < a->oc; o++) {
+            int32_t g = o / ocg;
+            int64_t wzv = !wz ? 0 : byte_at(wz, t->w_signed, t->w_zp_len == 1 ? 0 : (size_t)o);
+
+            for (int32_t od = 0; od < a->out[0]; od++)
+                for (int32_t i = 0; i < a->out[1]; i++)
+                    for (int32_t j = 0; j < a->out[2]; j++) {
+                        int64_t sum = 0;
+
+                        for (int32_t c = 0; c < icg; c++)
+                            for (int32_t kd = 0; kd < a->k[0]; kd++)
+                                for (int32_t u = 0; u < a->k[1]; u++)
+                                    for (int32_t v = 0; v < a->k[2]; v++) {
+                                        int32_t p = od * a->stride[0] + kd * a->dil[0];
+                                        int32_t r = i * a->stride[1] + u * a->dil[1];
+                                        int32_t q = j * a->stride[2] + v * a->dil[2];
+                                        int64_t wv = byte_at(w, t->w_signed,
+                                            ((((size_t)o * icg + c) * a->k[0] + kd) * a->k[1] + u) *
+                                            a->k[2] + v);
+
+                                        sum += xp[((((size_t)n * a->c + g * icg + c) * pd + p) *
+                                                   ph + r) * pw + q] * (wv - wzv);
+                                    }
+                        y[((((size_t)n * a->oc + o) * a->out[0] + od) * a->out[1] + i) *
+                          a->out[2] + j] = wrap32(sum);
+                    }
+        }
+    free(xp);
+}
+
+START_TEST(test_conv3d_integer_random)
+{
+    uint32_t s = 4242u;
+    int cases = 0;
+
+    for (int it = 0; it < 200; it++) {
+        ln_rt_conv3d_args a;
+        ln_rt_integer_args t;
+        int32_t icg, ocg;
+        size_t nx, nw, ny;
+        void *x, *w, *xz, *wz;
+        int32_t *y, *ref;
+        int zmode, fits = 1;
+
+        memset(&a, 0, sizeof a);
+        a.n = 1 + (int32_t)(rt_rand(&s) % 2);
+        a.group = 1 + (int32_t)(rt_rand(&s) % 3);
+        icg = 1 + (int32_t)(rt_rand(&s) % 2);
+        ocg = 1 + (int32_t)(rt_rand(&s) % 3);
+        a.c = icg * a.group;
+        a.oc = ocg * a.group;
+        for (int i = 0; i < 3; i++) {
+            a.in[i] = 1 + (int32_t)(rt_rand(&s) % 6);
+            a.k[i] = 1 + (int32_t)(rt_rand(&s) % 3);
+            a.stride[i] = 1 + (int32_t)(rt_rand(&s) % 2);
+            a.dil[i] = 1 + (int32_t)(rt_rand(&s) % 2);
+            a.pad[i] = (int32_t)(rt_rand(&s) % 3);
+            a.pad[i + 3] = (int32_t)(rt_rand(&s) % 3);
+            a.out[i] = ln_rt_conv_out_size(a.in[i], a.k[i], a.stride[i], a.pad[i], a.pad[i + 3],
+                                           a.dil[i]);
+            fits = fits && a.out[i] >= 1;
+        }
+        if (!fits)
+            continue;
+        memset(&t, 0, sizeof t);
+        t.x_signed = (int32_t)(rt_rand(&s) & 1);
+        t.w_signed = (int32_t)(rt_rand(&s) & 1);
+        nx = (size_t)a.n * a.c * a.in[0] * a.in[1] * a.in[2];
+        nw = (size_t)a.oc * icg * a.k[0] * a.k[1] * a.k[2];
+        ny = (size_t)a.n * a.oc * a.out[0] * a.out[1] * a.out[2];
+        x = rand_bytes(nx, &s);
+        w = rand_bytes(nw, &s);
+        zmode = (int)(rt_rand(&s) % 3);      /* w: none, per tensor, per output channel */
+        t.x_zp_len = (int32_t)(rt_rand(&s) % 2);
+        t.w_zp_len = zmode == 0 ? 0 : zmode == 1 ? 1 : a.oc;
+        xz = t.x_zp_len ? rand_bytes(1, &s) : NULL;
+        wz = t.w_zp_len ? rand_bytes((size_t)t.w_zp_len, &s) : NULL;
+        y = (int32_t *)rt_scratch(ny * sizeof *y);
+        ref = (int32_t *)rt_scratch(ny * sizeof *ref);
+        ck_assert_int_eq(ln_rt_conv3d_integer(&a, &t, x, w, xz, wz, y), LN_RT_OK);
+        ref_conv3d(&a, &t, x, w, xz, wz, ref);
+        for (size_t i = 0; i < ny; i++)
+            ck_assert_msg(y[i] == ref[i],
+                          "case %d (x %s, w %s, zp %d/%d, group %d, in %dx%dx%d k %dx%dx%d "
+                          "s %d,%d,%d d %d,%d,%d pads %d,%d,%d,%d,%d,%d): y[%zu] = %d, "
+                          "reference %d", it, t.x_signed ? "int8" : "uint8",
+                          t.w_signed ? "int8" : "uint8", (int)t.x_zp_len, (int)t.w_zp_len,
+                          (int)a.group, (int)a.in[0], (int)a.in[1], (int)a.in[2], (int)a.k[0],
+                          (int)a.k[1], (int)a.k[2], (int)a.stride[0], (int)a.stride[1],
+                          (int)a.stride[2], (int)a.dil[0], (int)a.dil[1], (int)a.dil[2],
+                          (int)a.pad[0], (int)a.pad[1], (int)a.pad[2], (int)a.pad[3],
+                          (int)a.pad[4], (int)a.pad[5], i, (int)y[i], (int)ref[i]);
+        cases++;
+        /* a wrong output extent, or an x zero point per channel: refused */
+        a.out[1]++;
+        ck_assert_int_eq(ln_rt_conv3d_integer(&a, &t, x, w, xz, wz, y), LN_RT_ARG_ERROR);
+        a.out[1]--;
+        if (xz) {
+            t.x_zp_len = 2;
+            ck_assert_int_eq(ln_rt_conv3d_integer(&a, &t, x, w, xz, wz, y), LN_RT_ARG_ERROR);
+        }
+        free(x);
+        free(w);
+        free(xz);
+        free(wz);
+        free(y);
+        free(ref);
+    }
+    ck_assert_msg(cases >= 60, "only %d conv3d cases ran", cases);
+}
+END_TEST
+
 /* reference matmul on [ndim] shapes already right-aligned */
 static void ref_matmul(const ln_rt_matmul_args *a, const ln_rt_integer_args *t, const void *A,
                        const void *B, const void *az, const void *bz, int32_t *Y)
@@ -199,8 +336,9 @@ static void ref_matmul(const ln_rt_matmul_args *a, const ln_rt_integer_args *t, 
             for (int32_t n = 0; n < N; n++) {
                 int64_t sum = 0, azv, bzv;
 
-                azv = !az ? 0 : byte_at(az, t->x_signed, t->x_zp_len == 1 ? 0 : (size_t)m);
-                bzv = !bz ? 0 : byte_at(bz, t->w_signed, t->w_zp_len == 1 ? 0 : (size_t)n);
+                /* per row / column of A's or B's own matrix ab / bb */
+                azv = !az ? 0 : byte_at(az, t->x_signed, t->x_zp_len == 1 ? 0 : ab * M + m);
+                bzv = !bz ? 0 : byte_at(bz, t->w_signed, t->w_zp_len == 1 ? 0 : bb * N + n);
                 for (int32_t k = 0; k < K; k++)
                     sum += (byte_at(A, t->x_signed, (ab * M + m) * K + k) - azv) *
                            (byte_at(B, t->w_signed, (bb * K + k) * N + n) - bzv);
@@ -216,7 +354,7 @@ START_TEST(test_matmul_integer_random)
     for (int it = 0; it < 300; it++) {
         ln_rt_matmul_args a;
         ln_rt_integer_args t;
-        size_t na = 1, nb = 1, ny = 1;
+        size_t na = 1, nb = 1, ny = 1, abt = 1, bbt = 1;
         void *A, *B, *az, *bz;
         int32_t *y, *ref, M, K, N;
         int nd = 2 + (int)(rt_rand(&s) % 3);
@@ -242,19 +380,38 @@ START_TEST(test_matmul_integer_random)
             nb *= (size_t)a.b_dims[d];
             ny *= (size_t)a.y_dims[d];
         }
+        for (int d = 0; d < nd - 2; d++) {
+            abt *= (size_t)a.a_dims[d];
+            bbt *= (size_t)a.b_dims[d];
+        }
         memset(&t, 0, sizeof t);
         t.x_signed = (int32_t)(rt_rand(&s) & 1);
         t.w_signed = (int32_t)(rt_rand(&s) & 1);
         A = rand_bytes(na, &s);
         B = rand_bytes(nb, &s);
-        t.x_zp_len = (int32_t[]){0, 1, M}[rt_rand(&s) % 3];   /* none, per tensor, per row */
-        t.w_zp_len = (int32_t[]){0, 1, N}[rt_rand(&s) % 3];   /* ..., per column */
+        /* none, per tensor, per row of each of A's matrices ([..., M, 1]) */
+        t.x_zp_len = (int32_t[]){0, 1, (int32_t)abt * M}[rt_rand(&s) % 3];
+        /* ..., per column of each of B's ([..., 1, N]) */
+        t.w_zp_len = (int32_t[]){0, 1, (int32_t)bbt * N}[rt_rand(&s) % 3];
         az = t.x_zp_len ? rand_bytes((size_t)t.x_zp_len, &s) : NULL;
         bz = t.w_zp_len ? rand_bytes((size_t)t.w_zp_len, &s) : NULL;
         y = (int32_t *)rt_scratch(ny * sizeof *y);
         ref = (int32_t *)rt_scratch(ny * sizeof *ref);
         ck_assert_int_eq(ln_rt_matmul_integer(&a, &t, A, B, az, bz, y), LN_RT_OK);
         ref_matmul(&a, &t, A, B, az, bz, ref);
+        /* per row of one matrix only when A has several: no layout, refused */
+        if (az && abt > 1 && M > 1) {
+            int32_t keep = t.x_zp_len;
+            t.x_zp_len = M;
+            ck_assert_int_eq(ln_rt_matmul_integer(&a, &t, A, B, az, bz, y), LN_RT_ARG_ERROR);
+            t.x_zp_len = keep;
+        }
+        if (bz && bbt > 1 && N > 1) {
+            int32_t keep = t.w_zp_len;
+            t.w_zp_len = N;
+            ck_assert_int_eq(ln_rt_matmul_integer(&a, &t, A, B, az, bz, y), LN_RT_ARG_ERROR);
+            t.w_zp_len = keep;
+        }
         for (size_t i = 0; i < ny; i++)
             ck_assert_msg(y[i] == ref[i],
                           "case %d (A %s, B %s, zp %d/%d, ndim %d, M %d K %d N %d): y[%zu] = %d, "
@@ -314,6 +471,7 @@ Suite *rt_integer_suite(void)
 
     tcase_add_test(tc, test_conv_integer_random);
     tcase_add_test(tc, test_conv_integer_onnx_example);
+    tcase_add_test(tc, test_conv3d_integer_random);
     tcase_add_test(tc, test_matmul_integer_random);
     tcase_add_test(tc, test_matmul_integer_onnx_example_and_wrap);
     suite_add_tcase(s, tc);

@@ -1187,6 +1187,7 @@ static const char *const status_kernels[] = {
     "ln_rt_conv2d_nchw_s8",
     "ln_rt_conv2d_s8",
     "ln_rt_conv3d_f32",
+    "ln_rt_conv3d_integer",
     "ln_rt_conv_transpose2d_f32",
     "ln_rt_conv_transpose2d_s8",
     "ln_rt_conv_transpose3d_f32",

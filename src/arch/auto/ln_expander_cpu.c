@@ -104,6 +104,7 @@ const ln_expand_default ln_expand_defaults_cpu[] = {
     {"conv2d_integer", "conv2d_integer_cpu"},
     {"conv2d_s8", "conv2d_s8_cpu"},
     {"conv3d", "conv3d_cpu"},
+    {"conv3d_integer", "conv3d_integer_cpu"},
     {"conv_transpose2d", "conv_transpose2d_cpu"},
     {"conv_transpose3d", "conv_transpose3d_cpu"},
     {"cos", "cos_cpu"},

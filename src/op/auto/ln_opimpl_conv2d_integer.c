@@ -85,7 +85,7 @@ static int conv2d_integer_check(ln_op_arg *op_arg)
 
 #ifndef LN_OP_STRIP_conv2d_integer
 
-/* ---- conv2d_integer (arch none): ONNX ConvInteger, NCHW: dst int32 = conv(src - src_zero_point, weight - weight_zero_point); src and weight int8 or uint8, each its own; src_zero_point per tensor, weight_zero_point per tensor or per output channel; the padding is 0 after the zero point is subtracted; sums wrap as int32. Geometry as conv2d's. */
+/* ---- conv2d_integer (arch none): ONNX ConvInteger, NCHW: dst int32 = conv(src - src_zero_point, weight - weight_zero_point); src and weight int8 or uint8, each its own; src_zero_point per tensor, weight_zero_point per tensor or per output channel; the padding is 0 after the zero point is subtracted; sums wrap as int32. Geometry as conv2d's. What an ONNX ConvInteger on 3-D (viewed as 4-D, height 1) and 4-D tensors imports as. */
 
 ln_op ln_opimpl_conv2d_integer = {
     .op_arg = &(ln_op_arg){.optype = "conv2d_integer", .arch = "none"},

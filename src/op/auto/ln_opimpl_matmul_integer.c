@@ -28,21 +28,19 @@ static int matmul_integer_check(ln_op_arg *op_arg)
     LN_OPCK(ln_opck_tensor_in_opt(op_arg, "src1_zero_point", &src1_zero_point_te));
     if (src1_zero_point_te) {
         LN_OPCK(ln_opck_tensor_dtype_in(op_arg, "src1_zero_point", src1_zero_point_te, (1u << LN_DTYPE_INT8) | (1u << LN_DTYPE_UINT8)));
-        LN_OPCK(ln_opck_tensor_ndim(op_arg, "src1_zero_point", src1_zero_point_te, LN_CMP_LE, 2));
         LN_OPCK(ln_opck_tensor_same_dtype(op_arg, "src1_zero_point", src1_zero_point_te, "src1", src1_te));
     }
     src1_zero_point = src1_zero_point_te ? src1_zero_point_te->tensor : NULL;
     LN_OPCK(ln_opck_tensor_in_opt(op_arg, "src2_zero_point", &src2_zero_point_te));
     if (src2_zero_point_te) {
         LN_OPCK(ln_opck_tensor_dtype_in(op_arg, "src2_zero_point", src2_zero_point_te, (1u << LN_DTYPE_INT8) | (1u << LN_DTYPE_UINT8)));
-        LN_OPCK(ln_opck_tensor_ndim(op_arg, "src2_zero_point", src2_zero_point_te, LN_CMP_LE, 2));
         LN_OPCK(ln_opck_tensor_same_dtype(op_arg, "src2_zero_point", src2_zero_point_te, "src2", src2_te));
     }
     src2_zero_point = src2_zero_point_te ? src2_zero_point_te->tensor : NULL;
-    LN_OPCK(ln_opck(op_arg, !src1_zero_point || src1_zero_point->len == 1 || (src1->ndim >= 2 && src1_zero_point->len == (size_t)src1->dims[src1->ndim - 2] && (src1_zero_point->ndim == 1 || src1_zero_point->dims[1] == 1)),
-                    "'src1_zero_point' has %zu elements in %d dims: 1, or one per row of 'src1' ([M] or [M, 1])", src1_zero_point ? src1_zero_point->len : 0, src1_zero_point ? src1_zero_point->ndim : 0));
-    LN_OPCK(ln_opck(op_arg, !src2_zero_point || src2_zero_point->len == 1 || (src2->ndim >= 2 && src2_zero_point->len == (size_t)src2->dims[src2->ndim - 1] && (src2_zero_point->ndim == 1 || src2_zero_point->dims[0] == 1)),
-                    "'src2_zero_point' has %zu elements in %d dims: 1, or one per column of 'src2' ([N] or [1, N])", src2_zero_point ? src2_zero_point->len : 0, src2_zero_point ? src2_zero_point->ndim : 0));
+    LN_OPCK(ln_opck(op_arg, ln_ophook_matmul_integer_zp_ok(src1, src1_zero_point, 0),
+                    "'src1_zero_point' (a_zero_point) %s fits 'src1' %s neither per tensor ([] or [1]) nor per row ([M] for a 2-D 'src1', else its shape with K as 1)", src1_zero_point ? ln_dims_str((char[64]){0}, 64, src1_zero_point->ndim, src1_zero_point->dims) : "", ln_dims_str((char[64]){0}, 64, src1->ndim, src1->dims)));
+    LN_OPCK(ln_opck(op_arg, ln_ophook_matmul_integer_zp_ok(src2, src2_zero_point, 1),
+                    "'src2_zero_point' (b_zero_point) %s fits 'src2' %s neither per tensor ([] or [1]) nor per column ([N] for a 2-D 'src2', else its shape with K as 1)", src2_zero_point ? ln_dims_str((char[64]){0}, 64, src2_zero_point->ndim, src2_zero_point->dims) : "", ln_dims_str((char[64]){0}, 64, src2->ndim, src2->dims)));
     LN_OPCK(ln_opck_tensors_out_len(op_arg, LN_CMP_EQ, 1));
     LN_OPCK(ln_opck_tensor_out_new(op_arg, "dst", &dst_name));
     LN_OPCK(ln_ophook_matmul_dst_shape(op_arg, &dst_ndim, dst_dims));
@@ -54,7 +52,7 @@ static int matmul_integer_check(ln_op_arg *op_arg)
 
 #ifndef LN_OP_STRIP_matmul_integer
 
-/* ---- matmul_integer (arch none): ONNX MatMulInteger: dst int32 = matmul(src1 - src1_zero_point, src2 - src2_zero_point) as numpy's (1-D operands promoted, leading dims broadcast); src1 and src2 int8 or uint8, each its own; src1_zero_point per tensor or per row ([M] or [M, 1]), src2_zero_point per tensor or per column ([N] or [1, N]); sums wrap as int32. */
+/* ---- matmul_integer (arch none): ONNX MatMulInteger: dst int32 = matmul(src1 - src1_zero_point, src2 - src2_zero_point) as numpy's (1-D operands promoted, leading dims broadcast); src1 and src2 int8 or uint8, each its own; sums wrap as int32. Zero points as ONNX's text and ONNX Runtime 1.30 take them: src1_zero_point [] or [1] (per tensor), [M] when src1 is 2-D, or src1's shape with K as 1 (per row of each matrix, [..., M, 1]); src2_zero_point [] or [1], [N] when src2 is 2-D, or src2's shape with K as 1 (per column of each matrix, [..., 1, N]); any other shape is refused. */
 
 ln_op ln_opimpl_matmul_integer = {
     .op_arg = &(ln_op_arg){.optype = "matmul_integer", .arch = "none"},
