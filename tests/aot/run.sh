@@ -173,6 +173,13 @@ for m in tests/difftest/found/*.onnx tests/onnx/patterns/*.onnx tests/onnx/ctrl/
     one_model "$n" "$m" 1e-5 "$in" "${m%.onnx}.ref.bin"
 done
 
+# 2b'. ONNX's integer ops (ConvInteger 1-D and 3-D, MatMulInteger zero
+#      points per batch; tests/onnx/integer, ONNX Runtime references):
+#      integer results cast to float, so bit for bit (tolerance 0)
+for m in tests/onnx/integer/integer_*.onnx; do
+    one_model "$(basename "$m" .onnx)" "$m" 0 "${m%.onnx}.in.bin" "${m%.onnx}.ref.bin"
+done
+
 # 2c. quantized (QDQ) models with ONNX Runtime references: the small ones
 #     of tests/onnx/qdq within 2 output steps on 99% of the elements and 4
 #     on all (q:STEP); of the QDQ test networks (make qdq-models, in

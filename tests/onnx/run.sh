@@ -101,5 +101,17 @@ else bad "gather with indices in range: $(od -An -f "$T/y.bin" 2>&1)"; fi
 expect_error "sequence read by another op" "node 'cat1' (ConcatFromSequence): input 's' is a sequence (from SplitToSequence 'split1')" \
     "$ONNX" "$D/sequence_concat.onnx" -o "$T/out/m.json"
 
+# 10. MatMulInteger zero point shapes ONNX Runtime refuses
+#     (tests/onnx/integer/make_integer.py): refused naming node, input, shapes
+expect_error "b_zero_point broadcasting B's batch" \
+    "mm (matmul_integer): 'src2_zero_point' (b_zero_point) \[1, 1, 5\] fits 'src2' \[2, 4, 5\] neither" \
+    "$ONNX" "$D/integer/bad_matmul_bz_broadcast.onnx" -o "$T/out/m.json"
+expect_error "b_zero_point [N] for a 3-D B" \
+    "mm (matmul_integer): 'src2_zero_point' (b_zero_point) \[5\] fits 'src2' \[2, 4, 5\] neither" \
+    "$ONNX" "$D/integer/bad_matmul_bz_vector_3d.onnx" -o "$T/out/m.json"
+expect_error "a_zero_point [1, 1] for A [3, 4]" \
+    "mm (matmul_integer): 'src1_zero_point' (a_zero_point) \[1, 1\] fits 'src1' \[3, 4\] neither" \
+    "$LN" "$D/integer/bad_matmul_az_11.onnx"
+
 echo "onnx tool tests: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
