@@ -4,7 +4,8 @@
 # Writes src/arch/auto/ln_expander_<arch>.c (`ln_expander_funcs_<arch>[]`
 # for the ops with rules, `ln_expand_defaults_<arch>[]` with one row per op
 # that only takes the default X -> X_<arch>)
-# and src/arch/auto/ln_combiner_<arch>.c (`ln_combiner_funcs_<arch>[]`),
+# and src/arch/auto/ln_combiner_<arch>.c (`ln_combiner_funcs_<arch>[]`, and
+# `ln_combiner_early_funcs_<arch>[]` for the rules of stage "early"),
 # both NULL-terminated arrays of the ln_arch.h function types.  Rules are
 # checked against the operator descriptions (gen/op_descs): every optype,
 # tensor and param a rule names must be described.
@@ -510,12 +511,15 @@ for my $f (@files) {
 
     # combiners
     my %helpers_cb;
-    my (@cb_funcs, @cb_table, %cb_names);
+    my (@cb_funcs, @cb_table, @cb_early, %cb_names);
     for my $i (0 .. $#{ $desc->{combiners} // [] }) {
         my $c = $desc->{combiners}[$i];
         my $w = "$path: combiners[$i]";
         check_keys($w, $c, { name => 'str', doc => 'str', pattern => 'array', cond => 'array',
-                             warn => 'str', replace => 'array' }, 'name', 'pattern', 'replace');
+                             warn => 'str', replace => 'array', stage => 'str' },
+                   'name', 'pattern', 'replace');
+        fail("$w.stage", "'$c->{stage}' is not a stage (early, late)")
+            if defined $c->{stage} && $c->{stage} !~ /^(early|late)$/;
         fail("$w.name", "'$c->{name}' is not a C identifier or is used twice")
             if $c->{name} !~ /^[a-z_][a-z0-9_]*$/ || $cb_names{ $c->{name} }++;
         my @pat;
@@ -568,7 +572,8 @@ for my $f (@files) {
         my $open = @r == 1 ? "#ifndef LN_OP_STRIP_$r[0]\n"
                   : "#if !(" . join(" || ", map { "defined(LN_OP_STRIP_$_)" } @r) . ")\n";
         push @cb_funcs, "$open$fn#endif\n";
-        push @cb_table, "$open    cb_$c->{name},\n#endif\n";
+        push @{ ($c->{stage} // 'late') eq 'early' ? \@cb_early : \@cb_table },
+            "$open    cb_$c->{name},\n#endif\n";
     }
 
     # a helper is compiled when one of the rules using it is
@@ -596,7 +601,7 @@ for my $f (@files) {
         GEN_TABLE => join('', @ep_table), GEN_DEFAULTS => join('', @ep_defaults) });
     $out_files{"ln_combiner_$arch.c"} = m4_expand("$opt{templates}/combiner.c.m4", {
         %defs, GEN_HELPERS => $helpers->(\@uses_cb), GEN_FUNCS => join("\n", @cb_funcs),
-        GEN_TABLE => join('', @cb_table) });
+        GEN_TABLE => join('', @cb_table), GEN_EARLY => join('', @cb_early) });
 }
 
 write_dir($opt{out}, \%out_files);

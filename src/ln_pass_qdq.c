@@ -120,26 +120,39 @@ double ln_qdq_round_even(double v)
 }
 
 /* The output clamp of the relu/clip between the op and the Q. */
-ln_bool ln_qdq_clamp_of(const qchain *c, int *lo, int *hi)
+/* The clamp of one relu/clip act at c's output parameters, narrowing
+ * [*lo, *hi]; LN_FALSE when its bounds come at run time. */
+static ln_bool clamp_one(const qchain *c, const ln_op *act, int *lo, int *hi)
 {
     double a, b;
 
-    *lo = -128;
-    *hi = 127;
-    if (!c->act)
-        return LN_TRUE;
-    if (ln_streq(c->act->op_arg->optype, "relu_cpu")) {
-        *lo = c->y_zp;
+    if (ln_streq(act->op_arg->optype, "relu_cpu")) {
+        if (c->y_zp > *lo)
+            *lo = c->y_zp;
         return LN_TRUE;
     }
-    if (ln_pass_tname_in(c->act, "min_t") || ln_pass_tname_in(c->act, "max_t"))
+    if (ln_pass_tname_in(act, "min_t") || ln_pass_tname_in(act, "max_t"))
         return LN_FALSE;
-    a = ln_qdq_round_even(ln_pass_num_param(c->act, "min", -INFINITY) / c->y_scale) + c->y_zp;
-    b = ln_qdq_round_even(ln_pass_num_param(c->act, "max", INFINITY) / c->y_scale) + c->y_zp;
-    if (a > -128)
+    a = ln_qdq_round_even(ln_pass_num_param(act, "min", -INFINITY) / c->y_scale) + c->y_zp;
+    b = ln_qdq_round_even(ln_pass_num_param(act, "max", INFINITY) / c->y_scale) + c->y_zp;
+    if (a > *lo)
         *lo = a > 127 ? 127 : (int)a;
-    if (b < 127)
+    if (b < *hi)
         *hi = b < -128 ? -128 : (int)b;
+    return LN_TRUE;
+}
+
+/* The output clamp of the relu/clip (one or two in a row: their bounds
+ * intersect, which is what applying both does when they overlap) between
+ * the op and the Q; LN_FALSE when it is empty or not constant. */
+ln_bool ln_qdq_clamp_of(const qchain *c, int *lo, int *hi)
+{
+    *lo = -128;
+    *hi = 127;
+    if (c->act && !clamp_one(c, c->act, lo, hi))
+        return LN_FALSE;
+    if (c->act2 && !clamp_one(c, c->act2, lo, hi))
+        return LN_FALSE;
     return *lo <= *hi;
 }
 
@@ -164,6 +177,14 @@ static ln_bool match(ln_context *ctx, ln_op *q, qchain *c)
         if (!p || ln_pass_sole_reader(ctx, x) != c->act)
             return LN_FALSE;
         t = p->op_arg->optype;
+        if (ln_streq(t, "relu_cpu") || ln_streq(t, "clip_cpu")) {
+            x = ln_pass_tname_in(p, "src");
+            c->act2 = p;
+            p = x ? ln_dfg_producer(ctx->dfg, x) : NULL;
+            if (!p || ln_pass_sole_reader(ctx, x) != c->act2)
+                return LN_FALSE;
+            t = p->op_arg->optype;
+        }
     }
     c->op = p;
     c->kind = ln_streq(t, "gemm_cpu") ? 1 : ln_streq(t, "matmul_cpu") ? 2
@@ -468,6 +489,7 @@ static int fuse_one(ln_context *ctx, ln_op *q, ln_bool *done)
     /* the readers of the old outputs go first: the new op writes q's output */
     if ((ret = ln_context_remove_op(ctx, q->op_arg->name)) ||
         (c.act && (ret = ln_context_remove_op(ctx, c.act->op_arg->name))) ||
+        (c.act2 && (ret = ln_context_remove_op(ctx, c.act2->op_arg->name))) ||
         (ret = ln_pass_replace_with(ctx, c.op, before, op)))
         return ret;
     note_consts(ctx, &c, op);

@@ -12,6 +12,8 @@
 /* A DQ -> conv2d/gemm/matmul [-> relu/clip] -> Q chain (ln_pass_qdq.c). */
 typedef struct qchain {
     ln_op *q, *act, *op, *dqx, *dqw, *dqb;  /* act, dqb may be NULL */
+    ln_op *act2;                /* a second activation before act (PyTorch's
+                                 * relu6: Relu then Clip), or NULL */
     ln_bool wview;              /* a view between dqw and a conv (1-D: unsqueeze) */
     double x_scale, y_scale;
     int x_zp, y_zp, act_min, act_max;

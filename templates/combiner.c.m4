@@ -16,3 +16,11 @@ ln_combiner_func ln_combiner_funcs_[[<>]]GEN_ARCH[] = {
 GEN_TABLE[[<>]]m4_dnl
     NULL
 };
+
+/* The rules of stage "early": they put ops in the form the passes before
+ * the combiner look for (x * hardsigmoid(x) as one hardswish before the
+ * QDQ fusion tabulates it). */
+ln_combiner_func ln_combiner_early_funcs_[[<>]]GEN_ARCH[] = {
+GEN_EARLY[[<>]]m4_dnl
+    NULL
+};

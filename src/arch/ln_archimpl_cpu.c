@@ -2,7 +2,9 @@
  * ln_archimpl_cpu.c -- the host CPU architecture: ops that call libln_rt.
  *
  * The compile recipe, in order:
- *   1. expander  abstract ops -> cpu ops (gen/opt_descs rules)
+ *   1. expander  abstract ops -> cpu ops (gen/opt_descs rules), then the
+ *                combiner rules of stage "early" (x * hardsigmoid(x) ->
+ *                hardswish: one op the QDQ fusion can tabulate)
  *   2. qdq       DequantizeLinear -> conv/gemm -> QuantizeLinear chains
  *                become int8 ops (before fold: it needs the int8 weights)
  *   3. fold      ops on constants only run now and become constants;
@@ -24,6 +26,7 @@
 extern ln_expander_func ln_expander_funcs_cpu[];
 extern const ln_expand_default ln_expand_defaults_cpu[];
 extern ln_combiner_func ln_combiner_funcs_cpu[];
+extern ln_combiner_func ln_combiner_early_funcs_cpu[];
 
 static int optimize_cpu(ln_context *ctx)
 {
@@ -32,7 +35,8 @@ static int optimize_cpu(ln_context *ctx)
     if ((ret = ln_pass_expander(ctx, ln_expander_funcs_cpu, ln_expand_defaults_cpu)))
         return ret;
     if (!ctx->no_opt) {
-        if ((ret = ln_pass_fuse_qdq(ctx)))
+        if ((ret = ln_pass_combiner(ctx, 2, ln_combiner_early_funcs_cpu)) ||
+            (ret = ln_pass_fuse_qdq(ctx)))
             return ret;
         if ((ret = ln_pass_fold_constants(ctx)))
             return ret;

@@ -43,6 +43,12 @@ done
 for want in 'cb_conv2d_relu' 'ln_dfg_num_readers(ctx->dfg' '"conv2d_relu_cpu"'; do
     if grep -q "$want" "$tmp/a/arch/ln_combiner_cpu.c"; then ok; else ko "combiner lacks $want"; fi
 done
+# a rule of stage "early" is in the early table only, the others in the main one
+tables=$(sed -n '/^ln_combiner_func/,/^};/p' "$tmp/a/arch/ln_combiner_cpu.c" | tr -d ' \n')
+case $tables in
+*'funcs_cpu[]={#if!(defined(LN_OP_STRIP_conv2d)||defined(LN_OP_STRIP_relu))cb_conv2d_relu,#endifNULL};'*'early_funcs_cpu[]={#ifndefLN_OP_STRIP_relucb_relu_relu,#endifNULL};'*) ok ;;
+*) ko "combiner tables: want conv2d_relu in funcs, relu_relu in early_funcs: $tables" ;;
+esac
 # tensor-dimension conditions: {"tensor", "dim", <cmp>} and {"param", "<cmp>_dim"}
 for want in '"weight"))->ndim > 1 &&' '"weight"))->dims[1] == 1 &&' '"src"))->dims[2] <= 4096 &&' \
             '(ln_op_param(op0->op_arg, "group") ? ln_op_param(op0->op_arg, "group")->value_double : 1) == tensor_of(op0, ln_tensor_list_find_name(op0->op_arg->tensors_in, "src"))->dims[1]'; do

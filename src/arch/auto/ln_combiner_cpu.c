@@ -521,6 +521,153 @@ static ln_list *cb_gemm_leakyrelu(const ln_context *ctx, const ln_list *win_ops,
 }
 #endif
 
+#if !(defined(LN_OP_STRIP_clip) || defined(LN_OP_STRIP_conv2d))
+/* conv2d_cpu with activation relu then clip_cpu with a min of 0 or more, the conv2d_cpu output read by the clip_cpu alone (F.relu6 exports as Relu then Clip): one conv2d_cpu with activation clip, which the relu adds nothing to. */
+static ln_list *cb_conv2d_relu_clip(const ln_context *ctx, const ln_list *win_ops,
+                               size_t win_size, int *match)
+{
+    const ln_op *op0, *op1;
+    ln_list *ops = NULL, *tin, *tout, *params;
+    const ln_list *l;
+    size_t i;
+
+    *match = 0;
+    if (win_size < 2)
+        return NULL;
+    op0 = win_ops->data;
+    op1 = win_ops->next->data;
+    if (!ln_streq(op0->op_arg->optype, "conv2d_cpu") ||
+        !ln_streq(op1->op_arg->optype, "clip_cpu"))
+        return NULL;
+    if (!(ln_streq(ln_tensor_list_find_name(op1->op_arg->tensors_in, "src"),
+                 ln_tensor_list_find_name(op0->op_arg->tensors_out, "dst")) &&
+          ln_op_param(op0->op_arg, "activation") &&
+          ln_streq(ln_op_param(op0->op_arg, "activation")->value_string, "relu") &&
+          ln_dfg_num_readers(ctx->dfg,
+                           ln_tensor_list_find_name(op0->op_arg->tensors_out, "dst")) == 1 &&
+          !(ln_tensor_list_find_name(op1->op_arg->tensors_in, "min_t")) &&
+          !(ln_tensor_list_find_name(op1->op_arg->tensors_in, "max_t")) &&
+          ln_op_param(op1->op_arg, "min") &&
+          ln_op_param(op1->op_arg, "min")->value_double >= 0))
+        return NULL;
+
+    tin = ln_tensor_list_copy(op0->op_arg->tensors_in);
+    tout = ln_tensor_list_append(NULL, "dst",
+                        ln_tensor_list_find_name(op1->op_arg->tensors_out, "dst"));
+    params = NULL;
+    params = copy_params(params, op0->op_arg->params);
+    params = ln_param_list_remove(params, "activation");
+    params = ln_param_list_append_string(params, "activation", "clip");
+    params = copy_param_or(params, "act_alpha", ln_op_param(op1->op_arg, "min"), -3.4028234e+38);
+    params = copy_param_or(params, "act_beta", ln_op_param(op1->op_arg, "max"), 3.4028234e+38);
+    ops = ln_list_append(ops, new_op("conv2d_cpu", op0->op_arg->name, tin, tout, params,
+                                       op0->op_arg->tensor_table));
+    /* the rest of the window stays as it is */
+    for (l = win_ops->next->next, i = 2; l && i < win_size; l = l->next, i++)
+        ops = ln_list_append(ops, ln_op_copy(l->data));
+    *match = 1;
+    return ops;
+}
+#endif
+
+#if !(defined(LN_OP_STRIP_clip) || defined(LN_OP_STRIP_conv2d))
+/* conv2d_dw_cpu with activation relu then clip_cpu with a min of 0 or more, the conv2d_dw_cpu output read by the clip_cpu alone (F.relu6 exports as Relu then Clip): one conv2d_dw_cpu with activation clip, which the relu adds nothing to. */
+static ln_list *cb_conv2d_dw_relu_clip(const ln_context *ctx, const ln_list *win_ops,
+                               size_t win_size, int *match)
+{
+    const ln_op *op0, *op1;
+    ln_list *ops = NULL, *tin, *tout, *params;
+    const ln_list *l;
+    size_t i;
+
+    *match = 0;
+    if (win_size < 2)
+        return NULL;
+    op0 = win_ops->data;
+    op1 = win_ops->next->data;
+    if (!ln_streq(op0->op_arg->optype, "conv2d_dw_cpu") ||
+        !ln_streq(op1->op_arg->optype, "clip_cpu"))
+        return NULL;
+    if (!(ln_streq(ln_tensor_list_find_name(op1->op_arg->tensors_in, "src"),
+                 ln_tensor_list_find_name(op0->op_arg->tensors_out, "dst")) &&
+          ln_op_param(op0->op_arg, "activation") &&
+          ln_streq(ln_op_param(op0->op_arg, "activation")->value_string, "relu") &&
+          ln_dfg_num_readers(ctx->dfg,
+                           ln_tensor_list_find_name(op0->op_arg->tensors_out, "dst")) == 1 &&
+          !(ln_tensor_list_find_name(op1->op_arg->tensors_in, "min_t")) &&
+          !(ln_tensor_list_find_name(op1->op_arg->tensors_in, "max_t")) &&
+          ln_op_param(op1->op_arg, "min") &&
+          ln_op_param(op1->op_arg, "min")->value_double >= 0))
+        return NULL;
+
+    tin = ln_tensor_list_copy(op0->op_arg->tensors_in);
+    tout = ln_tensor_list_append(NULL, "dst",
+                        ln_tensor_list_find_name(op1->op_arg->tensors_out, "dst"));
+    params = NULL;
+    params = copy_params(params, op0->op_arg->params);
+    params = ln_param_list_remove(params, "activation");
+    params = ln_param_list_append_string(params, "activation", "clip");
+    params = copy_param_or(params, "act_alpha", ln_op_param(op1->op_arg, "min"), -3.4028234e+38);
+    params = copy_param_or(params, "act_beta", ln_op_param(op1->op_arg, "max"), 3.4028234e+38);
+    ops = ln_list_append(ops, new_op("conv2d_dw_cpu", op0->op_arg->name, tin, tout, params,
+                                       op0->op_arg->tensor_table));
+    /* the rest of the window stays as it is */
+    for (l = win_ops->next->next, i = 2; l && i < win_size; l = l->next, i++)
+        ops = ln_list_append(ops, ln_op_copy(l->data));
+    *match = 1;
+    return ops;
+}
+#endif
+
+#if !(defined(LN_OP_STRIP_clip) || defined(LN_OP_STRIP_gemm))
+/* gemm_cpu with activation relu then clip_cpu with a min of 0 or more, the gemm_cpu output read by the clip_cpu alone (F.relu6 exports as Relu then Clip): one gemm_cpu with activation clip, which the relu adds nothing to. */
+static ln_list *cb_gemm_relu_clip(const ln_context *ctx, const ln_list *win_ops,
+                               size_t win_size, int *match)
+{
+    const ln_op *op0, *op1;
+    ln_list *ops = NULL, *tin, *tout, *params;
+    const ln_list *l;
+    size_t i;
+
+    *match = 0;
+    if (win_size < 2)
+        return NULL;
+    op0 = win_ops->data;
+    op1 = win_ops->next->data;
+    if (!ln_streq(op0->op_arg->optype, "gemm_cpu") ||
+        !ln_streq(op1->op_arg->optype, "clip_cpu"))
+        return NULL;
+    if (!(ln_streq(ln_tensor_list_find_name(op1->op_arg->tensors_in, "src"),
+                 ln_tensor_list_find_name(op0->op_arg->tensors_out, "dst")) &&
+          ln_op_param(op0->op_arg, "activation") &&
+          ln_streq(ln_op_param(op0->op_arg, "activation")->value_string, "relu") &&
+          ln_dfg_num_readers(ctx->dfg,
+                           ln_tensor_list_find_name(op0->op_arg->tensors_out, "dst")) == 1 &&
+          !(ln_tensor_list_find_name(op1->op_arg->tensors_in, "min_t")) &&
+          !(ln_tensor_list_find_name(op1->op_arg->tensors_in, "max_t")) &&
+          ln_op_param(op1->op_arg, "min") &&
+          ln_op_param(op1->op_arg, "min")->value_double >= 0))
+        return NULL;
+
+    tin = ln_tensor_list_copy(op0->op_arg->tensors_in);
+    tout = ln_tensor_list_append(NULL, "dst",
+                        ln_tensor_list_find_name(op1->op_arg->tensors_out, "dst"));
+    params = NULL;
+    params = copy_params(params, op0->op_arg->params);
+    params = ln_param_list_remove(params, "activation");
+    params = ln_param_list_append_string(params, "activation", "clip");
+    params = copy_param_or(params, "act_alpha", ln_op_param(op1->op_arg, "min"), -3.4028234e+38);
+    params = copy_param_or(params, "act_beta", ln_op_param(op1->op_arg, "max"), 3.4028234e+38);
+    ops = ln_list_append(ops, new_op("gemm_cpu", op0->op_arg->name, tin, tout, params,
+                                       op0->op_arg->tensor_table));
+    /* the rest of the window stays as it is */
+    for (l = win_ops->next->next, i = 2; l && i < win_size; l = l->next, i++)
+        ops = ln_list_append(ops, ln_op_copy(l->data));
+    *match = 1;
+    return ops;
+}
+#endif
+
 #if !(defined(LN_OP_STRIP_hardsigmoid) || defined(LN_OP_STRIP_hardswish) || defined(LN_OP_STRIP_mul))
 /* hardsigmoid_cpu with alpha 1/6 and beta 1/2, its output read only by a mul_cpu of it and its own input (x * hardsigmoid(x), how opset 13 exports HardSwish: MobileNetV3): one hardswish_cpu. */
 static ln_list *cb_hardswish_1(const ln_context *ctx, const ln_list *win_ops,
@@ -646,6 +793,22 @@ ln_combiner_func ln_combiner_funcs_cpu[] = {
 #if !(defined(LN_OP_STRIP_gemm) || defined(LN_OP_STRIP_leakyrelu))
     cb_gemm_leakyrelu,
 #endif
+#if !(defined(LN_OP_STRIP_clip) || defined(LN_OP_STRIP_conv2d))
+    cb_conv2d_relu_clip,
+#endif
+#if !(defined(LN_OP_STRIP_clip) || defined(LN_OP_STRIP_conv2d))
+    cb_conv2d_dw_relu_clip,
+#endif
+#if !(defined(LN_OP_STRIP_clip) || defined(LN_OP_STRIP_gemm))
+    cb_gemm_relu_clip,
+#endif
+    NULL
+};
+
+/* The rules of stage "early": they put ops in the form the passes before
+ * the combiner look for (x * hardsigmoid(x) as one hardswish before the
+ * QDQ fusion tabulates it). */
+ln_combiner_func ln_combiner_early_funcs_cpu[] = {
 #if !(defined(LN_OP_STRIP_hardsigmoid) || defined(LN_OP_STRIP_hardswish) || defined(LN_OP_STRIP_mul))
     cb_hardswish_1,
 #endif

@@ -1,0 +1,81 @@
+#!/usr/bin/python3
+"""QDQ models as PyTorch writes them, with PyTorch's own outputs as references.
+
+    /usr/bin/python3 tests/onnx/qdq/make_torch_qdq.py
+
+A model that calls torch.fake_quantize_per_tensor_affine on activations and
+torch.fake_quantize_per_channel_affine on weights (what torch.ao.quantization's
+FakeQuantize modules compute in quantization-aware training) exports at opset
+13 as QuantizeLinear -> DequantizeLinear pairs: the activations' with int8 or
+uint8 zero points, the weights' QuantizeLinear of the float weight itself
+(with the scale computed from it by Abs / ReduceMax / Div, which LightNet
+folds at import) and axis 0.  F.relu6 exports as Relu then Clip.  Writes
+tests/onnx/qdq/torch_fq_{s8,u8}.{onnx,in.bin,ref.bin,scale}; the reference is
+PyTorch's fake-quantized output, which LightNet's int8 kernels are held to
+within 2 output steps on 99% of the elements and 4 on all (tests/aot/run.sh),
+every conv and linear an int8 kernel call.  Needs Debian's python3-torch;
+the outputs are committed (CI has no torch).
+"""
+import os
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def fqw(w):
+    s = (w.abs().flatten(1).max(1)[0] / 127).clamp(min=1e-8)
+    return torch.fake_quantize_per_channel_affine(w, s, torch.zeros_like(s, dtype=torch.int32),
+                                                  0, -128, 127)
+
+
+class Net(nn.Module):
+    """conv3x3 + relu, depthwise + F.relu6, a residual add, maxpool,
+    conv1x1 + hardswish, global average pool, linear; every activation
+    fake-quantized (lo..hi: -128..127 or 0..255)."""
+
+    def __init__(self, lo, hi):
+        super().__init__()
+        self.lo, self.hi = lo, hi
+        self.c1 = nn.Conv2d(3, 8, 3, padding=1)
+        self.c2 = nn.Conv2d(8, 8, 3, padding=1, groups=8)
+        self.c3 = nn.Conv2d(8, 16, 1)
+        self.fc = nn.Linear(16, 6)
+
+    def fq(self, x, s, z):
+        return torch.fake_quantize_per_tensor_affine(x, s, z + (0 if self.lo < 0 else 128),
+                                                     self.lo, self.hi)
+
+    def forward(self, x):
+        x = self.fq(x, 0.03, 0)
+        a = self.fq(F.relu(F.conv2d(x, fqw(self.c1.weight), self.c1.bias, padding=1)), 0.02, -128)
+        b = self.fq(F.relu6(F.conv2d(a, fqw(self.c2.weight), self.c2.bias, padding=1, groups=8)),
+                    0.02, -128)
+        x = self.fq(a + b, 0.03, -128)
+        x = self.fq(F.max_pool2d(x, 2), 0.03, -128)
+        x = self.fq(F.conv2d(x, fqw(self.c3.weight), self.c3.bias), 0.05, 3)
+        x = self.fq(F.hardswish(x), 0.04, -100)
+        x = self.fq(F.adaptive_avg_pool2d(x, 1), 0.04, -100).flatten(1)
+        return self.fq(F.linear(x, fqw(self.fc.weight), self.fc.bias), 0.04, 0)
+
+
+def main():
+    torch.manual_seed(0)
+    for name, lo, hi in (("torch_fq_s8", -128, 127), ("torch_fq_u8", 0, 255)):
+        m = Net(lo, hi).eval()
+        x = torch.randn(1, 3, 16, 16)
+        with torch.no_grad():
+            y = m(x)
+            torch.onnx.export(m, x, os.path.join(HERE, name + ".onnx"), opset_version=13,
+                              input_names=["x"], output_names=["y"])
+        x.numpy().astype(np.float32).tofile(os.path.join(HERE, name + ".in.bin"))
+        y.numpy().astype(np.float32).tofile(os.path.join(HERE, name + ".ref.bin"))
+        open(os.path.join(HERE, name + ".scale"), "w").write("0.04\n")
+        print(name, y.numpy().ravel())
+
+
+if __name__ == "__main__":
+    main()
