@@ -325,6 +325,64 @@ int ln_report_tensors(FILE *fp, const ln_context *ctx, const char *prefix, int f
     return 0;
 }
 
+static ln_bool optype_base_is(const ln_op *op, const char *base)
+{
+    size_t n = strlen(base);
+    return strncmp(op->op_arg->optype, base, n) == 0 &&
+           (op->op_arg->optype[n] == '\0' || op->op_arg->optype[n] == '_');
+}
+
+/* A quantized model: how many ops compute on int8, and which float ops
+ * stay float between a DequantizeLinear and a QuantizeLinear (no int8
+ * kernel takes them): each named.  Nothing for a float model. */
+static void report_quantized(FILE *fp, const ln_context *ctx)
+{
+    int n8 = 0, nf = 0, nq = 0, shown = 0, nops = ln_list_length(ctx->ops);
+    const ln_op **quantized = ln_alloc(sizeof *quantized * (size_t)(nops ? nops : 1));
+
+    /* the producers of what a QuantizeLinear reads */
+    LN_LIST_FOREACH(ln_op, op, ctx->ops) {
+        ln_tensor_entry *src = optype_base_is(op, "quantize_linear")
+                               ? ln_op_tensor_in(op->op_arg, "src") : NULL;
+        ln_op *p = src ? ln_dfg_producer(ctx->dfg, src->name) : NULL;
+        if (p)
+            quantized[nq++] = p;
+    }
+    LN_LIST_FOREACH(ln_op, op, ctx->ops) {
+        ln_tensor_list_entry *o = op->op_arg->tensors_out ? op->op_arg->tensors_out->data : NULL;
+        ln_tensor_entry *te = o ? ln_tensor_table_find(ctx->tensor_table, o->name) : NULL;
+        ln_bool near_qdq = LN_FALSE;
+        if (!te || te->isstatic || optype_base_is(op, "input") || optype_base_is(op, "create") ||
+            optype_base_is(op, "quantize_linear") || optype_base_is(op, "dequantize_linear"))
+            continue;
+        if (te->tensor->dtype == LN_DTYPE_INT8 || te->tensor->dtype == LN_DTYPE_UINT8) {
+            n8++;
+            continue;
+        }
+        LN_LIST_FOREACH(ln_tensor_list_entry, tl, op->op_arg->tensors_in) {
+            ln_op *p = ln_dfg_producer(ctx->dfg, tl->name);
+            near_qdq |= p && optype_base_is(p, "dequantize_linear");
+        }
+        for (int i = 0; i < nq && !near_qdq; i++)
+            near_qdq = quantized[i] == op;
+        if (!near_qdq)
+            continue;
+        if (nf++ == 0)
+            fputs("  stays float between DequantizeLinear and QuantizeLinear (no int8 kernel):\n",
+                  fp);
+        if (shown < 12) {
+            fprintf(fp, "    %s (%s)\n", op->op_arg->name, op->op_arg->optype);
+            shown++;
+        }
+    }
+    if (nf > shown)
+        fprintf(fp, "    and %d more\n", nf - shown);
+    if (n8 || nf)
+        fprintf(fp, "  int8 ops                   %10d  (%d op%s kept float)\n", n8, nf,
+                nf == 1 ? "" : "s");
+    ln_free(quantized);
+}
+
 int ln_report_mem(FILE *fp, const ln_context *ctx, int flags)
 {
     plan_view v;
@@ -347,6 +405,7 @@ int ln_report_mem(FILE *fp, const ln_context *ctx, int flags)
     fprintf(fp, "  no reuse at all            %10zu bytes  (every tensor its own buffer)\n",
             ctx->noreuse_size);
     report_constants(fp, ctx);
+    report_quantized(fp, ctx);
     return ln_report_tensors(fp, ctx, "  ", flags);
 }
 

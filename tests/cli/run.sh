@@ -118,5 +118,18 @@ if "$LN" -i x="$T/x.bin" --save a="$T/a.bin" "$T/chain.json" >/dev/null 2>"$T/er
 expect_error "--save intermediate with -r" "'a' is not a graph output" -r -i x="$T/x.bin" \
     --save a="$T/a2.bin" "$T/chain_planned.json"
 
+# --mem-report on a QDQ model: the int8 ops counted, each op that stays
+# float between a DequantizeLinear and a QuantizeLinear named (issue 13)
+if "$LN" --mem-report tests/onnx/qdq/qdq_keep_float.onnx >"$T/rep" 2>"$T/err" &&
+   grep -q '^  stays float between DequantizeLinear and QuantizeLinear' "$T/rep" &&
+   grep -q '^    conv_9 (conv2d_cpu)$' "$T/rep" && grep -q '^    averagepool_33 (avgpool2d_cpu)$' "$T/rep" &&
+   grep -q '^  int8 ops  *1  (3 ops kept float)$' "$T/rep"; then ok
+else bad "--mem-report of qdq_keep_float: $(cat "$T/rep" "$T/err")"; fi
+if "$LN" --mem-report tests/onnx/qdq/qdq_branches.onnx >"$T/rep" 2>"$T/err" &&
+   ! grep -q 'stays float' "$T/rep" && grep -q '^  int8 ops  *9  (0 ops kept float)$' "$T/rep" &&
+   "$LN" --mem-report tests/models/lenet5/model.onnx >"$T/rep" 2>"$T/err" &&
+   ! grep -q 'int8 ops' "$T/rep"; then ok
+else bad "--mem-report int8 line: $(cat "$T/rep" "$T/err")"; fi
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
