@@ -598,7 +598,8 @@ int ln_pass_fuse_qdq(ln_context *ctx)
                                         "unsqueeze_cpu", "transpose_cpu", "pad_cpu", NULL};
     int (*const fuse[])(ln_context *, ln_op *, ln_bool *) = {
         ln_qdq_requant_one, ln_qdq_pad_one, fuse_one,          ln_qdq_pool_one,
-        ln_qdq_add_one,     ln_qdq_gap_one, ln_qdq_concat_one, ln_qdq_lut_one};
+        ln_qdq_add_one,     ln_qdq_gap_one, ln_qdq_concat_one, ln_qdq_lut_one,
+        ln_qdq_softmax_one};
     int ret;
 
     /* the Qs move first: u8_one puts a new zero point's create op right

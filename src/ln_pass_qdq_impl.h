@@ -65,6 +65,10 @@ ln_bool ln_qdq_same_qparams(ln_context *ctx, const ln_op *a, const ln_op *b);
 ln_op *ln_qdq_requant_op(ln_context *ctx, const char *optype, const char *name, const char *x,
                          const char *y, double m, double bound, int zx, int zy);
 
+/* TFLite's int8 softmax parameters (beta 1) for input scale sx; LN_FALSE
+ * when sx is out of the kernel's range (ln_pass_qdq_ops.c). */
+ln_bool ln_qdq_softmax_params(double sx, int32_t *mult, int32_t *shift, int32_t *diff_min);
+
 /* The rewrites of ln_pass_qdq_ops.c, each an ln_pass_fold_all fold. */
 int ln_qdq_sink_one(ln_context *ctx, ln_op *view, ln_bool *done);
 int ln_qdq_requant_one(ln_context *ctx, ln_op *q, ln_bool *done);
@@ -74,6 +78,7 @@ int ln_qdq_pool_one(ln_context *ctx, ln_op *q, ln_bool *done);
 int ln_qdq_pad_one(ln_context *ctx, ln_op *q, ln_bool *done);
 int ln_qdq_add_one(ln_context *ctx, ln_op *q, ln_bool *done);
 int ln_qdq_lut_one(ln_context *ctx, ln_op *q, ln_bool *done);
+int ln_qdq_softmax_one(ln_context *ctx, ln_op *q, ln_bool *done);
 int ln_qdq_u8_one(ln_context *ctx, ln_op *q, ln_bool *done);
 int ln_qdq_act_one(ln_context *ctx, ln_op *act, ln_bool *done);
 int ln_qdq_hoist_one(ln_context *ctx, ln_op *q, ln_bool *done);

@@ -606,3 +606,91 @@ int ln_qdq_hoist_one(ln_context *ctx, ln_op *q, ln_bool *done)
         return zp;
     return ln_pass_replace_with(ctx, view, ln_list_append(NULL, q2), v2);
 }
+
+/* TensorFlow Lite's int8 softmax parameters for beta 1 and input scale
+ * sx, with 5 integer bits for the rescaled differences: the real
+ * multiplier beta * sx * 2^26 (capped at 2^31 - 1, and more than 1) as a
+ * Q31 multiplier and a left shift (frexp, rounded to 31 bits), and
+ * diff_min, minus the largest difference that rescales into Q5.26:
+ * floor((2^5 - 1) * 2^26 / 2^shift).  LN_FALSE when the scale is out of
+ * the kernel's range (below 2^-26, or 2^4 and more: refused rather than
+ * saturated). */
+ln_bool ln_qdq_softmax_params(double sx, int32_t *mult, int32_t *shift, int32_t *diff_min)
+{
+    double real = sx * 67108864.0, f;   /* beta 1 times 2^(31 - 5) */
+    long long q;
+    int e;
+
+    if (!(real > 1.0) || !(real < 1073741824.0))
+        return LN_FALSE;
+    f = frexp(real, &e);
+    q = llround(f * 2147483648.0);
+    if (q == 2147483648LL) {
+        q /= 2;
+        e++;
+    }
+    if (e < 1 || e > 30)
+        return LN_FALSE;
+    *mult = (int32_t)q;
+    *shift = e;
+    *diff_min = -(int32_t)floor(31.0 * 67108864.0 / ldexp(1.0, e));
+    return LN_TRUE;
+}
+
+/* Q(Softmax(DQ(x))) -> softmax_s8 (TFLite's int8 softmax) when the
+ * softmax's rows are the last axis (ONNX 13's axis -1, or before 13 the
+ * 2-D coercion when it comes to that), x and the output int8 per tensor,
+ * and the output at TFLite's fixed parameters, scale 1/256 and zero point
+ * -128 (ONNX Runtime's quantizer gives a softmax these; a uint8 output's
+ * 1/256 and 0 has become them by u8_one).  Anything else stays float. */
+int ln_qdq_softmax_one(ln_context *ctx, ln_op *q, ln_bool *done)
+{
+    const char *y = ln_pass_tname_in(q, "src");
+    ln_op *sm = y ? ln_dfg_producer(ctx->dfg, y) : NULL, *dq, *op;
+    ln_tensor_entry *x, *yq;
+    ln_param_entry *co;
+    const ln_tensor *t;
+    double sx, sy;
+    int zx, zy, axis, ret;
+    size_t row = 1, inner = 1;
+    int32_t mult, shift, diff_min;
+    ln_list *params = NULL;
+
+    *done = LN_FALSE;
+    if (!sm || ln_pass_sole_reader(ctx, y) != q || !ln_streq(sm->op_arg->optype, "softmax_cpu") ||
+        !(dq = ln_qdq_producer_of(ctx, sm, "src", "dequantize_linear_cpu")) ||
+        !(x = ln_pass_tin(ctx, dq, "src")) || x->isstatic || x->tensor->dtype != LN_DTYPE_INT8 ||
+        !(yq = ln_qdq_tout(ctx, q, "dst")) || yq->tensor->dtype != LN_DTYPE_INT8 ||
+        !ln_qdq_per_tensor_s8(ctx, dq, &sx, &zx) || !ln_qdq_per_tensor_s8(ctx, q, &sy, &zy) ||
+        zy != -128 || fabs(sy * 256.0 - 1.0) > 1e-6 || x->tensor->ndim < 1)
+        return 0;
+    /* the float op's rows, contiguous: [outer][row][inner] with inner 1 */
+    t = x->tensor;
+    axis = (int)ln_pass_num_param(sm, "axis", -1);
+    if (axis < 0)
+        axis += t->ndim;
+    if (axis < 0 || axis >= t->ndim)
+        return 0;
+    co = ln_op_param(sm->op_arg, "coerce_2d");
+    for (int i = axis; i < t->ndim; i++) {
+        if (i == axis || (co && co->type == LN_PARAM_BOOL && co->value_bool))
+            row *= (size_t)t->dims[i];
+        else
+            inner *= (size_t)t->dims[i];
+    }
+    if (inner != 1 || row != (size_t)t->dims[t->ndim - 1] || row > 4095 ||
+        !ln_qdq_softmax_params(sx, &mult, &shift, &diff_min))
+        return 0;
+    params = ln_param_list_append_int(params, "input_mult", mult);
+    params = ln_param_list_append_int(params, "input_left_shift", shift);
+    params = ln_param_list_append_int(params, "diff_min", diff_min);
+    op = ln_qdq_new_op(ctx, "softmax_s8_cpu", sm->op_arg->name,
+                       ln_tensor_list_append(NULL, "src", x->name),
+                       ln_tensor_list_append(NULL, "dst", yq->name), params);
+    if (!op)
+        return 0;
+    *done = LN_TRUE;
+    if ((ret = ln_context_remove_op(ctx, q->op_arg->name)))
+        return ret;
+    return ln_pass_replace_with(ctx, sm, NULL, op);
+}

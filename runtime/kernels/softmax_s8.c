@@ -8,7 +8,11 @@
  * [-1/4, 0) and a product of exp(-2^k) for the bits above, the exps summed
  * in Q12, the sum's reciprocal found by Newton-Raphson in Q2, and each
  * output is exp * reciprocal rounded to 8 bits.  Differences below
- * diff_min give the smallest output.  The constants are exp(-1/8), 1/3,
+ * diff_min give the smallest output, and so does every element of a row
+ * whose exps sum to 2^9 or more (only rows of more than 511 elements):
+ * each is then at most 1/512, half a step, and the rounding divide by
+ * 2^(bits over unit + 23) that TFLite applies would shift by 32 or more,
+ * which its integer arithmetic does not define.  The constants are exp(-1/8), 1/3,
  * 48/17, -32/17 and exp(-2^k), k = -2..4, in their Q formats.
  */
 #include "ln_rt_internal.h"
@@ -106,7 +110,7 @@ void ln_rt_softmax_s8(int32_t rows, int32_t row_size, int32_t input_mult,
         scale = one_over_one_plus((int32_t)(((uint32_t)sum << headroom) - (1u << 31)));
         for (int32_t i = 0; i < row_size; i++) {
             int32_t d = (int32_t)xr[i] - max;
-            if (d >= diff_min) {
+            if (d >= diff_min && bits_over_unit <= 8) {
                 int32_t q5 = ln_rt__srdhm((int32_t)((uint32_t)d << input_left_shift), input_mult);
                 int32_t o = ln_rt__rdivpot(ln_rt__srdhm(scale, exp_negative(q5)),
                                            bits_over_unit + 31 - 8) - 128;

@@ -357,7 +357,7 @@ static const ln_budget_node ln_budget_cortex_m4_nodes[] = {
     {"ln_rt_softmax_cross_entropy_f32", LN_BUDGET_RUNTIME, LN_BUDGET_TEXT, 28, 4, 24, 0, 560, 1},
     {"ln_rt_softmax_cross_entropy_f64", LN_BUDGET_RUNTIME, LN_BUDGET_TEXT, 28, 4, 24, 0, 561, 1},
     {"ln_rt_softmax_f32", LN_BUDGET_RUNTIME, LN_BUDGET_TEXT, 20, 4, 16, 0, 562, 1},
-    {"ln_rt_softmax_s8", LN_BUDGET_RUNTIME, LN_BUDGET_TEXT, 724, 4, 80, 0, 563, 1},
+    {"ln_rt_softmax_s8", LN_BUDGET_RUNTIME, LN_BUDGET_TEXT, 716, 4, 80, 0, 563, 1},
     {"ln_rt_softplus_f32", LN_BUDGET_RUNTIME, LN_BUDGET_TEXT, 84, 4, 24, 0, 564, 2},
     {"ln_rt_softsign_f32", LN_BUDGET_RUNTIME, LN_BUDGET_TEXT, 52, 4, 0, 0, 566, 0},
     {"ln_rt_space_to_depth_f32", LN_BUDGET_RUNTIME, LN_BUDGET_TEXT, 340, 4, 128, 0, 566, 0},

@@ -215,6 +215,7 @@ const ln_expand_default ln_expand_defaults_cpu[] = {
     {"slice", "slice_cpu"},
     {"softmax", "softmax_cpu"},
     {"softmax_cross_entropy", "softmax_cross_entropy_cpu"},
+    {"softmax_s8", "softmax_s8_cpu"},
     {"softplus", "softplus_cpu"},
     {"softsign", "softsign_cpu"},
     {"space_to_depth", "space_to_depth_cpu"},
