@@ -9,10 +9,13 @@
  *    alone read are folded into its weights and bias.
  * 2. The tensors to quantize: the data input and output of each op with an
  *    int8 kernel (Conv, Gemm, MatMul of a constant weight, Add, Mul, pools,
- *    Concat, elementwise functions by table); a Relu / Clip that alone
+ *    Concat, elementwise functions by table, Softmax); a Relu / Clip that alone
  *    reads such an output moves the quantization to its output (its range
  *    is the clamp); views and pools share their input's parameters, and
  *    so do a concat's inputs and output (one union-find over tensors).
+ *    A Softmax's output has fixed parameters, scale 1/256 and zero point
+ *    -128, as ONNX Runtime's quantizer gives it (TensorFlow Lite's int8
+ *    softmax output, which the compiler's softmax_s8 needs).
  * 3. Calibration: the folded float model is imported and compiled with the
  *    expander only (no fusion renames or removes a tensor, every node's
  *    output keeps its ONNX name) and planned with no buffer shared, so
@@ -108,6 +111,7 @@ typedef struct {
     float scale;
     int8_t zp;
     ln_bool has_params;
+    ln_bool softmax_out;        /* a Softmax's output: 1/256, -128 */
 } track;
 
 typedef struct {
@@ -519,6 +523,7 @@ static void choose_set(qz *q, FILE *log)
         Onnx__NodeProto *n = q->nodes[k], *r;
         const char *op = op_of(n), *o;
         ln_bool quant = LN_FALSE;
+        int k2;
 
         if (q->dropped[k] || is_one_of(op, NEUTRAL))
             continue;
@@ -542,7 +547,7 @@ static void choose_set(qz *q, FILE *log)
                 quant = LN_TRUE;
             }
         } else if (is_one_of(op, POOLS) || ln_streq(op, "GlobalAveragePool") ||
-                   is_one_of(op, LUT)) {
+                   is_one_of(op, LUT) || ln_streq(op, "Softmax")) {
             if (n->n_input >= 1 && !is_const(q, n->input[0])) {
                 track_of(q, n->input[0]);
                 quant = LN_TRUE;
@@ -557,12 +562,15 @@ static void choose_set(qz *q, FILE *log)
         o = n->output[0];
         r = sole_reader(q, o, NULL);
         if (r && is_one_of(op_of(r), ACTS) && !keep_float(q, r) && !is_one_of(op, LUT) &&
+            !ln_streq(op, "Softmax") &&
             !(ln_streq(op_of(r), "Clip") && ((r->n_input > 1 && r->input[1][0] &&
                                               !is_const(q, r->input[1])) ||
                                              (r->n_input > 2 && r->input[2][0] &&
                                               !is_const(q, r->input[2])))))
             o = r->output[0];
-        track_of(q, o);
+        k2 = track_of(q, o);
+        if (ln_streq(op, "Softmax"))
+            q->tr[k2].softmax_out = LN_TRUE;
     }
     /* views and pools share their input's parameters; a concat's inputs and output one */
     for (size_t k = 0; k < q->n_nodes; k++) {
@@ -863,6 +871,15 @@ static void compute_params(qz *q)
     }
 }
 
+/* Does root's group hold a softmax's output? */
+static ln_bool holds_softmax_out(qz *q, int root)
+{
+    for (int j = 0; j < q->n_tr; j++)
+        if (q->tr[j].softmax_out && find(q, j) == root)
+            return LN_TRUE;
+    return LN_FALSE;
+}
+
 static int finish_params(qz *q)
 {
     int ret;
@@ -879,6 +896,13 @@ static int finish_params(qz *q)
             continue;
         s = (float)(fmax(hi - lo, 1e-8) / 255.0);
         z = nearbyint(-128.0 - lo / (double)s);
+        /* a softmax's output (and what shares its parameters: a view of
+         * it) at 1/256, -128, unless its range was forced or the group
+         * holds values outside [0, 1] (a concat with other tensors) */
+        if (!t->has_params && lo >= 0 && hi <= 1 && holds_softmax_out(q, i)) {
+            s = 1.0f / 256.0f;
+            z = -128;
+        }
         t->scale = s;
         t->zp = (int8_t)(z < -128 ? -128 : z > 127 ? 127 : z);
         t->has_params = LN_TRUE;
