@@ -7,11 +7,12 @@
 #   make test-qdq     the interpreter against ONNX Runtime, in TFLite's
 #                     default arithmetic and with the runtime built for
 #                     single rounding (tests/onnx/qdq/check_nets.py), and
-#                     41 random QDQ networks (random_qdq.py);
+#                     41 random QDQ networks (random_qdq.py), and the int8
+#                     softmax (tests/onnx/qdq/check_softmax.py);
 #                     test-aot runs the networks through ln-aot + cc
 #   make qdq-random N=2000 SEED=1   the random networks, a long run
-#   make test-m4-qdq  each as Cortex-M4 firmware under qemu, against the
-#                     host interpreter's output, and ln-aot --budget's
+#   make test-m4-qdq  each (and QDQ_M4_SMALL) as Cortex-M4 firmware under
+#                     qemu, against the host interpreter's output, and ln-aot --budget's
 #                     prediction against the linked firmware (check-budget)
 # Needs /usr/bin/python3 with onnx and numpy (tools/setup.sh) and
 # onnxruntime-node (bench/setup.sh, run here when missing).
@@ -19,6 +20,8 @@
 QDQ_PY ?= /usr/bin/python3
 QDQ_NETS := lenet5 ds_cnn resnet8 mobilenet_v1_025 ad_autoencoder
 QDQ_DIR := $(BUILD)/qdq
+# small models of tests/onnx/qdq also run as firmware (test-m4-qdq)
+QDQ_M4_SMALL := qdq_softmax qdq_softmax_gemm
 QDQ_SR_RT := runtime/build-sr/libln_rt.a
 
 .PHONY: qdq-models test-qdq test-m4-qdq qdq-sr-rt qdq-random qdq-m4-dirs m4-report-qdq
@@ -44,12 +47,13 @@ QDQ_RANDOM = $(QDQ_PY) tests/onnx/qdq/random_qdq.py --lightnet $(BUILD)/bin/ligh
 # the networks, then 40 random QDQ networks and the seeds that found bugs
 # (12: a zero point defined after its Q; 223: a degenerate output range
 # whose multiplier's left shift overflowed)
-test-qdq: qdq-models $(BUILD)/bin/lightnet $(QDQ_DIR)/lightnet-sr
+test-qdq: qdq-models $(BUILD)/bin/lightnet $(BUILD)/bin/ln-quant $(QDQ_DIR)/lightnet-sr
 	$(QDQ_PY) tests/onnx/qdq/check_nets.py --dir $(QDQ_DIR) --lightnet $(BUILD)/bin/lightnet \
 	    --lightnet-sr $(QDQ_DIR)/lightnet-sr --known-drift mobilenet_v1_025 $(QDQ_NETS)
 	@test -f bench/node_modules/onnxruntime-node/package.json || sh bench/setup.sh
 	$(QDQ_RANDOM) --seed 1 --n 40
 	$(QDQ_RANDOM) --seed 223 --n 1
+	$(QDQ_PY) tests/onnx/qdq/check_softmax.py --bin $(BUILD)/bin
 
 # make qdq-random [N=2000] [SEED=1]: the long run
 qdq-random: $(BUILD)/bin/lightnet $(QDQ_DIR)/lightnet-sr
@@ -68,6 +72,11 @@ qdq-m4-dirs: qdq-models $(BUILD)/bin/lightnet
 	  set -- $$io; \
 	  $(BUILD)/bin/lightnet -i $$1=$$d/input.bin --save $$2=$$d/output.bin $$d/model.onnx > /dev/null; \
 	done
+	@set -e; for n in $(QDQ_M4_SMALL); do \
+	  d=$(CURDIR)/$(QDQ_DIR)/m4/$$n; mkdir -p $$d; \
+	  cp tests/onnx/qdq/$$n.onnx $$d/model.onnx; cp tests/onnx/qdq/$$n.in.bin $$d/input.bin; \
+	  $(BUILD)/bin/lightnet -i x=$$d/input.bin --save y=$$d/output.bin $$d/model.onnx > /dev/null; \
+	done
 
 test-m4-qdq: qdq-m4-dirs $(BUILD)/bin/ln-aot
 	@$(MAKE) --no-print-directory -C runtime m4
@@ -78,6 +87,11 @@ test-m4-qdq: qdq-m4-dirs $(BUILD)/bin/ln-aot
 	  $(MAKE) --no-print-directory -s -C $(M4_EX) $(M4_AOT) MODEL_DIR=$$d check-budget \
 	    > $$d/budget-check.txt || { cat $$d/budget-check.txt; exit 1; }; \
 	  grep -E 'total|budget check' $$d/budget-check.txt; \
+	done
+	@set -e; for n in $(QDQ_M4_SMALL); do \
+	  d=$(CURDIR)/$(QDQ_DIR)/m4/$$n; \
+	  echo "== $$n"; \
+	  $(MAKE) --no-print-directory -s -C $(M4_EX) $(M4_AOT) MODEL_DIR=$$d run; \
 	done
 
 # The memory report of each as firmware and the int8 table (m4-report).

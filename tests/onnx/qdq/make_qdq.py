@@ -368,7 +368,63 @@ def pads(B):
     return x, t, s_out, [1, 4, 4, 4]
 
 
-def save(name, make):
+def softmax_q(B, t, v, axis=None):
+    """Softmax of t (calibration values v, float) over the last axis, then
+    Q -> DQ at the fixed parameters ONNX Runtime's quantizer gives a
+    softmax output: scale 1/256, zero point -128 (TFLite's int8 softmax)."""
+    e = np.exp(v - v.max(axis=-1, keepdims=True))
+    attrs = {} if axis is None else {"axis": axis}
+    t = B.node("Softmax", [t], **attrs)
+    s, z = B.const("s", np.array(1 / 256.0, np.float32)), B.const("z", np.array(-128, np.int8))
+    return B.node("DequantizeLinear", [B.node("QuantizeLinear", [t, s, z]), s, z]), e / e.sum(axis=-1, keepdims=True)
+
+
+def softmax(B):
+    """A conv, then a softmax over the last axis of its 4-D output (rows of
+    the width, ONNX 13's axis -1) at the fixed output parameters: int8
+    throughout (softmax_s8)."""
+    x = R.uniform(-1, 1, (1, 3, 6, 9)).astype(np.float32)
+    t, sx, _ = B.qdq("x", x)
+    w, wd, ws = B.weight(R.normal(0, 0.8, (4, 3, 3, 3)).astype(np.float32), axis=0)
+    b, bd = B.bias(R.normal(0, 0.3, 4).astype(np.float32), sx, ws)
+    v = conv(x, wd, bd, pad=1)
+    t, _, _ = B.qdq(B.node("Conv", [t, w, b], pads=[1, 1, 1, 1]), v)
+    t, v = softmax_q(B, t, v)
+    return x, t, 1 / 256.0, [1, 4, 6, 9]
+
+
+def classifier(B):
+    """A gemm classifier (per-tensor weights) and its softmax at opset 11:
+    Softmax's default axis 1 on the 2-D logits, the coercion to 2-D that is
+    the last axis; a batch of 8 rows of 10 classes."""
+    x = R.uniform(-1, 1, (8, 24)).astype(np.float32)
+    t, sx, _ = B.qdq("x", x)
+    w, wd, _ = B.weight(R.normal(0, 0.5, (24, 10)).astype(np.float32))
+    b = R.normal(0, 0.5, 10).astype(np.float32)
+    v = x @ wd + b
+    t, _, _ = B.qdq(B.node("Gemm", [t, w, B.const("b", b)]), v)
+    t, v = softmax_q(B, t, v)
+    return x, t, 1 / 256.0, [8, 10]
+
+
+def softmax_keep(B):
+    """Softmaxes the int8 kernel cannot take stay float between their Q/DQ:
+    one whose output has calibrated parameters (not 1/256, -128), one over
+    axis 1 of a 3-D tensor (not the last)."""
+    x = R.uniform(-2, 2, (2, 5, 7)).astype(np.float32)
+    t, sx, _ = B.qdq("x", x)
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    v = e / e.sum(axis=-1, keepdims=True)
+    t, _, _ = B.qdq(B.node("Softmax", [t], axis=-1), v)
+    e = np.exp(v - v.max(axis=1, keepdims=True))
+    v = e / e.sum(axis=1, keepdims=True)
+    t = B.node("Softmax", [t], axis=1)
+    s, z = B.const("s", np.array(1 / 256.0, np.float32)), B.const("z", np.array(-128, np.int8))
+    t = B.node("DequantizeLinear", [B.node("QuantizeLinear", [t, s, z]), s, z])
+    return x, t, 1 / 256.0, [2, 5, 7]
+
+
+def save(name, make, opset=13):
     B = Builder()
     x, y, s_out, y_shape = make(B)
     B.nodes[-1].output[0] = "y"
@@ -376,7 +432,7 @@ def save(name, make):
                           [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x.shape))],
                           [helper.make_tensor_value_info("y", TensorProto.FLOAT, y_shape)],
                           [numpy_helper.from_array(v, k) for k, v in B.inits.items()])
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)],
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)],
                           producer_name="lightnet-qdq")
     m.ir_version = 7
     onnx.checker.check_model(m, full_check=True)
@@ -409,3 +465,6 @@ save("qdq_acts", acts)
 save("qdq_se", se)
 save("qdq_conv1d", conv1d)
 save("qdq_pads", pads)
+save("qdq_softmax", softmax)
+save("qdq_softmax_gemm", classifier, opset=11)
+save("qdq_softmax_keep_float", softmax_keep)
