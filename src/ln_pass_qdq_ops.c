@@ -1,9 +1,9 @@
 /*
  * ln_pass_qdq_ops.c -- the QDQ rewrites beside the conv/gemm chains
  * (ln_pass_qdq.c has the overview): requantization, pools, pads, add and
- * mul, global average pooling, concat, functions by table, uint8
- * activations, and the moves of DQ / Q / relu across views.  Each is a
- * fold for ln_pass_fold_all.
+ * mul, global average pooling, concat, functions by table, softmax,
+ * uint8 activations, and the moves of DQ / Q / relu across views.  Each
+ * is a fold for ln_pass_fold_all.
  */
 #include <math.h>
 #include <stdint.h>
