@@ -18,7 +18,10 @@ softmax, ln_rt_softmax_s8), checked through `lightnet`:
 4. Random rows (1 to 4095 elements, input scales 2^-8 .. 1.5): the output
    against the float softmax of the dequantized inputs, quantized (round
    half to even), within 1 step everywhere; the counts printed.
-5. ln-quant on a float gemm classifier with a softmax: the softmax's
+5. uint8 activations (ONNX Runtime's default): the softmax output at 1/256
+   and zero point 0 is made int8 (-128) and the softmax softmax_s8, within
+   1 step of ONNX Runtime.
+6. ln-quant on a float gemm classifier with a softmax: the softmax's
    output gets ONNX Runtime's fixed parameters (1/256, -128), the compiled
    model holds softmax_s8, and its output is within 1 step of ONNX
    Runtime's on the same QDQ model.
@@ -89,12 +92,14 @@ def check_models(lightnet, work):
               (name, "float softmax" if keep else "softmax_s8", n1, y.size))
 
 
-def qdq_softmax_model(path, shape, scale, zp):
-    """x -> Q(scale, zp) -> DQ -> Softmax(-1) -> Q(1/256, -128) -> DQ -> y"""
+def qdq_softmax_model(path, shape, scale, zp, u8=False):
+    """x -> Q(scale, zp) -> DQ -> Softmax(-1) -> Q(1/256, -128) -> DQ -> y;
+    u8: uint8 activations, the output's zero point 0 (ONNX Runtime's)"""
+    t = np.uint8 if u8 else np.int8
     inits = [numpy_helper.from_array(np.array(scale, np.float32), "sx"),
-             numpy_helper.from_array(np.array(zp, np.int8), "zx"),
+             numpy_helper.from_array(np.array(zp, t), "zx"),
              numpy_helper.from_array(np.array(1 / 256.0, np.float32), "sy"),
-             numpy_helper.from_array(np.array(-128, np.int8), "zy")]
+             numpy_helper.from_array(np.array(0 if u8 else -128, t), "zy")]
     nodes = [helper.make_node("QuantizeLinear", ["x", "sx", "zx"], ["xq"]),
              helper.make_node("DequantizeLinear", ["xq", "sx", "zx"], ["xd"]),
              helper.make_node("Softmax", ["xd"], ["p"], axis=-1),
@@ -179,6 +184,23 @@ def ort(model, x, work):
     return np.fromfile(os.path.join(d, "ort_0.bin"), np.float32)
 
 
+def check_u8(lightnet, work, seed):
+    """ONNX Runtime's default uint8 activations: the softmax output at
+    1/256 and 0 becomes int8 at -128 and the softmax softmax_s8."""
+    r = np.random.RandomState(seed)
+    x = r.uniform(-3, 5, (6, 12)).astype(np.float32)
+    m = os.path.join(work, "u8.onnx")
+    qdq_softmax_model(m, [6, 12], np.float32(8 / 255.0), 96, u8=True)
+    if "softmax_s8_cpu" not in optypes(compiled_ops(lightnet, m, work)):
+        fail("uint8 softmax: not fused")
+    y, ref = run(lightnet, m, x, work), ort(m, x, work)
+    d = steps(y, ref)
+    if d.max() > 1.001:
+        fail("uint8 softmax: %.1f steps from ONNX Runtime" % d.max())
+    print("uint8 softmax (1/256, 0): softmax_s8, %d of %d outputs 1 step from ONNX Runtime, "
+          "the rest equal" % (int((d > 0.5).sum()), d.size))
+
+
 def check_quant(bindir, work, seed):
     r = np.random.RandomState(seed)
     w1, b1 = r.normal(0, 0.4, (16, 12)).astype(np.float32), r.normal(0, 0.2, 12).astype(np.float32)
@@ -229,6 +251,7 @@ def main():
         check_models(lightnet, work)
         check_tflite_vector(lightnet, work)
         check_random(lightnet, work, a.seed)
+        check_u8(lightnet, work, a.seed)
         check_quant(a.bin, work, a.seed)
     if FAILS:
         print("check_softmax: %d failed" % len(FAILS))
