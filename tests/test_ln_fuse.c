@@ -82,6 +82,47 @@ static void compare(const char *ir, const char *in, int in_len, const char *out,
     ln_context_free(b);
 }
 
+/* F.relu6 as PyTorch exports it: Relu then Clip.  conv -> relu -> clip(0.25,
+ * 0.75) becomes one conv with the clip; a relu -> clip(0, 6) alone becomes
+ * the clip; a clip with a negative min keeps its relu (not the same). */
+START_TEST(test_relu_then_clip)
+{
+    char *w = create("w", "[4,3,3,3]", 108, -1, 2), *bias = create("b", "[4]", 4, -1, 2);
+    const char *in =
+        "{\"name\":\"x\",\"optype\":\"input\",\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"x\"}],"
+        "\"params\":[{\"arg_name\":\"dtype\",\"value\":\"float32\"},{\"arg_name\":\"dims\",\"value\":[1,3,5,5]}]}";
+    const char *conv =
+        "{\"name\":\"conv\",\"optype\":\"conv2d\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"x\"},"
+        "{\"arg_name\":\"weight\",\"name\":\"w\"},{\"arg_name\":\"bias\",\"name\":\"b\"}],"
+        "\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"c\"}],\"params\":[{\"arg_name\":\"pads\",\"value\":[1,1,1,1]}]}";
+    const char *tail =
+        "{\"name\":\"r\",\"optype\":\"relu\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"%s\"}],"
+        "\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"rr\"}]},"
+        "{\"name\":\"cl\",\"optype\":\"clip\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"rr\"}],"
+        "\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"y\"}],\"params\":[{\"arg_name\":\"min\",\"value\":%s},"
+        "{\"arg_name\":\"max\",\"value\":%s}]},"
+        "{\"name\":\"out\",\"optype\":\"output\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"y\"}]}]}";
+    char *t1 = ln_sprintf(tail, "c", "0.25", "0.75"), *t2 = ln_sprintf(tail, "x", "0", "6"),
+         *t3 = ln_sprintf(tail, "c", "-0.5", "0.75");
+    char *ir1 = ln_sprintf("{\"ops\":[%s,%s,%s,%s,%s", in, w, bias, conv, t1);
+    char *ir2 = ln_sprintf("{\"ops\":[%s,%s", in, t2);
+    char *ir3 = ln_sprintf("{\"ops\":[%s,%s,%s,%s,%s", in, w, bias, conv, t3);
+    int nopt, nref;
+
+    compare(ir1, "x", 75, "y", 100, &nopt, &nref);
+    ck_assert_int_eq(nref, 7);      /* x, w, b, conv, relu, clip, out */
+    ck_assert_int_eq(nopt, 5);      /* x, w, b, conv (clip), out */
+    compare(ir2, "x", 75, "y", 75, &nopt, &nref);
+    ck_assert_int_eq(nref, 4);
+    ck_assert_int_eq(nopt, 3);      /* x, clip, out */
+    compare(ir3, "x", 75, "y", 100, &nopt, &nref);
+    ck_assert_int_eq(nopt, 6);      /* x, w, b, conv (relu), clip, out */
+    ln_free(t1); ln_free(t2); ln_free(t3);
+    ln_free(ir1); ln_free(ir2); ln_free(ir3);
+    ln_free(w); ln_free(bias);
+}
+END_TEST
+
 START_TEST(test_pad_conv_bn_relu)
 {
     /* x[1,3,7,5] -> pad 1 on H, W -> conv 4x3x3x3 + bias -> batchnorm -> relu */
@@ -224,6 +265,7 @@ Suite *test_ln_fuse_suite(void)
     tcase_add_test(tc, test_gemm_bn_clip);
     tcase_add_test(tc, test_conv_leakyrelu_and_zero_pad);
     tcase_add_test(tc, test_dwconv_pad_bn_clip);
+    tcase_add_test(tc, test_relu_then_clip);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -12,6 +12,7 @@
 
 #if !(defined(LN_OP_STRIP_clip) || defined(LN_OP_STRIP_conv2d)) || \
     !(defined(LN_OP_STRIP_clip) || defined(LN_OP_STRIP_gemm)) || \
+    !(defined(LN_OP_STRIP_clip) || defined(LN_OP_STRIP_relu)) || \
     !(defined(LN_OP_STRIP_conv2d) || defined(LN_OP_STRIP_leakyrelu)) || \
     !(defined(LN_OP_STRIP_conv2d) || defined(LN_OP_STRIP_relu)) || \
     !(defined(LN_OP_STRIP_gemm) || defined(LN_OP_STRIP_leakyrelu)) || \
@@ -68,6 +69,7 @@ static ln_list *copy_param_or(ln_list *params, const char *arg_name, const ln_pa
 
 #if !(defined(LN_OP_STRIP_clip) || defined(LN_OP_STRIP_conv2d)) || \
     !(defined(LN_OP_STRIP_clip) || defined(LN_OP_STRIP_gemm)) || \
+    !(defined(LN_OP_STRIP_clip) || defined(LN_OP_STRIP_relu)) || \
     !(defined(LN_OP_STRIP_conv2d) || defined(LN_OP_STRIP_leakyrelu)) || \
     !(defined(LN_OP_STRIP_conv2d) || defined(LN_OP_STRIP_relu)) || \
     !(defined(LN_OP_STRIP_gemm) || defined(LN_OP_STRIP_leakyrelu)) || \
@@ -110,6 +112,50 @@ static ln_list *cb_relu_relu(const ln_context *ctx, const ln_list *win_ops,
                         ln_tensor_list_find_name(op1->op_arg->tensors_out, "dst"));
     params = NULL;
     ops = ln_list_append(ops, new_op("relu_cpu", op0->op_arg->name, tin, tout, params,
+                                       op0->op_arg->tensor_table));
+    /* the rest of the window stays as it is */
+    for (l = win_ops->next->next, i = 2; l && i < win_size; l = l->next, i++)
+        ops = ln_list_append(ops, ln_op_copy(l->data));
+    *match = 1;
+    return ops;
+}
+#endif
+
+#if !(defined(LN_OP_STRIP_clip) || defined(LN_OP_STRIP_relu))
+/* relu_cpu then clip_cpu with a min of 0 or more, the relu's output read by the clip alone (F.relu6 exports as Relu then Clip): the clip alone, which the relu adds nothing to. */
+static ln_list *cb_relu_clip(const ln_context *ctx, const ln_list *win_ops,
+                               size_t win_size, int *match)
+{
+    const ln_op *op0, *op1;
+    ln_list *ops = NULL, *tin, *tout, *params;
+    const ln_list *l;
+    size_t i;
+
+    *match = 0;
+    if (win_size < 2)
+        return NULL;
+    op0 = win_ops->data;
+    op1 = win_ops->next->data;
+    if (!ln_streq(op0->op_arg->optype, "relu_cpu") ||
+        !ln_streq(op1->op_arg->optype, "clip_cpu"))
+        return NULL;
+    if (!(ln_streq(ln_tensor_list_find_name(op1->op_arg->tensors_in, "src"),
+                 ln_tensor_list_find_name(op0->op_arg->tensors_out, "dst")) &&
+          ln_dfg_num_readers(ctx->dfg,
+                           ln_tensor_list_find_name(op0->op_arg->tensors_out, "dst")) == 1 &&
+          !(ln_tensor_list_find_name(op1->op_arg->tensors_in, "min_t")) &&
+          !(ln_tensor_list_find_name(op1->op_arg->tensors_in, "max_t")) &&
+          ln_op_param(op1->op_arg, "min") &&
+          ln_op_param(op1->op_arg, "min")->value_double >= 0))
+        return NULL;
+
+    tin = ln_tensor_list_append(NULL, "src",
+                        ln_tensor_list_find_name(op0->op_arg->tensors_in, "src"));
+    tout = ln_tensor_list_append(NULL, "dst",
+                        ln_tensor_list_find_name(op1->op_arg->tensors_out, "dst"));
+    params = NULL;
+    params = copy_params(params, op1->op_arg->params);
+    ops = ln_list_append(ops, new_op("clip_cpu", op0->op_arg->name, tin, tout, params,
                                        op0->op_arg->tensor_table));
     /* the rest of the window stays as it is */
     for (l = win_ops->next->next, i = 2; l && i < win_size; l = l->next, i++)
@@ -765,6 +811,9 @@ static ln_list *cb_hardswish_2(const ln_context *ctx, const ln_list *win_ops,
 ln_combiner_func ln_combiner_funcs_cpu[] = {
 #ifndef LN_OP_STRIP_relu
     cb_relu_relu,
+#endif
+#if !(defined(LN_OP_STRIP_clip) || defined(LN_OP_STRIP_relu))
+    cb_relu_clip,
 #endif
 #if !(defined(LN_OP_STRIP_conv2d) || defined(LN_OP_STRIP_relu))
     cb_conv2d_relu,
