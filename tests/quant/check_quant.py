@@ -19,6 +19,11 @@
   drifts from ONNX Runtime's single rounding by a step or two, and random
   weights put the top two logits of DS-CNN about 2 steps apart);
 - the same inputs give the same model, byte for byte (a second run);
+- a NAME trained/X is the trained network tests/trained/X
+  (tools/make_trained_models.py): its calibration and evaluation inputs are
+  drawn from its task (tests/trained/data.py), the task accuracy of the float
+  and the int8 model is printed, and the float model in LightNet is held to
+  PyTorch's output (tests/trained/X/output.bin, 1e-4 of the largest);
 - ln-aot emits C for it that compiles, every conv and gemm an int8 kernel call;
   ln-onnx imports it; -f json writes an IR that computes the same bytes;
 - ln-quant --report names the layer whose range was made bad on purpose
@@ -53,7 +58,27 @@ def fail(msg):
     FAILS.append(msg)
 
 
-def gen_inputs(x0, n, seed, d):
+TRAINED_DIR = os.path.join(ROOT, "tests", "trained")
+
+
+def model_dir(name):
+    """tests/models/NAME, or tests/trained/X for NAME trained/X"""
+    if name.startswith("trained/"):
+        return os.path.join(TRAINED_DIR, name[len("trained/"):])
+    return os.path.join(ROOT, "tests", "models", name)
+
+
+def base(name):
+    return name[len("trained/"):] if name.startswith("trained/") else name
+
+
+def gen_inputs(name, x0, n, seed, d):
+    """n inputs: of a trained network's task (tests/trained/data.py), else the
+    random network's input.bin scaled and with noise"""
+    if name.startswith("trained/"):
+        sys.path.insert(0, TRAINED_DIR)
+        import data
+        return data.write(base(name), n, seed, d)
     os.makedirs(d, exist_ok=True)
     rs = np.random.RandomState(seed)
     sd = float(x0.std()) or 1.0
@@ -116,17 +141,18 @@ def method_args(m):
 
 
 def check_net(a, name, tmp):
-    d = os.path.join(ROOT, "tests", "models", name)
+    d = model_dir(name)
     model = os.path.join(d, "model.onnx")
     m = onnx.load(model)
     xn, yn = m.graph.input[0].name, m.graph.output[0].name
     shape = [x.dim_value for x in m.graph.input[0].type.tensor_type.shape.dim]
     x0 = np.fromfile(os.path.join(d, "input.bin"), np.float32).reshape(shape)
     seed = sum(map(ord, name))
-    cal = os.path.join(tmp, name + "_cal")
-    gen_inputs(x0, a.ncal, seed, cal)
-    ev = gen_inputs(x0, a.neval, seed + 1, os.path.join(tmp, name + "_eval"))
-    qm = os.path.join(tmp, name + ".q.onnx")
+    tag = name.replace("/", "_")
+    cal = os.path.join(tmp, tag + "_cal")
+    gen_inputs(name, x0, a.ncal, seed, cal)
+    ev = gen_inputs(name, x0, a.neval, seed + 1, os.path.join(tmp, tag + "_eval"))
+    qm = os.path.join(tmp, tag + ".q.onnx")
     cmd = [os.path.join(a.bin, "ln-quant"), model, "-o", qm, "-q", "--calib", cal] + \
         method_args(a.method)
     r = subprocess.run(cmd, capture_output=True, text=True)
@@ -146,7 +172,7 @@ def check_net(a, name, tmp):
     yq = lightnet(ln, qm, xn, yn, ev, tmp)
     yo = ort(qm, xn, yn, shape, ev, tmp)
     s = sqnr(yf, yq)
-    cls = name in CLASSIFIERS
+    cls = base(name) in CLASSIFIERS
     cq = yq.argmax(1)
     gap = yf.max(1) - yf[np.arange(len(yf)), cq]
     exact = float((gap == 0).mean())
@@ -160,7 +186,28 @@ def check_net(a, name, tmp):
         name, a.ncal, a.neval, nq, s, "%.1f%%" % (100 * agree) if cls else "-",
         "%.1f%%" % (100 * exact) if cls else "-",
         100 * within2, st.max(), "same" if top_ort else "DIFF"))
-    if s < 30:
+    per = sorted(sqnr(f, q_) for f, q_ in zip(yf, yq))
+    extra = "per input SQNR min %.2f, median %.2f dB" % (per[0], per[len(per) // 2])
+    if name.startswith("trained/"):
+        sys.path.insert(0, TRAINED_DIR)
+        import data
+        lab = data.generate(base(name), a.neval, seed + 1)[1]
+        if lab is not None:
+            extra += "; task accuracy float %.1f%%, int8 %.1f%%" % (
+                100 * float((yf.argmax(1) == lab).mean()), 100 * float((yq.argmax(1) == lab).mean()))
+        # the float model in LightNet against PyTorch's stored output
+        pt = np.fromfile(os.path.join(d, "output.bin"), np.float32)
+        y0 = lightnet(ln, model, xn, yn, [os.path.join(d, "input.bin")], tmp)[0]
+        rel = float(np.abs(y0 - pt).max() / np.abs(pt).max())
+        extra += "; float vs PyTorch %.1e" % rel
+        if rel > 1e-4:
+            fail("%s: the float model in LightNet differs from PyTorch by %.2g of the largest" % (
+                name, rel))
+    print("%-18s %s" % ("", extra))
+    if s < 30 and name in a.known_sqnr.split(","):
+        print("KNOWN %s: output SQNR %.2f dB against float, under the 30 asked "
+              "(docs/quantization-flow.md)" % (name, s))
+    elif s < 30:
         fail("%s: output SQNR %.2f dB against float (at least 30)" % (name, s))
     if cls and agree < 0.98:
         fail("%s: top-1 agrees with float on %.1f%% of the inputs, ties aside (at least 98%%)" % (
@@ -175,7 +222,7 @@ def check_net(a, name, tmp):
     if not top_ort:
         fail("%s: top-1 differs from ONNX Runtime's" % name)
     if a.aot:
-        c = os.path.join(tmp, name + ".c")
+        c = os.path.join(tmp, tag + ".c")
         r = subprocess.run([os.path.join(a.bin, "ln-aot"), "-o", c, qm], capture_output=True, text=True)
         src = open(c).read() if not r.returncode else ""
         if r.returncode or subprocess.run(["cc", "-std=c99", "-c", "-I" + os.path.join(ROOT, "runtime", "include"),
@@ -264,6 +311,8 @@ def main():
     ap.add_argument("--neval", type=int, default=200)
     ap.add_argument("--method", default="minmax")
     ap.add_argument("--known-drift", default="")
+    ap.add_argument("--known-sqnr", default="",
+                    help="networks whose output SQNR under 30 dB is reported as KNOWN, not failed")
     ap.add_argument("--no-repro", dest="repro", action="store_false")
     ap.add_argument("--no-aot", dest="aot", action="store_false")
     ap.add_argument("nets", nargs="+")

@@ -14,7 +14,15 @@ ONNX Runtime, in output steps (the output's quantization scale):
   once, as ONNX Runtime does, the int8 pipeline (import, fusion,
   multipliers, biases, clamps) must agree exactly: every element within 1
   step (ties round half up there, half to even in ONNX Runtime) and at
-  most 1% of them off at all.
+  most 1% of them off at all.  --known-ties names networks whose average
+  pool meets such ties often enough to pass that 1% (the trained ResNet-8:
+  an 8x8 pool divides by 64, and every pooled value that differs from ONNX
+  Runtime's is a sum that is 32 mod 64); they are held to 1 step only.
+
+A network's DIR/NAME.in.bin may hold several inputs one after another
+(the trained networks, trained/X: 20 inputs of their task), with ONNX
+Runtime's output for each in DIR/NAME.ref.bin; every input is run and
+held to the same bars, the top-1 class on each.
 
   check_nets.py --dir DIR --lightnet BIN --lightnet-sr BIN NAME...
 """
@@ -45,34 +53,49 @@ def main():
     ap.add_argument("--lightnet-sr", required=True)
     ap.add_argument("--known-drift", default="",
                     help="networks whose double-rounding distance is reported, not held to 4 steps")
+    ap.add_argument("--known-ties", default="",
+                    help="networks whose average pool meets exact ties (rounded away from zero, "
+                         "ONNX Runtime: to even): single rounding held to 1 step, its share reported")
     ap.add_argument("nets", nargs="+")
     a = ap.parse_args()
     fails, misses = [], []
-    print("%-18s %6s | %-26s | %-22s | top-1" % ("network", "elems", "double rounding: max, >2",
-                                                 "single rounding: max, !=0"))
+    print("%-24s %3s %6s | %-26s | %-22s | top-1 as ORT" % (
+        "network", "in", "elems", "double rounding: max, >2", "single rounding: max, !=0"))
     for n in a.nets:
         model = os.path.join(a.dir, n + ".onnx")
         m = onnx.load(model, load_external_data=False)
         xn, yn = m.graph.input[0].name, m.graph.output[0].name
-        ref = np.fromfile(os.path.join(a.dir, n + ".ref.bin"), np.float32)
+        xsize = int(np.prod([d.dim_value for d in m.graph.input[0].type.tensor_type.shape.dim]))
+        xs = np.fromfile(os.path.join(a.dir, n + ".in.bin"), np.float32).reshape(-1, xsize)
+        refs = np.fromfile(os.path.join(a.dir, n + ".ref.bin"), np.float32).reshape(len(xs), -1)
         step = float(open(os.path.join(a.dir, n + ".scale")).read())
-        x = os.path.join(a.dir, n + ".in.bin")
-        dr = np.abs(run(a.lightnet, model, xn, yn, x) - ref) / step
-        sr = np.abs(run(a.lightnet_sr, model, xn, yn, x) - ref) / step
-        y = run(a.lightnet, model, xn, yn, x)
+        dr, sr, same = [], [], 0
+        with tempfile.TemporaryDirectory() as d:
+            for x, ref in zip(xs, refs):
+                xf = os.path.join(d, "x.bin")
+                x.tofile(xf)
+                y = run(a.lightnet, model, xn, yn, xf)
+                dr.append(np.abs(y - ref) / step)
+                sr.append(np.abs(run(a.lightnet_sr, model, xn, yn, xf) - ref) / step)
+                # ties aside: a class within a step of ONNX Runtime's top is a tie
+                same += bool(y[ref.argmax()] == y.max() or ref[y.argmax()] >= ref.max() - 1.001 * step)
+        dr, sr = np.array(dr), np.array(sr)
+        top1 = same == len(xs)
         over2 = float((dr > 2.001).mean())
-        # ties aside: a class within a step of ONNX Runtime's top is a tie
-        top1 = y[ref.argmax()] == y.max() or ref[y.argmax()] >= ref.max() - 1.001 * step
-        print("%-18s %6d | %5.2f steps, %6.2f%%      | %5.2f steps, %6.2f%%  | %s" % (
-            n, ref.size, dr.max(), 100 * over2, sr.max(), 100 * float((sr > 0.001).mean()),
-            "same" if top1 else "DIFFERS"))
+        print("%-24s %3d %6d | %5.2f steps, %6.2f%%      | %5.2f steps, %6.2f%%  | %d/%d" % (
+            n, len(xs), refs.size, dr.max(), 100 * over2, sr.max(),
+            100 * float((sr > 0.001).mean()), same, len(xs)))
         known = n in a.known_drift.split(",")
         if (dr.max() > 4.001 and not known) or not top1:
-            fails.append("%s: double rounding %.2f steps off (limit 4), top-1 %s" % (
-                n, dr.max(), "same" if top1 else "differs"))
+            fails.append("%s: double rounding %.2f steps off (limit 4), top-1 the same on %d of %d" % (
+                n, dr.max(), same, len(xs)))
         if over2 > 0.01 or dr.max() > 4.001:
             misses.append("%s (%.0f steps)" % (n, dr.max()))
-        if sr.max() > 1.001 or (sr > 0.001).mean() > 0.01:
+        if (sr > 0.001).mean() > 0.01 and sr.max() <= 1.001 and n in a.known_ties.split(","):
+            print("KNOWN %s: single rounding 1 step off on %.2f%% of the elements: the average "
+                  "pool's exact ties (away from zero; ONNX Runtime: to even)" % (
+                      n, 100 * float((sr > 0.001).mean())))
+        elif sr.max() > 1.001 or (sr > 0.001).mean() > 0.01:
             fails.append("%s: single rounding %.2f steps off, %.2f%% of elements" % (
                 n, sr.max(), 100 * float((sr > 0.001).mean())))
     if misses:

@@ -11,11 +11,15 @@ Relu/Clip after a conv or gemm is quantized at its output (its clamp);
 Flatten/Reshape/Pad outputs share their input's parameters, and so do
 MaxPool/AveragePool outputs (as TensorFlow Lite's converter makes them).
 
-  quantize_models.py OUTDIR NAME...
+  quantize_models.py [--ncal 16] [--neval 20] OUTDIR NAME...
 
 writes OUTDIR/<name>.onnx, <name>.in.bin (the network's input.bin),
 <name>.ref.bin (ONNX Runtime, graph optimizations off: plain QDQ) and
-<name>.scale (the output's step).  Needs onnx and numpy
+<name>.scale (the output's step).  A NAME trained/X is the trained network
+tests/trained/X (tools/make_trained_models.py): calibrated on NCAL inputs
+of its task (tests/trained/data.py, seed 1000), and <name>.in.bin and
+<name>.ref.bin hold NEVAL others (seed 1001) one after another, with ONNX
+Runtime's output for each.  Needs onnx and numpy
 (/usr/bin/python3) and onnxruntime-node (sh bench/setup.sh).
 """
 import json
@@ -250,32 +254,71 @@ class Quantizer:
         return self.m
 
 
+TRAINED_DIR = os.path.join(ROOT, "tests", "trained")
+CAL_SEED, EVAL_SEED = 1000, 1001
+
+
+def model_dir(name):
+    """tests/models/NAME, or tests/trained/X for NAME trained/X"""
+    if name.startswith("trained/"):
+        return os.path.join(TRAINED_DIR, name[len("trained/"):])
+    return os.path.join(ROOT, "tests", "models", name)
+
+
+def inputs(name, x, n_cal, n_eval):
+    """calibration and evaluation inputs: for a random network its input.bin, three
+    noisy copies and four N(0, spread) draws, evaluated on input.bin; for a trained
+    one n_cal and n_eval inputs of its task (tests/trained/data.py)"""
+    if name.startswith("trained/"):
+        sys.path.insert(0, TRAINED_DIR)
+        import data
+        base = name[len("trained/"):]
+        cal = list(data.generate(base, n_cal, CAL_SEED)[0][:, None])
+        return cal, list(data.generate(base, n_eval, EVAL_SEED)[0][:, None])
+    shape = list(x.shape)
+    rs = np.random.RandomState(1)
+    sd = float(x.std()) or 1.0
+    xs = [x] + [(x * rs.uniform(0.5, 1.5) + rs.normal(0, sd * a, shape)).astype(np.float32)
+                for a in (0.25, 0.5, 1.0)] + [rs.normal(0, sd, shape).astype(np.float32)
+                                              for _ in range(4)]
+    return xs, [x]
+
+
 def main():
-    out_dir, names = sys.argv[1], sys.argv[2:]
-    os.makedirs(out_dir, exist_ok=True)
+    args = sys.argv[1:]
+    n_cal, n_eval = 16, 20
+    while args and args[0].startswith("--"):
+        opt, val = args[0], int(args[1])
+        if opt == "--ncal":
+            n_cal = val
+        elif opt == "--neval":
+            n_eval = val
+        else:
+            raise SystemExit("quantize_models.py: unknown option %s" % opt)
+        args = args[2:]
+    out_dir, names = args[0], args[1:]
     for name in names:
-        d = os.path.join(ROOT, "tests", "models", name)
+        d = model_dir(name)
         m = onnx.load(os.path.join(d, "model.onnx"))
         shape = [x.dim_value for x in m.graph.input[0].type.tensor_type.shape.dim]
         x = np.fromfile(os.path.join(d, "input.bin"), np.float32).reshape(shape)
-        rs = np.random.RandomState(1)
-        sd = float(x.std()) or 1.0
-        xs = [x] + [(x * rs.uniform(0.5, 1.5) + rs.normal(0, sd * a, shape)).astype(np.float32)
-                    for a in (0.25, 0.5, 1.0)] + [rs.normal(0, sd, shape).astype(np.float32)
-                                                  for _ in range(4)]
+        xs, ev = inputs(name, x, n_cal, n_eval)
         q = Quantizer(m, xs)
         q.calibrate()
         qm = q.run()
         onnx.checker.check_model(qm, full_check=True)
-        onnx.save(qm, os.path.join(out_dir, name + ".onnx"))
-        x.tofile(os.path.join(out_dir, name + ".in.bin"))
+        dst = os.path.join(out_dir, name)
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        onnx.save(qm, dst + ".onnx")
+        np.concatenate([e.ravel() for e in ev]).astype(np.float32).tofile(dst + ".in.bin")
         out = qm.graph.output[0].name
-        ref = ort(qm, [x], [out])[0][0]
-        ref.tofile(os.path.join(out_dir, name + ".ref.bin"))
+        refs = ort(qm, ev, [out])
+        np.concatenate([r[0] for r in refs]).tofile(dst + ".ref.bin")
         s = q.params(out)[0]
-        open(os.path.join(out_dir, name + ".scale"), "w").write("%.9g\n" % s)
-        print("%s: %d nodes, %d QuantizeLinear" % (
-            name, len(qm.graph.node), sum(n.op_type == "QuantizeLinear" for n in qm.graph.node)))
+        open(dst + ".scale", "w").write("%.9g\n" % s)
+        print("%s: %d nodes, %d QuantizeLinear, %d calibration inputs, %d evaluated" % (
+            name, len(qm.graph.node), sum(n.op_type == "QuantizeLinear" for n in qm.graph.node),
+            len(xs), len(ev)))
 
 
 if __name__ == "__main__":
