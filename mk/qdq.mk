@@ -3,12 +3,15 @@
 #
 #   make qdq-models   tests/onnx/qdq/quantize_models.py: QDQ copies of the
 #                     five test networks, calibrated and run in ONNX Runtime
-#                     (the references), into $(BUILD)/qdq
+#                     (the references), into $(BUILD)/qdq, and of their
+#                     trained versions (tests/trained, trained/NAME: 16
+#                     calibration inputs of their task, 20 evaluated)
 #   make test-qdq     the interpreter against ONNX Runtime, in TFLite's
 #                     default arithmetic and with the runtime built for
-#                     single rounding (tests/onnx/qdq/check_nets.py), and
-#                     41 random QDQ networks (random_qdq.py), and the int8
-#                     softmax (tests/onnx/qdq/check_softmax.py);
+#                     single rounding (tests/onnx/qdq/check_nets.py; the
+#                     random networks on one input, the trained ones on
+#                     20), 41 random QDQ networks (random_qdq.py), and the
+#                     int8 softmax (tests/onnx/qdq/check_softmax.py);
 #                     test-aot runs the networks through ln-aot + cc
 #   make qdq-random N=2000 SEED=1   the random networks, a long run
 #   make test-m4-qdq  each (and QDQ_M4_SMALL) as Cortex-M4 firmware under
@@ -19,6 +22,7 @@
 
 QDQ_PY ?= /usr/bin/python3
 QDQ_NETS := lenet5 ds_cnn resnet8 mobilenet_v1_025 ad_autoencoder
+QDQ_TRAINED := $(patsubst %,trained/%,$(QDQ_NETS))
 QDQ_DIR := $(BUILD)/qdq
 # small models of tests/onnx/qdq also run as firmware (test-m4-qdq)
 QDQ_M4_SMALL := qdq_softmax qdq_softmax_gemm
@@ -26,10 +30,11 @@ QDQ_SR_RT := runtime/build-sr/libln_rt.a
 
 .PHONY: qdq-models test-qdq test-m4-qdq qdq-sr-rt qdq-random qdq-m4-dirs m4-report-qdq
 
-$(QDQ_DIR)/stamp: tests/onnx/qdq/quantize_models.py tests/difftest/ort_run.js \
-                  $(foreach n,$(QDQ_NETS),tests/models/$(n)/model.onnx tests/models/$(n)/input.bin)
+$(QDQ_DIR)/stamp: tests/onnx/qdq/quantize_models.py tests/difftest/ort_run.js tests/trained/data.py \
+                  $(foreach n,$(QDQ_NETS),tests/models/$(n)/model.onnx tests/models/$(n)/input.bin \
+                    tests/trained/$(n)/model.onnx)
 	@test -f bench/node_modules/onnxruntime-node/package.json || sh bench/setup.sh
-	$(QDQ_PY) tests/onnx/qdq/quantize_models.py $(QDQ_DIR) $(QDQ_NETS)
+	$(QDQ_PY) tests/onnx/qdq/quantize_models.py $(QDQ_DIR) $(QDQ_NETS) $(QDQ_TRAINED)
 	@touch $@
 
 qdq-models: $(QDQ_DIR)/stamp
@@ -49,7 +54,8 @@ QDQ_RANDOM = $(QDQ_PY) tests/onnx/qdq/random_qdq.py --lightnet $(BUILD)/bin/ligh
 # whose multiplier's left shift overflowed)
 test-qdq: qdq-models $(BUILD)/bin/lightnet $(BUILD)/bin/ln-quant $(QDQ_DIR)/lightnet-sr
 	$(QDQ_PY) tests/onnx/qdq/check_nets.py --dir $(QDQ_DIR) --lightnet $(BUILD)/bin/lightnet \
-	    --lightnet-sr $(QDQ_DIR)/lightnet-sr --known-drift mobilenet_v1_025 $(QDQ_NETS)
+	    --lightnet-sr $(QDQ_DIR)/lightnet-sr --known-drift mobilenet_v1_025,trained/mobilenet_v1_025 \
+	    --known-sr trained/resnet8,trained/mobilenet_v1_025 $(QDQ_NETS) $(QDQ_TRAINED)
 	@test -f bench/node_modules/onnxruntime-node/package.json || sh bench/setup.sh
 	$(QDQ_RANDOM) --seed 1 --n 40
 	$(QDQ_RANDOM) --seed 223 --n 1
