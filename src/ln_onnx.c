@@ -26,7 +26,8 @@
  * and the opset), attribute, dynamic shape and undefined tensor is
  * collected, and the finished IR is pre_run op by op so the ops' own
  * checks (an unsupported mode, a bad shape) are collected too.  One error
- * then names them all.  Not supported: other domains than ai.onnx,
+ * then names them all.  Not supported: other domains than ai.onnx (but
+ * ONNX Runtime's com.microsoft QOperator nodes, ln_onnx_qop.c),
  * external data, sparse initializers, sequence/map types.  If, Loop and
  * Scan (subgraphs) are inlined by ln_onnx_ctrl.c.
  */
@@ -554,7 +555,11 @@ void ln_onnx_import_node(imp *im, const Onnx__NodeProto *node, int index)
     ln_free(base);
     where = ln_sprintf("node '%s' (%s)", name, op_type);
 
-    if (!is_default_domain(node->domain)) {
+    if (ln_onnx_is_ms_qop(node->domain, op_type)) {
+        int n_problems = im->n_problems;
+        ln_onnx_import_ms_qop(im, node, index, where);
+        done = im->n_problems == n_problems;    /* else its output is not another problem */
+    } else if (!is_default_domain(node->domain)) {
         char *t = ln_sprintf("%s:%s", node->domain, op_type);
         ln_onnx_unsupported_op(im, t, name);
         ln_free(t);

@@ -94,6 +94,10 @@ void ln_onnx_import_node(imp *im, const Onnx__NodeProto *node, int index);
  * QuantizeLinear nodes. */
 ln_bool ln_onnx_is_qop(const char *op_type);
 void ln_onnx_import_qop(imp *im, const Onnx__NodeProto *node, int index, const char *where);
+/* ONNX Runtime's QOperator nodes of domain com.microsoft (QLinearAdd, ...,
+ * QGemm), as the DQ -> op -> Q they compute */
+ln_bool ln_onnx_is_ms_qop(const char *domain, const char *op_type);
+void ln_onnx_import_ms_qop(imp *im, const Onnx__NodeProto *node, int index, const char *where);
 const char *ln_onnx_str_or_empty(const char *s);
 ln_dtype ln_onnx_dtype(int32_t t);
 const char *ln_onnx_type_name(int32_t t);

@@ -144,3 +144,148 @@ void ln_onnx_import_qop(imp *im, const Onnx__NodeProto *node, int index, const c
     emit(&q, "QuantizeLinear", "q", ins, *ins[2] ? 3 : 2, node->output[0], NULL, 0);
     im->opset = opset;
 }
+
+/* ---- ONNX Runtime's QOperator nodes (domain com.microsoft) ----
+ *
+ * What ONNX Runtime's quantizer writes in its QOperator format beside
+ * QLinearConv / QLinearMatMul, each imported as the DQ -> op -> Q it
+ * computes (ONNX Runtime's ContribOperators.md gives the inputs):
+ *
+ *   QLinearAdd / QLinearMul(A, As, Az, B, Bs, Bz, Cs, Cz)  Add / Mul
+ *   QLinearSigmoid / QLinearLeakyRelu / QLinearGlobalAveragePool /
+ *   QLinearAveragePool / QLinearSoftmax(X, Xs, Xz, Ys, Yz)  the float op
+ *   QLinearConcat(Ys, Yz, X1, X1s, X1z, X2, ...)           Concat
+ *   QGemm(A, As, Az, B, Bs, Bz[, C, Ys, Yz])               Gemm (C int32 at
+ *                                                          As * Bs; no Ys:
+ *                                                          a float output)
+ *   QuantizeLinear / DequantizeLinear                      the ONNX ones
+ *
+ * channels_last (NHWC pools) is refused; QLinearSoftmax's "opset" gives
+ * the Softmax semantics (the 2-D coercion before 13). */
+
+static const char *const MS_QOPS[][2] = {
+    {"QLinearAdd", "Add"},           {"QLinearMul", "Mul"},
+    {"QLinearSigmoid", "Sigmoid"},   {"QLinearLeakyRelu", "LeakyRelu"},
+    {"QLinearGlobalAveragePool", "GlobalAveragePool"},
+    {"QLinearAveragePool", "AveragePool"}, {"QLinearSoftmax", "Softmax"},
+    {"QLinearConcat", "Concat"},     {"QGemm", "Gemm"},
+    {"QuantizeLinear", "QuantizeLinear"}, {"DequantizeLinear", "DequantizeLinear"},
+};
+
+static const char *ms_float_op(const char *op_type)
+{
+    for (size_t i = 0; i < sizeof MS_QOPS / sizeof MS_QOPS[0]; i++)
+        if (ln_streq(op_type, MS_QOPS[i][0]))
+            return MS_QOPS[i][1];
+    return NULL;
+}
+
+ln_bool ln_onnx_is_ms_qop(const char *domain, const char *op_type)
+{
+    return domain && ln_streq(domain, "com.microsoft") && ms_float_op(op_type);
+}
+
+/* Q(y) into the node's output with scale / zero point inputs s, z. */
+static void quantize_out(qop *q, const char *y, const char *s, const char *z)
+{
+    const char *ins[3] = {y, s, z};
+    emit(q, "QuantizeLinear", "q", ins, z && *z ? 3 : 2, q->node->output[0], NULL, 0);
+}
+
+void ln_onnx_import_ms_qop(imp *im, const Onnx__NodeProto *node, int index, const char *where)
+{
+    const char *fop = ms_float_op(node->op_type);
+    Onnx__AttributeProto *attrs[16];
+    size_t nattr = 0, nin = node->n_input;
+    const char *ins[QOP_MAX_IN], *y;
+    int opset = im->opset, fop_opset = opset < 13 ? 13 : opset;
+    qop q;
+
+    memset(&q, 0, sizeof q);
+    q.im = im;
+    q.node = node;
+    q.index = index;
+    if (node->n_output != 1 || !*node->output[0]) {
+        ln_onnx_problem(im, "%s: %d outputs, ONNX Runtime says 1", where, (int)node->n_output);
+        return;
+    }
+    for (size_t i = 0; i < node->n_attribute; i++) {
+        Onnx__AttributeProto *a = node->attribute[i];
+        if (ln_streq(a->name, "channels_last")) {
+            if (a->has_i && a->i != 0) {
+                ln_onnx_problem(im, "%s: channels_last 1 (NHWC) is not supported", where);
+                return;
+            }
+        } else if (ln_streq(a->name, "opset") && ln_streq(fop, "Softmax")) {
+            fop_opset = (int)a->i;
+        } else if (nattr < sizeof attrs / sizeof attrs[0]) {
+            attrs[nattr++] = a;
+        }
+    }
+    im->opset = opset < 13 ? 13 : opset;    /* DequantizeLinear with an axis */
+    if (ln_streq(fop, "QuantizeLinear") || ln_streq(fop, "DequantizeLinear")) {
+        for (size_t i = 0; i < nin && i < 3; i++)
+            ins[i] = node->input[i];
+        emit(&q, fop, "op", ins, nin < 3 ? nin : 3, node->output[0], attrs, nattr);
+    } else if (ln_streq(fop, "Add") || ln_streq(fop, "Mul")) {
+        if (nin < 7 || nin > 8) {
+            ln_onnx_problem(im, "%s: %d inputs, ONNX Runtime says 7 or 8", where, (int)nin);
+        } else {
+            ins[0] = dq(&q, "a", in(node, 0), in(node, 1), in(node, 2), 1);
+            ins[1] = dq(&q, "b", in(node, 3), in(node, 4), in(node, 5), 1);
+            y = temp(&q, "y");
+            emit(&q, fop, "op", ins, 2, y, attrs, nattr);
+            quantize_out(&q, y, in(node, 6), in(node, 7));
+        }
+    } else if (ln_streq(fop, "Concat")) {
+        size_t n = 0;
+        if (nin < 5 || (nin - 2) % 3 != 0 || (nin - 2) / 3 > QOP_MAX_IN) {
+            ln_onnx_problem(im, "%s: %d inputs, ONNX Runtime says 2 + 3 per input", where,
+                            (int)nin);
+        } else {
+            char what[16];
+            for (size_t i = 2; i + 2 < nin; i += 3, n++) {
+                snprintf(what, sizeof what, "x%d", (int)n);
+                ins[n] = dq(&q, what, in(node, i), in(node, i + 1), in(node, i + 2), 1);
+            }
+            y = temp(&q, "y");
+            emit(&q, fop, "op", ins, n, y, attrs, nattr);
+            quantize_out(&q, y, in(node, 0), in(node, 1));
+        }
+    } else if (ln_streq(fop, "Gemm")) {
+        int trans_b = 0;
+        for (size_t i = 0; i < nattr; i++)
+            if (ln_streq(attrs[i]->name, "transB"))
+                trans_b = (int)attrs[i]->i;
+        if (nin < 6 || nin > 9) {
+            ln_onnx_problem(im, "%s: %d inputs, ONNX Runtime says 6 to 9", where, (int)nin);
+        } else {
+            size_t n = 2;
+            ins[0] = dq(&q, "a", in(node, 0), in(node, 1), in(node, 2), 1);
+            ins[1] = dq(&q, "b", in(node, 3), in(node, 4), in(node, 5), trans_b ? 0 : 1);
+            if (*in(node, 6)) {
+                const char *mul_in[2] = {in(node, 1), in(node, 4)};
+                const char *bs = temp(&q, "bias_scale");
+                emit(&q, "Mul", "bias_scale", mul_in, 2, bs, NULL, 0);
+                ins[n++] = dq(&q, "bias", in(node, 6), bs, NULL, 0);
+            }
+            if (*in(node, 7)) {
+                y = temp(&q, "y");
+                emit(&q, fop, "op", ins, n, y, attrs, nattr);
+                quantize_out(&q, y, in(node, 7), in(node, 8));
+            } else {        /* no output scale: the float result */
+                emit(&q, fop, "op", ins, n, node->output[0], attrs, nattr);
+            }
+        }
+    } else if (nin < 4 || nin > 5) {
+        ln_onnx_problem(im, "%s: %d inputs, ONNX Runtime says 4 or 5", where, (int)nin);
+    } else {                /* one quantized input: X, Xs, Xz, Ys, Yz */
+        ins[0] = dq(&q, "x", in(node, 0), in(node, 1), in(node, 2), 1);
+        y = temp(&q, "y");
+        im->opset = fop_opset;
+        emit(&q, fop, "op", ins, 1, y, attrs, nattr);
+        im->opset = opset < 13 ? 13 : opset;
+        quantize_out(&q, y, in(node, 3), in(node, 4));
+    }
+    im->opset = opset;
+}

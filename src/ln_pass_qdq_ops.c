@@ -465,15 +465,45 @@ static int zero_point_u8(ln_context *ctx, const ln_op *op)
     return ((const uint8_t *)t->data)[0];
 }
 
+/* The DQs of the same parameters as uint8 Q q that read y directly or
+ * through views (ONNX Runtime's QOperator models flatten the uint8 tensor
+ * before a QGemm) into *dqs, the views into *views; LN_FALSE when another
+ * op reads them. */
+static ln_bool u8_readers(ln_context *ctx, ln_op *q, const char *y, int zp, int depth,
+                          ln_list **dqs, ln_list **views)
+{
+    ln_list *readers = ln_dfg_nexts(ctx->dfg, ln_dfg_producer(ctx->dfg, y), y);
+    ln_bool ok = readers != NULL;
+
+    LN_LIST_FOREACH(ln_op, r, readers) {
+        ln_tensor_entry *v;
+        if (ln_streq(r->op_arg->optype, "dequantize_linear_cpu") &&
+            zero_point_u8(ctx, r) == zp && ln_qdq_same_scale(ctx, q, r)) {
+            *dqs = ln_list_append(*dqs, r);
+        } else if (depth < 4 && ln_qdq_is_view(r) && (v = ln_qdq_tout(ctx, r, "dst")) &&
+                   !v->is_io && ln_tensor_list_length(r->op_arg->tensors_in) == 1) {
+            *views = ln_list_append(*views, r);
+            ok = ok && u8_readers(ctx, q, v->name, zp, depth + 1, dqs, views);
+        } else {
+            ok = LN_FALSE;
+        }
+        if (!ok)
+            break;
+    }
+    ln_list_free(readers);
+    return ok;
+}
+
 /* A uint8 activation (ONNX Runtime's default) whose Q is read only by DQs
- * of the same parameters becomes int8: Q_s8(x) with zero point z - 128 is
- * Q_u8(x) - 128 element for element, and DQ_s8 of it with z - 128 the
+ * of the same parameters (directly or through views) becomes int8:
+ * Q_s8(x) with zero point z - 128 is Q_u8(x) - 128 element for element, a
+ * view moves the same elements, and DQ_s8 of them with z - 128 gives the
  * same real values; then the int8 fusions apply.  A graph input or output
  * keeps its type. */
 int ln_qdq_u8_one(ln_context *ctx, ln_op *q, ln_bool *done)
 {
     ln_tensor_entry *y = ln_qdq_tout(ctx, q, "dst");
-    ln_list *readers, *before = NULL;
+    ln_list *dqs = NULL, *views = NULL, *before = NULL;
     int zp = zero_point_u8(ctx, q), ret = 0;
     int8_t z8 = (int8_t)(zp - 128);
     int dims[1] = {1};
@@ -481,35 +511,48 @@ int ln_qdq_u8_one(ln_context *ctx, ln_op *q, ln_bool *done)
     ln_op *nq;
 
     *done = LN_FALSE;
-    if (zp < 0 || !y || y->is_io || !ln_qdq_per_tensor_s8_scale(ctx, q))
+    if (zp < 0 || !y || y->is_io || !ln_qdq_per_tensor_s8_scale(ctx, q) ||
+        !u8_readers(ctx, q, y->name, zp, 0, &dqs, &views)) {
+        ln_list_free(dqs);
+        ln_list_free(views);
         return 0;
-    readers = ln_dfg_nexts(ctx->dfg, q, y->name);
-    LN_LIST_FOREACH(ln_op, r, readers) {
-        if (!ln_streq(r->op_arg->optype, "dequantize_linear_cpu") ||
-            zero_point_u8(ctx, r) != zp || !ln_qdq_same_scale(ctx, q, r)) {
-            ln_list_free(readers);
-            return 0;
-        }
     }
     snprintf(buf, sizeof buf, "%s__zero_point_s8", y->name);
     zname = ln_qdq_add_const(ctx, buf, LN_DTYPE_INT8, 0, dims, &z8, &before);
     nq = with_zero_point(ctx, q, zname);
     if (!nq || (ret = ln_pass_replace_with(ctx, q, before, nq))) {
-        ln_list_free(readers);
+        ln_list_free(dqs);
+        ln_list_free(views);
         ln_free(zname);
         return nq ? ret : 0;
     }
     *done = LN_TRUE;
-    LN_LIST_FOREACH(ln_op, r, readers) {
-        ln_op *nr = with_zero_point(ctx, r, zname);
-        if (!nr) {
+    /* the views again, in order: their outputs become int8 */
+    LN_LIST_FOREACH(ln_op, v, views) {
+        ln_op *nv = ln_qdq_new_op(ctx, v->op_arg->optype, v->op_arg->name,
+                                  ln_tensor_list_copy(v->op_arg->tensors_in),
+                                  ln_tensor_list_copy(v->op_arg->tensors_out),
+                                  ln_param_list_copy(v->op_arg->params));
+        if (!nv) {
+            ret = ln_error(LN_EINTERNAL, "%s: cannot make its int8 copy", v->op_arg->name);
+            break;
+        }
+        if ((ret = ln_pass_replace_with(ctx, v, NULL, nv)))
+            break;
+    }
+    LN_LIST_FOREACH(ln_op, r, dqs) {
+        ln_op *nr;
+        if (ret)
+            break;
+        if (!(nr = with_zero_point(ctx, r, zname))) {
             ret = ln_error(LN_EINTERNAL, "%s: cannot make its int8 copy", r->op_arg->name);
             break;
         }
         if ((ret = ln_pass_replace_with(ctx, r, NULL, nr)))
             break;
     }
-    ln_list_free(readers);
+    ln_list_free(dqs);
+    ln_list_free(views);
     ln_free(zname);
     return ret;
 }

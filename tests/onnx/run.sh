@@ -69,6 +69,7 @@ if "$ONNX" --ops | grep -q '^Relu	'; then ok; else bad "--ops"; fi
 expect_error "truncated" "truncated.onnx: not an ONNX model" "$ONNX" "$D/truncated.onnx" -o "$T/out/m.json"
 expect_error "not onnx" "not_onnx.onnx: not an ONNX model" "$ONNX" "$D/not_onnx.onnx" -o "$T/out/m.json"
 expect_error "unknown op" "unsupported at opset 13: FooBar (node 'foo1')" "$ONNX" "$D/unknown_op.onnx" -o "$T/out/m.json"
+expect_error "NHWC QOperator pool" "node 'QLinearGlobalAveragePool_1' (QLinearGlobalAveragePool): channels_last 1 (NHWC) is not supported" "$ONNX" "$D/msqop_nhwc.onnx" -o "$T/out/m.json"
 expect_error "missing initializer" "node 'add1' (Add): input 'w' is not defined" "$ONNX" "$D/missing_initializer.onnx" -o "$T/out/m.json"
 expect_error "all at once" "FooBar (nodes 'foo1', 'foo2'), Bazz (node 'baz1'); initializer 'ext' is stored as external data.*input 'nowhere' is not defined" \
     "$ONNX" "$D/many_problems.onnx" -o "$T/out/m.json"
