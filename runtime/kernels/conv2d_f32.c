@@ -38,7 +38,8 @@ typedef struct {
 } conv_bctx;
 
 /* Writes rows [p0, p0+kc) x columns [j0, j0+nc) of the patch matrix as a
- * row-major block (row stride roundup(nc, 16), padding columns zero). Row p
+ * row-major block (row stride LN_RT_GEMM_LDB(nc), columns up to
+ * roundup(nc, 16) zero). Row p
  * is (channel, ky, kx); column j is output pixel (oy, ox). Each block row is
  * built one output row at a time: the taps that fall in the padding are
  * zeros, the rest a copy (a straight one for stride 1) of an input row. */
@@ -46,7 +47,8 @@ static void pack_b_conv(const void *ctx, int32_t p0, int32_t kc, int32_t j0,
                         int32_t nc, int nr, float *dst)
 {
     const conv_bctx *b = ctx;
-    const int32_t khw = b->kh * b->kw, ldb = (nc + 15) / 16 * 16;
+    const int32_t khw = b->kh * b->kw, ldb = LN_RT_GEMM_LDB(nc);
+    const int32_t ncr = (nc + 15) / 16 * 16;
     const int32_t ow = b->ow, w = b->w, h = b->h, sw = b->sw;
     const int32_t oy0 = j0 / ow, ox0 = j0 % ow;
     int32_t p;
@@ -92,15 +94,15 @@ static void pack_b_conv(const void *ctx, int32_t p0, int32_t kc, int32_t j0,
             xa = 0;
             oy++;
         }
-        if (ldb > nc)
-            memset(d + nc, 0, (size_t)(ldb - nc) * sizeof(float));
+        if (ncr > nc)
+            memset(d + nc, 0, (size_t)(ncr - nc) * sizeof(float));
     }
 }
 
 /* The host's scratch: the packed GEMM's blocks (whatever the ISA). */
 static size_t host_scratch_size(const ln_rt_conv2d_args *a)
 {
-    int32_t oh, ow, cg;
+    int32_t oh, ow, cg, kk;
     if (!ln_rt__conv_args_ok(a))
         return 0;
     oh = ln_rt_conv_out_size(a->h, a->kh, a->stride_h, a->pad_top,
@@ -108,9 +110,15 @@ static size_t host_scratch_size(const ln_rt_conv2d_args *a)
     ow = ln_rt_conv_out_size(a->w, a->kw, a->stride_w, a->pad_left,
                              a->pad_right, a->dil_w);
     cg = a->c / a->group;
-    return ln_rt__gemm_scratch_floats(a->oc / a->group, oh * ow,
-                                      cg * a->kh * a->kw, 1,
-                                      conv_is_pointwise(a)) * sizeof(float);
+    kk = cg * a->kh * a->kw;
+    if (oh <= 0 || ow <= 0 || kk <= 0)
+        return 0;
+    /* + 16 columns: the packed block's row stride (LN_RT_GEMM_LDB) */
+    return (ln_rt__gemm_scratch_floats(a->oc / a->group, oh * ow, kk, 1,
+                                       conv_is_pointwise(a)) +
+            (conv_is_pointwise(a) ? 0
+             : 16 * (size_t)(kk < LN_RT_GEMM_KC ? kk : LN_RT_GEMM_KC))) *
+           sizeof(float);
 }
 
 /* Direct kernel or GEMM for a group-1 conv (x86/conv2d_direct_avx512.c).
@@ -124,7 +132,11 @@ static size_t host_scratch_size(const ln_rt_conv2d_args *a)
  * blocking: ResNet-18's 3x3 convs at 14x14 and 7x7 with K = 2304, 4608 are
  * faster through the blocked GEMM), the input image at most 256 KiB
  * (c*h*w <= 64K floats: every MLPerf Tiny conv, not the big early layers of
- * ResNet-18 / MobileNetV2), and either "same"-width stride-1 output rows
+ * ResNet-18 / MobileNetV2; 256K floats = 1 MiB, an L2, for 3x3 stride 1:
+ * ResNet-18's 64x56x56 3x3 convs run 80% of the FMA peak direct against
+ * 69% through the GEMM, whose patch packing is ~20% of its time there,
+ * while its 7x7 s2 first conv and MobileNetV2's 56x56 1x1 expands were
+ * slower direct), and either "same"-width stride-1 output rows
  * (pixel blocks then run across rows, so an 8x8 map fills its lanes) or
  * rows of at least 16 outputs (a 5- or 8-wide row would leave most of a
  * 32-lane block idle: DS-CNN's 10x4 s2 first conv, ResNet-8's 16x16 -> 8x8
@@ -137,7 +149,9 @@ int ln_rt__conv2d_direct_ok(const ln_rt_conv2d_args *a)
            a->stride_h == a->stride_w &&
            (a->stride_w == 1 || a->stride_w == 2) &&
            a->kh * a->kw <= 64 && a->c * a->kh * a->kw <= 1024 &&
-           (int64_t)a->c * a->h * a->w <= 65536 &&
+           ((int64_t)a->c * a->h * a->w <= 65536 ||
+            (a->kh == 3 && a->kw == 3 && a->stride_w == 1 &&
+             (int64_t)a->c * a->h * a->w <= 262144)) &&
            ((a->stride_w == 1 &&
              a->pad_left + a->pad_right == a->kw - 1) ||
             (a->stride_w == 2 && a->c >= 8 &&

@@ -168,7 +168,7 @@ void ln_rt__gemm_run(const ln_rt__gemm_isa *isa, const ln_rt__gemm_src *s,
         }
         for (jc = 0; jc < n; jc += LN_RT_GEMM_NC) {
             int32_t nc = imin(LN_RT_GEMM_NC, n - jc);
-            int32_t ldb = s->b_rowmajor ? roundup(nc, 16) : nr;
+            int32_t ldb = s->b_rowmajor ? LN_RT_GEMM_LDB(nc) : nr;
             if (!s->b_direct)
                 s->pack_b(s->bctx, pc, kc, jc, nc, nr, pb);
             for (jr = 0; jr < nc; jr += nr) {

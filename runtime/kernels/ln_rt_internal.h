@@ -148,6 +148,15 @@ static inline float ln_rt__expf(float x)
 #define LN_RT_GEMM_MC 120       /* A packing chunk; multiple of 24 = lcm of MRs */
 #define LN_RT_GEMM_KC 256
 #define LN_RT_GEMM_NC 192       /* multiple of 16 = lcm of all NR values */
+/* Row stride of a row-major packed B block of nc columns: roundup(nc, 16),
+ * plus 16 when that is an even number of 64-byte lines. A micro-kernel
+ * walks one 32-column strip of the block down kc rows; with rows an even
+ * number of lines apart (192 columns = 12 lines) the strip's 2 * kc lines
+ * fall in only 32 of L1's 64 sets, 16 lines a set at kc = 256: more than
+ * the ways, so the strip, meant to stay in L1 across all A panels, kept
+ * missing. An odd line count spreads it over every set. */
+#define LN_RT_GEMM_LDB(nc)                                                    \
+    (((nc) + 15) / 16 * 16 + ((((nc) + 15) / 16) % 2 == 0 ? 16 : 0))
 
 typedef struct {
     /* pack rows [i0, i0+mc) x cols [p0, p0+kc) of A into MR-row panels */
@@ -155,7 +164,7 @@ typedef struct {
                    int32_t kc, int mr, float *dst);
     /* pack rows [p0, p0+kc) x cols [j0, j0+nc) of B into NR-col panels,
      * or, when b_rowmajor, into a row-major block with row stride
-     * roundup(nc, 16) whose padding columns are zero */
+     * LN_RT_GEMM_LDB(nc) whose columns [nc, roundup(nc, 16)) are zero */
     void (*pack_b)(const void *ctx, int32_t p0, int32_t kc, int32_t j0,
                    int32_t nc, int nr, float *dst);
     const void *actx, *bctx;

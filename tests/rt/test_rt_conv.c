@@ -208,7 +208,8 @@ END_TEST
 
 /* Scratch is ISA-independent: depthwise kernel, one zero-padded plane (row
  * slack 16); GEMM path, one partial A panel (24 rows) + one KC x NC B block
- * (K <= 256 rows, N rounded to 16, NC = 192) + 16 floats of alignment;
+ * (K <= 256 rows, N rounded to 16, NC = 192, + 16 columns when that is an
+ * even number of cache lines: LN_RT_GEMM_LDB) + 16 floats of alignment;
  * 1x1 stride 1 reads the image in place and needs only a 16-column B panel */
 START_TEST(test_conv2d_scratch_size)
 {
@@ -221,7 +222,7 @@ START_TEST(test_conv2d_scratch_size)
     a.pad_right = 0;
     ck_assert(!ln_rt__conv2d_direct_ok(&a));
     ck_assert_uint_eq(ln_rt_conv2d_f32_scratch_size(&a),
-                      (size_t)((24 + 192) * 256 + 16) * sizeof(float));
+                      (size_t)((24 + 192 + 16) * 256 + 16) * sizeof(float));
     to_args(&cases[12], &a); /* 1x1, K = 64, image over 256 KiB: GEMM */
     a.h = a.w = 33;
     ck_assert(!ln_rt__conv2d_direct_ok(&a));
