@@ -140,11 +140,21 @@ static size_t host_scratch_size(const ln_rt_conv2d_args *a)
  * (pixel blocks then run across rows, so an 8x8 map fills its lanes) or
  * rows of at least 16 outputs (a 5- or 8-wide row would leave most of a
  * 32-lane block idle: DS-CNN's 10x4 s2 first conv, ResNet-8's 16x16 -> 8x8
- * s2 conv stay on the GEMM). 1x1 stride-1 convs too: the GEMM reads their
- * image in place already, but the direct kernel has no per-call packing
- * of tails (bench/kernels: equal or faster at MobileNet sizes). */
+ * s2 conv stay on the GEMM). 1x1 stride-1 convs too, up to 128 output
+ * pixels: the GEMM reads their image in place already, but the direct
+ * kernel has no per-call packing of tails; from 144 pixels (12x12) on the
+ * GEMM was 10-25% faster on an Intel Xeon (bench/kernels, best of 3:
+ * MobileNetV1-0.25's 8->16 @48 ... 64->64 @12, MobileNetV2's 32->192 @28
+ * and 64->384 @14), the direct kernel 7-29% faster below (DS-CNN's @25x5,
+ * MobileNetV1's @6 and @3, MobileNetV2's 960->320 @7). */
 int ln_rt__conv2d_direct_ok(const ln_rt_conv2d_args *a)
 {
+    if (a->kh == 1 && a->kw == 1 && a->stride_h == 1 && a->stride_w == 1 &&
+        (int64_t)ln_rt_conv_out_size(a->h, 1, 1, a->pad_top, a->pad_bottom,
+                                     1) *
+                ln_rt_conv_out_size(a->w, 1, 1, a->pad_left, a->pad_right,
+                                    1) > 128)
+        return 0;
     return a->group == 1 && a->dil_h == 1 && a->dil_w == 1 &&
            a->stride_h == a->stride_w &&
            (a->stride_w == 1 || a->stride_w == 2) &&
