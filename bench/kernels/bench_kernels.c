@@ -127,6 +127,7 @@ static const layer layers[] = {
     SQ("resnet18 conv4_x 3x3", 256, 14, 256, 3, 1, 1),
     SQ("resnet18 conv5_x 3x3", 512, 7, 512, 3, 1, 1),
     SQ("resnet18 conv1 7x7 s2", 3, 224, 64, 7, 2, 1),
+    SQ("mbv2 conv1 3x3 s2 3->32", 3, 224, 32, 3, 2, 1),
     SQ("mbv2 1x1 expand 16->96 @112", 16, 112, 96, 1, 1, 1),
     SQ("mbv2 1x1 expand 24->144", 24, 56, 144, 1, 1, 1),
     SQ("mbv2 1x1 project 144->24", 144, 56, 24, 1, 1, 1),

@@ -45,6 +45,10 @@ static const conv_case cases[] = {
     /* tiny-model first layers: few input channels, stride 2 */
     { 1, 3, 19, 21, 8, 3, 3, 2, 2, 0, 0, 1, 1, 1, 1, 1, LN_RT_ACT_RELU, 1 },
     { 1, 1, 49, 10, 64, 10, 4, 2, 2, 4, 1, 5, 1, 1, 1, 1, LN_RT_ACT_RELU, 1 },
+    /* ResNet-18's 7x7 s2 first conv in small: an input over 256 KiB keeps
+     * it on the GEMM, whose packer copies stride-2 rows of >= 16 outputs
+     * apart (copy_stride2), with pads at both ends of a row */
+    { 1, 3, 150, 150, 8, 7, 7, 2, 2, 3, 3, 2, 3, 1, 1, 1, LN_RT_ACT_RELU, 1 },
     /* Cortex-M4 variant paths: 3x3 s1 / s2 edge and interior tiles, odd
      * widths, oc tails of 1-3, depthwise at DS-CNN's 25x5 */
     { 1, 5, 8, 8, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, LN_RT_ACT_RELU, 1 },
