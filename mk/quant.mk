@@ -12,7 +12,10 @@
 #                         Runtime and in lightnet built for single rounding:
 #                         the same to the step (tests/quant/random_quant.py);
 #                         and the five networks trained on synthetic tasks
-#                         (tests/trained), inputs drawn from their task
+#                         (tests/trained), inputs drawn from their task;
+#                         --add-scales inputs / all on ResNet-8: the residual
+#                         adds' scales shared, ln-aot's add arguments the
+#                         fast paths' (tests/quant/add_scales.py)
 #   make test-quant-long  the figures of docs/quantization-flow.md: six
 #                         networks, 64 calibration inputs, 200 evaluated,
 #                         for min/max, --mse and --percentile 99.99, the
@@ -48,6 +51,7 @@ test-quant: $(BUILD)/bin/ln-quant $(BUILD)/bin/lightnet $(BUILD)/bin/ln-aot $(BU
 	$(QUANT_CHECK) --ncal 32 --neval 20 --method mse --no-repro mobilenet_v1_025
 	$(QUANT_TRAINED_CHECK) --ncal 32 --neval 20 --no-repro --no-aot $(QUANT_TRAINED)
 	$(QUANT_RANDOM) --seed 1 --n 40
+	$(QUANT_PY) tests/quant/add_scales.py --bin $(BUILD)/bin
 
 test-quant-long: $(BUILD)/bin/ln-quant $(BUILD)/bin/lightnet $(BUILD)/bin/ln-aot $(BUILD)/bin/ln-onnx \
                  $(QDQ_DIR)/lightnet-sr

@@ -517,6 +517,32 @@ static ln_bool weighted_ok(qz *q, const Onnx__NodeProto *n)
     return LN_TRUE;
 }
 
+/* The output an int8 op writes for node n: its own, or that of the Relu /
+ * Clip folded into it (choose_set tracks the one it quantizes). */
+static const char *quantized_output(const qz *q, const Onnx__NodeProto *n)
+{
+    Onnx__NodeProto *r = sole_reader(q, n->output[0], NULL);
+    if (is_quantized(q, n->output[0]) || !r || !is_one_of(op_of(r), ACTS))
+        return n->output[0];
+    return r->output[0];
+}
+
+/* A residual add (two quantized activations, not kept float): its inputs
+ * share one range (--add-scales inputs), and its output too (all). */
+static void unite_add(qz *q, const Onnx__NodeProto *n)
+{
+    const ln_quant_add_scales how = q->opts ? q->opts->add_scales : LN_QUANT_ADD_SEPARATE;
+    const char *o;
+
+    if (how == LN_QUANT_ADD_SEPARATE || n->n_input != 2 || keep_float(q, n) ||
+        !is_quantized(q, n->input[0]) || !is_quantized(q, n->input[1]))
+        return;
+    unite(q, track_of(q, n->input[0]), track_of(q, n->input[1]));
+    o = quantized_output(q, n);
+    if (how == LN_QUANT_ADD_ALL && is_quantized(q, o))
+        unite(q, track_of(q, n->input[0]), track_of(q, o));
+}
+
 static void choose_set(qz *q, FILE *log)
 {
     for (size_t k = 0; k < q->n_nodes; k++) {
@@ -585,6 +611,8 @@ static void choose_set(qz *q, FILE *log)
             for (size_t i = 0; i < n->n_input; i++)
                 if (is_quantized(q, n->input[i]))
                     unite(q, track_of(q, n->input[i]), track_of(q, n->output[0]));
+        if (ln_streq(op, "Add"))
+            unite_add(q, n);
     }
     /* graph inputs that are not float stay as they are */
     for (int i = 0; i < q->n_tr; i++)

@@ -20,6 +20,13 @@ LN_CPPSTART
 
 typedef enum { LN_QUANT_MINMAX = 0, LN_QUANT_PERCENTILE, LN_QUANT_MSE } ln_quant_method;
 
+/* The scales of an Add of two activations (a residual connection):
+ * SEPARATE each its own range; INPUTS both inputs one range (one scale
+ * and zero point), so TFLite's ADD rescales both by exactly 1/2; ALL the
+ * inputs and the output one, so the int8 add is an integer add and
+ * clamp.  docs/quantization-flow.md, "Residual adds". */
+typedef enum { LN_QUANT_ADD_SEPARATE = 0, LN_QUANT_ADD_INPUTS, LN_QUANT_ADD_ALL } ln_quant_add_scales;
+
 /* Inferences: n runs of k graph inputs; files[run * k + i] feeds names[i]
  * (names[i] NULL: the model's only graph input). */
 typedef struct ln_quant_inputs {
@@ -42,6 +49,7 @@ typedef struct ln_quant_opts {
     const char *keep_float;     /* comma-separated node names kept float */
     const char *bad_range;      /* test hook: TENSOR=LO,HI forces that range */
     ln_bool no_bias_correction; /* keep the biases as they are */
+    ln_quant_add_scales add_scales; /* a residual add's scales */
     FILE *log;                  /* what stays float, per node (NULL: silent) */
 } ln_quant_opts;
 

@@ -33,6 +33,10 @@ static void usage(FILE *fp)
           "                     and the (100-P)-th below\n"
           "  --mse              ranges of least squared quantization error (histogram)\n"
           "  --keep-float N,... nodes (ONNX names) kept float\n"
+          "  --add-scales HOW   a residual add's scales (an Add of two activations):\n"
+          "                     separate (each tensor its own range), inputs (both\n"
+          "                     inputs one range: one rescale less) or all (inputs and\n"
+          "                     output one range: an integer add) (default separate)\n"
           "  --no-bias-correction  keep the biases (by default each conv / gemm bias\n"
           "                     absorbs the shift its rounded weights make on the mean\n"
           "                     calibration input)\n"
@@ -162,7 +166,7 @@ int main(int argc, char **argv)
             json = ln_streq(argv[++i], "json");
         } else if (ln_streq(a, "-o") || ln_streq(a, "--percentile") ||
                    ln_streq(a, "--keep-float") || ln_streq(a, "--rows") ||
-                   ln_streq(a, "--force-range")) {
+                   ln_streq(a, "--force-range") || ln_streq(a, "--add-scales")) {
             const char *v;
             char *end;
             if (i + 1 >= argc) {
@@ -176,6 +180,18 @@ int main(int argc, char **argv)
                 opts.keep_float = v;
             } else if (ln_streq(a, "--force-range")) {
                 opts.bad_range = v;
+            } else if (ln_streq(a, "--add-scales")) {
+                if (ln_streq(v, "separate")) {
+                    opts.add_scales = LN_QUANT_ADD_SEPARATE;
+                } else if (ln_streq(v, "inputs")) {
+                    opts.add_scales = LN_QUANT_ADD_INPUTS;
+                } else if (ln_streq(v, "all")) {
+                    opts.add_scales = LN_QUANT_ADD_ALL;
+                } else {
+                    fprintf(stderr, "ln-quant: --add-scales wants separate, inputs or all, "
+                            "got '%s'\n", v);
+                    goto done;
+                }
             } else if (ln_streq(a, "--rows")) {
                 rows = (int)strtol(v, &end, 10);
                 if (*end || rows <= 0) {

@@ -62,10 +62,13 @@ TRAINED_DIR = os.path.join(ROOT, "tests", "trained")
 
 
 def model_dir(name):
-    """tests/models/NAME, or tests/trained/X for NAME trained/X"""
+    """tests/models/NAME (else bench/models/NAME), or tests/trained/X for NAME trained/X"""
     if name.startswith("trained/"):
         return os.path.join(TRAINED_DIR, name[len("trained/"):])
-    return os.path.join(ROOT, "tests", "models", name)
+    d = os.path.join(ROOT, "tests", "models", name)
+    if not os.path.exists(d):       # MobileNetV2, ResNet-18: tools/make_test_models.py --bench
+        d = os.path.join(ROOT, "bench", "models", name)
+    return d
 
 
 def base(name):
@@ -154,7 +157,7 @@ def check_net(a, name, tmp):
     ev = gen_inputs(name, x0, a.neval, seed + 1, os.path.join(tmp, tag + "_eval"))
     qm = os.path.join(tmp, tag + ".q.onnx")
     cmd = [os.path.join(a.bin, "ln-quant"), model, "-o", qm, "-q", "--calib", cal] + \
-        method_args(a.method)
+        method_args(a.method) + (["--add-scales", a.add_scales] if a.add_scales else [])
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode:
         fail("%s: ln-quant: %s" % (name, r.stderr.strip()))
@@ -313,13 +316,14 @@ def main():
     ap.add_argument("--known-drift", default="")
     ap.add_argument("--known-sqnr", default="",
                     help="networks whose output SQNR under 30 dB is reported as KNOWN, not failed")
+    ap.add_argument("--add-scales", default="", help="ln-quant --add-scales HOW")
     ap.add_argument("--no-repro", dest="repro", action="store_false")
     ap.add_argument("--no-aot", dest="aot", action="store_false")
     ap.add_argument("nets", nargs="+")
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="ln-quant-")
     try:
-        print("method %s" % a.method)
+        print("method %s%s" % (a.method, ", --add-scales " + a.add_scales if a.add_scales else ""))
         print("%-18s %5s %5s %4s | %8s %7s %7s | %s" % (
             "network", "calib", "eval", "Qs", "SQNR dB", "top-1", "exact", "vs ONNX Runtime: <=2 steps, max, top-1"))
         cal = None
