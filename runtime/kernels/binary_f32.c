@@ -127,8 +127,25 @@ LN_RT_BINARY(max, u > v ? u : v)
 LN_RT_BINARY(prelu, u < 0.0f ? u * v : u)
 
 /* int8 with TFLite's ADD and MUL arithmetic (ln_rt_s8_binary_args) */
-LN_RT_BINARY_AB(ln_rt_add_bcast_s8, int8_t, int8_t, int8_t, LN_RT_COMMA const ln_rt_s8_binary_args *q,
-               ln_rt__add_s8(q, u, v))
+static LN_RT_BINARY_AB(add_bcast_s8, int8_t, int8_t, int8_t, LN_RT_COMMA const ln_rt_s8_binary_args *q,
+                      ln_rt__add_s8(q, u, v))
+
+/* Same shapes (a residual connection): ln_rt_add_s8, which has the fast
+ * paths of equal scales (elementwise_s8.c). */
+void ln_rt_add_bcast_s8(const ln_rt_bcast_args *a, const ln_rt_s8_binary_args *q,
+                        const int8_t *x0, const int8_t *x1, int8_t *y)
+{
+    size_t n = 1;
+
+    for (int d = 0; d < a->ndim; d++) {
+        if (a->a_dims[d] != a->y_dims[d] || a->b_dims[d] != a->y_dims[d]) {
+            add_bcast_s8(a, q, x0, x1, y);
+            return;
+        }
+        n *= (size_t)a->y_dims[d];
+    }
+    ln_rt_add_s8(q, x0, x1, y, n);
+}
 LN_RT_BINARY_AB(ln_rt_mul_bcast_s8, int8_t, int8_t, int8_t, LN_RT_COMMA const ln_rt_s8_binary_args *q,
                ln_rt__mul_s8(q, u, v))
 

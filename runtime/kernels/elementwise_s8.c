@@ -4,11 +4,46 @@
  */
 #include "ln_rt_internal.h"
 
+/*
+ * TFLite's ADD shifts both offset inputs left by 20 and requantizes each to
+ * the common scale 2 max(s1, s2).  When s1 = s2 both multipliers are 1/2
+ * exactly (2^30 with shift 0), and an even number times 1/2 is exact in
+ * both roundings (srdhm's and the single one): the two requantizations are
+ * ((x1 + off1) + (x2 + off2)) << 19, one add.  When the output's scale is
+ * the inputs' too, its multiplier is 2^-19 (2^30, shift -18), exact on that
+ * sum: y = x1 + x2 + (off1 + off2 + out_off), clamped.  Both paths are
+ * taken on the arguments' values alone, so they equal the general one.
+ */
+static int add_equal_inputs(const ln_rt_s8_binary_args *a)
+{
+    return a->in1_mult == 1073741824 && a->in2_mult == 1073741824 && a->in1_shift == 0 &&
+           a->in2_shift == 0 && a->left_shift >= 2 && a->left_shift <= 22;
+}
+
+static int add_equal_all(const ln_rt_s8_binary_args *a)
+{
+    return add_equal_inputs(a) && a->output_mult == 1073741824 &&
+           a->output_shift == 2 - a->left_shift;
+}
+
 void ln_rt_add_s8(const ln_rt_s8_binary_args *a, const int8_t *x1, const int8_t *x2,
                   int8_t *y, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        y[i] = ln_rt__add_s8(a, x1[i], x2[i]);
+    if (add_equal_all(a)) {
+        int32_t off = a->in1_offset + a->in2_offset + a->output_offset;
+        for (size_t i = 0; i < n; i++)
+            y[i] = ln_rt__clamp_s8((int32_t)x1[i] + (int32_t)x2[i] + off, a->act_min, a->act_max);
+    } else if (add_equal_inputs(a)) {
+        int32_t off = a->in1_offset + a->in2_offset, ls = a->left_shift - 1;
+        for (size_t i = 0; i < n; i++) {
+            int32_t s = (int32_t)((uint32_t)((int32_t)x1[i] + (int32_t)x2[i] + off) << ls);
+            int32_t r = ln_rt__requant(s, a->output_mult, a->output_shift) + a->output_offset;
+            y[i] = ln_rt__clamp_s8(r, a->act_min, a->act_max);
+        }
+    } else {
+        for (size_t i = 0; i < n; i++)
+            y[i] = ln_rt__add_s8(a, x1[i], x2[i]);
+    }
 }
 
 void ln_rt_mul_s8(const ln_rt_s8_binary_args *a, const int8_t *x1, const int8_t *x2,

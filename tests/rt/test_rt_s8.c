@@ -73,6 +73,18 @@ START_TEST(test_s8_conv_nchw_random)
 }
 END_TEST
 
+/* int8 add's fast paths (equal input scales: one add instead of two
+ * requantizations; the output's scale too: an integer add) against
+ * TFLite's ADD on all 65,536 pairs, 30 argument sets (s8_check.c). */
+START_TEST(test_s8_add_equal_scales)
+{
+    int n = 0, fails = s8_check_add_equal_scales(30, 4242u, report_line, &n);
+
+    ck_assert_int_eq(fails, 0);
+    ck_assert_int_eq(n, 90);
+}
+END_TEST
+
 /* The scratch the Cortex-M4's DSP kernels want (the host's: none): none
  * for 3x3 depthwise, none while
  * two int16 columns of K (4 * K bytes, K rounded up to 4) fit in their
@@ -228,6 +240,7 @@ Suite *rt_s8_suite(void)
     tcase_add_test(tc, test_s8_tflite_reference);
     tcase_add_test(tc, test_s8_requantize);
     tcase_add_test(tc, test_s8_conv_nchw_random);
+    tcase_add_test(tc, test_s8_add_equal_scales);
     tcase_add_test(tc, test_s8_conv_nchw_scratch_size);
     tcase_add_test(tc, test_s8_pool_nchw_random);
     tcase_add_test(tc, test_dynamic_quantize);

@@ -45,5 +45,9 @@ int s8_check_fixed_point(void (*report)(const char *line), int *n_checked);
 int s8_check_quantize(void (*report)(const char *line), int *n_checked);
 int s8_check_nchw_random(int n_geometries, uint32_t seed, void (*report)(const char *line),
                          int *n_checked);
+/* ln_rt_add_s8 / ln_rt_add_bcast_s8 (their fast paths of equal scales)
+ * against TFLite's ADD on every int8 pair, n_sets argument sets. */
+int s8_check_add_equal_scales(int n_sets, uint32_t seed, void (*report)(const char *line),
+                              int *n_checked);
 
 #endif

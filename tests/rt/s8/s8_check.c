@@ -632,3 +632,96 @@ int s8_check_fc_random(int n_shapes, uint32_t seed, void (*report)(const char *l
     *n_checked = n;
     return fails;
 }
+
+/* ---- ln_rt_add_s8's fast paths of equal scales ------------------------- */
+
+/* TFLite's ADD of one pair, composed of ln_rt_s8_requantize (the
+ * definition the general path follows). */
+static int8_t add_def(const ln_rt_s8_binary_args *a, int8_t x1, int8_t x2)
+{
+    int32_t v1 = (int32_t)((uint32_t)((int32_t)x1 + a->in1_offset) << a->left_shift);
+    int32_t v2 = (int32_t)((uint32_t)((int32_t)x2 + a->in2_offset) << a->left_shift);
+    int32_t s = ln_rt_s8_requantize(v1, a->in1_mult, a->in1_shift) +
+                ln_rt_s8_requantize(v2, a->in2_mult, a->in2_shift);
+    int32_t r = ln_rt_s8_requantize(s, a->output_mult, a->output_shift) + a->output_offset;
+    return (int8_t)(r < a->act_min ? a->act_min : r > a->act_max ? a->act_max : r);
+}
+
+/* Every pair of int8 values (x1 = i / 256, x2 = i % 256) through
+ * ln_rt_add_s8 and ln_rt_add_bcast_s8 (same shapes, and x2 one row
+ * broadcast: the general loop) against the definition, for n_sets random
+ * argument sets: the inputs' multipliers 1/2 (equal scales) on two sets
+ * in three, the output's 2^-19 (the inputs' scale) on one in three,
+ * random zero points and clamps (a fused ReLU now and then), and
+ * unequal input scales on the rest. */
+int s8_check_add_equal_scales(int n_sets, uint32_t seed, void (*report)(const char *line),
+                              int *n_checked)
+{
+    int8_t *x1 = x_nchw, *x2 = w_oihw;     /* OUT_MAX = 65536 each */
+    char line[160];
+    int fails = 0, n = 0;
+
+    for (int i = 0; i < 65536; i++) {
+        x1[i] = (int8_t)(i / 256 - 128);
+        x2[i] = (int8_t)(i % 256 - 128);
+    }
+    for (int t = 0; t < n_sets; t++) {
+        ln_rt_s8_binary_args a;
+        ln_rt_bcast_args b;
+        int kind = t % 3;
+        memset(&a, 0, sizeof a);
+        a.left_shift = 20;
+        a.in1_offset = pick(&seed, -127, 128);
+        a.in2_offset = pick(&seed, -127, 128);
+        a.output_offset = pick(&seed, -128, 127);
+        if (kind == 2) {        /* unequal: the larger 1/2, the other less */
+            a.in1_mult = 1073741824;
+            a.in2_mult = pick(&seed, 1073741824, 2147483647);
+            a.in2_shift = pick(&seed, -4, -1);
+        } else {
+            a.in1_mult = a.in2_mult = 1073741824;
+        }
+        if (kind == 0) {
+            a.output_mult = 1073741824;
+            a.output_shift = 2 - a.left_shift;
+        } else {
+            a.output_mult = pick(&seed, 1073741824, 2147483647);
+            a.output_shift = pick(&seed, -22, -16);
+        }
+        a.act_min = pick(&seed, 0, 3) == 0 ? a.output_offset : -128;
+        a.act_max = pick(&seed, 0, 3) == 0 ? pick(&seed, a.act_min, 127) : 127;
+        for (int path = 0; path < 3; path++) {
+            int i;
+            memset(out, 0x5a, sizeof out);
+            b.ndim = 2;
+            b.a_dims[0] = b.y_dims[0] = 256;
+            b.a_dims[1] = b.b_dims[1] = b.y_dims[1] = 256;
+            b.b_dims[0] = path == 2 ? 1 : 256;
+            if (path == 0)
+                ln_rt_add_s8(&a, x1, x2, out, 65536);
+            else
+                ln_rt_add_bcast_s8(&b, &a, x1, x2, out);
+            n++;
+            for (i = 0; i < 65536 && out[i] == add_def(&a, x1[i], x2[i]); i++)
+                ;
+            if (i == 65536)
+                continue;
+            fails++;
+            strcpy(line, "FAIL int8 add, argument set ");
+            put_int(line, t);
+            strcat(line, path == 0 ? " (add_s8)" : path == 1 ? " (bcast, same shapes)" : " (bcast)");
+            strcat(line, ": x1 ");
+            put_int(line, x1[i]);
+            strcat(line, " x2 ");
+            put_int(line, x2[i]);
+            strcat(line, " gives ");
+            put_int(line, out[i]);
+            strcat(line, ", TFLite ");
+            put_int(line, add_def(&a, x1[i], x2[i]));
+            strcat(line, "\n");
+            report(line);
+        }
+    }
+    *n_checked = n;
+    return fails;
+}
