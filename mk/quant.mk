@@ -15,7 +15,8 @@
 #                         (tests/trained), inputs drawn from their task;
 #                         --add-scales inputs / all on ResNet-8: the residual
 #                         adds' scales shared, ln-aot's add arguments the
-#                         fast paths' (tests/quant/add_scales.py)
+#                         fast paths' (tests/quant/add_scales.py), and 20
+#                         random CNNs each way against ONNX Runtime
 #   make test-quant-long  the figures of docs/quantization-flow.md: six
 #                         networks, 64 calibration inputs, 200 evaluated,
 #                         for min/max, --mse and --percentile 99.99, the
@@ -59,6 +60,8 @@ test-quant: $(BUILD)/bin/ln-quant $(BUILD)/bin/lightnet $(BUILD)/bin/ln-aot $(BU
 	$(QUANT_TRAINED_CHECK) --ncal 32 --neval 20 --no-repro --no-aot $(QUANT_TRAINED)
 	$(QUANT_RANDOM) --seed 1 --n 40
 	$(QUANT_PY) tests/quant/add_scales.py --bin $(BUILD)/bin
+	$(QUANT_RANDOM) --seed 100 --n 20 --add-scales inputs
+	$(QUANT_RANDOM) --seed 200 --n 20 --add-scales all
 
 test-quant-long: $(BUILD)/bin/ln-quant $(BUILD)/bin/lightnet $(BUILD)/bin/ln-aot $(BUILD)/bin/ln-onnx \
                  $(QDQ_DIR)/lightnet-sr

@@ -48,7 +48,8 @@ def one(seed, a, d):
     xf = os.path.join(d, "x.bin")
     x.tofile(xf)
     q = os.path.join(d, "q.onnx")
-    p = subprocess.run([os.path.join(a.bin, "ln-quant"), f, "-o", q, "-q", "--calib", cal],
+    p = subprocess.run([os.path.join(a.bin, "ln-quant"), f, "-o", q, "-q", "--calib", cal] +
+                       (["--add-scales", a.add_scales] if a.add_scales else []),
                        capture_output=True, text=True)
     if p.returncode:
         return "ln-quant: " + p.stderr.strip()
@@ -77,6 +78,7 @@ def main():
     ap.add_argument("--lightnet-sr", required=True)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--n", type=int, default=20)
+    ap.add_argument("--add-scales", default="", help="ln-quant --add-scales HOW")
     a = ap.parse_args()
     fails = 0
     for seed in range(a.seed, a.seed + a.n):
@@ -88,7 +90,8 @@ def main():
         if msg:
             fails += 1
             print("FAIL seed %d: %s" % (seed, msg))
-    print("ln-quant random networks: %d, %d failed" % (a.n, fails))
+    print("ln-quant random networks%s: %d, %d failed" % (
+        ", --add-scales " + a.add_scales if a.add_scales else "", a.n, fails))
     return 1 if fails else 0
 
 
