@@ -12,7 +12,8 @@
  *    Concat, elementwise functions by table, Softmax); a Relu / Clip that alone
  *    reads such an output moves the quantization to its output (its range
  *    is the clamp); views and pools share their input's parameters, and
- *    so do a concat's inputs and output (one union-find over tensors).
+ *    so do a concat's inputs and output (one union-find over tensors),
+ *    and with --add-scales a residual add's inputs (and output).
  *    A Softmax's output has fixed parameters, scale 1/256 and zero point
  *    -128, as ONNX Runtime's quantizer gives it (TensorFlow Lite's int8
  *    softmax output, which the compiler's softmax_s8 needs).
