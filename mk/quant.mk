@@ -57,7 +57,7 @@ test-quant: $(BUILD)/bin/ln-quant $(BUILD)/bin/lightnet $(BUILD)/bin/ln-aot $(BU
 	@test -f bench/node_modules/onnxruntime-node/package.json || sh bench/setup.sh
 	$(QUANT_CHECK) --ncal 32 --neval 20 $(QUANT_NETS)
 	$(QUANT_CHECK) --ncal 32 --neval 20 --method mse --no-repro mobilenet_v1_025
-	$(QUANT_TRAINED_CHECK) --ncal 32 --neval 20 --no-repro --no-aot $(QUANT_TRAINED)
+	$(QUANT_TRAINED_CHECK) --ncal 32 --neval 20 --method mse --no-repro --no-aot $(QUANT_TRAINED)
 	$(QUANT_RANDOM) --seed 1 --n 40
 	$(QUANT_PY) tests/quant/add_scales.py --bin $(BUILD)/bin
 	$(QUANT_RANDOM) --seed 100 --n 20 --add-scales inputs

@@ -137,7 +137,7 @@ def sqnr(ref, y):
 
 def method_args(m):
     if m == "minmax":
-        return []
+        return ["--minmax"]
     if m == "mse":
         return ["--mse"]
     return ["--percentile", m[1:]]
