@@ -246,7 +246,7 @@ def check_net(a, name, tmp):
             name, 100 * agree, 100 * want_agree))
     if within2 < 0.99 or st.max() > 4.001:
         if name in a.known_drift.split(","):
-            print("KNOWN %s: %.2f steps from ONNX Runtime (TFLite's double rounding, "
+            print("KNOWN %s: %.2f steps from ONNX Runtime (differences that grow with depth, "
                   "docs/quantization.md)" % (name, st.max()))
         else:
             fail("%s: against ONNX Runtime %.2f%% within 2 steps, %.2f at most (99%%, 4)" % (

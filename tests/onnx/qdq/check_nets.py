@@ -2,14 +2,14 @@
 """The QDQ test networks (quantize_models.py) in the interpreter against
 ONNX Runtime, in output steps (the output's quantization scale):
 
-- TFLite's default arithmetic ("double rounding", lightnet): every element
-  within 4 steps and the same top-1 class; the figure the issue asks for
-  (within 2 steps on at least 99% of the elements) is printed, and a
-  network that misses it is named.  --known-drift names networks held to
-  the top-1 class only (MobileNetV1-0.25: 28 layers of random weights),
-  whose figure is printed as KNOWN.  ONNX Runtime's float QDQ arithmetic
-  rounds each layer once, half to even; TFLite rounds twice, and the
-  differences grow with depth.
+- LightNet's arithmetic (lightnet: TFLite's kernels, with multipliers
+  encoded so the requantization rounds once, docs/quantization.md): every
+  element within 4 steps and the same top-1 class; the figure the issue
+  asks for (within 2 steps on at least 99% of the elements) is printed,
+  and a network that misses it is named.  --known-drift names networks
+  held to the top-1 class only, whose figure is printed as KNOWN (none
+  since the encoding above; TFLite's own encoding rounds twice and left
+  MobileNetV1-0.25 5 steps off).
 - The runtime built with LN_RT_S8_SINGLE_ROUNDING (lightnet-sr): rounding
   once, as ONNX Runtime does, the int8 pipeline (import, fusion,
   multipliers, biases, clamps) must agree exactly: every element within 1
@@ -63,7 +63,7 @@ def main():
     a = ap.parse_args()
     fails, misses = [], []
     print("%-24s %3s %6s | %-26s | %-22s | top-1 as ORT" % (
-        "network", "in", "elems", "double rounding: max, >2", "single rounding: max, !=0"))
+        "network", "in", "elems", "lightnet: max, >2", "single rounding: max, !=0"))
     for n in a.nets:
         model = os.path.join(a.dir, n + ".onnx")
         m = onnx.load(model, load_external_data=False)
@@ -90,7 +90,7 @@ def main():
             100 * float((sr > 0.001).mean()), same, len(xs)))
         known = n in a.known_drift.split(",")
         if (dr.max() > 4.001 and not known) or not top1:
-            fails.append("%s: double rounding %.2f steps off (limit 4), top-1 the same on %d of %d" % (
+            fails.append("%s: lightnet %.2f steps off (limit 4), top-1 the same on %d of %d" % (
                 n, dr.max(), same, len(xs)))
         if over2 > 0.01 or dr.max() > 4.001:
             misses.append("%s (%.0f steps)" % (n, dr.max()))
@@ -102,8 +102,7 @@ def main():
                 n, sr.max(), 100 * float((sr > 0.001).mean())))
     if misses:
         print("KNOWN: within 2 steps on 99%% of the elements and 4 on all: missed by %s "
-              "(TFLite's double rounding drifting with depth; single rounding in the table "
-              "above)" % ", ".join(misses))
+              "(differences growing with depth; single rounding in the table above)" % ", ".join(misses))
     for f in fails:
         print("FAIL " + f)
     print("qdq networks: %d checked, %d failed" % (len(a.nets), len(fails)))
