@@ -206,7 +206,7 @@ END_TEST
  * spacing at ref (the documented bounds, runtime/README.md) */
 static double ulp_err(float got, double ref)
 {
-    float r = (float)ref;
+    float r = fabsf((float)ref);
     double u = (double)nextafterf(r, INFINITY) - (double)r;
     return fabs((double)got - ref) / u;
 }
@@ -250,6 +250,88 @@ START_TEST(test_exp_sigmoid_ulp)
     ck_assert_int_gt(checked, 1000000);
     ck_assert_msg(me <= 1.0, "exp: %.2f ulp at %g", me, (double)wx);
     ck_assert_msg(ms <= 3.0, "sigmoid: %.2f ulp at %g", ms, (double)wsx);
+}
+END_TEST
+
+/* tanh, erf, log and softplus (the runtime's own, libm-free) against
+ * double libm over the same float bit patterns, where the result is a
+ * normal float, within the bounds documented in unary_f32.c; and the
+ * special values C99 gives them */
+static double d_softplus_wide(double v)
+{
+    return v > 0 ? v + log1p(exp(-v)) : log1p(exp(v));
+}
+
+static const struct {
+    const char *name;
+    void (*f)(const float *, float *, size_t);
+    dfn ref;
+    double bound;
+} ulp_cases[] = {
+    { "tanh", ln_rt_tanh_f32, tanh, 2.0 },
+    { "erf", ln_rt_erf_f32, erf, 2.0 },
+    { "log", ln_rt_log_f32, log, 1.0 },
+    { "softplus", ln_rt_softplus_f32, d_softplus_wide, 2.0 },
+};
+
+START_TEST(test_transcendental_ulp)
+{
+    enum { N = 4096 };
+    static float x[N], y[N];
+    double m = 0;
+    float wx = 0;
+    uint32_t b;
+    long checked = 0;
+
+    for (b = 0; b < 0xFFF00000u; b += 8388593u) {
+        int i, k = 0;
+        for (i = 0; i < N; i++) {
+            uint32_t u = b + (uint32_t)i * 16u;
+            float f;
+            memcpy(&f, &u, sizeof f);
+            if (!isnan(f))
+                x[k++] = f;
+        }
+        ulp_cases[_i].f(x, y, (size_t)k);
+        for (i = 0; i < k; i++) {
+            double r = ulp_cases[_i].ref((double)x[i]);
+            if (isnan(r)) {
+                ck_assert_msg(isnan(y[i]), "%s(%g) = %g, not NaN", ulp_cases[_i].name,
+                              (double)x[i], (double)y[i]);
+                continue;
+            }
+            if (fabs(r) >= FLT_MIN && fabs(r) <= FLT_MAX && ulp_err(y[i], r) > m) {
+                m = ulp_err(y[i], r);
+                wx = x[i];
+            }
+            checked++;
+        }
+    }
+    ck_assert_int_gt(checked, 1000000);
+    ck_assert_msg(m <= ulp_cases[_i].bound, "%s: %.2f ulp at %.9g", ulp_cases[_i].name, m,
+                  (double)wx);
+}
+END_TEST
+
+START_TEST(test_transcendental_special)
+{
+    float x[8] = { 0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1e-40f, -1e-40f, -1.0f };
+    float y[8];
+    ln_rt_tanh_f32(x, y, 8);
+    ck_assert(y[0] == 0.0f && !signbit(y[0]) && y[1] == 0.0f && signbit(y[1]));
+    ck_assert(y[2] == 1.0f && y[3] == -1.0f && isnan(y[4]));
+    ck_assert(y[5] == x[5] && y[6] == x[6]);
+    ln_rt_erf_f32(x, y, 8);
+    ck_assert(y[0] == 0.0f && !signbit(y[0]) && y[1] == 0.0f && signbit(y[1]));
+    ck_assert(y[2] == 1.0f && y[3] == -1.0f && isnan(y[4]));
+    ck_assert(y[5] > 0.0f && y[6] < 0.0f && fabs(y[5] / (1e-40 * 1.1283791670955126) - 1) < 1e-4);
+    ln_rt_log_f32(x, y, 8);
+    ck_assert(isinf(y[0]) && y[0] < 0 && isinf(y[1]) && y[1] < 0);
+    ck_assert(isinf(y[2]) && y[2] > 0 && isnan(y[3]) && isnan(y[4]));
+    ck_assert(fabs(y[5] - log(1e-40)) < 1e-5 * 92.1 && isnan(y[6]) && isnan(y[7]));
+    ln_rt_softplus_f32(x, y, 8);
+    ck_assert(fabs(y[0] - log(2.0)) < 1e-7 && fabs(y[1] - log(2.0)) < 1e-7);
+    ck_assert(isinf(y[2]) && y[2] > 0 && y[3] == 0.0f && isnan(y[4]));
 }
 END_TEST
 
@@ -410,6 +492,9 @@ Suite *rt_elementwise_suite(void)
     tcase_add_test(tc, test_unary_params);
     tcase_add_test(tc, test_exp_sweep);
     tcase_add_test(tc, test_exp_sigmoid_ulp);
+    tcase_add_loop_test(tc, test_transcendental_ulp, 0,
+                        (int)(sizeof(ulp_cases) / sizeof(ulp_cases[0])));
+    tcase_add_test(tc, test_transcendental_special);
     tcase_add_test(tc, test_int_kernels);
     tcase_add_loop_test(tc, test_binary, 0,
                         (int)(sizeof(bcases) / sizeof(bcases[0])));
