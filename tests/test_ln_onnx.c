@@ -417,7 +417,9 @@ END_TEST
 
 /* The export patterns of tests/onnx/patterns compile to the ops they
  * should (their outputs are checked by make test-aot): a 1-D conv is a
- * conv2d on a view; opset 13's x * HardSigmoid(x) is one hardswish. */
+ * conv2d on a view; opset 13's x * HardSigmoid(x) is one hardswish;
+ * x * Sigmoid(x) in either order is one silu, but not when the Sigmoid is
+ * read elsewhere too, nor a squeeze-excitation gate. */
 START_TEST(test_patterns_stream)
 {
     static const char *const cases[][2] = {
@@ -427,6 +429,8 @@ START_TEST(test_patterns_stream)
          "globalavgpool"},
         {"onnx/patterns/hardswish_opset13.onnx",
          "conv2d hardswish conv2d hardswish hardsigmoid mul"},
+        {"onnx/patterns/silu_swish.onnx",
+         "conv2d silu conv2d silu sigmoid mul add globalavgpool sigmoid mul"},
     };
     char got[512];
 

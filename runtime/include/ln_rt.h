@@ -109,6 +109,8 @@ void ln_rt_clip_t_u32(const uint32_t *x, uint32_t *y, size_t n, double lo, doubl
 void ln_rt_clip_t_u64(const uint64_t *x, uint64_t *y, size_t n, double lo, double hi,
                       const uint64_t *lo_t, const uint64_t *hi_t);
 void ln_rt_sigmoid_f32(const float *x, float *y, size_t n);
+/* x * sigmoid(x) (SiLU, swish), bit for bit x times ln_rt_sigmoid_f32's */
+void ln_rt_silu_f32(const float *x, float *y, size_t n);
 void ln_rt_tanh_f32(const float *x, float *y, size_t n);
 /* max(0, min(1, alpha * x + beta)) (ONNX defaults alpha 0.2, beta 0.5) */
 void ln_rt_hardsigmoid_f32(const float *x, float *y, size_t n, float alpha,

@@ -13,6 +13,7 @@
 typedef double (*dfn)(double);
 static double d_relu(double v) { return v > 0 ? v : 0; }
 static double d_sigmoid(double v) { return 1.0 / (1.0 + exp(-v)); }
+static double d_silu(double v) { return v / (1.0 + exp(-v)); }
 static double d_hswish(double v)
 {
     double t = v / 6 + 0.5;
@@ -36,6 +37,7 @@ typedef struct {
 static const un_case ucases[] = {
     { "relu", ln_rt_relu_f32, d_relu, -3, 3, 0 },
     { "sigmoid", ln_rt_sigmoid_f32, d_sigmoid, -20, 20, 2e-6 },
+    { "silu", ln_rt_silu_f32, d_silu, -20, 20, 2e-6 },
     { "tanh", ln_rt_tanh_f32, tanh, -6, 6, 2e-6 },
     { "hardswish", ln_rt_hardswish_f32, d_hswish, -5, 5, 2e-6 },
     { "softplus", ln_rt_softplus_f32, d_softplus, -30, 30, 2e-6 },
@@ -335,6 +337,37 @@ START_TEST(test_transcendental_special)
 }
 END_TEST
 
+/* silu is x times sigmoid to the bit (what it replaces: Sigmoid then Mul),
+ * over the same bit patterns, NaN included, and in place */
+START_TEST(test_silu_exact)
+{
+    enum { N = 4096 };
+    static float x[N], s[N], y[N];
+    uint32_t b;
+    long checked = 0;
+
+    for (b = 0; b < 0xFFF00000u; b += 8388593u) {
+        int i;
+        for (i = 0; i < N; i++) {
+            uint32_t u = b + (uint32_t)i * 16u;
+            memcpy(&x[i], &u, sizeof x[i]);
+        }
+        ln_rt_sigmoid_f32(x, s, N);
+        ln_rt_silu_f32(x, y, N);
+        for (i = 0; i < N; i++) {
+            float r = x[i] * s[i];
+            ck_assert_msg(memcmp(&r, &y[i], sizeof r) == 0 || (isnan(r) && isnan(y[i])),
+                          "silu(%.9g) = %.9g, x * sigmoid(x) = %.9g", (double)x[i],
+                          (double)y[i], (double)r);
+            checked++;
+        }
+        ln_rt_silu_f32(x, x, N);
+        ck_assert(memcmp(x, y, sizeof x) == 0);
+    }
+    ck_assert_int_gt(checked, 1000000);
+}
+END_TEST
+
 /* ---- binary broadcast ------------------------------------------------- */
 typedef struct {
     int nd;
@@ -495,6 +528,7 @@ Suite *rt_elementwise_suite(void)
     tcase_add_loop_test(tc, test_transcendental_ulp, 0,
                         (int)(sizeof(ulp_cases) / sizeof(ulp_cases[0])));
     tcase_add_test(tc, test_transcendental_special);
+    tcase_add_test(tc, test_silu_exact);
     tcase_add_test(tc, test_int_kernels);
     tcase_add_loop_test(tc, test_binary, 0,
                         (int)(sizeof(bcases) / sizeof(bcases[0])));

@@ -18,6 +18,7 @@
     !(defined(LN_OP_STRIP_gemm) || defined(LN_OP_STRIP_leakyrelu)) || \
     !(defined(LN_OP_STRIP_gemm) || defined(LN_OP_STRIP_relu)) || \
     !(defined(LN_OP_STRIP_hardsigmoid) || defined(LN_OP_STRIP_hardswish) || defined(LN_OP_STRIP_mul)) || \
+    !(defined(LN_OP_STRIP_mul) || defined(LN_OP_STRIP_sigmoid) || defined(LN_OP_STRIP_silu)) || \
     !defined(LN_OP_STRIP_relu)
 /* A new op of optype (a prototype of this build: the generator checked it
  * is described and the rule is compiled out when it is stripped). */
@@ -808,6 +809,88 @@ static ln_list *cb_hardswish_2(const ln_context *ctx, const ln_list *win_ops,
 }
 #endif
 
+#if !(defined(LN_OP_STRIP_mul) || defined(LN_OP_STRIP_sigmoid) || defined(LN_OP_STRIP_silu))
+/* sigmoid_cpu, its output read only by a mul_cpu of it and its own input (x * sigmoid(x), how PyTorch exports nn.SiLU: EfficientNet): one silu_cpu. */
+static ln_list *cb_silu_1(const ln_context *ctx, const ln_list *win_ops,
+                               size_t win_size, int *match)
+{
+    const ln_op *op0, *op1;
+    ln_list *ops = NULL, *tin, *tout, *params;
+    const ln_list *l;
+    size_t i;
+
+    *match = 0;
+    if (win_size < 2)
+        return NULL;
+    op0 = win_ops->data;
+    op1 = win_ops->next->data;
+    if (!ln_streq(op0->op_arg->optype, "sigmoid_cpu") ||
+        !ln_streq(op1->op_arg->optype, "mul_cpu"))
+        return NULL;
+    if (!(ln_streq(ln_tensor_list_find_name(op1->op_arg->tensors_in, "src2"),
+                 ln_tensor_list_find_name(op0->op_arg->tensors_out, "dst")) &&
+          ln_streq(ln_tensor_list_find_name(op1->op_arg->tensors_in, "src1"),
+                 ln_tensor_list_find_name(op0->op_arg->tensors_in, "src")) &&
+          ln_dfg_num_readers(ctx->dfg,
+                           ln_tensor_list_find_name(op0->op_arg->tensors_out, "dst")) == 1))
+        return NULL;
+
+    tin = ln_tensor_list_append(NULL, "src",
+                        ln_tensor_list_find_name(op0->op_arg->tensors_in, "src"));
+    tout = ln_tensor_list_append(NULL, "dst",
+                        ln_tensor_list_find_name(op1->op_arg->tensors_out, "dst"));
+    params = NULL;
+    ops = ln_list_append(ops, new_op("silu_cpu", op0->op_arg->name, tin, tout, params,
+                                       op0->op_arg->tensor_table));
+    /* the rest of the window stays as it is */
+    for (l = win_ops->next->next, i = 2; l && i < win_size; l = l->next, i++)
+        ops = ln_list_append(ops, ln_op_copy(l->data));
+    *match = 1;
+    return ops;
+}
+#endif
+
+#if !(defined(LN_OP_STRIP_mul) || defined(LN_OP_STRIP_sigmoid) || defined(LN_OP_STRIP_silu))
+/* sigmoid_cpu, its output read only by a mul_cpu of it and its own input, in the other operand order (sigmoid(x) * x): one silu_cpu. */
+static ln_list *cb_silu_2(const ln_context *ctx, const ln_list *win_ops,
+                               size_t win_size, int *match)
+{
+    const ln_op *op0, *op1;
+    ln_list *ops = NULL, *tin, *tout, *params;
+    const ln_list *l;
+    size_t i;
+
+    *match = 0;
+    if (win_size < 2)
+        return NULL;
+    op0 = win_ops->data;
+    op1 = win_ops->next->data;
+    if (!ln_streq(op0->op_arg->optype, "sigmoid_cpu") ||
+        !ln_streq(op1->op_arg->optype, "mul_cpu"))
+        return NULL;
+    if (!(ln_streq(ln_tensor_list_find_name(op1->op_arg->tensors_in, "src1"),
+                 ln_tensor_list_find_name(op0->op_arg->tensors_out, "dst")) &&
+          ln_streq(ln_tensor_list_find_name(op1->op_arg->tensors_in, "src2"),
+                 ln_tensor_list_find_name(op0->op_arg->tensors_in, "src")) &&
+          ln_dfg_num_readers(ctx->dfg,
+                           ln_tensor_list_find_name(op0->op_arg->tensors_out, "dst")) == 1))
+        return NULL;
+
+    tin = ln_tensor_list_append(NULL, "src",
+                        ln_tensor_list_find_name(op0->op_arg->tensors_in, "src"));
+    tout = ln_tensor_list_append(NULL, "dst",
+                        ln_tensor_list_find_name(op1->op_arg->tensors_out, "dst"));
+    params = NULL;
+    ops = ln_list_append(ops, new_op("silu_cpu", op0->op_arg->name, tin, tout, params,
+                                       op0->op_arg->tensor_table));
+    /* the rest of the window stays as it is */
+    for (l = win_ops->next->next, i = 2; l && i < win_size; l = l->next, i++)
+        ops = ln_list_append(ops, ln_op_copy(l->data));
+    *match = 1;
+    return ops;
+}
+#endif
+
 ln_combiner_func ln_combiner_funcs_cpu[] = {
 #ifndef LN_OP_STRIP_relu
     cb_relu_relu,
@@ -850,6 +933,12 @@ ln_combiner_func ln_combiner_funcs_cpu[] = {
 #endif
 #if !(defined(LN_OP_STRIP_clip) || defined(LN_OP_STRIP_gemm))
     cb_gemm_relu_clip,
+#endif
+#if !(defined(LN_OP_STRIP_mul) || defined(LN_OP_STRIP_sigmoid) || defined(LN_OP_STRIP_silu))
+    cb_silu_1,
+#endif
+#if !(defined(LN_OP_STRIP_mul) || defined(LN_OP_STRIP_sigmoid) || defined(LN_OP_STRIP_silu))
+    cb_silu_2,
 #endif
     NULL
 };

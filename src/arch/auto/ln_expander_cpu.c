@@ -209,6 +209,7 @@ const ln_expand_default ln_expand_defaults_cpu[] = {
     {"shrink", "shrink_cpu"},
     {"sigmoid", "sigmoid_cpu"},
     {"sign", "sign_cpu"},
+    {"silu", "silu_cpu"},
     {"sin", "sin_cpu"},
     {"sinh", "sinh_cpu"},
     {"size", "size_cpu"},

@@ -277,6 +277,8 @@ extern ln_op ln_opimpl_sigmoid;
 extern ln_op ln_opimpl_sigmoid_cpu;
 extern ln_op ln_opimpl_sign;
 extern ln_op ln_opimpl_sign_cpu;
+extern ln_op ln_opimpl_silu;
+extern ln_op ln_opimpl_silu_cpu;
 extern ln_op ln_opimpl_sin;
 extern ln_op ln_opimpl_sin_cpu;
 extern ln_op ln_opimpl_sinh;

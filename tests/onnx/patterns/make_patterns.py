@@ -341,3 +341,23 @@ for _ops in (11, 13):
          {"two": np.array(2, np.int64), "last": np.array(-1, np.int64),
           "one": np.array(1, np.int64), "ax2": np.array([2], np.int64)},
          [2, 5, 3], [2, 5, 3], opset=_ops)
+
+# SiLU as PyTorch exports nn.SiLU (EfficientNet): x * Sigmoid(x), both
+# operand orders, each one silu; a Sigmoid also read by another op stays,
+# and so does a squeeze-excitation gate (the Mul's other operand is not the
+# Sigmoid's input)
+save("silu_swish",
+     [helper.make_node("Conv", ["x", "w1"], ["c1"], kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+      helper.make_node("Sigmoid", ["c1"], ["s1"]),
+      helper.make_node("Mul", ["c1", "s1"], ["m1"]),
+      helper.make_node("Conv", ["m1", "w2"], ["c2"], kernel_shape=[1, 1]),
+      helper.make_node("Sigmoid", ["c2"], ["s2"]),
+      helper.make_node("Mul", ["s2", "c2"], ["m2"]),
+      helper.make_node("Sigmoid", ["m2"], ["s3"]),
+      helper.make_node("Mul", ["m2", "s3"], ["m3"]),
+      helper.make_node("Add", ["m3", "s3"], ["a"]),
+      helper.make_node("GlobalAveragePool", ["a"], ["g"]),
+      helper.make_node("Sigmoid", ["g"], ["sg"]),
+      helper.make_node("Mul", ["a", "sg"], ["y"])],
+     {"w1": f32(8, 3, 3, 3), "w2": f32(6, 8, 1, 1)},
+     [1, 3, 10, 10], [1, 6, 10, 10])
