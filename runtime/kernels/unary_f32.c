@@ -129,13 +129,40 @@ static inline float ln_rt__erff(float x)
     return x != x ? x : b;
 }
 
+/* ln_rt__expf for x <= 0 (or NaN), to the bit: no upper clamp, no 2^128
+ * case, and the flush to 0 below -87.33654 as a multiply by 0, not a
+ * select (a select that drops y let GCC mask every operation of it) */
+static inline float ln_rt__expf_neg(float x)
+{
+    float xc = x < -87.33654f ? -87.33654f : x;
+    float t, n, r, p, sc;
+    int32_t bits;
+    uint32_t pow2;
+
+    t = xc * 1.44269504088896341f + 12582912.0f;
+    n = t - 12582912.0f;
+    r = xc - n * 0.693359375f;
+    r = r - n * -2.12194440e-4f;
+    p = 1.9875691500e-4f;
+    p = p * r + 1.3981999507e-3f;
+    p = p * r + 8.3334519073e-3f;
+    p = p * r + 4.1665795894e-2f;
+    p = p * r + 1.6666665459e-1f;
+    p = p * r + 5.0000001201e-1f;
+    p = p * r * r + r + 1.0f;
+    memcpy(&bits, &t, sizeof(bits));
+    pow2 = (uint32_t)(bits - 0x4B400000 + 127) << 23;
+    memcpy(&sc, &pow2, sizeof(sc));
+    return p * sc * (x < -87.33654f ? 0.0f : 1.0f);
+}
+
 void ln_rt_sigmoid_f32(const float *x, float *y, size_t n)
 {
     size_t i;
     for (i = 0; i < n; i++) {
         /* e = exp(-|x|) never overflows; sigmoid(-|x|) = e / (1 + e);
          * both computed, then one selected, so that the loop vectorizes */
-        float v = x[i], e = ln_rt__expf(-fabsf(v));
+        float v = x[i], e = ln_rt__expf_neg(-fabsf(v));
         float s = 1.0f / (1.0f + e), se = e * s;
         y[i] = v >= 0.0f ? s : se;
     }
@@ -147,7 +174,7 @@ void ln_rt_silu_f32(const float *x, float *y, size_t n)
 {
     size_t i;
     for (i = 0; i < n; i++) {
-        float v = x[i], e = ln_rt__expf(-fabsf(v));
+        float v = x[i], e = ln_rt__expf_neg(-fabsf(v));
         float s = 1.0f / (1.0f + e), se = e * s;
         y[i] = v * (v >= 0.0f ? s : se);
     }
