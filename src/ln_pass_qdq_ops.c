@@ -364,7 +364,7 @@ static ln_bool tabulable(const ln_op *op)
         "abs", "acos", "acosh", "asin", "asinh", "atan", "atanh", "cos", "cosh", "erf", "exp",
         "hardswish", "log", "neg", "reciprocal", "relu", "round", "sigmoid", "sign", "sin",
         "sinh", "softplus", "softsign", "sqrt", "tan", "tanh", "celu", "elu", "hardsigmoid",
-        "leakyrelu", "selu", "shrink", "thresholdedrelu", "clip", NULL};
+        "leakyrelu", "selu", "shrink", "thresholdedrelu", "clip", "silu", NULL};
     const char *t = op->op_arg->optype;
     size_t n = strlen(t);
 

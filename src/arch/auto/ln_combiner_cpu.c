@@ -934,12 +934,6 @@ ln_combiner_func ln_combiner_funcs_cpu[] = {
 #if !(defined(LN_OP_STRIP_clip) || defined(LN_OP_STRIP_gemm))
     cb_gemm_relu_clip,
 #endif
-#if !(defined(LN_OP_STRIP_mul) || defined(LN_OP_STRIP_sigmoid) || defined(LN_OP_STRIP_silu))
-    cb_silu_1,
-#endif
-#if !(defined(LN_OP_STRIP_mul) || defined(LN_OP_STRIP_sigmoid) || defined(LN_OP_STRIP_silu))
-    cb_silu_2,
-#endif
     NULL
 };
 
@@ -952,6 +946,12 @@ ln_combiner_func ln_combiner_early_funcs_cpu[] = {
 #endif
 #if !(defined(LN_OP_STRIP_hardsigmoid) || defined(LN_OP_STRIP_hardswish) || defined(LN_OP_STRIP_mul))
     cb_hardswish_2,
+#endif
+#if !(defined(LN_OP_STRIP_mul) || defined(LN_OP_STRIP_sigmoid) || defined(LN_OP_STRIP_silu))
+    cb_silu_1,
+#endif
+#if !(defined(LN_OP_STRIP_mul) || defined(LN_OP_STRIP_sigmoid) || defined(LN_OP_STRIP_silu))
+    cb_silu_2,
 #endif
     NULL
 };

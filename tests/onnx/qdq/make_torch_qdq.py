@@ -9,7 +9,8 @@ FakeQuantize modules compute in quantization-aware training) exports at opset
 13 as QuantizeLinear -> DequantizeLinear pairs: the activations' with int8 or
 uint8 zero points, the weights' QuantizeLinear of the float weight itself
 (with the scale computed from it by Abs / ReduceMax / Div, which LightNet
-folds at import) and axis 0.  F.relu6 exports as Relu then Clip.  Writes
+folds at import) and axis 0.  F.relu6 exports as Relu then Clip, F.silu as
+Sigmoid then Mul, F.hardswish (opset 13) as HardSigmoid then Mul.  Writes
 tests/onnx/qdq/torch_fq_{s8,u8}.{onnx,in.bin,ref.bin,scale}; the reference is
 PyTorch's fake-quantized output, which LightNet's int8 kernels are held to
 within 2 output steps on 99% of the elements and 4 on all (tests/aot/run.sh),
@@ -34,7 +35,7 @@ def fqw(w):
 
 class Net(nn.Module):
     """conv3x3 + relu, depthwise + F.relu6, a residual add, maxpool,
-    conv1x1 + hardswish, global average pool, linear; every activation
+    conv1x1, SiLU, hardswish, global average pool, linear; every activation
     fake-quantized (lo..hi: -128..127 or 0..255)."""
 
     def __init__(self, lo, hi):
@@ -57,6 +58,7 @@ class Net(nn.Module):
         x = self.fq(a + b, 0.03, -128)
         x = self.fq(F.max_pool2d(x, 2), 0.03, -128)
         x = self.fq(F.conv2d(x, fqw(self.c3.weight), self.c3.bias), 0.05, 3)
+        x = self.fq(F.silu(x), 0.03, -110)
         x = self.fq(F.hardswish(x), 0.04, -100)
         x = self.fq(F.adaptive_avg_pool2d(x, 1), 0.04, -100).flatten(1)
         return self.fq(F.linear(x, fqw(self.fc.weight), self.fc.bias), 0.04, 0)
