@@ -106,14 +106,14 @@ void ln_rt__act_f32(float *y, size_t n, ln_rt_act act, float alpha,
  * NaN stays NaN. Written as plain selects and integer arithmetic on the
  * bits: a nested select or a float comparison feeding integer arithmetic
  * left GCC 12 with branches and a scalar loop (24 ns per sigmoid). */
-static inline float ln_rt__expf(float x)
+/* The part of ln_rt__expf both exps share: for xc already clamped to
+ * [-87.33654, 88.72283], e^r (the polynomial) with n in *n_out
+ * (x = n ln 2 + r) */
+static inline float ln_rt__exp_reduced(float xc, int32_t *n_out)
 {
-    float xc = x < -87.33654f ? -87.33654f : x;
-    float t, n, r, p, sc, y;
-    int32_t bits, big;
-    uint32_t pow2;
+    float t, n, r, p;
+    int32_t bits;
 
-    xc = xc > 88.72283f ? 88.72283f : xc;
     t = xc * 1.44269504088896341f + 12582912.0f;
     n = t - 12582912.0f;
     r = xc - n * 0.693359375f;
@@ -126,7 +126,19 @@ static inline float ln_rt__expf(float x)
     p = p * r + 5.0000001201e-1f;
     p = p * r * r + r + 1.0f;
     memcpy(&bits, &t, sizeof(bits));
-    bits -= 0x4B400000;                  /* n */
+    *n_out = bits - 0x4B400000;
+    return p;
+}
+
+static inline float ln_rt__expf(float x)
+{
+    float xc = x < -87.33654f ? -87.33654f : x;
+    float p, sc, y;
+    int32_t bits, big;
+    uint32_t pow2;
+
+    xc = xc > 88.72283f ? 88.72283f : xc;
+    p = ln_rt__exp_reduced(xc, &bits);  /* bits = n */
     big = bits > 127;                    /* n = 128 -> 2^127, times two */
     pow2 = (uint32_t)(bits - big + 127) << 23;
     memcpy(&sc, &pow2, sizeof(sc));

@@ -135,23 +135,12 @@ static inline float ln_rt__erff(float x)
 static inline float ln_rt__expf_neg(float x)
 {
     float xc = x < -87.33654f ? -87.33654f : x;
-    float t, n, r, p, sc;
-    int32_t bits;
+    float p, sc;
+    int32_t n;
     uint32_t pow2;
 
-    t = xc * 1.44269504088896341f + 12582912.0f;
-    n = t - 12582912.0f;
-    r = xc - n * 0.693359375f;
-    r = r - n * -2.12194440e-4f;
-    p = 1.9875691500e-4f;
-    p = p * r + 1.3981999507e-3f;
-    p = p * r + 8.3334519073e-3f;
-    p = p * r + 4.1665795894e-2f;
-    p = p * r + 1.6666665459e-1f;
-    p = p * r + 5.0000001201e-1f;
-    p = p * r * r + r + 1.0f;
-    memcpy(&bits, &t, sizeof(bits));
-    pow2 = (uint32_t)(bits - 0x4B400000 + 127) << 23;
+    p = ln_rt__exp_reduced(xc, &n);
+    pow2 = (uint32_t)(n + 127) << 23;
     memcpy(&sc, &pow2, sizeof(sc));
     return p * sc * (x < -87.33654f ? 0.0f : 1.0f);
 }
