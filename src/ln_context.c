@@ -49,8 +49,7 @@ void ln_context_free(ln_context *ctx)
 
 static int check_guards(const ln_context *ctx);
 
-/* Base optype without the arch suffix: "relu_cpu" -> is "relu". */
-static ln_bool optype_is(const ln_op *op, const char *base)
+ln_bool ln_op_base_is(const ln_op *op, const char *base)
 {
     size_t n = strlen(base);
     const char *t = op->op_arg->optype;
@@ -1089,7 +1088,7 @@ static int check_guard(const ln_context *ctx, const ln_op *op, ln_hash *seen)
         if (!p || !p->op_arg->guard || ln_op_guard_within(a->guard, p->op_arg->guard))
             continue;
         pg = p->op_arg->guard;
-        if (optype_is(op, "if_merge") && ln_op_guard_within(pg, a->guard) &&
+        if (ln_op_base_is(op, "if_merge") && ln_op_guard_within(pg, a->guard) &&
             ln_list_length(pg) == ln_list_length(a->guard) + 1) {
             const ln_tensor_list_entry *last = ln_list_nth_data(pg, ln_list_length(a->guard));
             const char *cond = ln_tensor_list_find_name(a->tensors_in, "cond");
@@ -1163,7 +1162,7 @@ static ln_list *io_names(const ln_context *ctx, const char *optype, int out)
 {
     ln_list *names = NULL;
     LN_LIST_FOREACH(ln_op, op, ctx->ops) {
-        if (!optype_is(op, optype))
+        if (!ln_op_base_is(op, optype))
             continue;
         LN_LIST_FOREACH(ln_tensor_list_entry, tl,
                         out ? op->op_arg->tensors_out : op->op_arg->tensors_in) {

@@ -60,6 +60,10 @@ typedef struct ln_context {
     ln_hash *quant;
 } ln_context;
 
+/* op is of base optype with or without its arch suffix: "relu_cpu" (arch
+ * cpu) is "relu". */
+ln_bool ln_op_base_is(const ln_op *op, const char *base);
+
 ln_context *ln_context_create(void);
 void ln_context_free(ln_context *ctx);
 /* Parse a model file (JSON IR or ONNX; "-" reads stdin) and pre_run every op. */

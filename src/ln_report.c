@@ -325,13 +325,6 @@ int ln_report_tensors(FILE *fp, const ln_context *ctx, const char *prefix, int f
     return 0;
 }
 
-static ln_bool optype_base_is(const ln_op *op, const char *base)
-{
-    size_t n = strlen(base);
-    return strncmp(op->op_arg->optype, base, n) == 0 &&
-           (op->op_arg->optype[n] == '\0' || op->op_arg->optype[n] == '_');
-}
-
 /* A quantized model: how many ops compute on int8, and which float ops
  * stay float between a DequantizeLinear and a QuantizeLinear (no int8
  * kernel takes them): each named.  Nothing for a float model. */
@@ -342,7 +335,7 @@ static void report_quantized(FILE *fp, const ln_context *ctx)
 
     /* the producers of what a QuantizeLinear reads */
     LN_LIST_FOREACH(ln_op, op, ctx->ops) {
-        ln_tensor_entry *src = optype_base_is(op, "quantize_linear")
+        ln_tensor_entry *src = ln_op_base_is(op, "quantize_linear")
                                ? ln_op_tensor_in(op->op_arg, "src") : NULL;
         ln_op *p = src ? ln_dfg_producer(ctx->dfg, src->name) : NULL;
         if (p)
@@ -352,8 +345,8 @@ static void report_quantized(FILE *fp, const ln_context *ctx)
         ln_tensor_list_entry *o = op->op_arg->tensors_out ? op->op_arg->tensors_out->data : NULL;
         ln_tensor_entry *te = o ? ln_tensor_table_find(ctx->tensor_table, o->name) : NULL;
         ln_bool near_qdq = LN_FALSE;
-        if (!te || te->isstatic || optype_base_is(op, "input") || optype_base_is(op, "create") ||
-            optype_base_is(op, "quantize_linear") || optype_base_is(op, "dequantize_linear"))
+        if (!te || te->isstatic || ln_op_base_is(op, "input") || ln_op_base_is(op, "create") ||
+            ln_op_base_is(op, "quantize_linear") || ln_op_base_is(op, "dequantize_linear"))
             continue;
         if (te->tensor->dtype == LN_DTYPE_INT8 || te->tensor->dtype == LN_DTYPE_UINT8) {
             n8++;
@@ -361,7 +354,7 @@ static void report_quantized(FILE *fp, const ln_context *ctx)
         }
         LN_LIST_FOREACH(ln_tensor_list_entry, tl, op->op_arg->tensors_in) {
             ln_op *p = ln_dfg_producer(ctx->dfg, tl->name);
-            near_qdq |= p && optype_base_is(p, "dequantize_linear");
+            near_qdq |= p && ln_op_base_is(p, "dequantize_linear");
         }
         for (int i = 0; i < nq && !near_qdq; i++)
             near_qdq = quantized[i] == op;
