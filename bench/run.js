@@ -28,8 +28,9 @@
 //      the host object's .text/.rodata; for the test models the Cortex-M4
 //      instructions per inference from `make -C examples/cortex-m4 MODEL=.. run`.
 //   5. Where LightNet is slower than ONNX Runtime, `lightnet --profile`.
-// Writes bench/results.md, bench/results.json and (gnuplot) bench/results.png;
-// scratch files go to BUILD/bench/.
+// Writes bench/results.md, bench/results.json and (gnuplot) bench/results.png,
+// or with --out DIR/NAME.md: DIR/NAME.md, DIR/NAME.json and DIR/NAME.png
+// (the tracked results stay as they are); scratch files go to BUILD/bench/.
 'use strict';
 
 const fs = require('fs');
@@ -760,8 +761,8 @@ function writeReport(results, mach, ortVersion, notes, cfg) {
       L.push('');
     }
   }
-  if (fs.existsSync(path.join(BENCH, 'results.png'))) {
-    L.push('![latency ratio and arena vs lower bound](results.png)');
+  if (fs.existsSync(outSibling('.png'))) {
+    L.push(`![latency ratio and arena vs lower bound](${path.basename(outSibling('.png'))})`);
     L.push('');
   }
   fs.writeFileSync(opt.out, L.join('\n'));
@@ -782,12 +783,17 @@ function plot(results) {
       nan(m.noreuse / 1024)].join(' '));
   }
   fs.writeFileSync(dat, rows.join('\n') + '\n');
-  const png = path.join(BENCH, 'results.png');
+  const png = outSibling('.png');
   const tmp = png + '.tmp.png';
   const r = sh('gnuplot', ['-e', `datafile='${dat}'; outfile='${tmp}'`, path.join(BENCH, 'plot.gp')]);
   if (!r.ok) return 'plot failed: ' + firstLine(r.out);
   fs.renameSync(tmp, png);
   return null;
+}
+
+// The report's companions: --out's path with .json / .png for its .md.
+function outSibling(ext) {
+  return opt.out.replace(/\.md$/, '') + ext;
 }
 
 // ---------------------------------------------------------------- main
@@ -823,9 +829,10 @@ async function main() {
     if (o.profile) o.profile = o.profile.text;
     return o;
   });
-  fs.writeFileSync(path.join(BENCH, 'results.json'), JSON.stringify({machine: mach, ort_version: ortVersion,
+  fs.writeFileSync(outSibling('.json'), JSON.stringify({machine: mach, ort_version: ortVersion,
     config: Object.assign({}, opt, {out: path.relative(ROOT, opt.out)}), notes, results: slim}, null, 1) + '\n');
-  log(`bench: wrote ${path.relative(ROOT, opt.out)}, bench/results.json${pm ? '' : ', bench/results.png'}`);
+  log(`bench: wrote ${path.relative(ROOT, opt.out)}, ${path.relative(ROOT, outSibling('.json'))}` +
+    (pm ? '' : `, ${path.relative(ROOT, outSibling('.png'))}`));
   const bad = results.some((r) => r.agree && Object.values(r.agree).some((a) => a && a.ok === false &&
     a !== r.agree.c_vs_interp));
   if (bad) log('bench: WARNING: some outputs disagree (see the table)');
