@@ -7,6 +7,8 @@
  *
  *   x_q -> DQ -> conv2d/gemm/matmul (weight DQ(w_q), bias DQ(b_q)) [-> relu/clip] -> Q -> y_q
  *
+ * (a matmul's bias: an Add of one constant per output column after it)
+ *
  * When x_q and y_q are int8 at one scale each, w_q is an int8 constant
  * (symmetric, per tensor or per output channel) and the bias an int32
  * constant at scale x_scale * w_scale[o] (or a float constant, quantized
@@ -156,6 +158,37 @@ ln_bool ln_qdq_clamp_of(const qchain *c, int *lo, int *hi)
     return *lo <= *hi;
 }
 
+/* Add(matmul(x, w), b) where b is one value per output column ([N], [1,
+ * N], ...) and the sum keeps the matmul's shape: the matmul's bias, as
+ * PyTorch's Linear on a 3-D input and TensorFlow's Dense export it.  The
+ * matmul, with c->badd, c->bias and c->bias_arg set; NULL when not. */
+static ln_op *matmul_bias_add(ln_context *ctx, qchain *c, ln_op *add)
+{
+    static const char *const args[] = {"src1", "src2"};
+
+    for (int i = 0; i < 2; i++) {
+        const char *mn = ln_pass_tname_in(add, args[i]), *bn = ln_pass_tname_in(add, args[1 - i]);
+        ln_op *mm = mn ? ln_dfg_producer(ctx->dfg, mn) : NULL;
+        const ln_tensor *m, *b, *y;
+
+        if (!mm || !bn || !ln_streq(mm->op_arg->optype, "matmul_cpu") ||
+            ln_pass_sole_reader(ctx, mn) != add)
+            continue;
+        m = ln_pass_tin(ctx, add, args[i])->tensor;
+        b = ln_pass_tin(ctx, add, args[1 - i])->tensor;
+        y = ln_qdq_tout(ctx, add, "dst")->tensor;
+        if (m->ndim < 2 || y->ndim != m->ndim || y->len != m->len ||
+            b->len != (size_t)m->dims[m->ndim - 1] || b->ndim < 1 || b->ndim > m->ndim ||
+            b->dims[b->ndim - 1] != m->dims[m->ndim - 1])
+            continue;
+        c->badd = add;
+        c->bias = bn;
+        c->bias_arg = args[1 - i];
+        return mm;
+    }
+    return NULL;
+}
+
 /* Find the chain ending in quantize op q; LN_FALSE when it is not one. */
 static ln_bool match(ln_context *ctx, ln_op *q, qchain *c)
 {
@@ -186,6 +219,9 @@ static ln_bool match(ln_context *ctx, ln_op *q, qchain *c)
             t = p->op_arg->optype;
         }
     }
+    if (ln_streq(t, "add_cpu") && !(p = matmul_bias_add(ctx, c, p)))
+        return LN_FALSE;
+    t = p->op_arg->optype;
     c->op = p;
     c->kind = ln_streq(t, "gemm_cpu") ? 1 : ln_streq(t, "matmul_cpu") ? 2
               : ln_streq(t, "conv2d_cpu") || ln_streq(t, "conv2d_dw_cpu") ? 0 : -1;
@@ -208,13 +244,18 @@ static ln_bool match(ln_context *ctx, ln_op *q, qchain *c)
     }
     if (!c->dqx || !c->dqw || !ln_qdq_per_tensor_s8(ctx, c->dqx, &c->x_scale, &c->x_zp) ||
         ln_pass_tin(ctx, c->dqx, "src")->tensor->dtype != LN_DTYPE_INT8 ||
-        ln_pass_tin(ctx, c->dqx, "src")->tensor->ndim != (c->kind ? 2 : 4) ||
+        !(ln_pass_tin(ctx, c->dqx, "src")->tensor->ndim == (c->kind ? 2 : 4) ||
+          (c->kind == 2 && ln_pass_tin(ctx, c->dqx, "src")->tensor->ndim > 2)) ||
         !is_static(ctx, c->dqw, "src") || !is_static(ctx, c->dqw, "scale") ||
         ln_pass_tin(ctx, c->dqw, "src")->tensor->dtype != LN_DTYPE_INT8)
         return LN_FALSE;
-    if (c->kind != 2 && ln_pass_tname_in(p, "bias")) {
-        ln_tensor_entry *b = ln_pass_tin(ctx, p, "bias");
-        c->dqb = ln_qdq_producer_of(ctx, p, "bias", "dequantize_linear_cpu");
+    if (c->kind != 2)
+        c->bias = ln_pass_tname_in(p, "bias");
+    if (c->bias) {
+        const char *barg = c->badd ? c->bias_arg : "bias";
+        ln_op *bop = c->badd ? c->badd : p;
+        ln_tensor_entry *b = ln_pass_tin(ctx, bop, barg);
+        c->dqb = ln_qdq_producer_of(ctx, bop, barg, "dequantize_linear_cpu");
         if (!(b->isstatic && b->tensor->dtype == LN_DTYPE_FLOAT32) &&
             !(c->dqb && is_static(ctx, c->dqb, "src") && is_static(ctx, c->dqb, "scale") &&
               ln_pass_tin(ctx, c->dqb, "src")->tensor->dtype == LN_DTYPE_INT32))
@@ -319,8 +360,7 @@ static ln_bool bias_s8(ln_context *ctx, const qchain *c, int n, const double *ws
     ln_tensor *t, *s = NULL, *z = NULL;
     const char *zn = c->dqb ? ln_pass_tname_in(c->dqb, "zero_point") : NULL;
 
-    if (ln_context_static_data(ctx, ln_pass_tname_in(c->dqb ? c->dqb : c->op,
-                                                     c->dqb ? "src" : "bias"), &t) ||
+    if (ln_context_static_data(ctx, c->dqb ? ln_pass_tname_in(c->dqb, "src") : c->bias, &t) ||
         t->len != (size_t)n ||
         (c->dqb && (ln_context_static_data(ctx, ln_pass_tname_in(c->dqb, "scale"), &s) ||
                     (s->len != 1 && s->len != (size_t)n))) ||
@@ -372,8 +412,32 @@ static ln_list *copy_params(const ln_op *op, ln_list *params, const char *const 
     return params;
 }
 
+/* A reshape of tensor src to dims into a new tensor (its name: *dst, the
+ * caller frees), appended to *ops; LN_FALSE when the build lacks it. */
+static ln_bool add_reshape(ln_context *ctx, const char *src, int ndim, const int *dims,
+                           char **dst, ln_list **ops)
+{
+    char prefix[256], *name;
+    ln_op *op;
+
+    snprintf(prefix, sizeof prefix, "%s__%dd", src, ndim);
+    *dst = ln_pass_unique(ctx, prefix);
+    name = ln_pass_unique(ctx, prefix);
+    op = ln_qdq_new_op(ctx, "reshape_cpu", name, ln_tensor_list_append(NULL, "src", src),
+                       ln_tensor_list_append(NULL, "dst", *dst),
+                       ln_param_list_append_array_int(NULL, "dims", ndim, dims));
+    ln_free(name);
+    if (op)
+        *ops = ln_list_append(*ops, op);
+    return op != NULL;
+}
+
 /* The int8 op of chain c, with the constants it needs in *before; NULL
- * when a scale or the bias does not fit the kernels. */
+ * when a scale or the bias does not fit the kernels.  A matmul of more
+ * than two input dims (PyTorch's Linear on [B, T, K]) runs as fc_s8 on
+ * the rows: a reshape to [B*T, K] goes last into *before, and the op
+ * returned is the reshape of fc_s8's [B*T, N] to the matmul's dims, with
+ * fc_s8 in *before before it. */
 static ln_op *int8_op(ln_context *ctx, const qchain *c, ln_list **before)
 {
     static const char *const conv_params[] = {"group", "stride", "dilation", "pads",
@@ -386,8 +450,9 @@ static ln_op *int8_op(ln_context *ctx, const qchain *c, ln_list **before)
     char prefix[256], *names[4] = {NULL, NULL, NULL, NULL};
     ln_list *ins = NULL, *params = NULL;
     ln_op *op = NULL;
-    const char *wname = ln_pass_tname_in(c->dqw, "src");
-    const ln_tensor *wshape = ln_pass_tin(ctx, c->op, c->kind == 2 ? "src2" : "weight")->tensor;
+    const char *wname = ln_pass_tname_in(c->dqw, "src"), *xname;
+    char *x2d = NULL, *y2d = NULL;
+    const ln_tensor *x, *wshape = ln_pass_tin(ctx, c->op, c->kind == 2 ? "src2" : "weight")->tensor;
 
     if (ln_context_static_data(ctx, wname, &w) || wshape->ndim != (c->kind ? 2 : 4) ||
         w->len != wshape->len || (c->wview && w->dims[0] != wshape->dims[0]))
@@ -398,10 +463,10 @@ static ln_op *int8_op(ln_context *ctx, const qchain *c, ln_list **before)
     shift = ln_alloc(sizeof *shift * (size_t)n);
     bias = ln_alloc(sizeof *bias * (size_t)n);
     ok = weight_scales(ctx, c, n, ws, &wzp) &&
-         (!ln_pass_tname_in(c->op, "bias") || c->kind == 2 || bias_s8(ctx, c, n, ws, bias));
+         (!c->bias || bias_s8(ctx, c, n, ws, bias));
     /* the accumulator's bound: K products of 9-bit offsets, the bias */
     acc_bound = (double)w->len / n * 255.0 * 255.0;
-    if (ok && ln_pass_tname_in(c->op, "bias") && c->kind != 2)
+    if (ok && c->bias)
         for (int o = 0; o < n; o++)
             acc_bound = fmax(acc_bound, (double)w->len / n * 255.0 * 255.0 + fabs((double)bias[o]));
     for (int o = 0; ok && o < n; o++)
@@ -412,7 +477,7 @@ static ln_op *int8_op(ln_context *ctx, const qchain *c, ln_list **before)
         names[0] = ln_qdq_add_const(ctx, prefix, LN_DTYPE_INT32, 1, &n, mult, before);
         snprintf(prefix, sizeof prefix, "%s__shift", c->op->op_arg->name);
         names[1] = ln_qdq_add_const(ctx, prefix, LN_DTYPE_INT32, 1, &n, shift, before);
-        if (ln_pass_tname_in(c->op, "bias") && c->kind != 2) {
+        if (c->bias) {
             snprintf(prefix, sizeof prefix, "%s__bias_s32", c->op->op_arg->name);
             names[2] = ln_qdq_add_const(ctx, prefix, LN_DTYPE_INT32, 1, &n, bias, before);
         }
@@ -434,7 +499,16 @@ static ln_op *int8_op(ln_context *ctx, const qchain *c, ln_list **before)
                                         before);
             wname = names[3];
         }
-        ins = ln_tensor_list_append(ins, "src", ln_pass_tname_in(c->dqx, "src"));
+        xname = ln_pass_tname_in(c->dqx, "src");
+        x = ln_pass_tin(ctx, c->dqx, "src")->tensor;
+        if (c->kind == 2 && x->ndim > 2) {  /* matmul rows: [..., K] -> [rows, K] */
+            int d2[2] = {(int)(x->len / (size_t)x->dims[x->ndim - 1]), x->dims[x->ndim - 1]};
+            if (!add_reshape(ctx, xname, 2, d2, &x2d, before))
+                goto out;
+            xname = x2d;
+            y2d = ln_pass_unique(ctx, ln_pass_tname_out(c->q, "dst"));
+        }
+        ins = ln_tensor_list_append(ins, "src", xname);
         ins = ln_tensor_list_append(ins, "weight", wname);
         if (names[2])
             ins = ln_tensor_list_append(ins, "bias", names[2]);
@@ -449,9 +523,25 @@ static ln_op *int8_op(ln_context *ctx, const qchain *c, ln_list **before)
         params = ln_param_list_append_int(params, "act_min", c->act_min);
         params = ln_param_list_append_int(params, "act_max", c->act_max);
         op = ln_qdq_new_op(ctx, c->kind ? "fc_s8_cpu" : "conv2d_s8_cpu", c->op->op_arg->name, ins,
-                           ln_tensor_list_append(NULL, "dst", ln_pass_tname_out(c->q, "dst")),
+                           ln_tensor_list_append(NULL, "dst",
+                                                 y2d ? y2d : ln_pass_tname_out(c->q, "dst")),
                            params);
+        if (op && y2d) {        /* [rows, N] -> the matmul's dims */
+            const ln_tensor *y = ln_qdq_tout(ctx, c->q, "dst")->tensor;
+            char *name;
+
+            *before = ln_list_append(*before, op);
+            snprintf(prefix, sizeof prefix, "%s__nd", c->op->op_arg->name);
+            name = ln_pass_unique(ctx, prefix);
+            op = ln_qdq_new_op(ctx, "reshape_cpu", name, ln_tensor_list_append(NULL, "src", y2d),
+                               ln_tensor_list_append(NULL, "dst", ln_pass_tname_out(c->q, "dst")),
+                               ln_param_list_append_array_int(NULL, "dims", y->ndim, y->dims));
+            ln_free(name);
+        }
     }
+out:
+    ln_free(x2d);
+    ln_free(y2d);
     for (int i = 0; i < 4; i++)
         ln_free(names[i]);
     ln_free(ws);
@@ -510,6 +600,7 @@ static int fuse_one(ln_context *ctx, ln_op *q, ln_bool *done)
     if ((ret = ln_context_remove_op(ctx, q->op_arg->name)) ||
         (c.act && (ret = ln_context_remove_op(ctx, c.act->op_arg->name))) ||
         (c.act2 && (ret = ln_context_remove_op(ctx, c.act2->op_arg->name))) ||
+        (c.badd && (ret = ln_context_remove_op(ctx, c.badd->op_arg->name))) ||
         (ret = ln_pass_replace_with(ctx, c.op, before, op)))
         return ret;
     note_consts(ctx, &c, op);

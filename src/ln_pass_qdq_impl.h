@@ -14,6 +14,10 @@ typedef struct qchain {
     ln_op *q, *act, *op, *dqx, *dqw, *dqb;  /* act, dqb may be NULL */
     ln_op *act2;                /* a second activation before act (PyTorch's
                                  * relu6: Relu then Clip), or NULL */
+    ln_op *badd;                /* the Add that takes a matmul's bias, or NULL */
+    const char *bias;           /* the bias tensor (conv/gemm "bias", the
+                                 * matmul's Add's other input), or NULL */
+    const char *bias_arg;       /* the Add's arg of the bias (with badd) */
     ln_bool wview;              /* a view between dqw and a conv (1-D: unsqueeze) */
     double x_scale, y_scale;
     int x_zp, y_zp, act_min, act_max;

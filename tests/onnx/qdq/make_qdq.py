@@ -424,6 +424,25 @@ def softmax_keep(B):
     return x, t, 1 / 256.0, [2, 5, 7]
 
 
+def linear(B):
+    """Linear layers on a 3-D input as PyTorch (nn.Linear on [B, T, K])
+    and TensorFlow (Dense) export them: MatMul, then an Add of the bias --
+    an int32 constant behind a DequantizeLinear, then a float constant of
+    [1, N] as the Add's first input -- with a Relu between."""
+    x = R.uniform(-1, 1, (2, 5, 16)).astype(np.float32)
+    t, sx, _ = B.qdq("x", x)
+    w1, wd1, ws1 = B.weight(R.normal(0, 0.3, (16, 12)).astype(np.float32), axis=1)
+    b1, bd1 = B.bias(R.normal(0, 0.3, 12).astype(np.float32), sx, ws1)
+    v = np.maximum(x @ wd1 + bd1, 0)
+    t = B.node("Relu", [B.node("Add", [B.node("MatMul", [t, w1]), b1])])
+    t, sx, _ = B.qdq(t, v)
+    w2, wd2, _ = B.weight(R.normal(0, 0.3, (12, 6)).astype(np.float32), axis=1)
+    b2 = R.normal(0, 0.3, (1, 6)).astype(np.float32)
+    v = b2 + v @ wd2
+    t, s_out, _ = B.qdq(B.node("Add", [B.const("b", b2), B.node("MatMul", [t, w2])]), v)
+    return x, t, s_out, [2, 5, 6]
+
+
 def save(name, make, opset=13):
     B = Builder()
     x, y, s_out, y_shape = make(B)
@@ -468,3 +487,4 @@ save("qdq_pads", pads)
 save("qdq_softmax", softmax)
 save("qdq_softmax_gemm", classifier, opset=11)
 save("qdq_softmax_keep_float", softmax_keep)
+save("qdq_linear3d", linear)
