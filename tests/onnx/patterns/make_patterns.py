@@ -361,3 +361,91 @@ save("silu_swish",
       helper.make_node("Mul", ["a", "sg"], ["y"])],
      {"w1": f32(8, 3, 3, 3), "w2": f32(6, 8, 1, 1)},
      [1, 3, 10, 10], [1, 6, 10, 10])
+
+# TensorFlow / Keras as tf2onnx writes it: NHWC inputs with Transposes to
+# and from the convolutions, "same" padding as auto_pad SAME_UPPER and as
+# an asymmetric stride-2 pad, ReLU6 as Clip with min/max inputs, flatten in
+# NHWC order, Dense as MatMul + Add, and the softmax head
+save("tf_keras_cnn",
+     [helper.make_node("Transpose", ["x"], ["t0"], perm=[0, 3, 1, 2]),
+      helper.make_node("Conv", ["t0", "w1", "b1"], ["c1"], auto_pad="SAME_UPPER"),
+      helper.make_node("Relu", ["c1"], ["r1"]),
+      helper.make_node("MaxPool", ["r1"], ["p1"], kernel_shape=[2, 2], strides=[2, 2],
+                       auto_pad="VALID"),
+      helper.make_node("Conv", ["p1", "w2", "b2"], ["c2"], pads=[0, 0, 1, 1], strides=[2, 2]),
+      helper.make_node("Clip", ["c2", "lo", "hi"], ["r2"]),
+      helper.make_node("Transpose", ["r2"], ["t1"], perm=[0, 2, 3, 1]),
+      helper.make_node("Reshape", ["t1", "shp"], ["fl"]),
+      helper.make_node("MatMul", ["fl", "wd"], ["mm"]),
+      helper.make_node("Add", ["mm", "bd"], ["ad"]),
+      helper.make_node("Softmax", ["ad"], ["y"], axis=-1)],
+     {"w1": f32(8, 3, 3, 3), "b1": f32(8), "w2": f32(16, 8, 3, 3), "b2": f32(16),
+      "lo": np.array(0, np.float32), "hi": np.array(6, np.float32),
+      "shp": np.array([-1, 256], np.int64), "wd": f32(256, 10), "bd": f32(10)},
+     [1, 16, 16, 3], [1, 10], opset=13)
+
+# Keras depthwise-separable block in NHWC: the batch norm tf2onnx leaves
+# unfused as Mul/Add on the last (channel) axis between Transposes, and
+# the global average pool as ReduceMean over axes 1, 2
+save("tf_keras_dw_bn_nhwc",
+     [helper.make_node("Transpose", ["x"], ["t0"], perm=[0, 3, 1, 2]),
+      helper.make_node("Conv", ["t0", "wdw", "bdw"], ["c1"], group=6, pads=[1, 1, 1, 1]),
+      helper.make_node("Transpose", ["c1"], ["t1"], perm=[0, 2, 3, 1]),
+      helper.make_node("Mul", ["t1", "sc"], ["m1"]),
+      helper.make_node("Add", ["m1", "sh"], ["a1"]),
+      helper.make_node("Relu", ["a1"], ["r1"]),
+      helper.make_node("Transpose", ["r1"], ["t2"], perm=[0, 3, 1, 2]),
+      helper.make_node("Conv", ["t2", "wpw", "bpw"], ["c2"]),
+      helper.make_node("Transpose", ["c2"], ["t3"], perm=[0, 2, 3, 1]),
+      helper.make_node("ReduceMean", ["t3"], ["y"], axes=[1, 2], keepdims=0)],
+     {"wdw": f32(6, 1, 3, 3), "bdw": f32(6), "sc": (f32(6) + 1.5).astype(np.float32),
+      "sh": f32(6), "wpw": f32(12, 6, 1, 1), "bpw": f32(12)},
+     [1, 8, 8, 6], [1, 12], opset=13)
+
+# A per-element scale that broadcasts along W, not along the channels,
+# after a conv: it must not fold into the conv's weights
+save("conv_mul_along_w",
+     [helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1]),
+      helper.make_node("Mul", ["c1", "s"], ["m"]),
+      helper.make_node("Add", ["m", "t"], ["y"])],
+     {"w1": f32(4, 3, 3, 3), "b1": f32(4), "s": (f32(4) + 1).astype(np.float32),
+      "t": f32(1, 4, 1, 1)},
+     [1, 3, 4, 4], [1, 4, 4, 4], opset=13)
+
+# TF1-style resizes on NHWC: nearest with asymmetric coordinates and floor,
+# then bilinear to a size with align_corners
+save("tf_resize_nhwc",
+     [helper.make_node("Transpose", ["x"], ["t0"], perm=[0, 3, 1, 2]),
+      helper.make_node("Resize", ["t0", "roi", "scl"], ["r1"], mode="nearest",
+                       coordinate_transformation_mode="asymmetric", nearest_mode="floor"),
+      helper.make_node("Resize", ["r1", "", "", "sz"], ["r2"], mode="linear",
+                       coordinate_transformation_mode="align_corners"),
+      helper.make_node("Transpose", ["r2"], ["y"], perm=[0, 2, 3, 1])],
+     {"roi": np.array([], np.float32), "scl": np.array([1, 1, 2, 2], np.float32),
+      "sz": np.array([1, 3, 11, 13], np.int64)},
+     [1, 5, 6, 3], [1, 11, 13, 3], opset=13)
+
+# Dense on a 3-D input, a layer norm written out (ReduceMean, Sub, Pow,
+# Sqrt, Div) and GELU through Erf, as TensorFlow's exporters write them
+save("tf_dense_layernorm_gelu",
+     [helper.make_node("MatMul", ["x", "wd"], ["mm"]),
+      helper.make_node("Add", ["mm", "bd"], ["h"]),
+      helper.make_node("ReduceMean", ["h"], ["mu"], axes=[-1]),
+      helper.make_node("Sub", ["h", "mu"], ["d"]),
+      helper.make_node("Pow", ["d", "two"], ["d2"]),
+      helper.make_node("ReduceMean", ["d2"], ["var"], axes=[-1]),
+      helper.make_node("Add", ["var", "eps"], ["ve"]),
+      helper.make_node("Sqrt", ["ve"], ["sd"]),
+      helper.make_node("Div", ["d", "sd"], ["nrm"]),
+      helper.make_node("Mul", ["nrm", "g"], ["ng"]),
+      helper.make_node("Add", ["ng", "be"], ["ln"]),
+      helper.make_node("Mul", ["ln", "rs2"], ["e0"]),
+      helper.make_node("Erf", ["e0"], ["e1"]),
+      helper.make_node("Add", ["e1", "one"], ["e2"]),
+      helper.make_node("Mul", ["ln", "e2"], ["e3"]),
+      helper.make_node("Mul", ["e3", "half"], ["y"])],
+     {"wd": f32(8, 16), "bd": f32(16), "two": np.array(2, np.float32),
+      "eps": np.array(1e-5, np.float32), "g": f32(16), "be": f32(16),
+      "rs2": np.array(1 / np.sqrt(2), np.float32), "one": np.array(1, np.float32),
+      "half": np.array(0.5, np.float32)},
+     [2, 5, 8], [2, 5, 16], opset=13)
