@@ -365,6 +365,37 @@ int ln_pass_remove_identity(ln_context *ctx)
     return 0;
 }
 
+/* Is tensor name the condition of some op's guard (a branch of an If)? */
+static ln_bool is_guard(const ln_context *ctx, const char *name)
+{
+    LN_LIST_FOREACH(ln_op, op, ctx->ops) {
+        LN_LIST_FOREACH(ln_tensor_list_entry, g, op->op_arg->guard) {
+            if (ln_streq(g->name, name))
+                return LN_TRUE;
+        }
+    }
+    return LN_FALSE;
+}
+
+static int noop_cast_one(ln_context *ctx, ln_op *op, ln_bool *done)
+{
+    const char *src = ln_pass_tname_in(op, "src"), *dst = ln_pass_tname_out(op, "dst");
+    ln_tensor_entry *in = src ? ln_tensor_table_find(ctx->tensor_table, src) : NULL;
+    ln_tensor_entry *out = dst ? ln_tensor_table_find(ctx->tensor_table, dst) : NULL;
+
+    *done = LN_FALSE;
+    if (!in || !out || out->is_io || in->tensor->dtype != out->tensor->dtype ||
+        !ln_tensor_same_shape(in->tensor, out->tensor) || is_guard(ctx, dst))
+        return 0;
+    *done = LN_TRUE;
+    return ln_pass_bypass(ctx, op, dst, src);
+}
+
+int ln_pass_remove_noop_casts(ln_context *ctx)
+{
+    return ln_pass_fold_all(ctx, "cast_cpu", noop_cast_one);
+}
+
 /* ---- folds into conv2d / gemm ------------------------------------------- */
 
 ln_tensor_entry *ln_pass_tin(const ln_context *ctx, const ln_op *op, const char *arg)

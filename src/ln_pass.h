@@ -29,6 +29,11 @@ int ln_pass_remove_dead(ln_context *ctx);
 /* Views that change nothing (identity, inference dropout, a reshape to the
  * same shape) go: their readers read the source instead. */
 int ln_pass_remove_identity(ln_context *ctx);
+/* A Cast to the dtype its input has already (PyTorch's quantized export
+ * puts one between every QuantizeLinear and DequantizeLinear) goes: its
+ * readers read the source; a graph output or an If's condition keeps its
+ * cast. */
+int ln_pass_remove_noop_casts(ln_context *ctx);
 /* batchnorm after conv2d / gemm (whose output it alone reads) folds into
  * their weights and bias. */
 int ln_pass_fold_batchnorm(ln_context *ctx);

@@ -35,7 +35,8 @@ static int optimize_cpu(ln_context *ctx)
     if ((ret = ln_pass_expander(ctx, ln_expander_funcs_cpu, ln_expand_defaults_cpu)))
         return ret;
     if (!ctx->no_opt) {
-        if ((ret = ln_pass_combiner(ctx, 2, ln_combiner_early_funcs_cpu)) ||
+        if ((ret = ln_pass_remove_noop_casts(ctx)) ||
+            (ret = ln_pass_combiner(ctx, 2, ln_combiner_early_funcs_cpu)) ||
             (ret = ln_pass_fuse_qdq(ctx)))
             return ret;
         if ((ret = ln_pass_fold_constants(ctx)))

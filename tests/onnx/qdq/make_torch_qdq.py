@@ -14,8 +14,10 @@ Sigmoid then Mul, F.hardswish (opset 13) as HardSigmoid then Mul.  Writes
 tests/onnx/qdq/torch_fq_{s8,u8}.{onnx,in.bin,ref.bin,scale}; the reference is
 PyTorch's fake-quantized output, which LightNet's int8 kernels are held to
 within 2 output steps on 99% of the elements and 4 on all (tests/aot/run.sh),
-every conv and linear an int8 kernel call.  Needs Debian's python3-torch;
-the outputs are committed (CI has no torch).
+every conv and linear an int8 kernel call.  Also torch_fx_{qnnpack,fbgemm}:
+a model quantized with torch.ao.quantization's FX flow and exported
+(FxNet).  Needs Debian's python3-torch; the outputs are committed (CI has
+no torch).
 """
 import os
 
@@ -64,7 +66,64 @@ class Net(nn.Module):
         return self.fq(F.linear(x, fqw(self.fc.weight), self.fc.bias), 0.04, 0)
 
 
+class FxNet(nn.Module):
+    """What torch.ao.quantization's FX flow quantizes and torch.onnx exports
+    (as QuantizeLinear -> Cast -> DequantizeLinear around float ops, uint8
+    activations, the bias's zero point from ConstantOfShape): conv + batch
+    norm + relu (fused by prepare_fx), depthwise + relu, a residual add,
+    1x1 conv, maxpool, adaptive average pool, flatten, linear (a quantized
+    concat does not export in PyTorch 1.13)."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1, self.b1 = nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8)
+        self.c2 = nn.Conv2d(8, 8, 3, padding=1, groups=8)
+        self.c3 = nn.Conv2d(8, 16, 1)
+        self.fc = nn.Linear(16, 10)
+
+    def forward(self, x):
+        x = F.relu(self.b1(self.c1(x)))
+        y = F.relu(self.c2(x))
+        x = x + y
+        x = F.max_pool2d(self.c3(x), 2)
+        return self.fc(F.adaptive_avg_pool2d(x, 1).flatten(1))
+
+
+def fx_models():
+    """FxNet through prepare_fx / convert_fx with the qnnpack (per-tensor
+    weights) and fbgemm (per-channel weights, activations in 0..127)
+    defaults, calibrated on 16 random inputs; PyTorch's quantized output
+    is the reference, its last scale the step."""
+    from torch.ao.quantization import get_default_qconfig_mapping
+    from torch.ao.quantization.quantize_fx import convert_fx, prepare_fx
+
+    for engine in ("qnnpack", "fbgemm"):
+        torch.manual_seed(1)
+        # Debian's PyTorch runs QNNPACK only: fbgemm's qconfig, run by it
+        torch.backends.quantized.engine = "qnnpack"
+        m = FxNet().eval()
+        with torch.no_grad():
+            m.b1.running_mean.uniform_(-0.2, 0.2)
+            m.b1.running_var.uniform_(0.5, 2)
+        x = torch.randn(1, 3, 16, 16)
+        p = prepare_fx(m, get_default_qconfig_mapping(engine), example_inputs=(x,))
+        with torch.no_grad():
+            for _ in range(16):
+                p(torch.randn(1, 3, 16, 16))
+        q = convert_fx(p)
+        name = "torch_fx_" + engine
+        with torch.no_grad():
+            y = q(x)
+            torch.onnx.export(q, (x,), os.path.join(HERE, name + ".onnx"), opset_version=13,
+                              input_names=["x"], output_names=["y"])
+        x.numpy().astype(np.float32).tofile(os.path.join(HERE, name + ".in.bin"))
+        y.numpy().astype(np.float32).tofile(os.path.join(HERE, name + ".ref.bin"))
+        open(os.path.join(HERE, name + ".scale"), "w").write("%.9g\n" % q.fc.scale)
+        print(name, y.numpy().ravel())
+
+
 def main():
+    fx_models()
     torch.manual_seed(0)
     for name, lo, hi in (("torch_fq_s8", -128, 127), ("torch_fq_u8", 0, 255)):
         m = Net(lo, hi).eval()
