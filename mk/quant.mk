@@ -19,7 +19,10 @@
 #                         --add-scales inputs / all on ResNet-8: the residual
 #                         adds' scales shared, ln-aot's add arguments the
 #                         fast paths' (tests/quant/add_scales.py), and 20
-#                         random CNNs each way against ONNX Runtime
+#                         random CNNs each way against ONNX Runtime;
+#                         --headroom 1.25 on the trained DS-CNN and ResNet-8
+#                         (the same bytes twice), 20 random CNNs with
+#                         --headroom 2 against ONNX Runtime
 #   make test-quant-long  the figures of docs/quantization-flow.md: six
 #                         networks, 64 calibration inputs, 200 evaluated,
 #                         for min/max, --mse and --percentile 99.99, the
@@ -69,11 +72,14 @@ test-quant: $(BUILD)/bin/ln-quant $(BUILD)/bin/lightnet $(BUILD)/bin/ln-aot $(BU
 	$(QUANT_CHECK) --ncal 32 --neval 20 $(QUANT_NETS)
 	$(QUANT_CHECK) --ncal 32 --neval 20 --method mse --no-repro mobilenet_v1_025
 	$(QUANT_TRAINED_CHECK) --ncal 32 --neval 20 --method mse --no-repro --no-aot $(QUANT_TRAINED)
+	$(QUANT_TRAINED_CHECK) --ncal 32 --neval 20 --method mse --headroom 1.25 --no-aot \
+	    trained/ds_cnn trained/resnet8
 	$(QUANT_PY) tests/quant/ort_ties.py --bin $(BUILD)/bin --lightnet-sr $(QDQ_DIR)/lightnet-sr
 	$(QUANT_RANDOM) --seed 1 --n 40
 	$(QUANT_PY) tests/quant/add_scales.py --bin $(BUILD)/bin
 	$(QUANT_RANDOM) --seed 100 --n 20 --add-scales inputs
 	$(QUANT_RANDOM) --seed 200 --n 20 --add-scales all
+	$(QUANT_RANDOM) --seed 300 --n 20 --headroom 2
 
 test-quant-long: $(BUILD)/bin/ln-quant $(BUILD)/bin/lightnet $(BUILD)/bin/ln-aot $(BUILD)/bin/ln-onnx \
                  $(QDQ_DIR)/lightnet-sr
@@ -83,6 +89,8 @@ test-quant-long: $(BUILD)/bin/ln-quant $(BUILD)/bin/lightnet $(BUILD)/bin/ln-aot
 	$(QUANT_CHECK) --ncal 64 --neval 200 --method p99.99 --no-repro $(QUANT_LONG_NETS)
 	$(QUANT_TRAINED_CHECK) --ncal 64 --neval 200 $(QUANT_TRAINED)
 	$(QUANT_TRAINED_CHECK) --ncal 64 --neval 200 --method mse --no-repro --coverage $(QUANT_TRAINED)
+	$(QUANT_TRAINED_CHECK) --ncal 64 --neval 200 --method mse --headroom 1.25 --no-repro \
+	    --no-aot $(QUANT_TRAINED)
 	$(QUANT_RANDOM) --seed 1000 --n 400
 	@if test -f bench/models/mobilenet_v2/model.onnx && test -f bench/models/resnet18/model.onnx; then \
 	  $(QUANT_CHECK) --ncal 64 --neval 200 --no-repro $(QUANT_BENCH_ARGS) resnet18 mobilenet_v2 && \

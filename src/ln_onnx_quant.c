@@ -885,8 +885,28 @@ static int forced_range(qz *q)
     return 0;
 }
 
+/* Does root's group hold the output of an op whose values are bounded by
+ * definition (a Clip, whose clamp the fusion takes from the range; a
+ * sigmoid, tanh or softmax)?  --headroom leaves such a group's range as it is. */
+static ln_bool group_bounded(qz *q, int root)
+{
+    static const char *const bounded[] = {"Clip", "Sigmoid", "HardSigmoid", "Tanh", "Softmax",
+                                          NULL};
+    for (int j = 0; j < q->n_tr; j++) {
+        intptr_t p;
+        if (find(q, j) != root)
+            continue;
+        p = hget(q->producer, q->tr[j].name);
+        if (q->tr[j].softmax_out || (p && is_one_of(op_of(q->nodes[p - 1]), bounded)))
+            return LN_TRUE;
+    }
+    return LN_FALSE;
+}
+
 static void compute_params(qz *q)
 {
+    double h = q->opts && q->opts->headroom > 1 ? q->opts->headroom : 1;
+
     for (int i = 0; i < q->n_tr; i++)
         if (is_quantized(q, q->tr[i].name))
             choose_range(q, &q->tr[i]);
@@ -898,6 +918,12 @@ static void compute_params(qz *q)
         q->tr[r].clo = fmin(q->tr[r].clo, q->tr[i].clo);
         q->tr[r].chi = fmax(q->tr[r].chi, q->tr[i].chi);
     }
+    /* --headroom: room for inputs beyond what the calibration inputs reached */
+    for (int i = 0; h > 1 && i < q->n_tr; i++)
+        if (find(q, i) == i && is_quantized(q, q->tr[i].name) && !group_bounded(q, i)) {
+            q->tr[i].clo *= h;
+            q->tr[i].chi *= h;
+        }
 }
 
 /* Does root's group hold a softmax's output? */
@@ -1307,6 +1333,8 @@ int ln_quant_model(const char *model, const ln_quant_inputs *calib, const ln_qua
         !(opts->percentile > 50 && opts->percentile <= 100))
         return ln_error(LN_EINVAL, "--percentile wants a value in (50, 100], got %g",
                         opts->percentile);
+    if (opts && opts->headroom != 0 && !(opts->headroom >= 1 && opts->headroom <= 16))
+        return ln_error(LN_EINVAL, "--headroom wants a factor in [1, 16], got %g", opts->headroom);
     q.inits = str_hash();
     q.fconsts = str_hash();
     q.names = str_hash();

@@ -49,6 +49,7 @@ typedef struct ln_quant_opts {
     const char *keep_float;     /* comma-separated node names kept float */
     const char *bad_range;      /* test hook: TENSOR=LO,HI forces that range */
     ln_bool no_bias_correction; /* keep the biases as they are */
+    double headroom;            /* ranges widened this many times (>= 1; 0: 1) */
     ln_quant_add_scales add_scales; /* a residual add's scales */
     FILE *log;                  /* what stays float, per node (NULL: silent) */
 } ln_quant_opts;

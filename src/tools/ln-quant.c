@@ -34,6 +34,10 @@ static void usage(FILE *fp)
           "  --mse              ranges of least squared quantization error (histogram;\n"
           "                     the default: never worse than --minmax on the test\n"
           "                     networks, 2-9 dB better on the trained ones)\n"
+          "  --headroom F       every range F times wider than the method chose (F in\n"
+          "                     [1, 16]; default 1): room for inputs beyond the\n"
+          "                     calibration inputs' extremes (data with long tails);\n"
+          "                     not the ranges of Clip, Sigmoid, Tanh or Softmax outputs\n"
           "  --keep-float N,... nodes (ONNX names) kept float\n"
           "  --add-scales HOW   a residual add's scales (an Add of two activations):\n"
           "                     separate (each tensor its own range), inputs (both\n"
@@ -169,7 +173,8 @@ int main(int argc, char **argv)
             json = ln_streq(argv[++i], "json");
         } else if (ln_streq(a, "-o") || ln_streq(a, "--percentile") ||
                    ln_streq(a, "--keep-float") || ln_streq(a, "--rows") ||
-                   ln_streq(a, "--force-range") || ln_streq(a, "--add-scales")) {
+                   ln_streq(a, "--force-range") || ln_streq(a, "--add-scales") ||
+                   ln_streq(a, "--headroom")) {
             const char *v;
             char *end;
             if (i + 1 >= argc) {
@@ -193,6 +198,13 @@ int main(int argc, char **argv)
                 } else {
                     fprintf(stderr, "ln-quant: --add-scales wants separate, inputs or all, "
                             "got '%s'\n", v);
+                    goto done;
+                }
+            } else if (ln_streq(a, "--headroom")) {
+                opts.headroom = strtod(v, &end);
+                if (*end || !(opts.headroom >= 1 && opts.headroom <= 16)) {
+                    fprintf(stderr, "ln-quant: --headroom wants a factor in [1, 16], got '%s'\n",
+                            v);
                     goto done;
                 }
             } else if (ln_streq(a, "--rows")) {

@@ -219,7 +219,8 @@ def check_net(a, name, tmp):
     ev = gen_inputs(name, x0, a.neval, seed + 1, os.path.join(tmp, tag + "_eval"))
     qm = os.path.join(tmp, tag + ".q.onnx")
     cmd = [os.path.join(a.bin, "ln-quant"), model, "-o", qm, "-q", "--calib", cal] + \
-        method_args(a.method) + (["--add-scales", a.add_scales] if a.add_scales else [])
+        method_args(a.method) + (["--add-scales", a.add_scales] if a.add_scales else []) + \
+        (["--headroom", a.headroom] if a.headroom else [])
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode:
         fail("%s: ln-quant: %s" % (name, r.stderr.strip()))
@@ -389,6 +390,7 @@ def main():
     ap.add_argument("--known-sqnr", default="",
                     help="networks whose output SQNR under 30 dB is reported as KNOWN, not failed")
     ap.add_argument("--add-scales", default="", help="ln-quant --add-scales HOW")
+    ap.add_argument("--headroom", default="", help="ln-quant --headroom F")
     ap.add_argument("--sensitive", default="",
                     help="networks held to the bound of their quantized input (sensitive_bound)")
     ap.add_argument("--coverage", action="store_true",
@@ -400,7 +402,8 @@ def main():
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="ln-quant-")
     try:
-        print("method %s%s" % (a.method, ", --add-scales " + a.add_scales if a.add_scales else ""))
+        print("method %s%s%s" % (a.method, ", --add-scales " + a.add_scales if a.add_scales else "",
+                                 ", --headroom " + a.headroom if a.headroom else ""))
         print("%-18s %5s %5s %4s | %8s %7s %7s | %s" % (
             "network", "calib", "eval", "Qs", "SQNR dB", "top-1", "exact", "vs ONNX Runtime: <=2 steps, max, top-1"))
         cal = None

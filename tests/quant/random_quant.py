@@ -49,7 +49,8 @@ def one(seed, a, d):
     x.tofile(xf)
     q = os.path.join(d, "q.onnx")
     p = subprocess.run([os.path.join(a.bin, "ln-quant"), f, "-o", q, "-q", "--calib", cal] +
-                       (["--add-scales", a.add_scales] if a.add_scales else []),
+                       (["--add-scales", a.add_scales] if a.add_scales else []) +
+                       (["--headroom", a.headroom] if a.headroom else []),
                        capture_output=True, text=True)
     if p.returncode:
         return "ln-quant: " + p.stderr.strip()
@@ -79,6 +80,7 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--n", type=int, default=20)
     ap.add_argument("--add-scales", default="", help="ln-quant --add-scales HOW")
+    ap.add_argument("--headroom", default="", help="ln-quant --headroom F")
     a = ap.parse_args()
     fails = 0
     for seed in range(a.seed, a.seed + a.n):
@@ -91,7 +93,8 @@ def main():
             fails += 1
             print("FAIL seed %d: %s" % (seed, msg))
     print("ln-quant random networks%s: %d, %d failed" % (
-        ", --add-scales " + a.add_scales if a.add_scales else "", a.n, fails))
+        (", --add-scales " + a.add_scales if a.add_scales else "") +
+        (", --headroom " + a.headroom if a.headroom else ""), a.n, fails))
     return 1 if fails else 0
 
 
