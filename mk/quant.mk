@@ -94,6 +94,8 @@ test-quant-long: $(BUILD)/bin/ln-quant $(BUILD)/bin/lightnet $(BUILD)/bin/ln-aot
 	$(QUANT_RANDOM) --seed 1000 --n 400
 	@if test -f bench/models/mobilenet_v2/model.onnx && test -f bench/models/resnet18/model.onnx; then \
 	  $(QUANT_CHECK) --ncal 64 --neval 200 --no-repro $(QUANT_BENCH_ARGS) resnet18 mobilenet_v2 && \
+	  $(QUANT_PY) tests/quant/ort_ties.py --bin $(BUILD)/bin --lightnet-sr $(QDQ_DIR)/lightnet-sr \
+	    --n 3 mobilenet_v2 && \
 	  $(QUANT_CHECK) --ncal 64 --neval 200 --no-repro --no-aot --add-scales inputs \
 	    $(QUANT_BENCH_ARGS) resnet8 resnet18 mobilenet_v2; \
 	else echo "test-quant-long: SKIP MobileNetV2 and ResNet-18: bench/models/ not generated" \
