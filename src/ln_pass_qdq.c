@@ -276,7 +276,9 @@ static ln_bool match(ln_context *ctx, ln_op *q, qchain *c)
  * network: MobileNetV1 ended 5 steps from ONNX Runtime); with shift 0 the
  * kernel rounds once, and the multiplier's 31-bit rounding moves a result
  * whose real value v = x * m is at most 256 only when v lies within
- * |x| / 2^32 <= 2^-24 / m <= 2^-13 of a half: never in practice.  Below
+ * |x| / 2^32 <= 2^-24 / m <= 2^-13 of a half: rarely (tests/quant/ort_ties.py
+ * found one such element, 2.4e-7 below a tie, in MobileNetV2's first conv
+ * over 3 inputs; within TFLite's fixed-point precision either way).  Below
  * 2^-11 TFLite's form is the better one (fewer than 2^-12 of results
  * move).  The kernels are TFLite's either way; the TFLite reference
  * vectors carry their own multipliers.  LN_FALSE when m is out of the
