@@ -126,6 +126,9 @@ static const layer layers[] = {
     SQ("resnet18 conv3_x 3x3", 128, 28, 128, 3, 1, 1),
     SQ("resnet18 conv4_x 3x3", 256, 14, 256, 3, 1, 1),
     SQ("resnet18 conv5_x 3x3", 512, 7, 512, 3, 1, 1),
+    SQ("resnet18 conv5_1 3x3 s2 256->512", 256, 14, 512, 3, 2, 1),
+    { "resnet18 down 1x1 s2 256->512", 256, 14, 14, 512, 1, 1, 2, 0, 0, 0, 0,
+      1 },
     SQ("resnet18 conv1 7x7 s2", 3, 224, 64, 7, 2, 1),
     SQ("mbv2 conv1 3x3 s2 3->32", 3, 224, 32, 3, 2, 1),
     SQ("mbv2 1x1 expand 16->96 @112", 16, 112, 96, 1, 1, 1),
@@ -137,6 +140,7 @@ static const layer layers[] = {
     SQ("mbv2 1x1 project 384->64", 384, 14, 64, 1, 1, 1),
     SQ("mbv2 1x1 expand 160->960", 160, 7, 960, 1, 1, 1),
     SQ("mbv2 1x1 project 960->320", 960, 7, 320, 1, 1, 1),
+    SQ("mbv2 1x1 320->1280 @7", 320, 7, 1280, 1, 1, 1),
     SQ("mbv2 dw 3x3 s2 96 @112", 96, 112, 96, 3, 2, 96),
     SQ("mbv2 dw 3x3 144 @56", 144, 56, 144, 3, 1, 144),
     SQ("mbv2 dw 3x3 s2 144 @56", 144, 56, 144, 3, 2, 144),
@@ -222,6 +226,13 @@ static int run_conv_gemm(const void *p)
                                       c->w, c->b, c->y, c->scr);
 }
 
+/* the packed small-map kernel on weights packed beforehand (c->w) */
+static int run_conv_packed(const void *p)
+{
+    const conv_ctx *c = p;
+    return ln_rt_conv2d_packed_f32(&c->a, c->x, c->w, c->b, c->y, c->scr);
+}
+
 typedef struct {
     ln_rt_gemm_args a;
     const float *A, *B;
@@ -258,7 +269,7 @@ int main(int argc, char **argv)
 {
     double peak = 0.0, peak512 = 0.0;
     size_t i;
-    float *x, *w, *b, *y;
+    float *x, *w, *wp, *b, *y;
     void *scr;
     size_t big = (size_t)16 << 20;
 
@@ -281,9 +292,10 @@ int main(int argc, char **argv)
     }
 #endif
     x = malloc(big * sizeof(float)); w = malloc(big * sizeof(float));
+    wp = malloc(big * sizeof(float));
     b = malloc(4096 * sizeof(float)); y = malloc(big * sizeof(float));
     scr = malloc(8 << 20);
-    if (!x || !w || !b || !y || !scr)
+    if (!x || !w || !wp || !b || !y || !scr)
         return 1;
     fill(x, big); fill(w, big); fill(b, 4096);
 
@@ -333,6 +345,14 @@ int main(int argc, char **argv)
             t = best_time(run_conv_gemm, &c, flops);
             row("  (same, GEMM path)", "", t, flops, peak);
         }
+        if (ln_rt_conv2d_packed_ok(&c.a) &&
+            ln_rt_conv2d_packed_f32_scratch_size(&c.a) <= (8u << 20)) {
+            ln_rt_conv2d_f32_pack(&c.a, w, wp);
+            c.w = wp;
+            t = best_time(run_conv_packed, &c, flops);
+            row("  (same, packed weights)", "", t, flops, peak);
+            c.w = w;
+        }
     }
     {
         /* m, n, k, transB; M = 1 rows are batch-1 fully connected layers
@@ -367,6 +387,6 @@ int main(int argc, char **argv)
             row(g[i].name, shape, t, flops, peak);
         }
     }
-    free(x); free(w); free(b); free(y); free(scr);
+    free(x); free(w); free(wp); free(b); free(y); free(scr);
     return 0;
 }

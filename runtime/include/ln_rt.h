@@ -237,6 +237,25 @@ int ln_rt_conv2d_f32_for(ln_rt_target t, const ln_rt_conv2d_args *a,
 size_t ln_rt_conv2d_f32_scratch_size_for(ln_rt_target t,
                                          const ln_rt_conv2d_args *a);
 
+/* Group-1 convolution for small output maps with the weights packed
+ * ahead of time (vector lanes along output channels). Taken for the shapes
+ * ln_rt_conv2d_packed_ok() accepts, the same on every host ISA (group 1,
+ * no dilation, stride 1 or 2 on both axes, <= 64 taps, oc >= 16, at most
+ * 64 output pixels, or 256 with c >= 128). ln_rt_conv2d_f32_pack() writes weight
+ * [oc][c][kh][kw] as blocks of 16 output channels, block b =
+ * [kh][kw][c][16] (the last block [kh][kw][c][oc % 16]): oc * c * kh * kw
+ * floats, not in-place. ln_rt_conv2d_packed_f32 then needs
+ * ln_rt_conv2d_packed_f32_scratch_size() bytes of scratch and returns
+ * LN_RT_ARG_ERROR for shapes it does not take. Host only: the compiler
+ * never packs for the Cortex-M4. */
+int ln_rt_conv2d_packed_ok(const ln_rt_conv2d_args *a);
+void ln_rt_conv2d_f32_pack(const ln_rt_conv2d_args *a, const float *weight,
+                           float *packed);
+int ln_rt_conv2d_packed_f32(const ln_rt_conv2d_args *a, const float *src,
+                            const float *packed, const float *bias,
+                            float *dst, void *scratch);
+size_t ln_rt_conv2d_packed_f32_scratch_size(const ln_rt_conv2d_args *a);
+
 /* Depthwise 2-D convolution only: group == c, oc a multiple of c (same
  * args, weight [oc][1][kh][kw]). What ln_rt_conv2d_f32 runs for such
  * shapes, as a kernel of its own so that code calling only this one does

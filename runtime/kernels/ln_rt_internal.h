@@ -468,6 +468,36 @@ int ln_rt__conv2d_direct_f32_avx512(const ln_rt_conv2d_args *a,
 #endif
 #endif
 
+/* packed conv (conv2d_packed_f32.c, x86/conv2d_packed_avx*.c): vector
+ * lanes along output channels, weights packed [oc/16][tap][c][16] (the
+ * last block nb = oc % 16 wide: [tap][c][nb]). One image: the input (a
+ * zero-padded copy, or the source when there are no pads) has its
+ * channels plane floats apart; output pixel p's tap t reads
+ * x[pix[p] + toff[t] + ic * plane]. pix has npix >= ohw entries (rounded
+ * up to whole tiles by repeating the last pixel); tbuf holds 64 x
+ * roundup(npix, 16) floats. */
+typedef struct {
+    const float *x;
+    size_t plane;
+    int32_t c, ntap, npix, ohw, oc;
+    const int32_t *pix, *toff;
+    float *tbuf;
+    const float *bias;
+    ln_rt_act act;
+    float alpha, beta;
+} ln_rt__pk_geom;
+#define LN_RT_PK_TILE 6         /* pixels per register tile (all ISAs) */
+void ln_rt__conv2d_packed_c(const ln_rt__pk_geom *g, const float *w,
+                            float *dst);
+#if LN_RT_HAVE_AVX2
+void ln_rt__conv2d_packed_avx2(const ln_rt__pk_geom *g, const float *w,
+                               float *dst);
+#endif
+#if LN_RT_HAVE_AVX512
+void ln_rt__conv2d_packed_avx512(const ln_rt__pk_geom *g, const float *w,
+                                 float *dst);
+#endif
+
 /* TFLite's int8 ADD and MUL of one element pair (elementwise_s8.c,
  * binary_f32.c's broadcasting versions). */
 static inline int8_t ln_rt__add_s8(const ln_rt_s8_binary_args *a, int8_t x1, int8_t x2)

@@ -655,6 +655,104 @@ START_TEST(test_conv_host_variants)
 }
 END_TEST
 
+
+/* ---- packed small-map conv (conv2d_packed_f32.c) -----------------------
+ * Random shapes (seeded) the packed kernel takes: oc 16..70 (partial last
+ * blocks, 1-4 full blocks per group), c 1..24, 1x1 / 3x3 / any kh, kw up
+ * to 5, stride 1 or 2, pads 0..2, output maps of at most 64 pixels (tile
+ * tails), batch 1..2, every activation, bias or not; weights packed by
+ * ln_rt_conv2d_f32_pack into an exact-size buffer, against the double
+ * reference. Whatever ISA the dispatch picks (test-dispatch runs every
+ * level). Also: what it must refuse. */
+START_TEST(test_conv_packed_sweep)
+{
+    uint32_t s = 4242u + (uint32_t)_i * 7919u;
+    int it, taken = 0;
+    for (it = 0; it < 40; it++) {
+        conv_case k;
+        ln_rt_conv2d_args a;
+        int32_t oh, ow;
+        size_t nx, nw, ny;
+        float *x, *wt, *wp, *b, *y;
+        double *ref;
+        void *scr;
+        memset(&k, 0, sizeof(k));
+        k.n = 1 + (int32_t)(rt_rand(&s) % 2);
+        k.c = 1 + (int32_t)(rt_rand(&s) % 24);
+        k.oc = 16 + (int32_t)(rt_rand(&s) % 55);
+        k.g = 1;
+        switch (rt_rand(&s) % 3) {
+        case 0: k.kh = k.kw = 1; break;
+        case 1: k.kh = k.kw = 3; break;
+        default:
+            k.kh = 1 + (int32_t)(rt_rand(&s) % 5);
+            k.kw = 1 + (int32_t)(rt_rand(&s) % 5);
+        }
+        k.sh = k.sw = 1 + (int32_t)(rt_rand(&s) % 2);
+        k.dh = k.dw = 1;
+        if (rt_rand(&s) % 2) {
+            k.pt = (int32_t)(rt_rand(&s) % 3);
+            k.pb = (int32_t)(rt_rand(&s) % 3);
+            k.pl = (int32_t)(rt_rand(&s) % 3);
+            k.pr = (int32_t)(rt_rand(&s) % 3);
+        }
+        k.h = 1 + (int32_t)(rt_rand(&s) % 12);
+        k.w = 1 + (int32_t)(rt_rand(&s) % 12);
+        k.act = (ln_rt_act)(rt_rand(&s) % 5);
+        k.bias = (int)(rt_rand(&s) % 4 != 0);
+        to_args(&k, &a);
+        oh = ln_rt_conv_out_size(k.h, k.kh, k.sh, k.pt, k.pb, 1);
+        ow = ln_rt_conv_out_size(k.w, k.kw, k.sw, k.pl, k.pr, 1);
+        if (oh <= 0 || ow <= 0 || !ln_rt_conv2d_packed_ok(&a))
+            continue;
+        nx = (size_t)k.n * k.c * k.h * k.w;
+        nw = (size_t)k.oc * k.c * k.kh * k.kw;
+        ny = (size_t)k.n * k.oc * oh * ow;
+        x = rt_alloc(nx); wt = rt_alloc(nw); wp = rt_alloc(nw);
+        b = rt_alloc(k.oc); y = rt_alloc(ny); ref = rt_allocd(ny);
+        rt_fill(x, nx, -1, 1, 610u + (uint32_t)it);
+        rt_fill(wt, nw, -1, 1, 710u + (uint32_t)it);
+        rt_fill(b, k.oc, -1, 1, 810u + (uint32_t)it);
+        conv_ref(&k, x, wt, k.bias ? b : NULL, ref, oh, ow);
+        ln_rt_conv2d_f32_pack(&a, wt, wp);
+        scr = rt_scratch(ln_rt_conv2d_packed_f32_scratch_size(&a));
+        rt_fill(y, ny, 50, 60, 9);
+        ck_assert_int_eq(ln_rt_conv2d_packed_f32(&a, x, wp, k.bias ? b : NULL,
+                                                 y, scr), LN_RT_OK);
+        RT_CHECK(y, ref, ny, 2e-5, "conv2d packed");
+        taken++;
+        free(x); free(wt); free(wp); free(b); free(y); free(ref); free(scr);
+    }
+    ck_assert_int_gt(taken, 10);
+}
+END_TEST
+
+START_TEST(test_conv_packed_refuses)
+{
+    const conv_case ok = { 1, 8, 5, 5, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+                           LN_RT_ACT_NONE, 1 };
+    conv_case k = ok;
+    ln_rt_conv2d_args a;
+    to_args(&k, &a);
+    ck_assert(ln_rt_conv2d_packed_ok(&a));
+    k.g = 2; to_args(&k, &a); /* groups */
+    ck_assert(!ln_rt_conv2d_packed_ok(&a));
+    ck_assert_int_eq(ln_rt_conv2d_packed_f32(&a, NULL, NULL, NULL, NULL,
+                                             NULL), LN_RT_ARG_ERROR);
+    k = ok; k.dh = 2; to_args(&k, &a); /* dilation */
+    ck_assert(!ln_rt_conv2d_packed_ok(&a));
+    k = ok; k.oc = 15; to_args(&k, &a); /* fewer than 16 channels */
+    ck_assert(!ln_rt_conv2d_packed_ok(&a));
+    k = ok; k.sh = k.sw = 3; to_args(&k, &a);
+    ck_assert(!ln_rt_conv2d_packed_ok(&a));
+    k = ok; k.sh = 2; to_args(&k, &a); /* unequal strides */
+    ck_assert(!ln_rt_conv2d_packed_ok(&a));
+    k = ok; k.h = k.w = 9; to_args(&k, &a); /* 81 output pixels */
+    ck_assert(!ln_rt_conv2d_packed_ok(&a));
+    ck_assert_int_eq(ln_rt_conv2d_packed_f32_scratch_size(&a), 0);
+}
+END_TEST
+
 Suite *rt_conv_suite(void)
 {
     Suite *s = suite_create("rt_conv");
@@ -664,6 +762,8 @@ Suite *rt_conv_suite(void)
                         (int)(sizeof(cases) / sizeof(cases[0])));
     tcase_add_loop_test(tc, test_conv2d_depthwise_sweep, 0, 8);
     tcase_add_loop_test(tc, test_conv_direct_sweep, 0, 8);
+    tcase_add_loop_test(tc, test_conv_packed_sweep, 0, 6);
+    tcase_add_test(tc, test_conv_packed_refuses);
     tcase_add_loop_test(tc, test_conv_direct_flat_tiles, 0, 12);
     tcase_add_test(tc, test_conv2d_bad_args);
     tcase_add_test(tc, test_conv2d_scratch_size);

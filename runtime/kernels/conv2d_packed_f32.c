@@ -1,0 +1,213 @@
+/*
+ * conv2d_packed_f32.c -- group-1 convolution for small output maps with
+ * the vector lanes along output channels and the weights packed ahead of
+ * time (ln_rt_conv2d_f32_pack; the compiler's host recipe packs the
+ * constant weights once, ln-aot emits them packed).
+ *
+ * The direct AVX-512 kernel and the GEMM run their lanes along output
+ * pixels, so a 7x7 map fills 49 of 64 lanes and a 3x3 map 9 of 16. Here a
+ * register tile is 6 output pixels x up to 4 vectors of 16 output
+ * channels: each weight vector feeds 6 FMAs, each broadcast input 1-4.
+ * Layout: output channels in blocks of 16, block b = [tap][c][16] (taps
+ * ky * kw + kx), the last block nb = oc - 16 b wide ([tap][c][nb]), so the
+ * packed tensor has exactly oc * c * kh * kw floats (the weight's shape
+ * stays [oc][c][kh][kw]). The same layout for every ISA: the AVX-512
+ * kernel reads a block as one vector, the AVX2 kernel as two halves, the
+ * portable one as 16 lanes of a loop. Pads: the image is copied once into
+ * a zero-padded scratch plane per channel (small maps only), so no tap
+ * is bounds-checked; without pads the source is read in place. Tiles past
+ * the last pixel repeat it (results not stored). Output: NCHW, written
+ * through a scratch tile transposed 16 x 16 (AVX-512) or per lane.
+ */
+#include <string.h>
+#include "ln_rt_internal.h"
+
+#define PK_MAXTAPS 64
+
+static void pk_geometry(const ln_rt_conv2d_args *a, int32_t *oh, int32_t *ow,
+                        int32_t *hp, int32_t *wp, int *padded)
+{
+    *oh = ln_rt_conv_out_size(a->h, a->kh, a->stride_h, a->pad_top,
+                              a->pad_bottom, 1);
+    *ow = ln_rt_conv_out_size(a->w, a->kw, a->stride_w, a->pad_left,
+                              a->pad_right, 1);
+    *padded = a->pad_top || a->pad_left || a->pad_bottom || a->pad_right;
+    *hp = a->h + a->pad_top + a->pad_bottom;
+    *wp = a->w + a->pad_left + a->pad_right;
+}
+
+/* Shapes this kernel takes (the same on every ISA: the compiler packs the
+ * weights for it before it knows which CPU runs them): group 1, no
+ * dilation, stride 1 or 2 on both axes, up to 64 taps, 16 or more output
+ * channels, the padded image at most 1M floats, and output maps of at
+ * most 64 pixels, or of at most 256 with 128 input channels or more. On
+ * an Intel Xeon (AVX-512, bench/kernels, best of many) it beat the direct
+ * kernel / GEMM on every such map measured (ResNet-18's 512x7x7 3x3 57%
+ * -> 76% of the FMA peak, 256x14x14 3x3 73% -> 87%, MobileNetV2's 1x1 at
+ * 7x7 62-64% -> 77-83%, MobileNetV1-0.25's 1x1 at 3x3 37-40% -> 62-65%,
+ * at 6x6 56-61% -> 74-82%); with 12x12 - 16x16 maps and 32-64 input
+ * channels (MobileNetV1's 64->64 @12, ResNet-8's 32->32 @16, MobileNetV2's
+ * 64->384 @14) it lost by 10-25%, and tied at DS-CNN's 64->64 @25x5. */
+int ln_rt_conv2d_packed_ok(const ln_rt_conv2d_args *a)
+{
+    int32_t oh, ow, hp, wp;
+    int padded;
+    if (!ln_rt__conv_args_ok(a) || a->group != 1 || a->dil_h != 1 ||
+        a->dil_w != 1 || a->stride_h != a->stride_w ||
+        (a->stride_w != 1 && a->stride_w != 2) ||
+        a->kh * a->kw > PK_MAXTAPS || a->oc < 16 || a->c < 1)
+        return 0;
+    pk_geometry(a, &oh, &ow, &hp, &wp, &padded);
+    return oh > 0 && ow > 0 &&
+           ((int64_t)oh * ow <= 64 ||
+            ((int64_t)oh * ow <= 256 && a->c >= 128)) &&
+           (int64_t)a->c * hp * wp <= (1 << 20);
+}
+
+/* packed[b][t][ic][j] = weight[16 b + j][ic][t] */
+void ln_rt_conv2d_f32_pack(const ln_rt_conv2d_args *a, const float *weight,
+                           float *packed)
+{
+    const int32_t khw = a->kh * a->kw, c = a->c, kk = c * khw;
+    int32_t o0, t, ic, j;
+    for (o0 = 0; o0 < a->oc; o0 += 16) {
+        const int32_t nb = a->oc - o0 < 16 ? a->oc - o0 : 16;
+        float *blk = packed + (size_t)o0 * kk;
+        for (t = 0; t < khw; t++)
+            for (ic = 0; ic < c; ic++)
+                for (j = 0; j < nb; j++)
+                    blk[((size_t)t * c + ic) * nb + j] =
+                        weight[(size_t)(o0 + j) * kk + (size_t)ic * khw + t];
+    }
+}
+
+static size_t pk_npix(int32_t ohw)
+{
+    size_t n = ((size_t)ohw + LN_RT_PK_TILE - 1) / LN_RT_PK_TILE *
+               LN_RT_PK_TILE;
+    return (n + 15) / 16 * 16;
+}
+
+size_t ln_rt_conv2d_packed_f32_scratch_size(const ln_rt_conv2d_args *a)
+{
+    int32_t oh, ow, hp, wp;
+    int padded;
+    size_t n;
+    if (!ln_rt_conv2d_packed_ok(a))
+        return 0;
+    pk_geometry(a, &oh, &ow, &hp, &wp, &padded);
+    n = pk_npix(oh * ow);
+    /* tile buffer, padded image, pixel and tap offsets (int32) */
+    return (64 * n + (padded ? (size_t)a->c * hp * wp : 0) + n +
+            PK_MAXTAPS) * sizeof(float) + 64;
+}
+
+/* ---- portable kernel: 6 pixels x one block of 16 channels ------------- */
+static void pk_block_c(const ln_rt__pk_geom *g, const float *wb, int32_t nb,
+                       int32_t oc0, float *dst)
+{
+    const int32_t c = g->c, ohw = g->ohw;
+    int32_t p0, t, ic, p, j;
+    for (p0 = 0; p0 < ohw; p0 += LN_RT_PK_TILE) {
+        float acc[LN_RT_PK_TILE][16];
+        memset(acc, 0, sizeof(acc));
+        for (t = 0; t < g->ntap; t++) {
+            const float *wt = wb + (size_t)t * c * nb;
+            for (ic = 0; ic < c; ic++) {
+                const float *wv = wt + (size_t)ic * nb;
+                const float *xc = g->x + g->toff[t] + (size_t)ic * g->plane;
+                for (p = 0; p < LN_RT_PK_TILE; p++) {
+                    const float xs = xc[g->pix[p0 + p]];
+                    if (nb == 16)
+                        for (j = 0; j < 16; j++)
+                            acc[p][j] += xs * wv[j];
+                    else
+                        for (j = 0; j < nb; j++)
+                            acc[p][j] += xs * wv[j];
+                }
+            }
+        }
+        for (p = 0; p < LN_RT_PK_TILE && p0 + p < ohw; p++)
+            for (j = 0; j < nb; j++)
+                dst[(size_t)(oc0 + j) * ohw + p0 + p] =
+                    acc[p][j] + (g->bias ? g->bias[oc0 + j] : 0.0f);
+    }
+}
+
+void ln_rt__conv2d_packed_c(const ln_rt__pk_geom *g, const float *w,
+                            float *dst)
+{
+    const size_t kk = (size_t)g->c * g->ntap;
+    int32_t o0;
+    for (o0 = 0; o0 < g->oc; o0 += 16)
+        pk_block_c(g, w + (size_t)o0 * kk,
+                   g->oc - o0 < 16 ? g->oc - o0 : 16, o0, dst);
+    ln_rt__act_f32(dst, (size_t)g->oc * g->ohw, g->act, g->alpha, g->beta);
+}
+
+int ln_rt_conv2d_packed_f32(const ln_rt_conv2d_args *a, const float *src,
+                            const float *packed, const float *bias,
+                            float *dst, void *scratch)
+{
+    int32_t oh, ow, hp, wp, ohw, oy, ox, ky, kx, b, ic, y;
+    int padded;
+    size_t n, hw, ohwn;
+    float *tb, *xp;
+    int32_t *pix, *toff;
+    ln_rt__pk_geom g;
+
+    if (!ln_rt_conv2d_packed_ok(a))
+        return LN_RT_ARG_ERROR;
+    pk_geometry(a, &oh, &ow, &hp, &wp, &padded);
+    ohw = oh * ow;
+    n = pk_npix(ohw);
+    /* 64-byte aligned tile buffer */
+    tb = (float *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
+    xp = tb + 64 * n;
+    pix = (int32_t *)(xp + (padded ? (size_t)a->c * hp * wp : 0));
+    toff = pix + n;
+    for (oy = 0; oy < oh; oy++)
+        for (ox = 0; ox < ow; ox++)
+            pix[oy * ow + ox] = oy * a->stride_h * wp + ox * a->stride_w;
+    for (y = ohw; y < (int32_t)n; y++)
+        pix[y] = pix[ohw - 1];
+    for (ky = 0; ky < a->kh; ky++)
+        for (kx = 0; kx < a->kw; kx++)
+            toff[ky * a->kw + kx] = ky * wp + kx;
+    hw = (size_t)a->h * a->w;
+    ohwn = (size_t)ohw;
+    g.plane = padded ? (size_t)hp * wp : hw;
+    g.c = a->c; g.ntap = a->kh * a->kw; g.npix = (int32_t)n; g.ohw = ohw;
+    g.oc = a->oc; g.pix = pix; g.toff = toff; g.tbuf = tb; g.bias = bias;
+    g.act = a->act; g.alpha = a->alpha; g.beta = a->beta;
+    if (padded)
+        memset(xp, 0, (size_t)a->c * hp * wp * sizeof(float));
+    for (b = 0; b < a->n; b++) {
+        const float *img = src + (size_t)b * a->c * hw;
+        float *out = dst + (size_t)b * a->oc * ohwn;
+        if (padded) {
+            for (ic = 0; ic < a->c; ic++)
+                for (y = 0; y < a->h; y++)
+                    memcpy(xp + (size_t)ic * hp * wp +
+                               (size_t)(y + a->pad_top) * wp + a->pad_left,
+                           img + (size_t)ic * hw + (size_t)y * a->w,
+                           (size_t)a->w * sizeof(float));
+            g.x = xp;
+        } else
+            g.x = img;
+#if LN_RT_HAVE_AVX512
+        if (LN_RT_CPU_AVX512) {
+            ln_rt__conv2d_packed_avx512(&g, packed, out);
+            continue;
+        }
+#endif
+#if LN_RT_HAVE_AVX2
+        if (LN_RT_CPU_AVX2) {
+            ln_rt__conv2d_packed_avx2(&g, packed, out);
+            continue;
+        }
+#endif
+        ln_rt__conv2d_packed_c(&g, packed, out);
+    }
+    return LN_RT_OK;
+}

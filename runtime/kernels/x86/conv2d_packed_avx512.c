@@ -1,0 +1,208 @@
+/*
+ * conv2d_packed_avx512.c -- the packed small-map conv (conv2d_packed_f32.c)
+ * with AVX-512F: lanes along output channels, a register tile of 6 output
+ * pixels x NV (1-4) vectors of 16 channels (24 accumulators at NV = 4,
+ * each weight vector loaded once per (tap, input channel) feeding 6 FMAs,
+ * each input broadcast feeding NV). Full blocks of 16 channels go four
+ * (then fewer) at a time; the last, partial block (nb < 16) alone with
+ * k-masked weight loads. Bias and activation are applied in registers;
+ * the tile goes to a scratch buffer [pixel][16] per vector, which is
+ * transposed 16 x 16 in registers into the NCHW output with pixel-masked
+ * stores.
+ */
+#include "ln_rt_internal.h"
+
+#if LN_RT_HAVE_AVX512
+LN_RT_TARGET_AVX512_PRAGMA
+#include <immintrin.h>
+
+static inline __m512 pk_act(__m512 v, ln_rt_act act, float alpha, float beta)
+{
+    switch (act) {
+    case LN_RT_ACT_RELU:
+        return _mm512_max_ps(v, _mm512_setzero_ps());
+    case LN_RT_ACT_RELU6:
+        return _mm512_min_ps(_mm512_max_ps(v, _mm512_setzero_ps()),
+                             _mm512_set1_ps(6.0f));
+    case LN_RT_ACT_LEAKYRELU:
+        return _mm512_mask_mul_ps(v, _mm512_cmp_ps_mask(v, _mm512_setzero_ps(),
+                                                        _CMP_LT_OQ),
+                                  v, _mm512_set1_ps(alpha));
+    case LN_RT_ACT_CLIP:
+        return _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(alpha)),
+                             _mm512_set1_ps(beta));
+    default:
+        return v;
+    }
+}
+
+/* One tile, one step of the reduction: pixels p0..p0+5, NV vectors, tap t,
+ * input channels [c0, c1); w = first block, blocks bs floats apart, ws
+ * floats per (tap, channel) row, wm the lane mask (all ones but for the
+ * partial block, whose NV is 1). The sums start at zero (first) or from
+ * T + v * tv + p * 16, where they go back to (+ bias and act when last).
+ * Named accumulators, not an array: GCC kept an array's 24 vectors in
+ * registers but also stored them to the stack every iteration. */
+#define PK_Z(P) __m512 a##P##0 = _mm512_setzero_ps(),                          \
+    a##P##1 = _mm512_setzero_ps(), a##P##2 = _mm512_setzero_ps(),             \
+    a##P##3 = _mm512_setzero_ps();
+#define PK_LD(P)                                                              \
+    a##P##0 = _mm512_loadu_ps(T + (size_t)(p0 + P) * 16);                     \
+    if (NV > 1) a##P##1 = _mm512_loadu_ps(T + tv + (size_t)(p0 + P) * 16);    \
+    if (NV > 2) a##P##2 = _mm512_loadu_ps(T + 2 * tv + (size_t)(p0 + P) * 16); \
+    if (NV > 3) a##P##3 = _mm512_loadu_ps(T + 3 * tv + (size_t)(p0 + P) * 16);
+#define PK_FMA(P, Q)                                                          \
+    xb = _mm512_set1_ps(Q[xo]);                                               \
+    a##P##0 = _mm512_fmadd_ps(xb, w0, a##P##0);                               \
+    if (NV > 1) a##P##1 = _mm512_fmadd_ps(xb, w1, a##P##1);                   \
+    if (NV > 2) a##P##2 = _mm512_fmadd_ps(xb, w2, a##P##2);                   \
+    if (NV > 3) a##P##3 = _mm512_fmadd_ps(xb, w3, a##P##3);
+#define PK_ST1(P, V, B)                                                       \
+    _mm512_storeu_ps(T + V * tv + (size_t)(p0 + P) * 16,                      \
+                     last ? pk_act(_mm512_add_ps(a##P##V, B), g->act,         \
+                                   g->alpha, g->beta)                         \
+                          : a##P##V);
+#define PK_ST(P)                                                              \
+    PK_ST1(P, 0, b0)                                                          \
+    if (NV > 1) { PK_ST1(P, 1, b1) }                                          \
+    if (NV > 2) { PK_ST1(P, 2, b2) }                                          \
+    if (NV > 3) { PK_ST1(P, 3, b3) }
+static inline __attribute__((always_inline)) void
+pk_tile(const ln_rt__pk_geom *g, const float *w, size_t bs, int32_t ws,
+        __mmask16 wm, const int NV, int32_t p0, int t, int32_t c0,
+        int32_t c1, int first, int last, int32_t oc0, float *T, size_t tv)
+{
+    const size_t plane = g->plane;
+    const float *wt = w + ((size_t)t * g->c + c0) * ws;
+    const float *x0 = g->x + g->toff[t] + (size_t)c0 * plane;
+    const float *q0 = x0 + g->pix[p0], *q1 = x0 + g->pix[p0 + 1];
+    const float *q2 = x0 + g->pix[p0 + 2], *q3 = x0 + g->pix[p0 + 3];
+    const float *q4 = x0 + g->pix[p0 + 4], *q5 = x0 + g->pix[p0 + 5];
+    int32_t ic;
+    size_t xo = 0;
+    PK_Z(0) PK_Z(1) PK_Z(2) PK_Z(3) PK_Z(4) PK_Z(5)
+
+    if (!first) {
+        PK_LD(0) PK_LD(1) PK_LD(2) PK_LD(3) PK_LD(4) PK_LD(5)
+    }
+    for (ic = c0; ic < c1; ic++, wt += ws, xo += plane) {
+        __m512 xb, w0, w1 = w0 = _mm512_maskz_loadu_ps(wm, wt), w2 = w0,
+                       w3 = w0;
+        if (NV > 1) w1 = _mm512_loadu_ps(wt + bs);
+        if (NV > 2) w2 = _mm512_loadu_ps(wt + 2 * bs);
+        if (NV > 3) w3 = _mm512_loadu_ps(wt + 3 * bs);
+        PK_FMA(0, q0) PK_FMA(1, q1) PK_FMA(2, q2)
+        PK_FMA(3, q3) PK_FMA(4, q4) PK_FMA(5, q5)
+    }
+    {
+        __m512 b0 = _mm512_setzero_ps(), b1 = b0, b2 = b0, b3 = b0;
+        if (last && g->bias) {
+            b0 = _mm512_maskz_loadu_ps(wm, g->bias + oc0);
+            if (NV > 1) b1 = _mm512_loadu_ps(g->bias + oc0 + 16);
+            if (NV > 2) b2 = _mm512_loadu_ps(g->bias + oc0 + 32);
+            if (NV > 3) b3 = _mm512_loadu_ps(g->bias + oc0 + 48);
+        }
+        PK_ST(0) PK_ST(1) PK_ST(2) PK_ST(3) PK_ST(4) PK_ST(5)
+    }
+}
+
+/* input channels per reduction step: the step's weights (NV x 16 x KC
+ * floats, 32 KiB at NV = 4) stay in L1/L2 across the pixel tiles */
+#define PK_KC 128
+
+/* rows T[0..16) of 16 floats -> column j to d + j * ld (pixel mask pm),
+ * j < nb */
+static void pk_transpose_store(const float *T, float *d, size_t ld,
+                               int32_t nb, __mmask16 pm)
+{
+    __m512 r[16], u[16], s[16];
+    int i;
+    for (i = 0; i < 16; i++)
+        r[i] = _mm512_loadu_ps(T + i * 16);
+    for (i = 0; i < 16; i += 2) {
+        u[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+        u[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+    }
+    /* s[4q + k]: rows 4q..4q+3, column k (mod 4) of each 128-bit lane */
+    for (i = 0; i < 16; i += 4) {
+        s[i] = _mm512_shuffle_ps(u[i], u[i + 2], 0x44);
+        s[i + 1] = _mm512_shuffle_ps(u[i], u[i + 2], 0xEE);
+        s[i + 2] = _mm512_shuffle_ps(u[i + 1], u[i + 3], 0x44);
+        s[i + 3] = _mm512_shuffle_ps(u[i + 1], u[i + 3], 0xEE);
+    }
+    for (i = 0; i < 4; i++) {
+        const __m512 v0 = _mm512_shuffle_f32x4(s[i], s[4 + i], 0x88);
+        const __m512 v1 = _mm512_shuffle_f32x4(s[i], s[4 + i], 0xDD);
+        const __m512 w0 = _mm512_shuffle_f32x4(s[8 + i], s[12 + i], 0x88);
+        const __m512 w1 = _mm512_shuffle_f32x4(s[8 + i], s[12 + i], 0xDD);
+        r[i] = _mm512_shuffle_f32x4(v0, w0, 0x88);
+        r[i + 8] = _mm512_shuffle_f32x4(v0, w0, 0xDD);
+        r[i + 4] = _mm512_shuffle_f32x4(v1, w1, 0x88);
+        r[i + 12] = _mm512_shuffle_f32x4(v1, w1, 0xDD);
+    }
+    for (i = 0; i < nb; i++)
+        _mm512_mask_storeu_ps(d + (size_t)i * ld, pm, r[i]);
+}
+
+static void pk_out(const ln_rt__pk_geom *g, const float *T, size_t tv,
+                   int nv, int32_t oc0, int32_t nlast, float *dst)
+{
+    const int32_t ohw = g->ohw;
+    int v;
+    int32_t pb;
+    for (v = 0; v < nv; v++) {
+        const int32_t nb = v == nv - 1 ? nlast : 16;
+        for (pb = 0; pb < ohw; pb += 16) {
+            const int32_t np = ohw - pb < 16 ? ohw - pb : 16;
+            pk_transpose_store(T + v * tv + (size_t)pb * 16,
+                               dst + (size_t)(oc0 + 16 * v) * ohw + pb,
+                               (size_t)ohw, nb,
+                               (__mmask16)((1u << np) - 1));
+        }
+    }
+}
+
+#define PK_GROUP(NV_)                                                         \
+static void pk_group##NV_(const ln_rt__pk_geom *g, const float *w,           \
+                          size_t bs, int32_t ws, __mmask16 wm, int32_t oc0,   \
+                          int32_t nlast, float *dst)                          \
+{                                                                             \
+    const size_t tv = (size_t)g->npix * 16;                                   \
+    int t;                                                                    \
+    int32_t p0, c0;                                                           \
+    for (t = 0; t < g->ntap; t++)                                             \
+        for (c0 = 0; c0 < g->c; c0 += PK_KC) {                                \
+            const int32_t c1 = g->c - c0 < PK_KC ? g->c : c0 + PK_KC;         \
+            const int first = t == 0 && c0 == 0;                              \
+            const int last = t == g->ntap - 1 && c1 == g->c;                  \
+            for (p0 = 0; p0 < g->ohw; p0 += 6)                                \
+                pk_tile(g, w, bs, ws, wm, NV_, p0, t, c0, c1, first, last,    \
+                        oc0, g->tbuf, tv);                                    \
+        }                                                                     \
+    pk_out(g, g->tbuf, tv, NV_, oc0, nlast, dst);                             \
+}
+PK_GROUP(1)
+PK_GROUP(2)
+PK_GROUP(3)
+PK_GROUP(4)
+
+void ln_rt__conv2d_packed_avx512(const ln_rt__pk_geom *g, const float *w,
+                                 float *dst)
+{
+    const size_t kk = (size_t)g->c * g->ntap, bs = 16 * kk;
+    const int32_t full = g->oc / 16, nlast = g->oc % 16;
+    const __mmask16 all = (__mmask16)0xffff;
+    int32_t b = 0;
+    for (; b + 4 <= full; b += 4)
+        pk_group4(g, w + b * bs, bs, 16, all, b * 16, 16, dst);
+    if (full - b == 3)
+        pk_group3(g, w + b * bs, bs, 16, all, b * 16, 16, dst);
+    else if (full - b == 2)
+        pk_group2(g, w + b * bs, bs, 16, all, b * 16, 16, dst);
+    else if (full - b == 1)
+        pk_group1(g, w + b * bs, bs, 16, all, b * 16, 16, dst);
+    if (nlast)
+        pk_group1(g, w + full * bs, 0, nlast,
+                  (__mmask16)((1u << nlast) - 1), full * 16, nlast, dst);
+}
+#endif
