@@ -1101,7 +1101,7 @@ sub extra_checks {
     for my $c (@x) {
         my $r = c_refs($c->{cond}, @{ $c->{args} // [] });
         for my $n (keys %$r) {
-            return undef if !$known{$n} && $n !~ /^(ln_\w+|NULL|LN_\w+|long|int|double|float|size_t|char|unsigned|const)$/;
+            return undef if !$known{$n} && $n !~ /^(op_arg|ln_\w+|NULL|LN_\w+|long|int|double|float|size_t|char|unsigned|const)$/;
         }
     }
     return \@x;

@@ -11,6 +11,7 @@
 #include <math.h>
 #include "ln_pass.h"
 #include "ln_pass_impl.h"
+#include "ln_ophook.h"
 
 static int cmp_default(const void *key, const void *row)
 {
@@ -746,4 +747,57 @@ static int fold_pad_one(ln_context *ctx, ln_op *pad, ln_bool *done)
 int ln_pass_fold_pad(ln_context *ctx)
 {
     return ln_pass_fold_all(ctx, "pad_cpu", fold_pad_one);
+}
+
+/*
+ * A conv2d_cpu whose shape the packed small-map kernel takes
+ * (ln_rt_conv2d_packed_ok) and whose weight is a float32 constant becomes
+ * a conv2d_packed_cpu reading a new constant: the weight packed once, now
+ * (ln_rt_conv2d_f32_pack; same shape, the packed order), so that the
+ * interpreter packs when the model is loaded and ln-aot emits the packed
+ * data. Host targets only (the caller's business): the Cortex-M4 runtime
+ * has no packed conv.
+ */
+static int pack_conv_one(ln_context *ctx, ln_op *conv, ln_bool *done)
+{
+    ln_tensor_entry *we = ln_pass_tin(ctx, conv, "weight");
+    const ln_op *proto = ln_arch_op_proto("conv2d_packed_cpu");
+    ln_rt_conv2d_args a;
+    ln_tensor *w, *tw;
+    ln_op *cw, *newop;
+    char *wname, *t;
+    int ret;
+
+    *done = LN_FALSE;
+    if (!proto || !we || !we->isstatic || we->tensor->dtype != LN_DTYPE_FLOAT32 ||
+        we->tensor->ndim != 4)
+        return 0;
+    ln_ophook_conv2d_args(conv->op_arg, &a);
+    if (!ln_rt_conv2d_packed_ok(&a) || we->tensor->len != (size_t)a.oc * a.c * a.kh * a.kw)
+        return 0;
+    if ((ret = ln_context_static_data(ctx, we->name, &w)))
+        return ret;
+    tw = ln_tensor_create_alloc(LN_DTYPE_FLOAT32, w->ndim, w->dims);
+    ln_rt_conv2d_f32_pack(&a, w->data, tw->data);
+    t = ln_sprintf("%s_packed", we->name);
+    wname = ln_pass_unique(ctx, t);
+    ln_free(t);
+    ln_context_const_set(ctx, wname, tw);
+    cw = ln_pass_const_op(ctx, "cpu", wname, tw);
+    newop = ln_op_create_from_proto(proto, conv->op_arg->name,
+                                    ln_tensor_list_copy(conv->op_arg->tensors_in),
+                                    ln_tensor_list_copy(conv->op_arg->tensors_out),
+                                    ln_param_list_copy(conv->op_arg->params),
+                                    conv->op_arg->tensor_table);
+    set_tensor_name(newop->op_arg->tensors_in, "weight", wname);
+    ln_free(wname);
+    if ((ret = ln_pass_replace_with(ctx, conv, ln_list_append(NULL, cw), newop)))
+        return ret;
+    *done = LN_TRUE;
+    return 0;
+}
+
+int ln_pass_pack_conv(ln_context *ctx)
+{
+    return ln_pass_fold_all(ctx, "conv2d_cpu", pack_conv_one);
 }

@@ -11,7 +11,9 @@
  *                batchnorm folds into the conv2d/gemm before it, a zero pad
  *                into the conv2d/avgpool after it
  *   4. combiner  peephole fusions over windows of 2 ops (gen/opt_descs rules:
- *                activations into conv2d/gemm)
+ *                activations into conv2d/gemm); then, for the host only,
+ *                small-map conv2d_cpu with constant weights become
+ *                conv2d_packed_cpu on weights packed now
  *   5. clean     identities and dead ops go
  *   6. check     a view of a constant becomes a constant (also at -O0: a
  *                view has no kernel to fill a buffer of its own); every
@@ -46,6 +48,10 @@ static int optimize_cpu(ln_context *ctx)
         if ((ret = ln_pass_fold_batchnorm(ctx)))
             return ret;
         if ((ret = ln_pass_combiner(ctx, 2, ln_combiner_funcs_cpu)))
+            return ret;
+        /* after every fusion into conv2d_cpu; not for the Cortex-M4 */
+        if (!(ctx->target && ln_streq(ctx->target, "cortex-m4")) &&
+            (ret = ln_pass_pack_conv(ctx)))
             return ret;
         if ((ret = ln_pass_remove_identity(ctx)))
             return ret;

@@ -83,6 +83,7 @@ ln_rt_act ln_ophook_act(const ln_op_arg *op_arg, float *alpha, float *beta);
 /* conv2d, conv_transpose2d */
 int ln_ophook_conv2d_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
 void ln_ophook_conv2d_args(const ln_op_arg *op_arg, ln_rt_conv2d_args *args);
+int ln_ophook_conv2d_packed_ok(const ln_op_arg *op_arg);
 /* The runtime target of the ops being pre_run (ln_ophook_target.c):
  * ln_context sets it from the arch being compiled for, or read back from a
  * compiled IR; NULL or an arch without a runtime variant is the host. The
