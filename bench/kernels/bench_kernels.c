@@ -272,6 +272,13 @@ int main(int argc, char **argv)
     float *x, *w, *wp, *b, *y;
     void *scr;
     size_t big = (size_t)16 << 20;
+    /* LN_RT_ISA_LIMIT=0|1|2 caps a dispatching build's kernels (as in
+     * runtime/Makefile's test-dispatch): make CFLAGS_ARCH=
+     * BUILD=build-portable build-portable/bench_kernels */
+    const char *cap = getenv("LN_RT_ISA_LIMIT");
+
+    if (cap && *cap)
+        ln_rt_isa_limit(atoi(cap));
 
 #if LN_RT_HAVE_AVX2 && defined(__AVX2__)
     {

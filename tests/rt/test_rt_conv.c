@@ -727,6 +727,50 @@ START_TEST(test_conv_packed_sweep)
 }
 END_TEST
 
+/* the reduction in steps of 128 input channels (c 130 and 300: two and
+ * three steps per tap) and maps over 64 pixels (c >= 128): 10x10 3x3
+ * pads 1, 7x7 1x1 with a partial last block, 9x9 s2 */
+START_TEST(test_conv_packed_steps)
+{
+    static const conv_case ks[] = {
+        { 1, 130, 10, 10, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+          LN_RT_ACT_RELU, 1 },
+        { 2, 300, 7, 7, 37, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1,
+          LN_RT_ACT_NONE, 1 },
+        { 1, 129, 9, 9, 64, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1,
+          LN_RT_ACT_CLIP, 0 },
+    };
+    const conv_case *k = &ks[_i];
+    ln_rt_conv2d_args a;
+    int32_t oh, ow;
+    size_t nx, nw, ny;
+    float *x, *wt, *wp, *b, *y;
+    double *ref;
+    void *scr;
+
+    to_args(k, &a);
+    ck_assert(ln_rt_conv2d_packed_ok(&a));
+    oh = ln_rt_conv_out_size(k->h, k->kh, k->sh, k->pt, k->pb, 1);
+    ow = ln_rt_conv_out_size(k->w, k->kw, k->sw, k->pl, k->pr, 1);
+    nx = (size_t)k->n * k->c * k->h * k->w;
+    nw = (size_t)k->oc * k->c * k->kh * k->kw;
+    ny = (size_t)k->n * k->oc * oh * ow;
+    x = rt_alloc(nx); wt = rt_alloc(nw); wp = rt_alloc(nw);
+    b = rt_alloc(k->oc); y = rt_alloc(ny); ref = rt_allocd(ny);
+    rt_fill(x, nx, -1, 1, 31u + (uint32_t)_i);
+    rt_fill(wt, nw, -1, 1, 32u + (uint32_t)_i);
+    rt_fill(b, k->oc, -1, 1, 33u + (uint32_t)_i);
+    conv_ref(k, x, wt, k->bias ? b : NULL, ref, oh, ow);
+    ln_rt_conv2d_f32_pack(&a, wt, wp);
+    scr = rt_scratch(ln_rt_conv2d_packed_f32_scratch_size(&a));
+    rt_fill(y, ny, 50, 60, 9);
+    ck_assert_int_eq(ln_rt_conv2d_packed_f32(&a, x, wp, k->bias ? b : NULL,
+                                             y, scr), LN_RT_OK);
+    RT_CHECK(y, ref, ny, 2e-5, "conv2d packed (reduction steps)");
+    free(x); free(wt); free(wp); free(b); free(y); free(ref); free(scr);
+}
+END_TEST
+
 START_TEST(test_conv_packed_refuses)
 {
     const conv_case ok = { 1, 8, 5, 5, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1,
@@ -763,6 +807,7 @@ Suite *rt_conv_suite(void)
     tcase_add_loop_test(tc, test_conv2d_depthwise_sweep, 0, 8);
     tcase_add_loop_test(tc, test_conv_direct_sweep, 0, 8);
     tcase_add_loop_test(tc, test_conv_packed_sweep, 0, 6);
+    tcase_add_loop_test(tc, test_conv_packed_steps, 0, 3);
     tcase_add_test(tc, test_conv_packed_refuses);
     tcase_add_loop_test(tc, test_conv_direct_flat_tiles, 0, 12);
     tcase_add_test(tc, test_conv2d_bad_args);
