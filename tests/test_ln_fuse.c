@@ -256,6 +256,54 @@ START_TEST(test_dwconv_pad_bn_clip)
 }
 END_TEST
 
+START_TEST(test_conv_packed)
+{
+    /* x[1,8,5,5] -> conv 24x8x3x3 pad 1 + bias -> relu: a small map with
+     * 24 output channels (a full block of 16 and a partial one of 8), so
+     * the host recipe packs the weights (conv2d_packed_cpu, relu fused)
+     * and agrees with -O0; for the Cortex-M4 it stays a conv2d_cpu */
+    char *w = create("w", "[24,8,3,3]", 1728, -1, 2), *bias = create("b", "[24]", 24, -1, 2);
+    char *ir = ln_sprintf(
+        "{\"ops\":[{\"name\":\"x\",\"optype\":\"input\",\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"x\"}],"
+        "\"params\":[{\"arg_name\":\"dtype\",\"value\":\"float32\"},{\"arg_name\":\"dims\",\"value\":[1,8,5,5]}]},"
+        "%s,%s,"
+        "{\"name\":\"conv\",\"optype\":\"conv2d\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"x\"},"
+        "{\"arg_name\":\"weight\",\"name\":\"w\"},{\"arg_name\":\"bias\",\"name\":\"b\"}],"
+        "\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"c\"}],\"params\":[{\"arg_name\":\"pads\",\"value\":[1,1,1,1]}]},"
+        "{\"name\":\"act\",\"optype\":\"relu\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"c\"}],"
+        "\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"y\"}]},"
+        "{\"name\":\"out\",\"optype\":\"output\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"y\"}]}]}",
+        w, bias);
+    int nopt, nref;
+    const char *targets[2] = {"cpu", "cortex-m4"};
+
+    compare(ir, "x", 200, "y", 600, &nopt, &nref);
+    ck_assert_int_eq(nopt, 5);      /* x, packed w, b, conv+relu, out */
+    for (int t = 0; t < 2; t++) {
+        ln_context *ctx = ln_context_create();
+        ln_op *packed = NULL, *plain = NULL;
+        ck_assert_int_eq(ln_context_init_str(ctx, ir, "fuse.json"), 0);
+        ck_assert_int_eq(ln_context_compile(ctx, targets[t]), 0);
+        LN_LIST_FOREACH(ln_op, op, ctx->ops) {
+            if (ln_streq(op->op_arg->optype, "conv2d_packed_cpu"))
+                packed = op;
+            if (ln_streq(op->op_arg->optype, "conv2d_cpu"))
+                plain = op;
+        }
+        if (t == 0) {
+            ck_assert_msg(packed && !plain, "the host conv is not a conv2d_packed_cpu");
+            ck_assert_str_eq(ln_param_list_find(packed->op_arg->params, "activation")->value_string,
+                             "relu");
+        } else {
+            ck_assert_msg(plain && !packed, "the Cortex-M4 conv is not a conv2d_cpu");
+        }
+        ln_context_free(ctx);
+    }
+    ln_free(ir);
+    ln_free(w); ln_free(bias);
+}
+END_TEST
+
 Suite *test_ln_fuse_suite(void);
 Suite *test_ln_fuse_suite(void)
 {
@@ -266,6 +314,7 @@ Suite *test_ln_fuse_suite(void)
     tcase_add_test(tc, test_conv_leakyrelu_and_zero_pad);
     tcase_add_test(tc, test_dwconv_pad_bn_clip);
     tcase_add_test(tc, test_relu_then_clip);
+    tcase_add_test(tc, test_conv_packed);
     suite_add_tcase(s, tc);
     return s;
 }
