@@ -656,6 +656,39 @@ START_TEST(test_conv_host_variants)
 END_TEST
 
 
+/* k through ln_rt_conv2d_f32_pack + ln_rt_conv2d_packed_f32 (exact-size
+ * buffers, inputs seeded by seed) against the double reference */
+static void packed_check(const conv_case *k, uint32_t seed, const char *what)
+{
+    ln_rt_conv2d_args a;
+    int32_t oh, ow;
+    size_t nx, nw, ny;
+    float *x, *wt, *wp, *b, *y;
+    double *ref;
+    void *scr;
+
+    to_args(k, &a);
+    ck_assert(ln_rt_conv2d_packed_ok(&a));
+    oh = ln_rt_conv_out_size(k->h, k->kh, k->sh, k->pt, k->pb, 1);
+    ow = ln_rt_conv_out_size(k->w, k->kw, k->sw, k->pl, k->pr, 1);
+    nx = (size_t)k->n * k->c * k->h * k->w;
+    nw = (size_t)k->oc * k->c * k->kh * k->kw;
+    ny = (size_t)k->n * k->oc * oh * ow;
+    x = rt_alloc(nx); wt = rt_alloc(nw); wp = rt_alloc(nw);
+    b = rt_alloc(k->oc); y = rt_alloc(ny); ref = rt_allocd(ny);
+    rt_fill(x, nx, -1, 1, seed);
+    rt_fill(wt, nw, -1, 1, seed + 1);
+    rt_fill(b, k->oc, -1, 1, seed + 2);
+    conv_ref(k, x, wt, k->bias ? b : NULL, ref, oh, ow);
+    ln_rt_conv2d_f32_pack(&a, wt, wp);
+    scr = rt_scratch(ln_rt_conv2d_packed_f32_scratch_size(&a));
+    rt_fill(y, ny, 50, 60, 9);
+    ck_assert_int_eq(ln_rt_conv2d_packed_f32(&a, x, wp, k->bias ? b : NULL,
+                                             y, scr), LN_RT_OK);
+    RT_CHECK(y, ref, ny, 2e-5, what);
+    free(x); free(wt); free(wp); free(b); free(y); free(ref); free(scr);
+}
+
 /* ---- packed small-map conv (conv2d_packed_f32.c) -----------------------
  * Random shapes (seeded) the packed kernel takes: oc 16..70 (partial last
  * blocks, 1-4 full blocks per group), c 1..24, 1x1 / 3x3 / any kh, kw up
@@ -671,11 +704,6 @@ START_TEST(test_conv_packed_sweep)
     for (it = 0; it < 40; it++) {
         conv_case k;
         ln_rt_conv2d_args a;
-        int32_t oh, ow;
-        size_t nx, nw, ny;
-        float *x, *wt, *wp, *b, *y;
-        double *ref;
-        void *scr;
         memset(&k, 0, sizeof(k));
         k.n = 1 + (int32_t)(rt_rand(&s) % 2);
         k.c = 1 + (int32_t)(rt_rand(&s) % 24);
@@ -701,27 +729,10 @@ START_TEST(test_conv_packed_sweep)
         k.act = (ln_rt_act)(rt_rand(&s) % 5);
         k.bias = (int)(rt_rand(&s) % 4 != 0);
         to_args(&k, &a);
-        oh = ln_rt_conv_out_size(k.h, k.kh, k.sh, k.pt, k.pb, 1);
-        ow = ln_rt_conv_out_size(k.w, k.kw, k.sw, k.pl, k.pr, 1);
-        if (oh <= 0 || ow <= 0 || !ln_rt_conv2d_packed_ok(&a))
-            continue;
-        nx = (size_t)k.n * k.c * k.h * k.w;
-        nw = (size_t)k.oc * k.c * k.kh * k.kw;
-        ny = (size_t)k.n * k.oc * oh * ow;
-        x = rt_alloc(nx); wt = rt_alloc(nw); wp = rt_alloc(nw);
-        b = rt_alloc(k.oc); y = rt_alloc(ny); ref = rt_allocd(ny);
-        rt_fill(x, nx, -1, 1, 610u + (uint32_t)it);
-        rt_fill(wt, nw, -1, 1, 710u + (uint32_t)it);
-        rt_fill(b, k.oc, -1, 1, 810u + (uint32_t)it);
-        conv_ref(&k, x, wt, k.bias ? b : NULL, ref, oh, ow);
-        ln_rt_conv2d_f32_pack(&a, wt, wp);
-        scr = rt_scratch(ln_rt_conv2d_packed_f32_scratch_size(&a));
-        rt_fill(y, ny, 50, 60, 9);
-        ck_assert_int_eq(ln_rt_conv2d_packed_f32(&a, x, wp, k.bias ? b : NULL,
-                                                 y, scr), LN_RT_OK);
-        RT_CHECK(y, ref, ny, 2e-5, "conv2d packed");
+        if (!ln_rt_conv2d_packed_ok(&a))
+            continue; /* includes maps that come out empty */
+        packed_check(&k, 610u + (uint32_t)it * 3u, "conv2d packed");
         taken++;
-        free(x); free(wt); free(wp); free(b); free(y); free(ref); free(scr);
     }
     ck_assert_int_gt(taken, 10);
 }
@@ -740,34 +751,8 @@ START_TEST(test_conv_packed_steps)
         { 1, 129, 9, 9, 64, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1,
           LN_RT_ACT_CLIP, 0 },
     };
-    const conv_case *k = &ks[_i];
-    ln_rt_conv2d_args a;
-    int32_t oh, ow;
-    size_t nx, nw, ny;
-    float *x, *wt, *wp, *b, *y;
-    double *ref;
-    void *scr;
-
-    to_args(k, &a);
-    ck_assert(ln_rt_conv2d_packed_ok(&a));
-    oh = ln_rt_conv_out_size(k->h, k->kh, k->sh, k->pt, k->pb, 1);
-    ow = ln_rt_conv_out_size(k->w, k->kw, k->sw, k->pl, k->pr, 1);
-    nx = (size_t)k->n * k->c * k->h * k->w;
-    nw = (size_t)k->oc * k->c * k->kh * k->kw;
-    ny = (size_t)k->n * k->oc * oh * ow;
-    x = rt_alloc(nx); wt = rt_alloc(nw); wp = rt_alloc(nw);
-    b = rt_alloc(k->oc); y = rt_alloc(ny); ref = rt_allocd(ny);
-    rt_fill(x, nx, -1, 1, 31u + (uint32_t)_i);
-    rt_fill(wt, nw, -1, 1, 32u + (uint32_t)_i);
-    rt_fill(b, k->oc, -1, 1, 33u + (uint32_t)_i);
-    conv_ref(k, x, wt, k->bias ? b : NULL, ref, oh, ow);
-    ln_rt_conv2d_f32_pack(&a, wt, wp);
-    scr = rt_scratch(ln_rt_conv2d_packed_f32_scratch_size(&a));
-    rt_fill(y, ny, 50, 60, 9);
-    ck_assert_int_eq(ln_rt_conv2d_packed_f32(&a, x, wp, k->bias ? b : NULL,
-                                             y, scr), LN_RT_OK);
-    RT_CHECK(y, ref, ny, 2e-5, "conv2d packed (reduction steps)");
-    free(x); free(wt); free(wp); free(b); free(y); free(ref); free(scr);
+    packed_check(&ks[_i], 31u + 3u * (uint32_t)_i,
+                 "conv2d packed (reduction steps)");
 }
 END_TEST
 

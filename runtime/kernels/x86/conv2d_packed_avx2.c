@@ -13,25 +13,7 @@
 LN_RT_TARGET_AVX2_PRAGMA
 #include <immintrin.h>
 
-static inline __m256 pk_act(__m256 v, ln_rt_act act, float alpha, float beta)
-{
-    switch (act) {
-    case LN_RT_ACT_RELU:
-        return _mm256_max_ps(v, _mm256_setzero_ps());
-    case LN_RT_ACT_RELU6:
-        return _mm256_min_ps(_mm256_max_ps(v, _mm256_setzero_ps()),
-                             _mm256_set1_ps(6.0f));
-    case LN_RT_ACT_LEAKYRELU:
-        return _mm256_blendv_ps(v, _mm256_mul_ps(v, _mm256_set1_ps(alpha)),
-                                _mm256_cmp_ps(v, _mm256_setzero_ps(),
-                                              _CMP_LT_OQ));
-    case LN_RT_ACT_CLIP:
-        return _mm256_min_ps(_mm256_max_ps(v, _mm256_set1_ps(alpha)),
-                             _mm256_set1_ps(beta));
-    default:
-        return v;
-    }
-}
+#include "act_simd.h"
 
 static inline __m256i pk_mask(int32_t n)
 {
@@ -53,10 +35,12 @@ static inline __m256i pk_mask(int32_t n)
     else { a##P##0 = _mm256_loadu_ps(T + (p0 + P) * 16);                      \
            a##P##1 = _mm256_loadu_ps(T + (p0 + P) * 16 + 8); }
 #define PK_ST(P)                                                              \
-    if (last) { a##P##0 = pk_act(_mm256_add_ps(a##P##0, b0), g->act,          \
-                                 g->alpha, g->beta);                          \
-                a##P##1 = pk_act(_mm256_add_ps(a##P##1, b1), g->act,          \
-                                 g->alpha, g->beta); }                        \
+    if (last) {                                                               \
+        a##P##0 = ln_rt__act_v256(_mm256_add_ps(a##P##0, b0), g->act,        \
+                                  g->alpha, g->beta);                         \
+        a##P##1 = ln_rt__act_v256(_mm256_add_ps(a##P##1, b1), g->act,        \
+                                  g->alpha, g->beta);                         \
+    }                                                                         \
     _mm256_storeu_ps(T + (p0 + P) * 16, a##P##0);                             \
     _mm256_storeu_ps(T + (p0 + P) * 16 + 8, a##P##1);
 static inline __attribute__((always_inline)) void

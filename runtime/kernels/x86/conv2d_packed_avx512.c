@@ -16,25 +16,8 @@
 LN_RT_TARGET_AVX512_PRAGMA
 #include <immintrin.h>
 
-static inline __m512 pk_act(__m512 v, ln_rt_act act, float alpha, float beta)
-{
-    switch (act) {
-    case LN_RT_ACT_RELU:
-        return _mm512_max_ps(v, _mm512_setzero_ps());
-    case LN_RT_ACT_RELU6:
-        return _mm512_min_ps(_mm512_max_ps(v, _mm512_setzero_ps()),
-                             _mm512_set1_ps(6.0f));
-    case LN_RT_ACT_LEAKYRELU:
-        return _mm512_mask_mul_ps(v, _mm512_cmp_ps_mask(v, _mm512_setzero_ps(),
-                                                        _CMP_LT_OQ),
-                                  v, _mm512_set1_ps(alpha));
-    case LN_RT_ACT_CLIP:
-        return _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(alpha)),
-                             _mm512_set1_ps(beta));
-    default:
-        return v;
-    }
-}
+#define LN_RT_ACT_SIMD_512
+#include "act_simd.h"
 
 /* One tile, one step of the reduction: pixels p0..p0+5, NV vectors, tap t,
  * input channels [c0, c1); w = first block, blocks bs floats apart, ws
@@ -59,8 +42,8 @@ static inline __m512 pk_act(__m512 v, ln_rt_act act, float alpha, float beta)
     if (NV > 3) a##P##3 = _mm512_fmadd_ps(xb, w3, a##P##3);
 #define PK_ST1(P, V, B)                                                       \
     _mm512_storeu_ps(T + V * tv + (size_t)(p0 + P) * 16,                      \
-                     last ? pk_act(_mm512_add_ps(a##P##V, B), g->act,         \
-                                   g->alpha, g->beta)                         \
+                     last ? ln_rt__act_v512(_mm512_add_ps(a##P##V, B),        \
+                                            g->act, g->alpha, g->beta)        \
                           : a##P##V);
 #define PK_ST(P)                                                              \
     PK_ST1(P, 0, b0)                                                          \
