@@ -102,35 +102,57 @@ size_t ln_rt_conv2d_packed_f32_scratch_size(const ln_rt_conv2d_args *a)
             PK_MAXTAPS) * sizeof(float) + 64;
 }
 
-/* ---- portable kernel: 6 pixels x one block of 16 channels ------------- */
+/* ---- portable kernel: 6 pixels x one block of 16 channels -------------
+ * The same steps as the SIMD kernels: per tap, input channels 128 at a
+ * time, the sums of every pixel kept in the tile buffer between steps (so
+ * a step's 8 KiB of weights is read from cache by every pixel tile). */
+#define PK_KC 128
+
+static void pk_step_c(const ln_rt__pk_geom *g, const float *wb, int32_t nb,
+                      int t, int32_t c0, int32_t c1, int first, float *T)
+{
+    const int32_t ws = nb;
+    int32_t p0, ic, p, j;
+    for (p0 = 0; p0 < g->ohw; p0 += LN_RT_PK_TILE) {
+        float acc[LN_RT_PK_TILE][16];
+        if (first)
+            memset(acc, 0, sizeof(acc));
+        else
+            memcpy(acc, T + (size_t)p0 * 16, sizeof(acc));
+        for (ic = c0; ic < c1; ic++) {
+            const float *wv = wb + ((size_t)t * g->c + ic) * ws;
+            const float *xc = g->x + g->toff[t] + (size_t)ic * g->plane;
+            for (p = 0; p < LN_RT_PK_TILE; p++) {
+                const float xs = xc[g->pix[p0 + p]];
+                if (nb == 16)
+                    for (j = 0; j < 16; j++)
+                        acc[p][j] += xs * wv[j];
+                else
+                    for (j = 0; j < nb; j++)
+                        acc[p][j] += xs * wv[j];
+            }
+        }
+        memcpy(T + (size_t)p0 * 16, acc, sizeof(acc));
+    }
+}
+
 static void pk_block_c(const ln_rt__pk_geom *g, const float *wb, int32_t nb,
                        int32_t oc0, float *dst)
 {
-    const int32_t c = g->c, ohw = g->ohw;
-    int32_t p0, t, ic, p, j;
-    for (p0 = 0; p0 < ohw; p0 += LN_RT_PK_TILE) {
-        float acc[LN_RT_PK_TILE][16];
-        memset(acc, 0, sizeof(acc));
-        for (t = 0; t < g->ntap; t++) {
-            const float *wt = wb + (size_t)t * c * nb;
-            for (ic = 0; ic < c; ic++) {
-                const float *wv = wt + (size_t)ic * nb;
-                const float *xc = g->x + g->toff[t] + (size_t)ic * g->plane;
-                for (p = 0; p < LN_RT_PK_TILE; p++) {
-                    const float xs = xc[g->pix[p0 + p]];
-                    if (nb == 16)
-                        for (j = 0; j < 16; j++)
-                            acc[p][j] += xs * wv[j];
-                    else
-                        for (j = 0; j < nb; j++)
-                            acc[p][j] += xs * wv[j];
-                }
-            }
-        }
-        for (p = 0; p < LN_RT_PK_TILE && p0 + p < ohw; p++)
-            for (j = 0; j < nb; j++)
-                dst[(size_t)(oc0 + j) * ohw + p0 + p] =
-                    acc[p][j] + (g->bias ? g->bias[oc0 + j] : 0.0f);
+    const int32_t ohw = g->ohw;
+    float *T = g->tbuf;
+    int32_t c0, p, j;
+    int t;
+    for (t = 0; t < g->ntap; t++)
+        for (c0 = 0; c0 < g->c; c0 += PK_KC)
+            pk_step_c(g, wb, nb, t, c0,
+                      g->c - c0 < PK_KC ? g->c : c0 + PK_KC,
+                      t == 0 && c0 == 0, T);
+    for (j = 0; j < nb; j++) {
+        const float bv = g->bias ? g->bias[oc0 + j] : 0.0f;
+        float *d = dst + (size_t)(oc0 + j) * ohw;
+        for (p = 0; p < ohw; p++)
+            d[p] = T[(size_t)p * 16 + j] + bv;
     }
 }
 
