@@ -164,6 +164,13 @@ START_TEST(test_unary_params)
     x[0] = -1000.0f; x[1] = 1000.0f;
     ln_rt_sigmoid_f32(x, y, 2);
     ck_assert(y[0] == 0.0f && y[1] == 1.0f);
+    /* SiLU at the extremes: -1000 -> -0, 1000 -> 1000, +inf -> +inf, NaN
+     * stays NaN (every ISA level alike) */
+    x[2] = INFINITY; x[3] = NAN;
+    ln_rt_silu_f32(x, y, 4);
+    ck_assert(y[0] == 0.0f && y[1] == 1000.0f && y[2] == INFINITY && isnan(y[3]));
+    ln_rt_sigmoid_f32(x + 2, y, 2);
+    ck_assert(y[0] == 1.0f && isnan(y[1]));
     ln_rt_softplus_f32(x, y, 2);
     ck_assert(y[0] == 0.0f && y[1] == 1000.0f);
     /* exp (libm-free) at the ends of the float range */
@@ -213,15 +220,18 @@ static double ulp_err(float got, double ref)
     return fabs((double)got - ref) / u;
 }
 
-/* exp and sigmoid against double exp over float bit patterns across the
- * whole range (4,096 patterns 16 apart every 8,388,593), where the result
- * is a normal float: exp within 1 ulp, sigmoid within 3 */
+/* exp, sigmoid and SiLU against double exp over float bit patterns across
+ * the whole range (4,096 patterns 16 apart every 8,388,593), where the
+ * result is a normal float: exp within 1 ulp, sigmoid and SiLU within 3
+ * (at every ISA level: x86/act_f32_x86.c's refined reciprocal measured
+ * 2.6 / 2.8 ulp with AVX2, 2.5 / 2.6 with AVX-512, the portable division
+ * 2.5 / 2.6) */
 START_TEST(test_exp_sigmoid_ulp)
 {
     enum { N = 4096 };
-    static float x[N], ye[N], ys[N];
-    double me = 0, ms = 0;
-    float wx = 0, wsx = 0;
+    static float x[N], ye[N], ys[N], yl[N];
+    double me = 0, ms = 0, ml = 0;
+    float wx = 0, wsx = 0, wlx = 0;
     uint32_t b;
     long checked = 0;
 
@@ -236,8 +246,10 @@ START_TEST(test_exp_sigmoid_ulp)
         }
         ln_rt_exp_f32(x, ye, (size_t)k);
         ln_rt_sigmoid_f32(x, ys, (size_t)k);
+        ln_rt_silu_f32(x, yl, (size_t)k);
         for (i = 0; i < k; i++) {
             double re = exp((double)x[i]), rs = 1.0 / (1.0 + exp(-(double)x[i]));
+            double rl = (double)x[i] * rs;
             if (re >= FLT_MIN && re <= FLT_MAX && ulp_err(ye[i], re) > me) {
                 me = ulp_err(ye[i], re);
                 wx = x[i];
@@ -246,12 +258,17 @@ START_TEST(test_exp_sigmoid_ulp)
                 ms = ulp_err(ys[i], rs);
                 wsx = x[i];
             }
+            if (fabs(rl) >= FLT_MIN && fabs(rl) <= FLT_MAX && ulp_err(yl[i], rl) > ml) {
+                ml = ulp_err(yl[i], rl);
+                wlx = x[i];
+            }
             checked++;
         }
     }
     ck_assert_int_gt(checked, 1000000);
     ck_assert_msg(me <= 1.0, "exp: %.2f ulp at %g", me, (double)wx);
     ck_assert_msg(ms <= 3.0, "sigmoid: %.2f ulp at %g", ms, (double)wsx);
+    ck_assert_msg(ml <= 3.0, "silu: %.2f ulp at %g", ml, (double)wlx);
 }
 END_TEST
 

@@ -23,6 +23,14 @@ static const pool_case pcases[] = {
     { 1, 2, 9, 8, 3, 2, 1, 2, 0, 1, 2, 0, 2, 2, 0, 0 },
     { 2, 1, 6, 6, 3, 3, 3, 3, 1, 0, 0, 1, 1, 1, 1, 1 },
     { 1, 2, 5, 7, 5, 7, 1, 1, 0, 0, 0, 0, 1, 1, 0, 0 },
+    /* stride 2 (its own column pass, vectorized by even/odd loads): rows
+     * of 67 and 111 (SqueezeNet's 3x3 s2 ceil mode), dilated, a one-row
+     * window (no vertical pass), a two-row one */
+    { 1, 2, 5, 67, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 0 },
+    { 1, 2, 7, 111, 3, 3, 2, 2, 0, 0, 0, 0, 1, 1, 1, 0 },
+    { 1, 2, 11, 13, 3, 3, 2, 2, 0, 0, 0, 0, 2, 2, 1, 0 },
+    { 1, 2, 6, 9, 1, 3, 2, 2, 0, 1, 0, 1, 1, 1, 0, 1 },
+    { 2, 3, 9, 37, 2, 4, 2, 2, 1, 2, 0, 1, 3, 1, 1, 1 },
     /* one window = the whole plane (the reduction fast path): MobileNetV1's
      * 3x3 s3, ResNet-8's 8x8, DS-CNN's 25x5, 1x1, short and odd planes */
     { 2, 5, 3, 3, 3, 3, 3, 3, 0, 0, 0, 0, 1, 1, 0, 0 },
@@ -121,25 +129,33 @@ START_TEST(test_pool_known_values)
 }
 END_TEST
 
+/* planes of 1 to 3,136 (56x56) elements: below, at and past the 8
+ * running results of plane_reduce, with tails */
 START_TEST(test_global_pool)
 {
-    float x[6 * 35], ya[6], ym[6];
+    static const int32_t hws[] = { 1, 5, 8, 9, 35, 49, 196, 3136 };
+    static float x[6 * 3136];
+    float ya[6], ym[6];
     double ra[6], rm[6];
-    int q, i;
-    rt_fill(x, 6 * 35, -1, 1, 123);
-    for (q = 0; q < 6; q++) {
-        double s = 0, m = -INFINITY;
-        for (i = 0; i < 35; i++) {
-            s += x[q * 35 + i];
-            m = x[q * 35 + i] > m ? x[q * 35 + i] : m;
+    int q, i, hw;
+    size_t t;
+    for (t = 0; t < sizeof hws / sizeof hws[0]; t++) {
+        hw = hws[t];
+        rt_fill(x, (size_t)6 * hw, -1, 1, 123 + (int)t);
+        for (q = 0; q < 6; q++) {
+            double s = 0, m = -INFINITY;
+            for (i = 0; i < hw; i++) {
+                s += x[q * hw + i];
+                m = x[q * hw + i] > m ? x[q * hw + i] : m;
+            }
+            ra[q] = s / hw;
+            rm[q] = m;
         }
-        ra[q] = s / 35;
-        rm[q] = m;
+        ln_rt_global_avgpool_f32(6, hw, x, ya);
+        ln_rt_global_maxpool_f32(6, hw, x, ym);
+        RT_CHECK(ya, ra, 6, 1e-6, "global avgpool");
+        RT_CHECK(ym, rm, 6, 0, "global maxpool");
     }
-    ln_rt_global_avgpool_f32(6, 35, x, ya);
-    ln_rt_global_maxpool_f32(6, 35, x, ym);
-    RT_CHECK(ya, ra, 6, 1e-6, "global avgpool");
-    RT_CHECK(ym, rm, 6, 0, "global maxpool");
 }
 END_TEST
 
