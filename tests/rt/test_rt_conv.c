@@ -237,7 +237,8 @@ END_TEST
 
 /* ---- depthwise sweep: every direct variant vs the reference --------------
  * Random shapes (seeded): widths 1..150 (vector tails, 1..3 blocks of 32 or
- * 64 outputs), kh/kw 1..9 (kw 9 is beyond the direct kernels), stride
+ * 64 outputs), kh/kw 1..9 (kw 9 is beyond the direct kernels; 3x3 and
+ * 5x5 more often, their unrolled instances), stride
  * 1..3 per axis, dilation 1 or 2, asymmetric pads 0..4 (some larger than
  * the kernel), channel multiplier 1..2, batch 1..2, every activation.
  * The direct kernels must either decline (return 0, dst untouched) or
@@ -269,6 +270,8 @@ START_TEST(test_conv2d_depthwise_sweep)
         k.kw = 1 + (int32_t)(rt_rand(&s) % 5);
         if (rt_rand(&s) % 4 == 0) {
             k.kh = k.kw = 3;
+        } else if (rt_rand(&s) % 5 == 0) { /* the unrolled 5x5 instances */
+            k.kh = k.kw = 5;
         } else if (rt_rand(&s) % 8 == 0) {
             k.kw = 7 + (int32_t)(rt_rand(&s) % 3); /* 7, 8, 9 */
         }

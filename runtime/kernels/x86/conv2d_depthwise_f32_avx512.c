@@ -128,7 +128,31 @@ int ln_rt__conv2d_depthwise_flat_f32_avx512(const ln_rt_conv2d_args *a,
             __m512 wv[DWF_MAXT];
             for (t = 0; t < ntap; t++)
                 wv[t] = _mm512_set1_ps(wk[t]);
-            for (v = 0; v < nv; v++) {
+            /* four vectors at a time: four independent FMA chains (one
+             * chain of ntap dependent FMAs per vector ran at the FMA
+             * latency, about 2 cycles a tap on 14x14 5x5 layers) */
+            for (v = 0; v + 4 <= nv; v += 4) {
+                const int32_t p = v * 16, left = npix - p - 48;
+                __m512 a0 = b0, a1 = b0, a2 = b0, a3 = b0;
+                for (t = 0; t < ntap; t++) {
+                    const float *q = in + p + off[t];
+                    a0 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(mk[v][t], q),
+                                         wv[t], a0);
+                    a1 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(mk[v + 1][t], q + 16),
+                                         wv[t], a1);
+                    a2 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(mk[v + 2][t], q + 32),
+                                         wv[t], a2);
+                    a3 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(mk[v + 3][t], q + 48),
+                                         wv[t], a3);
+                }
+                _mm512_storeu_ps(out + p, dw_act(a0, a->act, a->alpha, a->beta));
+                _mm512_storeu_ps(out + p + 16, dw_act(a1, a->act, a->alpha, a->beta));
+                _mm512_storeu_ps(out + p + 32, dw_act(a2, a->act, a->alpha, a->beta));
+                _mm512_mask_storeu_ps(out + p + 48, (__mmask16)(left >= 16 ? 0xffffu
+                                      : (1u << left) - 1u),
+                                      dw_act(a3, a->act, a->alpha, a->beta));
+            }
+            for (; v < nv; v++) {
                 const int32_t p = v * 16, left = npix - p;
                 __m512 acc = b0;
                 for (t = 0; t < ntap; t++)

@@ -27,7 +27,8 @@
  * per pass so each input vector feeds both (kh + 1 row loads for
  * 2 * kh rows of taps). Stride 2 loads 2 * DW_VL contiguous floats and
  * splits them into even and odd lanes (taps kx = 2m and 2m + 1 share the
- * pair). 3x3 kernels get a fully unrolled instance; any kh and kw <= 8
+ * pair). 3x3 and 5x5 kernels (EfficientNet's, MnasNet's) get fully
+ * unrolled instances; any kh and kw <= 8
  * work through the generic one. Returns 0 (nothing done) for what this
  * does not cover: dilation, stride_w > 2, kw > 8, or padding so large that
  * a block other than the first and last reaches outside the image.
@@ -240,7 +241,7 @@ int DW_FN(const ln_rt_conv2d_args *a, const float *src, const float *weight,
     const int32_t nblk = (ow + bw - 1) / bw;
     const ln_rt_act act = a->act;
     const float al = a->alpha, be = a->beta;
-    const int is33 = kh == 3 && kw == 3;
+    const int is33 = kh == 3 && kw == 3, is55 = kh == 5 && kw == 5;
     const int two = sw == 1 && sh == 1;
     DW_BLK edge[2], mid;
     int32_t bi, b, o, oy, i;
@@ -286,16 +287,22 @@ int DW_FN(const ln_rt_conv2d_args *a, const float *src, const float *weight,
                         if (R == 2) {
                             if (is33) {
                                 DW_S1_CASES(3, 3, 2)
+                            } else if (is55) {
+                                DW_S1_CASES(5, 5, 2)
                             } else {
                                 DW_S1_CASES(kh, kw, 2)
                             }
                         } else if (is33) {
                             DW_S1_CASES(3, 3, 1)
+                        } else if (is55) {
+                            DW_S1_CASES(5, 5, 1)
                         } else {
                             DW_S1_CASES(kh, kw, 1)
                         }
                     } else if (is33) {
                         DW_S2_CASES(3, 3)
+                    } else if (is55) {
+                        DW_S2_CASES(5, 5)
                     } else {
                         DW_S2_CASES(kh, kw)
                     }
