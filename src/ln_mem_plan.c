@@ -4,7 +4,10 @@
  * 1. Aliasing.  Walking the op stream in order: a view op's output (reshape
  *    and friends) becomes part of its input's buffer; an op that may work in
  *    place writes over its input when that input dies at this op (and is not
- *    a graph input or output), so the output joins the input's buffer too.
+ *    a graph input or output), so the output joins the input's buffer too;
+ *    a concat's inputs join its output's buffer at their slices, and a
+ *    concat of a feature list an earlier concat laid out is placed over it
+ *    (concat_extend, concat_absorb).
  *    Constants (static tensors) live outside the arena.
  * 2. Lifetimes.  Each buffer lives from the first op that writes any of its
  *    tensors to the last op that reads one (graph outputs live to the end).
@@ -263,6 +266,69 @@ static ln_bool buffer_within(ln_hash *info, int b, size_t bytes, ln_list *inputs
     return LN_TRUE;
 }
 
+/* Is tl one of the concatenated inputs ("src", or "src_0", "src_1", ...)? */
+static ln_bool concat_input(const ln_op *op, const ln_tensor_list_entry *tl, size_t prefix)
+{
+    return strncmp(tl->arg_name, op->mem_in, prefix) == 0 &&
+           (tl->arg_name[prefix] == '\0' || tl->arg_name[prefix] == '_');
+}
+
+/*
+ * A concat whose first inputs (two or more) already lie one after another
+ * in one buffer, ending where everything in that buffer ends -- an earlier
+ * concat of the same features absorbed them: DenseNet's layers each
+ * concatenate the block's growing feature list -- is itself placed there,
+ * over them, and the buffer grows by the rest of its output (which
+ * concat_absorb then fills with the remaining inputs' buffers where it
+ * can).  The kernel then copies nothing for the prefix.  The buffer's
+ * tensors keep their bytes: whatever else was there ends before the
+ * prefix's end, and no op writes over the buffer in place while any
+ * tensor in it is still read (alias_input's blast test).
+ */
+static void concat_extend(planner *p, const ln_op *op, tinfo *out, size_t prefix)
+{
+    size_t r0 = 0, off = 0;
+    int b = -1, m = 0, ob = out->buf;
+    ln_hash_iter it;
+    void *k, *v;
+
+    LN_LIST_FOREACH(ln_tensor_list_entry, tl, op->op_arg->tensors_in) {
+        tinfo *in;
+        if (!concat_input(op, tl, prefix))
+            continue;
+        in = find_info(p->info, tl->name);
+        if (!in || in->buf < 0)
+            break;
+        if (b < 0) {
+            b = in->buf;
+            r0 = in->rel;
+        }
+        if (in->buf != b || in->rel != r0 + off)
+            break;
+        off += ln_tensor_size(in->te->tensor);
+        m++;
+    }
+    if (m < 2 || b == ob || p->dead[b] || is_io(p, out->te->name) ||
+        !buffer_within(p->info, b, r0 + off, p->inputs, p->outputs))
+        return;
+    ln_hash_iter_init(&it, p->info);
+    while (ln_hash_iter_next(&it, &k, &v)) {
+        tinfo *x = v;
+        if (x->buf != ob)
+            continue;
+        x->buf = b;
+        x->rel = r0 + x->rel;
+        ln_tensor_entry_set_owner(x->te, p->bufs[b].name);
+    }
+    if (p->bufs[b].size < ln_align_up(r0 + ln_tensor_size(out->te->tensor), LN_MEM_ALIGN))
+        p->bufs[b].size = ln_align_up(r0 + ln_tensor_size(out->te->tensor), LN_MEM_ALIGN);
+    if (p->bufs[ob].first < p->bufs[b].first)
+        p->bufs[b].first = p->bufs[ob].first;
+    if (p->blast[ob] > p->blast[b])
+        p->blast[b] = p->blast[ob];
+    p->dead[ob] = 1;
+}
+
 static void concat_absorb(planner *p, const ln_op *op, tinfo *out)
 {
     ln_hash *info = p->info;
@@ -283,13 +349,12 @@ static void concat_absorb(planner *p, const ln_op *op, tinfo *out)
     for (int d = 0; d < axis; d++)
         if (t->dims[d] != 1)
             return;
+    concat_extend(p, op, out, prefix);
     LN_LIST_FOREACH(ln_tensor_list_entry, tl, op->op_arg->tensors_in) {
         tinfo *in;
         int b;
         size_t bytes;
-        /* the concatenated inputs: "src", or variadic "src_0", "src_1", ... */
-        if (strncmp(tl->arg_name, op->mem_in, prefix) != 0 ||
-            (tl->arg_name[prefix] != '\0' && tl->arg_name[prefix] != '_'))
+        if (!concat_input(op, tl, prefix))
             continue;
         in = find_info(info, tl->name);
         if (!in)

@@ -232,6 +232,81 @@ START_TEST(test_concat_reads_twice)
 }
 END_TEST
 
+/* DenseNet's dense block: each layer concatenates the block's growing
+ * feature list.  c1 absorbs p and f1; c2's first inputs (p, f1) then lie
+ * one after another in c1's buffer, so c2 is placed over them and the
+ * buffer grows by f2 (concat_extend); c3 the same, by f3.  No concat
+ * copies anything, and the values are right. */
+static const char *dense_block_json =
+    "{\"ops\":["
+    OP("x", "input", "", T("dst", "x"),
+       "{\"arg_name\":\"dtype\",\"value\":\"float32\"},{\"arg_name\":\"dims\",\"value\":[1,1,2,2]}") ","
+    OP("p", "relu", T("src", "x"), T("dst", "p"), "") ","
+    OP("f1", "sigmoid", T("src", "p"), T("dst", "f1"), "") ","
+    OP("c1", "concat", T("src_0", "p") "," T("src_1", "f1"), T("dst", "c1"),
+       "{\"arg_name\":\"axis\",\"value\":1}") ","
+    OP("r1", "relu", T("src", "c1"), T("dst", "r1"), "") ","
+    OP("f2", "sigmoid", T("src", "r1"), T("dst", "f2"), "") ","
+    OP("c2", "concat", T("src_0", "p") "," T("src_1", "f1") "," T("src_2", "f2"), T("dst", "c2"),
+       "{\"arg_name\":\"axis\",\"value\":1}") ","
+    OP("r2", "relu", T("src", "c2"), T("dst", "r2"), "") ","
+    OP("f3", "sigmoid", T("src", "r2"), T("dst", "f3"), "") ","
+    OP("c3", "concat", T("src_0", "p") "," T("src_1", "f1") "," T("src_2", "f2") ","
+       T("src_3", "f3"), T("dst", "c3"), "{\"arg_name\":\"axis\",\"value\":1}") ","
+    OP("y", "neg", T("src", "c3"), T("dst", "y"), "") ","
+    OP("o", "output", T("src", "y"), "", "")
+    "]}";
+
+static float sgm(float v)
+{
+    return 1 / (1 + expf(-v));
+}
+
+START_TEST(test_dense_block_concats_in_place)
+{
+    float x[4] = {1, -2, 0.5f, 3}, y[32], ref[32];
+    for (int i = 0; i < 4; i++) {
+        float p = x[i] > 0 ? x[i] : 0;
+        ref[i] = p;                          /* p */
+        ref[4 + i] = sgm(p);                 /* f1 */
+        ref[8 + i] = sgm(p);                 /* f2 = sigmoid(c1) */
+        ref[12 + i] = sgm(sgm(p));
+        ref[16 + i] = sgm(p);                /* f3 = sigmoid(c2) */
+        ref[20 + i] = sgm(sgm(p));
+        ref[24 + i] = sgm(sgm(p));
+        ref[28 + i] = sgm(sgm(sgm(p)));
+    }
+    for (int opt = 0; opt < 2; opt++) {
+        ln_context *ctx = ln_context_create();
+        const ln_tensor_entry *p, *c2, *c3, *f3;
+        ctx->no_opt = opt;
+        ck_assert_int_eq(ln_context_init_str(ctx, dense_block_json, "block"), 0);
+        ck_assert_msg(ln_context_compile(ctx, "cpu") == 0, "%s", ln_error_message());
+        ck_assert_int_eq(ln_context_plan_check(ctx), 0);
+        p = ln_tensor_table_find(ctx->tensor_table, "p");
+        c2 = ln_tensor_table_find(ctx->tensor_table, "c2");
+        c3 = ln_tensor_table_find(ctx->tensor_table, "c3");
+        f3 = ln_tensor_table_find(ctx->tensor_table, "f3");
+        ck_assert_ptr_nonnull(p);
+        ck_assert_ptr_nonnull(c2);
+        ck_assert_ptr_nonnull(c3);
+        ck_assert_ptr_nonnull(f3);
+        ck_assert_uint_eq(c2->offset, p->offset);
+        ck_assert_uint_eq(c3->offset, p->offset);
+        ck_assert_uint_eq(f3->offset, p->offset + 16 * sizeof(float));
+        ck_assert_int_eq(ln_context_load(ctx, NULL), 0);
+        ck_assert_int_eq(ln_context_set_data(ctx, "x", x, sizeof x), 0);
+        ck_assert_int_eq(ln_context_run(ctx), 0);
+        ck_assert_int_eq(ln_context_get_data(ctx, "y", y, sizeof y), 0);
+        for (int i = 0; i < 32; i++)
+            ck_assert_float_eq_tol(y[i], -ref[i], 1e-6);
+        ln_context_unload(ctx);
+        ln_context_cleanup(ctx);
+        ln_context_free(ctx);
+    }
+}
+END_TEST
+
 START_TEST(test_empty)
 {
     ck_assert_uint_eq(ln_mem_plan_place(NULL, 0, 16), 0);
@@ -253,6 +328,7 @@ Suite *test_ln_mem_plan_suite(void)
     tcase_add_test(tc, test_check_catches_overlap);
     tcase_add_test(tc, test_nested_concat_slices);
     tcase_add_test(tc, test_concat_reads_twice);
+    tcase_add_test(tc, test_dense_block_concats_in_place);
     suite_add_tcase(s, tc);
     return s;
 }
