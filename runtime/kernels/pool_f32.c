@@ -58,7 +58,7 @@ static void pool_plane(const ln_rt_pool2d_args *a, const float *in, float *y,
     const int32_t ia0 = (a->pad_left + a->stride_w - 1) / a->stride_w;
     const int32_t ib0 = a->w - span + a->pad_left < 0 ? 0
                         : (a->w - span + a->pad_left) / a->stride_w + 1;
-    int32_t oy, oxa, ox, ky, kx, i;
+    int32_t oy, oxa, ox, ky, i;
 
     for (oy = 0; oy < a->oh; oy++) {
         int32_t y0 = oy * a->stride_h - a->pad_top, ylo, yhi, pylo, pyhi;
