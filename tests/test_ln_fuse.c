@@ -156,6 +156,54 @@ START_TEST(test_pad_conv_bn_relu)
 }
 END_TEST
 
+/* DenseNet's pre-activation: concat -> batchnorm -> relu, the batchnorm on
+ * a concat output (no conv to fold into): one batchnorm_relu_cpu.  A
+ * batchnorm whose output is also read elsewhere keeps its relu apart. */
+START_TEST(test_bn_relu_fused)
+{
+    char *sc = create("sc", "[6]", 6, -1, 2), *bb = create("bb", "[6]", 6, -1, 2);
+    char *mu = create("mu", "[6]", 6, -0.5f, 1), *var = create("var", "[6]", 6, 0.5f, 1);
+    const char *head =
+        "{\"ops\":[{\"name\":\"x\",\"optype\":\"input\",\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"x\"}],"
+        "\"params\":[{\"arg_name\":\"dtype\",\"value\":\"float32\"},{\"arg_name\":\"dims\",\"value\":[1,3,3,5]}]},"
+        "%s,%s,%s,%s,"
+        "{\"name\":\"s\",\"optype\":\"sigmoid\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"x\"}],"
+        "\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"s\"}]},"
+        "{\"name\":\"cat\",\"optype\":\"concat\",\"tensors_in\":[{\"arg_name\":\"src_0\",\"name\":\"x\"},"
+        "{\"arg_name\":\"src_1\",\"name\":\"s\"}],\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"c\"}],"
+        "\"params\":[{\"arg_name\":\"axis\",\"value\":1}]},"
+        "{\"name\":\"bn\",\"optype\":\"batchnorm\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"c\"},"
+        "{\"arg_name\":\"scale\",\"name\":\"sc\"},{\"arg_name\":\"bias\",\"name\":\"bb\"},{\"arg_name\":\"mean\",\"name\":\"mu\"},"
+        "{\"arg_name\":\"var\",\"name\":\"var\"}],\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"n\"}]},"
+        "{\"name\":\"act\",\"optype\":\"relu\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"n\"}],"
+        "\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"r\"}]},%s";
+    const char *tail1 =
+        "{\"name\":\"out\",\"optype\":\"output\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"r\"}]}]}";
+    const char *tail2 = /* n read by the add too */
+        "{\"name\":\"sum\",\"optype\":\"add\",\"tensors_in\":[{\"arg_name\":\"src1\",\"name\":\"r\"},"
+        "{\"arg_name\":\"src2\",\"name\":\"n\"}],\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"y\"}]},"
+        "{\"name\":\"out\",\"optype\":\"output\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"y\"}]}]}";
+    char *ir1 = ln_sprintf(head, sc, bb, mu, var, tail1), *ir2 = ln_sprintf(head, sc, bb, mu, var, tail2);
+    int nopt, nref, fused = 0;
+    ln_context *ctx = ln_context_create();
+
+    compare(ir1, "x", 45, "r", 90, &nopt, &nref);
+    ck_assert_int_eq(nref, 10);     /* x, 4 creates, sigmoid, concat, bn, relu, out */
+    ck_assert_int_eq(nopt, 9);      /* ... one batchnorm_relu_cpu */
+    ck_assert_int_eq(ln_context_init_str(ctx, ir1, "bnrelu.json"), 0);
+    ck_assert_int_eq(ln_context_compile(ctx, "cpu"), 0);
+    LN_LIST_FOREACH(ln_op, op, ctx->ops) {
+        fused += ln_streq(op->op_arg->optype, "batchnorm_relu_cpu");
+    }
+    ck_assert_int_eq(fused, 1);
+    ln_context_free(ctx);
+    compare(ir2, "x", 45, "y", 90, &nopt, &nref);
+    ck_assert_int_eq(nopt, nref);   /* n read twice: nothing fused */
+    ln_free(ir1); ln_free(ir2);
+    ln_free(sc); ln_free(bb); ln_free(mu); ln_free(var);
+}
+END_TEST
+
 START_TEST(test_gemm_bn_clip)
 {
     /* x[2,6] -> gemm (trans_b, weight [5,6], bias [5]) -> batchnorm -> clip(0, 0.5) */
@@ -310,6 +358,7 @@ Suite *test_ln_fuse_suite(void)
     Suite *s = suite_create("ln_fuse");
     TCase *tc = tcase_create("fuse");
     tcase_add_test(tc, test_pad_conv_bn_relu);
+    tcase_add_test(tc, test_bn_relu_fused);
     tcase_add_test(tc, test_gemm_bn_clip);
     tcase_add_test(tc, test_conv_leakyrelu_and_zero_pad);
     tcase_add_test(tc, test_dwconv_pad_bn_clip);

@@ -348,6 +348,13 @@ void ln_rt_batchnorm_f32(int32_t n, int32_t c, int32_t hw, float eps,
                          const float *x, const float *scale,
                          const float *bias, const float *mean,
                          const float *var, float *y);
+/* The same followed by relu (y = max(y, 0)) in one pass, to the bit
+ * ln_rt_batchnorm_f32 then ln_rt_relu_f32 (the optimizer's batchnorm_relu
+ * rule: DenseNet's pre-activation BN + ReLU). In-place safe. */
+void ln_rt_batchnorm_relu_f32(int32_t n, int32_t c, int32_t hw, float eps,
+                              const float *x, const float *scale,
+                              const float *bias, const float *mean,
+                              const float *var, float *y);
 /* Instance norm over [n][c][hw], statistics per (n, c). In-place safe. */
 void ln_rt_instancenorm_f32(int32_t n, int32_t c, int32_t hw, float eps,
                             const float *x, const float *scale,

@@ -7,10 +7,11 @@
 #include <math.h>
 #include "ln_rt_internal.h"
 
-void ln_rt_batchnorm_f32(int32_t n, int32_t c, int32_t hw, float eps,
-                         const float *x, const float *scale,
-                         const float *bias, const float *mean,
-                         const float *var, float *y)
+/* batch norm, then relu when relu (x > 0 ? x : 0, ln_rt_relu_f32's): the
+ * same values to the bit as the two kernels, in one pass */
+static void batchnorm(int32_t n, int32_t c, int32_t hw, float eps, const float *x,
+                      const float *scale, const float *bias, const float *mean,
+                      const float *var, float *y, int relu)
 {
     int32_t b, ch, i;
     for (b = 0; b < n; b++)
@@ -18,9 +19,31 @@ void ln_rt_batchnorm_f32(int32_t n, int32_t c, int32_t hw, float eps,
             float k = scale[ch] / sqrtf(var[ch] + eps);
             float o = bias[ch] - mean[ch] * k;
             size_t base = ((size_t)b * c + ch) * hw;
-            for (i = 0; i < hw; i++)
-                y[base + i] = x[base + i] * k + o;
+            if (relu)
+                for (i = 0; i < hw; i++) {
+                    float v = x[base + i] * k + o;
+                    y[base + i] = v > 0.0f ? v : 0.0f;
+                }
+            else
+                for (i = 0; i < hw; i++)
+                    y[base + i] = x[base + i] * k + o;
         }
+}
+
+void ln_rt_batchnorm_f32(int32_t n, int32_t c, int32_t hw, float eps,
+                         const float *x, const float *scale,
+                         const float *bias, const float *mean,
+                         const float *var, float *y)
+{
+    batchnorm(n, c, hw, eps, x, scale, bias, mean, var, y, 0);
+}
+
+void ln_rt_batchnorm_relu_f32(int32_t n, int32_t c, int32_t hw, float eps,
+                              const float *x, const float *scale,
+                              const float *bias, const float *mean,
+                              const float *var, float *y)
+{
+    batchnorm(n, c, hw, eps, x, scale, bias, mean, var, y, 1);
 }
 
 /* mean and 1/sqrt(var + eps) of one row.  The second pass also sums the

@@ -29,6 +29,33 @@ START_TEST(test_batchnorm)
 }
 END_TEST
 
+/* batch norm + relu in one pass: to the bit batchnorm then relu (out of
+ * place and in place), on odd shapes; NaN and -0 as relu maps them (to 0) */
+START_TEST(test_batchnorm_relu)
+{
+    enum { N = 2, C = 5, HW = 37 };
+    float x[N * C * HW], y[N * C * HW], r[N * C * HW], sc[C], bi[C], mu[C], var[C];
+    int k, pos = 0, neg = 0;
+    rt_fill(x, N * C * HW, -2, 2, 11);
+    rt_fill(sc, C, -2, 4, 12); rt_fill(bi, C, -1, 2, 13);
+    rt_fill(mu, C, -1, 2, 14); rt_fill(var, C, 0.1f, 2, 15);
+    x[3] = NAN;
+    ln_rt_batchnorm_f32(N, C, HW, 1e-3f, x, sc, bi, mu, var, r);
+    ln_rt_relu_f32(r, r, N * C * HW);
+    ln_rt_batchnorm_relu_f32(N, C, HW, 1e-3f, x, sc, bi, mu, var, y);
+    for (k = 0; k < N * C * HW; k++) {
+        ck_assert_msg(memcmp(&y[k], &r[k], sizeof(float)) == 0, "batchnorm_relu[%d] %a vs %a", k,
+                      (double)y[k], (double)r[k]);
+        pos += y[k] > 0;
+        neg += y[k] == 0;
+    }
+    ck_assert_int_gt(pos, 50); /* both sides of the relu were exercised */
+    ck_assert_int_gt(neg, 50);
+    ln_rt_batchnorm_relu_f32(N, C, HW, 1e-3f, x, sc, bi, mu, var, x);
+    ck_assert(memcmp(x, r, sizeof x) == 0);
+}
+END_TEST
+
 START_TEST(test_instance_layer_norm)
 {
     enum { N = 2, C = 3, HW = 35 };
@@ -474,6 +501,7 @@ Suite *rt_norm_suite(void)
     Suite *s = suite_create("rt_norm");
     TCase *tc = tcase_create("norm");
     tcase_add_test(tc, test_batchnorm);
+    tcase_add_test(tc, test_batchnorm_relu);
     tcase_add_test(tc, test_lpnorm);
     tcase_add_test(tc, test_instance_layer_norm);
     tcase_add_test(tc, test_norm_constant_row);

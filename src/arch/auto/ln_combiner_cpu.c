@@ -10,7 +10,8 @@
 #include "ln_arch.h"
 #include "ln_context.h"
 
-#if !(defined(LN_OP_STRIP_clip) || defined(LN_OP_STRIP_conv2d)) || \
+#if !(defined(LN_OP_STRIP_batchnorm) || defined(LN_OP_STRIP_relu)) || \
+    !(defined(LN_OP_STRIP_clip) || defined(LN_OP_STRIP_conv2d)) || \
     !(defined(LN_OP_STRIP_clip) || defined(LN_OP_STRIP_gemm)) || \
     !(defined(LN_OP_STRIP_clip) || defined(LN_OP_STRIP_relu)) || \
     !(defined(LN_OP_STRIP_conv2d) || defined(LN_OP_STRIP_leakyrelu)) || \
@@ -68,7 +69,8 @@ static ln_list *copy_param_or(ln_list *params, const char *arg_name, const ln_pa
 }
 #endif
 
-#if !(defined(LN_OP_STRIP_clip) || defined(LN_OP_STRIP_conv2d)) || \
+#if !(defined(LN_OP_STRIP_batchnorm) || defined(LN_OP_STRIP_relu)) || \
+    !(defined(LN_OP_STRIP_clip) || defined(LN_OP_STRIP_conv2d)) || \
     !(defined(LN_OP_STRIP_clip) || defined(LN_OP_STRIP_gemm)) || \
     !(defined(LN_OP_STRIP_clip) || defined(LN_OP_STRIP_relu)) || \
     !(defined(LN_OP_STRIP_conv2d) || defined(LN_OP_STRIP_leakyrelu)) || \
@@ -157,6 +159,45 @@ static ln_list *cb_relu_clip(const ln_context *ctx, const ln_list *win_ops,
     params = NULL;
     params = copy_params(params, op1->op_arg->params);
     ops = ln_list_append(ops, new_op("clip_cpu", op0->op_arg->name, tin, tout, params,
+                                       op0->op_arg->tensor_table));
+    /* the rest of the window stays as it is */
+    for (l = win_ops->next->next, i = 2; l && i < win_size; l = l->next, i++)
+        ops = ln_list_append(ops, ln_op_copy(l->data));
+    *match = 1;
+    return ops;
+}
+#endif
+
+#if !(defined(LN_OP_STRIP_batchnorm) || defined(LN_OP_STRIP_relu))
+/* batchnorm_cpu then relu_cpu, the batchnorm_cpu output read by the relu_cpu alone: one batchnorm_relu_cpu (one pass over memory instead of two; DenseNet's pre-activation BN + ReLU after each concat). Late stage: after the QDQ fusion, so int8 graphs are as before. */
+static ln_list *cb_batchnorm_relu(const ln_context *ctx, const ln_list *win_ops,
+                               size_t win_size, int *match)
+{
+    const ln_op *op0, *op1;
+    ln_list *ops = NULL, *tin, *tout, *params;
+    const ln_list *l;
+    size_t i;
+
+    *match = 0;
+    if (win_size < 2)
+        return NULL;
+    op0 = win_ops->data;
+    op1 = win_ops->next->data;
+    if (!ln_streq(op0->op_arg->optype, "batchnorm_cpu") ||
+        !ln_streq(op1->op_arg->optype, "relu_cpu"))
+        return NULL;
+    if (!(ln_streq(ln_tensor_list_find_name(op1->op_arg->tensors_in, "src"),
+                 ln_tensor_list_find_name(op0->op_arg->tensors_out, "dst")) &&
+          ln_dfg_num_readers(ctx->dfg,
+                           ln_tensor_list_find_name(op0->op_arg->tensors_out, "dst")) == 1))
+        return NULL;
+
+    tin = ln_tensor_list_copy(op0->op_arg->tensors_in);
+    tout = ln_tensor_list_append(NULL, "dst",
+                        ln_tensor_list_find_name(op1->op_arg->tensors_out, "dst"));
+    params = NULL;
+    params = copy_params(params, op0->op_arg->params);
+    ops = ln_list_append(ops, new_op("batchnorm_relu_cpu", op0->op_arg->name, tin, tout, params,
                                        op0->op_arg->tensor_table));
     /* the rest of the window stays as it is */
     for (l = win_ops->next->next, i = 2; l && i < win_size; l = l->next, i++)
@@ -897,6 +938,9 @@ ln_combiner_func ln_combiner_funcs_cpu[] = {
 #endif
 #if !(defined(LN_OP_STRIP_clip) || defined(LN_OP_STRIP_relu))
     cb_relu_clip,
+#endif
+#if !(defined(LN_OP_STRIP_batchnorm) || defined(LN_OP_STRIP_relu))
+    cb_batchnorm_relu,
 #endif
 #if !(defined(LN_OP_STRIP_conv2d) || defined(LN_OP_STRIP_relu))
     cb_conv2d_relu,

@@ -40,6 +40,7 @@ extern ln_op ln_opimpl_avgpool3d;
 extern ln_op ln_opimpl_avgpool3d_cpu;
 extern ln_op ln_opimpl_batchnorm;
 extern ln_op ln_opimpl_batchnorm_cpu;
+extern ln_op ln_opimpl_batchnorm_relu_cpu;
 extern ln_op ln_opimpl_bitshift;
 extern ln_op ln_opimpl_bitshift_cpu;
 extern ln_op ln_opimpl_cast;
