@@ -242,12 +242,12 @@ void ln_rt__gemv_m4(int32_t n, int32_t k, const float *x, const float *B, int tr
 #endif
 #if LN_RT_HAVE_AVX2
 /* x86/act_f32_x86.c: ln_rt_sigmoid_f32 and ln_rt_silu_f32 by instruction set */
-void ln_rt__sigmoid_f32_avx2(const float *x, float *y, size_t n);
-void ln_rt__silu_f32_avx2(const float *x, float *y, size_t n);
+void ln_rt__act_avx2_sigmoid(const float *x, float *y, size_t n);
+void ln_rt__act_avx2_silu(const float *x, float *y, size_t n);
 #endif
 #if LN_RT_HAVE_AVX512
-void ln_rt__sigmoid_f32_avx512(const float *x, float *y, size_t n);
-void ln_rt__silu_f32_avx512(const float *x, float *y, size_t n);
+void ln_rt__act_avx512_sigmoid(const float *x, float *y, size_t n);
+void ln_rt__act_avx512_silu(const float *x, float *y, size_t n);
 #endif
 #if LN_RT_HAVE_AVX2
 void ln_rt__gemv_avx2(int32_t n, int32_t k, const float *x, const float *B,

@@ -148,21 +148,32 @@ static inline float ln_rt__expf_neg(float x)
 /* sigmoid and SiLU: x86/act_f32_x86.c where the CPU has AVX2 or AVX-512
  * (the same algorithm with FMAs and a refined reciprocal instead of the
  * division); these loops elsewhere */
-void ln_rt_sigmoid_f32(const float *x, float *y, size_t n)
+static int sigmoid_x86(const float *x, float *y, size_t n, int silu)
 {
-    size_t i;
 #if LN_RT_HAVE_AVX512
     if (LN_RT_CPU_AVX512) {
-        ln_rt__sigmoid_f32_avx512(x, y, n);
-        return;
+        (silu ? ln_rt__act_avx512_silu : ln_rt__act_avx512_sigmoid)(x, y, n);
+        return 1;
     }
 #endif
 #if LN_RT_HAVE_AVX2
     if (LN_RT_CPU_AVX2) {
-        ln_rt__sigmoid_f32_avx2(x, y, n);
-        return;
+        (silu ? ln_rt__act_avx2_silu : ln_rt__act_avx2_sigmoid)(x, y, n);
+        return 1;
     }
 #endif
+    (void)x;
+    (void)y;
+    (void)n;
+    (void)silu;
+    return 0;
+}
+
+void ln_rt_sigmoid_f32(const float *x, float *y, size_t n)
+{
+    size_t i;
+    if (sigmoid_x86(x, y, n, 0))
+        return;
     for (i = 0; i < n; i++) {
         /* e = exp(-|x|) never overflows; sigmoid(-|x|) = e / (1 + e);
          * both computed, then one selected, so that the loop vectorizes */
@@ -177,18 +188,8 @@ void ln_rt_sigmoid_f32(const float *x, float *y, size_t n)
 void ln_rt_silu_f32(const float *x, float *y, size_t n)
 {
     size_t i;
-#if LN_RT_HAVE_AVX512
-    if (LN_RT_CPU_AVX512) {
-        ln_rt__silu_f32_avx512(x, y, n);
+    if (sigmoid_x86(x, y, n, 1))
         return;
-    }
-#endif
-#if LN_RT_HAVE_AVX2
-    if (LN_RT_CPU_AVX2) {
-        ln_rt__silu_f32_avx2(x, y, n);
-        return;
-    }
-#endif
     for (i = 0; i < n; i++) {
         float v = x[i], e = ln_rt__expf_neg(-fabsf(v));
         float s = 1.0f / (1.0f + e), se = e * s;

@@ -1,0 +1,76 @@
+/*
+ * act_f32_simd.h -- sigmoid and SiLU written once over a small vector
+ * vocabulary, included by act_f32_x86.c for AVX2 (8 lanes) and AVX-512F
+ * (16 lanes). The includer defines:
+ *   SG_V, SG_VI, SG_VL      float and int vector types, lanes
+ *   SG_LOAD(p), SG_STORE(p, v), SG_SET1(f), SG_SET1I(i)
+ *   SG_ADD, SG_SUB, SG_MUL, SG_MAX(a, b) (b when b is NaN), SG_FMA(a, b, c)
+ *   (a b + c), SG_FNMA(a, b, c) (c - a b), SG_NEGABS(v) (-|v|)
+ *   SG_EXP2I(t)             2^n as a float from t = n + 1.5 * 2^23
+ *   SG_ZERO_LT(e, x, c)     e where x < c is false, else 0
+ *   SG_RCP(d)               1 / d for d in [1, 2], refined to float precision
+ *   SG_SEL_GE0(v, a, b)     v >= 0 ? a : b (b for NaN)
+ *   SG_NAME                 prefix of the two entry points (_sigmoid, _silu)
+ * Algorithm and bounds: act_f32_x86.c.
+ */
+#ifndef SG_NAME
+#error "include from act_f32_x86.c"
+#endif
+#define SG_CAT_(a, b) a##b
+#define SG_CAT(a, b) SG_CAT_(a, b)
+
+static inline SG_V SG_CAT(SG_NAME, _core)(SG_V v)
+{
+    const SG_V lo = SG_SET1(-87.33654f), one = SG_SET1(1.0f);
+    const SG_V sh = SG_SET1(12582912.0f);
+    SG_V x = SG_NEGABS(v), xc = SG_MAX(lo, x), t, n, r, p, e, s;
+
+    t = SG_FMA(xc, SG_SET1(1.44269504088896341f), sh);
+    n = SG_SUB(t, sh);
+    r = SG_FNMA(n, SG_SET1(0.693359375f), xc);
+    r = SG_FNMA(n, SG_SET1(-2.12194440e-4f), r);
+    p = SG_SET1(1.9875691500e-4f);
+    p = SG_FMA(p, r, SG_SET1(1.3981999507e-3f));
+    p = SG_FMA(p, r, SG_SET1(8.3334519073e-3f));
+    p = SG_FMA(p, r, SG_SET1(4.1665795894e-2f));
+    p = SG_FMA(p, r, SG_SET1(1.6666665459e-1f));
+    p = SG_FMA(p, r, SG_SET1(5.0000001201e-1f));
+    p = SG_FMA(SG_MUL(p, r), r, SG_ADD(r, one));
+    e = SG_ZERO_LT(SG_MUL(p, SG_EXP2I(t)), x, lo);
+    s = SG_RCP(SG_ADD(one, e));
+    return SG_SEL_GE0(v, s, SG_MUL(e, s));
+}
+
+/* the whole vectors, then the last 1..VL-1 through a padded block */
+static void SG_CAT(SG_NAME, _run)(const float *x, float *y, size_t n, int silu)
+{
+    size_t i = 0, j;
+    for (; i + SG_VL <= n; i += SG_VL) {
+        SG_V v = SG_LOAD(x + i), s = SG_CAT(SG_NAME, _core)(v);
+        SG_STORE(y + i, silu ? SG_MUL(v, s) : s);
+    }
+    if (i < n) {
+        float b[SG_VL] = { 0 };
+        SG_V v, s;
+        for (j = 0; j < n - i; j++)
+            b[j] = x[i + j];
+        v = SG_LOAD(b);
+        s = SG_CAT(SG_NAME, _core)(v);
+        SG_STORE(b, silu ? SG_MUL(v, s) : s);
+        for (j = 0; j < n - i; j++)
+            y[i + j] = b[j];
+    }
+}
+
+void SG_CAT(SG_NAME, _sigmoid)(const float *x, float *y, size_t n)
+{
+    SG_CAT(SG_NAME, _run)(x, y, n, 0);
+}
+
+void SG_CAT(SG_NAME, _silu)(const float *x, float *y, size_t n)
+{
+    SG_CAT(SG_NAME, _run)(x, y, n, 1);
+}
+
+#undef SG_CAT
+#undef SG_CAT_
