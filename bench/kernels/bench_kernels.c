@@ -180,6 +180,20 @@ static const layer layers[] = {
     /* LeNet-5 */
     SQ("lenet conv1 5x5 1->6 @28", 1, 28, 6, 5, 1, 1),
     { "lenet conv2 5x5 6->16 @14", 6, 14, 14, 16, 5, 5, 1, 0, 0, 0, 0, 1 },
+    /* DenseNet-121 (dense block 1 at 56x56: six 3x3 128->32 convs, 1x1
+     * convs from the growing concat to 128) and SqueezeNet 1.1 (fire
+     * expand3x3 16..64 -> 64..256, classifier 1x1 512 -> 1000 at 13x13) */
+    SQ("densenet 3x3 128->32 @56", 128, 56, 32, 3, 1, 1),
+    SQ("densenet 3x3 128->32 @28", 128, 28, 32, 3, 1, 1),
+    SQ("densenet 3x3 128->32 @14", 128, 14, 32, 3, 1, 1),
+    SQ("densenet 1x1 256->128 @56", 256, 56, 128, 1, 1, 1),
+    SQ("densenet 1x1 128->128 @56", 128, 56, 128, 1, 1, 1),
+    SQ("densenet 1x1 64->128 @56", 64, 56, 128, 1, 1, 1),
+    SQ("densenet 1x1 512->128 @28", 512, 28, 128, 1, 1, 1),
+    SQ("densenet 1x1 1024->128 @14", 1024, 14, 128, 1, 1, 1),
+    SQ("sqz expand3x3 16->64 @55", 16, 55, 64, 3, 1, 1),
+    SQ("sqz expand3x3 64->256 @13", 64, 13, 256, 3, 1, 1),
+    SQ("sqz classifier 512->1000", 512, 13, 1000, 1, 1, 1),
 };
 
 static double best_time(int (*run)(const void *), const void *ctx,
@@ -217,6 +231,17 @@ static int run_conv(const void *p)
                                           c->scr);
     return ln_rt_conv2d_f32(&c->a, c->x, c->w, c->b, c->y, c->scr);
 }
+
+#if LN_RT_HAVE_AVX512
+/* the AVX-512 direct kernel alone, beside layers the GEMM path takes
+ * (rows "(same, direct)" when LN_BENCH_DIRECT is set in the environment) */
+static int run_conv_direct(const void *p)
+{
+    const conv_ctx *c = p;
+    return ln_rt__conv2d_direct_f32_avx512(&c->a, c->x, c->w, c->b, c->y)
+               ? 0 : 1;
+}
+#endif
 
 /* the GEMM path alone, beside layers the direct kernel takes */
 static int run_conv_gemm(const void *p)
@@ -352,6 +377,13 @@ int main(int argc, char **argv)
             t = best_time(run_conv_gemm, &c, flops);
             row("  (same, GEMM path)", "", t, flops, peak);
         }
+#if LN_RT_HAVE_AVX512
+        else if (LN_RT_CPU_AVX512 && l->g == 1 && getenv("LN_BENCH_DIRECT") &&
+                 run_conv_direct(&c) == 0) {
+            t = best_time(run_conv_direct, &c, flops);
+            row("  (same, direct)", "", t, flops, peak);
+        }
+#endif
         if (ln_rt_conv2d_packed_ok(&c.a) &&
             ln_rt_conv2d_packed_f32_scratch_size(&c.a) <= (8u << 20)) {
             ln_rt_conv2d_f32_pack(&c.a, w, wp);

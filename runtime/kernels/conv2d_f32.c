@@ -31,6 +31,21 @@ static int conv_is_pointwise(const ln_rt_conv2d_args *a)
            a->pad_bottom == 0 && a->pad_right == 0;
 }
 
+/* A pointwise conv whose GEMM reads the image in place as B (row stride
+ * h*w): all but those with >= 128 input and output channels, where a B
+ * panel read in place (kc rows h*w floats apart, 256 rows of 2 lines in
+ * few L1 sets at 56x56: 12544 bytes = 4096 * 3 + 256) kept missing and
+ * packing it (a row copy, paid once per 16+ A panels) was 20-40% faster
+ * on an Intel Xeon (bench/kernels: DenseNet's 256->128 and 128->128 at
+ * 56x56, SqueezeNet's 512->1000 at 13x13, MobileNetV2's 160->960 at 7x7);
+ * with fewer channels the copy costs more than it saves (MobileNetV2's
+ * 16->96 at 112x112 took twice as long, its 192->32 at 28x28 1.6x). */
+static int conv_b_in_place(const ln_rt_conv2d_args *a)
+{
+    return conv_is_pointwise(a) &&
+           !(a->oc / a->group >= 128 && a->c / a->group >= 128);
+}
+
 /* ---- patch-matrix packer --------------------------------------------- */
 typedef struct {
     const float *img;       /* first channel of this group, one image */
@@ -150,8 +165,8 @@ static size_t host_scratch_size(const ln_rt_conv2d_args *a)
         return 0;
     /* + 16 columns: the packed block's row stride (LN_RT_GEMM_LDB) */
     return (ln_rt__gemm_scratch_floats(a->oc / a->group, oh * ow, kk, 1,
-                                       conv_is_pointwise(a)) +
-            (conv_is_pointwise(a) ? 0
+                                       conv_b_in_place(a)) +
+            (conv_b_in_place(a) ? 0
              : 16 * (size_t)(kk < LN_RT_GEMM_KC ? kk : LN_RT_GEMM_KC))) *
            sizeof(float);
 }
@@ -182,6 +197,18 @@ static size_t host_scratch_size(const ln_rt_conv2d_args *a)
  * MobileNetV1-0.25's 8->16 @48 ... 64->64 @12, MobileNetV2's 32->192 @28
  * and 64->384 @14), the direct kernel 7-29% faster below (DS-CNN's @25x5,
  * MobileNetV1's @6 and @3, MobileNetV2's 960->320 @7). */
+/* 3x3 stride 1 with at most 32 output channels: the GEMM pays its patch
+ * packing once per 4 A panels there, so the direct kernel stays ahead up
+ * to K = 1152 and 2 MiB images: DenseNet-121's 128->32 3x3 convs ran
+ * 70-74% of the FMA peak direct against 51-59% through the GEMM at 56x56
+ * and 28x28, 71% against 34-50% at 14x14 (bench/kernels, Intel Xeon). */
+static int direct_3x3_narrow(const ln_rt_conv2d_args *a)
+{
+    return a->kh == 3 && a->kw == 3 && a->stride_h == 1 &&
+           a->stride_w == 1 && a->oc <= 32 && a->c * 9 <= 1152 &&
+           (int64_t)a->c * a->h * a->w <= 524288;
+}
+
 int ln_rt__conv2d_direct_ok(const ln_rt_conv2d_args *a)
 {
     if (a->kh == 1 && a->kw == 1 && a->stride_h == 1 && a->stride_w == 1 &&
@@ -193,10 +220,12 @@ int ln_rt__conv2d_direct_ok(const ln_rt_conv2d_args *a)
     return a->group == 1 && a->dil_h == 1 && a->dil_w == 1 &&
            a->stride_h == a->stride_w &&
            (a->stride_w == 1 || a->stride_w == 2) &&
-           a->kh * a->kw <= 64 && a->c * a->kh * a->kw <= 1024 &&
+           a->kh * a->kw <= 64 &&
+           (a->c * a->kh * a->kw <= 1024 || direct_3x3_narrow(a)) &&
            ((int64_t)a->c * a->h * a->w <= 65536 ||
             (a->kh == 3 && a->kw == 3 && a->stride_w == 1 &&
-             (int64_t)a->c * a->h * a->w <= 262144)) &&
+             (int64_t)a->c * a->h * a->w <= 262144) ||
+            direct_3x3_narrow(a)) &&
            ((a->stride_w == 1 &&
              a->pad_left + a->pad_right == a->kw - 1) ||
             (a->stride_w == 2 && a->c >= 8 &&
@@ -351,8 +380,9 @@ int ln_rt__conv2d_gemm_f32_isa(const ln_rt__gemm_isa *isa,
     s.bctx = &bc; s.b_rowmajor = 1;
     s.b_direct = NULL; s.b_ld = 0;
     s.a_ld = kk; /* weights are read in place */
-    /* 1x1, stride 1, no padding: the image is the B matrix [cg][h*w] */
-    pointwise = conv_is_pointwise(a);
+    /* 1x1, stride 1, no padding: the image is the B matrix [cg][h*w],
+     * read in place unless conv_b_in_place says packing pays */
+    pointwise = conv_b_in_place(a);
     for (b = 0; b < a->n; b++) {
         for (g = 0; g < a->group; g++) {
             am.p = weight + (size_t)g * mg * kk;
