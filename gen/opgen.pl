@@ -1230,11 +1230,15 @@ for my $grp (@groups) {
     my @roots;
     { my %seen; @roots = grep { !$seen{$_}++ } map { $_->{_root} } @fam; }
     my (%statics, %static_seen, %parts, $need_string_any, %inc);
+    my $check = '';
+    # (a static the shared check code above already defines is not repeated:
+    # an op with a pre_run of its own beside a shared check, conv2d_res_cpu)
     my $add_statics = sub {
         my $root = shift;
-        for my $st (@_) { push @{ $statics{$root} }, $st if !$static_seen{"$root\0$st"}++; }
+        for my $st (@_) {
+            push @{ $statics{$root} }, $st if !$static_seen{"$root\0$st"}++ && index($check, $st) < 0;
+        }
     };
-    my $check = '';
     for my $c (@{ $check_code{$grp} // [] }) {
         $check .= $c->[0];
         $need_string_any ||= $c->[1];

@@ -82,6 +82,20 @@ static ln_list *copy_param(ln_list *params, const char *arg_name, const ln_param
     return ln_param_list_append_entry(params, copy);
 }
 EOF
+    same_shape => <<'EOF',
+/* Both tensors known, of one shape with every dimension known (> 0). */
+static int same_shape(const ln_tensor *a, const ln_tensor *b)
+{
+    int i;
+
+    if (!a || !b || a->ndim != b->ndim)
+        return 0;
+    for (i = 0; i < a->ndim; i++)
+        if (a->dims[i] <= 0 || a->dims[i] != b->dims[i])
+            return 0;
+    return 1;
+}
+EOF
     copy_param_or => <<'EOF',
 /* copy_param, or arg_name = dflt (the source param's default) when the
  * source op does not have the param. */
@@ -103,7 +117,7 @@ static ln_list *copy_params(ln_list *params, ln_list *from)
 }
 EOF
 );
-my @HELPER_ORDER = qw(new_op tensor_of producer_is copy_param copy_param_or copy_params);
+my @HELPER_ORDER = qw(new_op tensor_of producer_is same_shape copy_param copy_param_or copy_params);
 
 # A rule's context: the pattern optypes (index -> optype) and where it is.
 sub ref_parse {
@@ -234,7 +248,7 @@ sub cond_c {
     if (exists $c->{tensor}) {
         check_keys($where, $c, { tensor => 'str', dtype => 'str', ndim => 'int|object',
                                  consumers => 'int|object', producer => 'str', dim => 'int',
-                                 same => 'str', present => 'bool',
+                                 same => 'str', distinct => 'str', same_shape => 'str', present => 'bool',
                                  map { ($_ => 'num') } keys %LnGen::CMP });
         my ($i) = ref_parse("$where.tensor", $pat, $c->{tensor});
         my $name = tensor_name_c("$where.tensor", $pat, $c->{tensor});
@@ -247,6 +261,19 @@ sub cond_c {
             # the same tensor as another op's (x in x * f(x))
             my $other = tensor_name_c("$where.same", $pat, $c->{same});
             push @out, "ln_streq($name,\n                 $other)";
+        }
+        if (exists $c->{distinct}) {
+            # not the same tensor as another op's (the other input of x + x)
+            my $other = tensor_name_c("$where.distinct", $pat, $c->{distinct});
+            push @out, "!ln_streq($name,\n                  $other)";
+        }
+        if (exists $c->{same_shape}) {
+            # of one shape, every dimension known (no broadcasting between them)
+            my ($j) = ref_parse("$where.same_shape", $pat, $c->{same_shape});
+            my $other = tensor_name_c("$where.same_shape", $pat, $c->{same_shape});
+            $used->{tensor_of} = 1;
+            $used->{same_shape} = 1;
+            push @out, "same_shape(tensor_of(op$i, $name),\n                   tensor_of(op$j, $other))";
         }
         my @cmps = sort grep { $LnGen::CMP{$_} } keys %$c;
         fail($where, "$cmps[0] compares a dimension: needs \"dim\"") if @cmps && !exists $c->{dim};
@@ -277,7 +304,7 @@ sub cond_c {
             $used->{producer_is} = 1;
             push @out, "producer_is(ctx, $name, " . c_str($c->{producer}) . ')';
         }
-        fail($where, 'needs dtype, ndim, dim, consumers or producer') if !@out;
+        fail($where, 'needs dtype, ndim, dim, consumers, producer, same, distinct, same_shape or present') if !@out;
         return @out;
     }
     fail($where, 'needs "param" or "tensor"');

@@ -255,6 +255,15 @@ int ln_rt_conv2d_packed_f32(const ln_rt_conv2d_args *a, const float *src,
                             const float *packed, const float *bias,
                             float *dst, void *scratch);
 size_t ln_rt_conv2d_packed_f32_scratch_size(const ln_rt_conv2d_args *a);
+/* The same conv with a residual input added in its epilogue:
+ * dst = act(conv(src) + bias + res), res [n][oc][oh][ow] like dst and not
+ * overlapping it (a residual add, + ReLU, fused into the conv that
+ * produces one of its inputs). Scratch: ln_rt_conv2d_f32_scratch_size_for's.
+ * Returns LN_RT_OK or LN_RT_ARG_ERROR (res NULL, bad geometry). */
+int ln_rt_conv2d_res_f32_for(ln_rt_target t, const ln_rt_conv2d_args *a,
+                             const float *src, const float *weight,
+                             const float *bias, const float *res, float *dst,
+                             void *scratch);
 
 /* Depthwise 2-D convolution only: group == c, oc a multiple of c (same
  * args, weight [oc][1][kh][kw]). What ln_rt_conv2d_f32 runs for such

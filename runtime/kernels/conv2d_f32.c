@@ -806,6 +806,111 @@ int ln_rt_conv2d_f32_for(ln_rt_target t, const ln_rt_conv2d_args *a,
     return LN_RT_OK;
 }
 
+/* ---- residual epilogue: dst = act(conv(src) + bias + res) --------------
+ * res has dst's shape and is dst itself or does not overlap it. The
+ * AVX-512 direct kernel adds res in its store epilogue; the GEMM path
+ * starts C as res (a copy unless res is dst) and accumulates into it (the
+ * micro-kernels' "C += " on the first k block), bias and activation on the
+ * last; the Cortex-M4 variant adds res and applies the activation in one
+ * pass after the conv (no scratch there to start C in). */
+int ln_rt__conv2d_res_f32_isa(const ln_rt__gemm_isa *isa,
+                              const ln_rt_conv2d_args *a, const float *src,
+                              const float *weight, const float *bias,
+                              const float *res, float *dst, void *scratch)
+{
+    int32_t oh, ow, mg, kk, b, g;
+    size_t ohw;
+    ln_rt__mat am;
+    conv_bctx bc;
+    ln_rt__gemm_src s;
+    int in_place;
+
+    if (!ln_rt__conv_args_ok(a) || !res)
+        return LN_RT_ARG_ERROR;
+    oh = ln_rt_conv_out_size(a->h, a->kh, a->stride_h, a->pad_top,
+                             a->pad_bottom, a->dil_h);
+    ow = ln_rt_conv_out_size(a->w, a->kw, a->stride_w, a->pad_left,
+                             a->pad_right, a->dil_w);
+    if (oh <= 0 || ow <= 0 || a->n == 0)
+        return LN_RT_OK;
+    ohw = (size_t)oh * ow;
+#if LN_RT_HAVE_AVX512
+    if (isa == &ln_rt__gemm_isa_avx512 && ln_rt__conv2d_direct_ok(a) &&
+        ln_rt__conv2d_direct_res_f32_avx512(a, src, weight, bias, res, dst))
+        return LN_RT_OK;
+#endif
+    if (res != dst)
+        memcpy(dst, res, (size_t)a->n * a->oc * ohw * sizeof(float));
+    /* the GEMM path of ln_rt__conv2d_gemm_f32_isa, accumulating */
+    mg = a->oc / a->group;
+    kk = a->c / a->group * a->kh * a->kw;
+    am.ld = kk; am.trans = 0; am.scale = 1.0f;
+    bc.h = a->h; bc.w = a->w; bc.kh = a->kh; bc.kw = a->kw;
+    bc.sh = a->stride_h; bc.sw = a->stride_w; bc.pt = a->pad_top;
+    bc.pl = a->pad_left; bc.dh = a->dil_h; bc.dw = a->dil_w; bc.ow = ow;
+    s.pack_a = ln_rt__pack_a_mat; s.actx = &am;
+    s.pack_b = a->stride_w == 2 && ow >= 16 ? pack_b_conv_s2 : pack_b_conv;
+    s.bctx = &bc; s.b_rowmajor = 1;
+    s.b_direct = NULL; s.b_ld = 0;
+    s.a_ld = kk;
+    in_place = conv_b_in_place(a);
+    for (b = 0; b < a->n; b++) {
+        for (g = 0; g < a->group; g++) {
+            am.p = weight + (size_t)g * mg * kk;
+            s.a_direct = am.p;
+            bc.img = src + ((size_t)b * a->c + (size_t)g * (a->c / a->group)) *
+                               a->h * a->w;
+            if (in_place) {
+                s.b_direct = bc.img;
+                s.b_ld = a->h * a->w;
+            }
+            ln_rt__gemm_run(isa, &s, mg, oh * ow, kk,
+                            dst + ((size_t)b * a->oc + (size_t)g * mg) * ohw,
+                            oh * ow, 1, bias ? bias + g * mg : NULL, a->act,
+                            a->alpha, a->beta, scratch);
+        }
+    }
+    return LN_RT_OK;
+}
+
+int ln_rt_conv2d_res_f32_for(ln_rt_target t, const ln_rt_conv2d_args *a,
+                             const float *src, const float *weight,
+                             const float *bias, const float *res, float *dst,
+                             void *scratch)
+{
+    ln_rt_conv2d_args na;
+    int32_t oh, ow;
+    size_t i, n;
+
+    if (!ln_rt__conv_args_ok(a) || !res)
+        return LN_RT_ARG_ERROR;
+#if LN_RT_TARGET_IS_CORTEX_M4
+    (void)t;
+#else
+    if (t != LN_RT_TARGET_CORTEX_M4)
+        return ln_rt__conv2d_res_f32_isa(ln_rt__gemm_isa_default(), a, src,
+                                         weight, bias, res, dst, scratch);
+#endif
+    (void)scratch;
+    oh = ln_rt_conv_out_size(a->h, a->kh, a->stride_h, a->pad_top,
+                             a->pad_bottom, a->dil_h);
+    ow = ln_rt_conv_out_size(a->w, a->kw, a->stride_w, a->pad_left,
+                             a->pad_right, a->dil_w);
+    if (oh <= 0 || ow <= 0)
+        return LN_RT_OK;
+    n = (size_t)a->n * a->oc * oh * ow;
+    if (res == dst) { /* the conv would overwrite res: no way to add it */
+        return LN_RT_ARG_ERROR;
+    }
+    na = *a;
+    na.act = LN_RT_ACT_NONE;
+    ln_rt__conv2d_f32_m4(&na, src, weight, bias, dst);
+    for (i = 0; i < n; i++)
+        dst[i] += res[i];
+    ln_rt__act_f32(dst, n, a->act, a->alpha, a->beta);
+    return LN_RT_OK;
+}
+
 /* ---- transposed convolution ------------------------------------------ */
 /* Per (image, group) and per block of up to NCT input pixels:
  * col[(o, ky, kx)][pixel] = W_g^T x X_g (the GEMM engine, A transposed),

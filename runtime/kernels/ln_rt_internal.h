@@ -286,6 +286,11 @@ int ln_rt__conv2d_gemm_f32_isa(const ln_rt__gemm_isa *isa,
                                const float *weight, const float *bias,
                                float *dst, void *scratch);
 /* shapes the direct conv kernels take (see conv2d_f32.c for the choice) */
+/* ln_rt_conv2d_res_f32_for's host path on one ISA's GEMM (tests) */
+int ln_rt__conv2d_res_f32_isa(const ln_rt__gemm_isa *isa,
+                              const ln_rt_conv2d_args *a, const float *src,
+                              const float *weight, const float *bias,
+                              const float *res, float *dst, void *scratch);
 int ln_rt__conv2d_direct_ok(const ln_rt_conv2d_args *a);
 /* the portable direct conv (conv2d_f32.c): group 1, no dilation, any
  * stride, pads; no scratch; not dispatched to yet (see there) */
@@ -472,6 +477,12 @@ int ln_rt__conv2d_depthwise_flat_f32_avx512(const ln_rt_conv2d_args *a,
 int ln_rt__conv2d_direct_f32_avx512(const ln_rt_conv2d_args *a,
                                     const float *src, const float *weight,
                                     const float *bias, float *dst);
+/* the same plus res (dst's shape, or NULL) added before the activation */
+int ln_rt__conv2d_direct_res_f32_avx512(const ln_rt_conv2d_args *a,
+                                        const float *src,
+                                        const float *weight,
+                                        const float *bias, const float *res,
+                                        float *dst);
 #ifndef LN_RT_DW512_MIN_OW
 #define LN_RT_DW512_MIN_OW 16
 #endif

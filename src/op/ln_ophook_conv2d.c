@@ -60,6 +60,20 @@ int ln_ophook_conv2d_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims)
     return 0;
 }
 
+/* conv2d_res_cpu: the residual has exactly the conv output's shape */
+int ln_ophook_conv2d_residual_ok(const ln_op_arg *op_arg, const ln_tensor *res)
+{
+    int ndim = 0, dims[4], i;
+
+    if (ln_ophook_conv2d_dst_shape(op_arg, &ndim, dims) || ndim != 4 ||
+        res->ndim != ndim)
+        return 0;
+    for (i = 0; i < ndim; i++)
+        if (res->dims[i] != dims[i])
+            return 0;
+    return 1;
+}
+
 void ln_ophook_conv2d_args(const ln_op_arg *op_arg, ln_rt_conv2d_args *a)
 {
     const ln_tensor *src = ln_op_tensor_in(op_arg, "src")->tensor;

@@ -143,7 +143,7 @@ if msg=$(aligned "$T/rep" "  tensor" bytes offset "op steps" 2>&1); then ok; els
 if grep -q '^  /backbone/stage_0/\.\.\.' "$T/rep" && ! grep -q 'with_a_very_long' "$T/rep"; then
     ok; else bad "--mem-report does not cut long names"; fi
 if msg=$(aligned "$T/long_names.rep" "  tensor" bytes offset "op steps" 2>&1); then ok; else bad "--mem-report --long: $msg"; fi
-full=/backbone/stage_1/inverted_residual_bottleneck_block_17/project/with_a_very_long_exported_tensor_name_suffix/Conv_output_0
+full=/backbone/stage_1/inverted_residual_bottleneck_block_17/residual/with_a_very_long_exported_tensor_name_suffix/Add_output_0
 if grep -qF "  $full " "$T/long_names.rep"; then ok; else bad "--long lacks the full name"; fi
 "$LN" --profile=2 "$LONG" >"$T/prof" 2>"$T/err" || { bad "--profile"; cat "$T/err"; }
 if msg=$(aligned "$T/prof" "  op " ms/run share 2>&1); then ok; else bad "--profile: $msg"; fi
@@ -156,7 +156,7 @@ if msg=$(aligned "$T/aot" "l: buffer" bytes offset "op steps" 2>&1) && grep -q '
    ! grep -q 'with_a_very_long' "$T/aot"; then ok; else bad "ln-aot --report: ${msg:-}"; fi
 "$BIN/ln-aot" --report --long -o "$T/l.c" "$LONG" 2>"$T/aot"
 if msg=$(aligned "$T/aot" "l: buffer" bytes offset "op steps" 2>&1) &&
-   grep -q '^l: /backbone/stage_0/inverted_residual_bottleneck_block_00/expand/with_a_very_long' "$T/aot"
+   grep -q '^l: /backbone/stage_0/inverted_residual_bottleneck_block_00/residual/with_a_very_long' "$T/aot"
 then ok; else bad "ln-aot --report --long: ${msg:-}"; fi
 
 # 3. errors stay one line and exit 1, with no file left behind

@@ -203,6 +203,70 @@ START_TEST(test_conv2d_cases)
 }
 END_TEST
 
+/* The residual epilogue, dst = act(conv + bias + res), on every case: each
+ * ISA's host path (direct or GEMM), the host entry point with res apart
+ * and with res == dst, the Cortex-M4 variant; NULL res is refused. */
+START_TEST(test_conv2d_res_cases)
+{
+    const conv_case *k = &cases[_i];
+    conv_case k0 = *k;
+    ln_rt_conv2d_args a;
+    int32_t oh, ow;
+    size_t nx, nw, ny, ss, j;
+    float *x, *wt, *b, *y, *res;
+    double *ref;
+    void *scr;
+    const double kk = (double)(k->c / k->g) * k->kh * k->kw;
+    const double tol = kk > 512 ? 2e-5 * kk / 512 : 2e-5;
+    int i;
+
+    to_args(k, &a);
+    oh = ln_rt_conv_out_size(k->h, k->kh, k->sh, k->pt, k->pb, k->dh);
+    ow = ln_rt_conv_out_size(k->w, k->kw, k->sw, k->pl, k->pr, k->dw);
+    nx = (size_t)k->n * k->c * k->h * k->w;
+    nw = (size_t)k->oc * (k->c / k->g) * k->kh * k->kw;
+    ny = (size_t)k->n * k->oc * oh * ow;
+    x = rt_alloc(nx); wt = rt_alloc(nw); b = rt_alloc(k->oc);
+    y = rt_alloc(ny); res = rt_alloc(ny); ref = rt_allocd(ny);
+    rt_fill(x, nx, -1, 1, 1 + _i);
+    rt_fill(wt, nw, -1, 1, 100 + _i);
+    rt_fill(b, k->oc, -1, 1, 200 + _i);
+    rt_fill(res, ny, -2, 2, 300 + _i);
+    k0.act = LN_RT_ACT_NONE;
+    conv_ref(&k0, x, wt, k->bias ? b : NULL, ref, oh, ow);
+    for (j = 0; j < ny; j++)
+        ref[j] = rt_act(ref[j] + res[j], k->act, 0.1, 0.8);
+    ss = ln_rt_conv2d_f32_scratch_size(&a);
+    scr = rt_scratch(ss);
+    for (i = 0; i < RT_NISA; i++) {
+        rt_fill(y, ny, 50, 60, 7);
+        ck_assert_int_eq(ln_rt__conv2d_res_f32_isa(rt_isas[i], &a, x, wt,
+                                                   k->bias ? b : NULL, res,
+                                                   y, scr), LN_RT_OK);
+        RT_CHECK(y, ref, ny, tol, "conv2d + residual (ISA list)");
+    }
+    rt_fill(y, ny, 50, 60, 7);
+    ck_assert_int_eq(ln_rt_conv2d_res_f32_for(LN_RT_TARGET_HOST, &a, x, wt,
+                                              k->bias ? b : NULL, res, y,
+                                              scr), LN_RT_OK);
+    RT_CHECK(y, ref, ny, tol, "conv2d + residual (host)");
+    memcpy(y, res, ny * sizeof(float)); /* in place: res is dst */
+    ck_assert_int_eq(ln_rt_conv2d_res_f32_for(LN_RT_TARGET_HOST, &a, x, wt,
+                                              k->bias ? b : NULL, y, y,
+                                              scr), LN_RT_OK);
+    RT_CHECK(y, ref, ny, tol, "conv2d + residual (host, res == dst)");
+    rt_fill(y, ny, 50, 60, 8);
+    ck_assert_int_eq(ln_rt_conv2d_res_f32_for(LN_RT_TARGET_CORTEX_M4, &a, x,
+                                              wt, k->bias ? b : NULL, res, y,
+                                              NULL), LN_RT_OK);
+    RT_CHECK(y, ref, ny, tol, "conv2d + residual (Cortex-M4 variant)");
+    ck_assert_int_eq(ln_rt_conv2d_res_f32_for(LN_RT_TARGET_HOST, &a, x, wt,
+                                              k->bias ? b : NULL, NULL, y,
+                                              scr), LN_RT_ARG_ERROR);
+    free(x); free(wt); free(b); free(y); free(res); free(ref); free(scr);
+}
+END_TEST
+
 START_TEST(test_conv2d_bad_args)
 {
     ln_rt_conv2d_args a;
@@ -812,6 +876,8 @@ Suite *rt_conv_suite(void)
     TCase *tc = tcase_create("conv");
     tcase_set_timeout(tc, 60);
     tcase_add_loop_test(tc, test_conv2d_cases, 0,
+                        (int)(sizeof(cases) / sizeof(cases[0])));
+    tcase_add_loop_test(tc, test_conv2d_res_cases, 0,
                         (int)(sizeof(cases) / sizeof(cases[0])));
     tcase_add_loop_test(tc, test_conv2d_depthwise_sweep, 0, 8);
     tcase_add_loop_test(tc, test_conv_direct_sweep, 0, 8);

@@ -194,6 +194,19 @@ int ln_rt__conv2d_direct_f32_avx512(const ln_rt_conv2d_args *a,
                                     const float *src, const float *weight,
                                     const float *bias, float *dst)
 {
+    return ln_rt__conv2d_direct_res_f32_avx512(a, src, weight, bias, NULL,
+                                               dst);
+}
+
+/* res (NULL or dst's shape; may be dst itself): added after the bias,
+ * before the activation, in the store epilogue (the same lanes, loaded
+ * through the store's mask) */
+int ln_rt__conv2d_direct_res_f32_avx512(const ln_rt_conv2d_args *a,
+                                        const float *src,
+                                        const float *weight,
+                                        const float *bias, const float *res,
+                                        float *dst)
+{
     const int32_t oh = ln_rt_conv_out_size(a->h, a->kh, a->stride_h,
                                            a->pad_top, a->pad_bottom, 1);
     const int32_t ow = ln_rt_conv_out_size(a->w, a->kw, a->stride_w,
@@ -235,6 +248,7 @@ int ln_rt__conv2d_direct_f32_avx512(const ln_rt_conv2d_args *a,
     for (b = 0; b < a->n; b++) {
         const float *img = src + (size_t)b * a->c * wb.hw;
         float *out = dst + (size_t)b * a->oc * npix;
+        const float *rin = res ? res + (size_t)b * a->oc * npix : NULL;
         for (blk = 0; blk < nblk; blk++) {
             int32_t nl, p0 = 0, oy0 = 0, x0 = 0;
             uint32_t vm = 0; /* rp: valid lanes of the block */
@@ -428,13 +442,24 @@ int ln_rt__conv2d_direct_f32_avx512(const ln_rt_conv2d_args *a,
                               n1 = __builtin_popcount(vm >> 16);
                     const __mmask16 s0 = (__mmask16)((1u << n0) - 1u);
                     const __mmask16 s1 = (__mmask16)((1u << n1) - 1u);
-                    float *op = out + (size_t)o0 * npix + (size_t)oy0 * ow;
+                    const size_t oo = (size_t)o0 * npix + (size_t)oy0 * ow;
+                    float *op = out + oo;
+                    const float *rp_ = rin ? rin + oo : NULL;
                     for (r = 0; r < mv; r++) {
                         __m512 v0 = acc[4 * r], v1 = acc[4 * r + 1];
                         if (bias) {
                             __m512 bv = _mm512_set1_ps(bias[o0 + r]);
                             v0 = _mm512_add_ps(v0, bv);
                             v1 = _mm512_add_ps(v1, bv);
+                        }
+                        if (rp_) { /* the stored lanes, expanded back */
+                            v0 = _mm512_add_ps(
+                                v0, _mm512_maskz_expandloadu_ps(v0m, rp_));
+                            if (n1)
+                                v1 = _mm512_add_ps(
+                                    v1, _mm512_maskz_expandloadu_ps(
+                                            v1m, rp_ + n0));
+                            rp_ += npix;
                         }
                         v0 = dc_act(v0, a->act, a->alpha, a->beta);
                         v1 = dc_act(v1, a->act, a->alpha, a->beta);
@@ -447,24 +472,30 @@ int ln_rt__conv2d_direct_f32_avx512(const ln_rt_conv2d_args *a,
                         op += npix;
                     }
                 } else {
-                    float *op = out + (size_t)o0 * npix +
-                                (flat ? (size_t)p0
-                                      : (size_t)oy0 * ow + (size_t)x0);
+                    const size_t oo = (size_t)o0 * npix +
+                                      (flat ? (size_t)p0
+                                            : (size_t)oy0 * ow + (size_t)x0);
+                    float *op = out + oo;
+                    const float *rp_ = rin ? rin + oo : NULL;
                     for (r = 0; r < mv; r++) {
                         int v;
                         for (v = 0; v < nvb; v++) {
                             const int rem = nl - 16 * v;
+                            const __mmask16 sm = (__mmask16)(
+                                rem >= 16 ? 0xffffu : (1u << rem) - 1u);
                             __m512 x = acc[4 * r + v];
                             if (bias)
                                 x = _mm512_add_ps(
                                     x, _mm512_set1_ps(bias[o0 + r]));
+                            if (rp_)
+                                x = _mm512_add_ps(
+                                    x, _mm512_maskz_loadu_ps(sm, rp_ + 16 * v));
                             x = dc_act(x, a->act, a->alpha, a->beta);
-                            _mm512_mask_storeu_ps(
-                                op + 16 * v,
-                                (__mmask16)(rem >= 16 ? 0xffffu
-                                            : (1u << rem) - 1u), x);
+                            _mm512_mask_storeu_ps(op + 16 * v, sm, x);
                         }
                         op += npix;
+                        if (rp_)
+                            rp_ += npix;
                     }
                 }
             }

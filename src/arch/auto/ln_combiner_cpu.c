@@ -10,7 +10,8 @@
 #include "ln_arch.h"
 #include "ln_context.h"
 
-#if !(defined(LN_OP_STRIP_batchnorm) || defined(LN_OP_STRIP_relu)) || \
+#if !(defined(LN_OP_STRIP_add) || defined(LN_OP_STRIP_conv2d)) || \
+    !(defined(LN_OP_STRIP_batchnorm) || defined(LN_OP_STRIP_relu)) || \
     !(defined(LN_OP_STRIP_clip) || defined(LN_OP_STRIP_conv2d)) || \
     !(defined(LN_OP_STRIP_clip) || defined(LN_OP_STRIP_gemm)) || \
     !(defined(LN_OP_STRIP_clip) || defined(LN_OP_STRIP_relu)) || \
@@ -30,6 +31,30 @@ static ln_op *new_op(const char *optype, const char *name, ln_list *tensors_in,
 
     assert(proto);
     return ln_op_create_from_proto(proto, name, tensors_in, tensors_out, params, table);
+}
+#endif
+
+#if !(defined(LN_OP_STRIP_add) || defined(LN_OP_STRIP_conv2d))
+static const ln_tensor *tensor_of(const ln_op *op, const char *name)
+{
+    ln_tensor_entry *te = name ? ln_tensor_table_find(op->op_arg->tensor_table, name) : NULL;
+
+    return te ? te->tensor : NULL;
+}
+#endif
+
+#if !(defined(LN_OP_STRIP_add) || defined(LN_OP_STRIP_conv2d))
+/* Both tensors known, of one shape with every dimension known (> 0). */
+static int same_shape(const ln_tensor *a, const ln_tensor *b)
+{
+    int i;
+
+    if (!a || !b || a->ndim != b->ndim)
+        return 0;
+    for (i = 0; i < a->ndim; i++)
+        if (a->dims[i] <= 0 || a->dims[i] != b->dims[i])
+            return 0;
+    return 1;
 }
 #endif
 
@@ -69,7 +94,8 @@ static ln_list *copy_param_or(ln_list *params, const char *arg_name, const ln_pa
 }
 #endif
 
-#if !(defined(LN_OP_STRIP_batchnorm) || defined(LN_OP_STRIP_relu)) || \
+#if !(defined(LN_OP_STRIP_add) || defined(LN_OP_STRIP_conv2d)) || \
+    !(defined(LN_OP_STRIP_batchnorm) || defined(LN_OP_STRIP_relu)) || \
     !(defined(LN_OP_STRIP_clip) || defined(LN_OP_STRIP_conv2d)) || \
     !(defined(LN_OP_STRIP_clip) || defined(LN_OP_STRIP_gemm)) || \
     !(defined(LN_OP_STRIP_clip) || defined(LN_OP_STRIP_relu)) || \
@@ -241,6 +267,163 @@ static ln_list *cb_conv2d_relu(const ln_context *ctx, const ln_list *win_ops,
     params = ln_param_list_remove(params, "activation");
     params = ln_param_list_append_string(params, "activation", "relu");
     ops = ln_list_append(ops, new_op("conv2d_cpu", op0->op_arg->name, tin, tout, params,
+                                       op0->op_arg->tensor_table));
+    /* the rest of the window stays as it is */
+    for (l = win_ops->next->next, i = 2; l && i < win_size; l = l->next, i++)
+        ops = ln_list_append(ops, ln_op_copy(l->data));
+    *match = 1;
+    return ops;
+}
+#endif
+
+#if !(defined(LN_OP_STRIP_add) || defined(LN_OP_STRIP_conv2d))
+/* conv2d_cpu (no activation) whose output is add_cpu's src1 and read by nothing else, the add's src2 of exactly that shape (no broadcasting): one conv2d_res_cpu with src2 as its residual, added in the conv's store epilogue. */
+static ln_list *cb_conv2d_add_src1(const ln_context *ctx, const ln_list *win_ops,
+                               size_t win_size, int *match)
+{
+    const ln_op *op0, *op1;
+    ln_list *ops = NULL, *tin, *tout, *params;
+    const ln_list *l;
+    size_t i;
+
+    *match = 0;
+    if (win_size < 2)
+        return NULL;
+    op0 = win_ops->data;
+    op1 = win_ops->next->data;
+    if (!ln_streq(op0->op_arg->optype, "conv2d_cpu") ||
+        !ln_streq(op1->op_arg->optype, "add_cpu"))
+        return NULL;
+    if (!(ln_streq(ln_tensor_list_find_name(op1->op_arg->tensors_in, "src1"),
+                 ln_tensor_list_find_name(op0->op_arg->tensors_out, "dst")) &&
+          (!ln_op_param(op0->op_arg, "activation") ||
+         ln_streq(ln_op_param(op0->op_arg, "activation")->value_string, "none")) &&
+          ln_dfg_num_readers(ctx->dfg,
+                           ln_tensor_list_find_name(op0->op_arg->tensors_out, "dst")) == 1 &&
+          !ln_streq(ln_tensor_list_find_name(op1->op_arg->tensors_in, "src2"),
+                  ln_tensor_list_find_name(op0->op_arg->tensors_out, "dst")) &&
+          same_shape(tensor_of(op1, ln_tensor_list_find_name(op1->op_arg->tensors_in, "src2")),
+                   tensor_of(op0, ln_tensor_list_find_name(op0->op_arg->tensors_out, "dst"))) &&
+          tensor_of(op1, ln_tensor_list_find_name(op1->op_arg->tensors_in, "src2")) &&
+          tensor_of(op1, ln_tensor_list_find_name(op1->op_arg->tensors_in, "src2"))->dtype == LN_DTYPE_FLOAT32 &&
+          same_shape(tensor_of(op1, ln_tensor_list_find_name(op1->op_arg->tensors_out, "dst")),
+                   tensor_of(op0, ln_tensor_list_find_name(op0->op_arg->tensors_out, "dst")))))
+        return NULL;
+
+    tin = ln_tensor_list_append(NULL, "src",
+                        ln_tensor_list_find_name(op0->op_arg->tensors_in, "src"));
+    tin = ln_tensor_list_append(tin, "weight",
+                        ln_tensor_list_find_name(op0->op_arg->tensors_in, "weight"));
+    if (ln_tensor_list_find_name(op0->op_arg->tensors_in, "bias"))
+        tin = ln_tensor_list_append(tin, "bias",
+                        ln_tensor_list_find_name(op0->op_arg->tensors_in, "bias"));
+    tin = ln_tensor_list_append(tin, "residual",
+                        ln_tensor_list_find_name(op1->op_arg->tensors_in, "src2"));
+    tout = ln_tensor_list_append(NULL, "dst",
+                        ln_tensor_list_find_name(op1->op_arg->tensors_out, "dst"));
+    params = NULL;
+    params = copy_params(params, op0->op_arg->params);
+    ops = ln_list_append(ops, new_op("conv2d_res_cpu", op0->op_arg->name, tin, tout, params,
+                                       op0->op_arg->tensor_table));
+    /* the rest of the window stays as it is */
+    for (l = win_ops->next->next, i = 2; l && i < win_size; l = l->next, i++)
+        ops = ln_list_append(ops, ln_op_copy(l->data));
+    *match = 1;
+    return ops;
+}
+#endif
+
+#if !(defined(LN_OP_STRIP_add) || defined(LN_OP_STRIP_conv2d))
+/* conv2d_cpu (no activation) whose output is add_cpu's src2 and read by nothing else, the add's src1 of exactly that shape (no broadcasting): one conv2d_res_cpu with src1 as its residual, added in the conv's store epilogue. */
+static ln_list *cb_conv2d_add_src2(const ln_context *ctx, const ln_list *win_ops,
+                               size_t win_size, int *match)
+{
+    const ln_op *op0, *op1;
+    ln_list *ops = NULL, *tin, *tout, *params;
+    const ln_list *l;
+    size_t i;
+
+    *match = 0;
+    if (win_size < 2)
+        return NULL;
+    op0 = win_ops->data;
+    op1 = win_ops->next->data;
+    if (!ln_streq(op0->op_arg->optype, "conv2d_cpu") ||
+        !ln_streq(op1->op_arg->optype, "add_cpu"))
+        return NULL;
+    if (!(ln_streq(ln_tensor_list_find_name(op1->op_arg->tensors_in, "src2"),
+                 ln_tensor_list_find_name(op0->op_arg->tensors_out, "dst")) &&
+          (!ln_op_param(op0->op_arg, "activation") ||
+         ln_streq(ln_op_param(op0->op_arg, "activation")->value_string, "none")) &&
+          ln_dfg_num_readers(ctx->dfg,
+                           ln_tensor_list_find_name(op0->op_arg->tensors_out, "dst")) == 1 &&
+          !ln_streq(ln_tensor_list_find_name(op1->op_arg->tensors_in, "src1"),
+                  ln_tensor_list_find_name(op0->op_arg->tensors_out, "dst")) &&
+          same_shape(tensor_of(op1, ln_tensor_list_find_name(op1->op_arg->tensors_in, "src1")),
+                   tensor_of(op0, ln_tensor_list_find_name(op0->op_arg->tensors_out, "dst"))) &&
+          tensor_of(op1, ln_tensor_list_find_name(op1->op_arg->tensors_in, "src1")) &&
+          tensor_of(op1, ln_tensor_list_find_name(op1->op_arg->tensors_in, "src1"))->dtype == LN_DTYPE_FLOAT32 &&
+          same_shape(tensor_of(op1, ln_tensor_list_find_name(op1->op_arg->tensors_out, "dst")),
+                   tensor_of(op0, ln_tensor_list_find_name(op0->op_arg->tensors_out, "dst")))))
+        return NULL;
+
+    tin = ln_tensor_list_append(NULL, "src",
+                        ln_tensor_list_find_name(op0->op_arg->tensors_in, "src"));
+    tin = ln_tensor_list_append(tin, "weight",
+                        ln_tensor_list_find_name(op0->op_arg->tensors_in, "weight"));
+    if (ln_tensor_list_find_name(op0->op_arg->tensors_in, "bias"))
+        tin = ln_tensor_list_append(tin, "bias",
+                        ln_tensor_list_find_name(op0->op_arg->tensors_in, "bias"));
+    tin = ln_tensor_list_append(tin, "residual",
+                        ln_tensor_list_find_name(op1->op_arg->tensors_in, "src1"));
+    tout = ln_tensor_list_append(NULL, "dst",
+                        ln_tensor_list_find_name(op1->op_arg->tensors_out, "dst"));
+    params = NULL;
+    params = copy_params(params, op0->op_arg->params);
+    ops = ln_list_append(ops, new_op("conv2d_res_cpu", op0->op_arg->name, tin, tout, params,
+                                       op0->op_arg->tensor_table));
+    /* the rest of the window stays as it is */
+    for (l = win_ops->next->next, i = 2; l && i < win_size; l = l->next, i++)
+        ops = ln_list_append(ops, ln_op_copy(l->data));
+    *match = 1;
+    return ops;
+}
+#endif
+
+#if !(defined(LN_OP_STRIP_conv2d) || defined(LN_OP_STRIP_relu))
+/* conv2d_res_cpu (no activation) then relu_cpu, its output read by the relu alone: one conv2d_res_cpu with activation relu, applied after the residual add (ResNet's add + ReLU). */
+static ln_list *cb_conv2d_res_relu(const ln_context *ctx, const ln_list *win_ops,
+                               size_t win_size, int *match)
+{
+    const ln_op *op0, *op1;
+    ln_list *ops = NULL, *tin, *tout, *params;
+    const ln_list *l;
+    size_t i;
+
+    *match = 0;
+    if (win_size < 2)
+        return NULL;
+    op0 = win_ops->data;
+    op1 = win_ops->next->data;
+    if (!ln_streq(op0->op_arg->optype, "conv2d_res_cpu") ||
+        !ln_streq(op1->op_arg->optype, "relu_cpu"))
+        return NULL;
+    if (!(ln_streq(ln_tensor_list_find_name(op1->op_arg->tensors_in, "src"),
+                 ln_tensor_list_find_name(op0->op_arg->tensors_out, "dst")) &&
+          (!ln_op_param(op0->op_arg, "activation") ||
+         ln_streq(ln_op_param(op0->op_arg, "activation")->value_string, "none")) &&
+          ln_dfg_num_readers(ctx->dfg,
+                           ln_tensor_list_find_name(op0->op_arg->tensors_out, "dst")) == 1))
+        return NULL;
+
+    tin = ln_tensor_list_copy(op0->op_arg->tensors_in);
+    tout = ln_tensor_list_append(NULL, "dst",
+                        ln_tensor_list_find_name(op1->op_arg->tensors_out, "dst"));
+    params = NULL;
+    params = copy_params(params, op0->op_arg->params);
+    params = ln_param_list_remove(params, "activation");
+    params = ln_param_list_append_string(params, "activation", "relu");
+    ops = ln_list_append(ops, new_op("conv2d_res_cpu", op0->op_arg->name, tin, tout, params,
                                        op0->op_arg->tensor_table));
     /* the rest of the window stays as it is */
     for (l = win_ops->next->next, i = 2; l && i < win_size; l = l->next, i++)
@@ -944,6 +1127,15 @@ ln_combiner_func ln_combiner_funcs_cpu[] = {
 #endif
 #if !(defined(LN_OP_STRIP_conv2d) || defined(LN_OP_STRIP_relu))
     cb_conv2d_relu,
+#endif
+#if !(defined(LN_OP_STRIP_add) || defined(LN_OP_STRIP_conv2d))
+    cb_conv2d_add_src1,
+#endif
+#if !(defined(LN_OP_STRIP_add) || defined(LN_OP_STRIP_conv2d))
+    cb_conv2d_add_src2,
+#endif
+#if !(defined(LN_OP_STRIP_conv2d) || defined(LN_OP_STRIP_relu))
+    cb_conv2d_res_relu,
 #endif
 #if !(defined(LN_OP_STRIP_conv2d) || defined(LN_OP_STRIP_relu))
     cb_conv2d_dw_relu,
