@@ -352,6 +352,80 @@ START_TEST(test_conv_packed)
 }
 END_TEST
 
+/* conv -> add(other) -> relu: the conv whose output the add alone reads
+ * becomes conv2d_res_cpu with the other addend as its residual and the relu
+ * as its activation (ResNet's block end); not when both convs' outputs have
+ * another reader, nor when the other addend broadcasts ([1,4,1,1]). */
+static int count_optype(const ln_list *ops, const char *optype)
+{
+    int n = 0;
+    for (const ln_list *l = ops; l; l = l->next)
+        n += strcmp(((const ln_op *)l->data)->op_arg->optype, optype) == 0;
+    return n;
+}
+
+START_TEST(test_conv_add_relu)
+{
+    char *w = create("w", "[4,3,3,3]", 108, -1, 2), *bias = create("b", "[4]", 4, -1, 2);
+    char *w2 = create("w2", "[4,3,3,3]", 108, -1, 2), *b2 = create("b2", "[4]", 4, -1, 2);
+    char *r = create("r", "[1,4,1,1]", 4, -1, 2);
+    const char *head =
+        "{\"ops\":[{\"name\":\"x\",\"optype\":\"input\",\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"x\"}],"
+        "\"params\":[{\"arg_name\":\"dtype\",\"value\":\"float32\"},{\"arg_name\":\"dims\",\"value\":[1,3,5,5]}]},"
+        "%s,%s,%s,%s,%s,"
+        "{\"name\":\"conv\",\"optype\":\"conv2d\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"x\"},"
+        "{\"arg_name\":\"weight\",\"name\":\"w\"},{\"arg_name\":\"bias\",\"name\":\"b\"}],"
+        "\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"c\"}],\"params\":[{\"arg_name\":\"pads\",\"value\":[1,1,1,1]}]},"
+        "{\"name\":\"conv2\",\"optype\":\"conv2d\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"x\"},"
+        "{\"arg_name\":\"weight\",\"name\":\"w2\"},{\"arg_name\":\"bias\",\"name\":\"b2\"}],"
+        "\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"d\"}],\"params\":[{\"arg_name\":\"pads\",\"value\":[1,1,1,1]}]},"
+        "{\"name\":\"add\",\"optype\":\"add\",\"tensors_in\":[{\"arg_name\":\"src1\",\"name\":\"%s\"},"
+        "{\"arg_name\":\"src2\",\"name\":\"%s\"}],\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"s\"}]},"
+        "{\"name\":\"act\",\"optype\":\"relu\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"s\"}],"
+        "\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"y\"}]},"
+        "{\"name\":\"out\",\"optype\":\"output\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"y\"}]}%s]}";
+    const char *more =
+        ",{\"name\":\"oc\",\"optype\":\"output\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"c\"}]},"
+        "{\"name\":\"od\",\"optype\":\"output\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"d\"}]}";
+    char *ir1 = ln_sprintf(head, w, bias, w2, b2, r, "c", "d", "");
+    char *ir2 = ln_sprintf(head, w, bias, w2, b2, r, "c", "d", more);
+    char *ir3 = ln_sprintf(head, w, bias, w2, b2, r, "r", "c", "");
+    ln_context *ctx = ln_context_create();
+    int nopt, nref;
+
+    /* fires: -O0 x, 5 creates, conv, conv2, add, relu, out; fused: x, 4
+     * creates (the unused r dropped), conv, conv2 + residual + relu, out */
+    compare(ir1, "x", 75, "y", 100, &nopt, &nref);
+    ck_assert_int_eq(nref, 11);
+    ck_assert_int_eq(nopt, 8);
+    ck_assert_msg(ln_context_init_str(ctx, ir1, "fuse.json") == 0, "%s", ln_error_message());
+    ck_assert_msg(ln_context_compile(ctx, "cpu") == 0, "%s", ln_error_message());
+    ck_assert_int_eq(count_optype(ctx->ops, "conv2d_res_cpu"), 1);
+    ck_assert_int_eq(count_optype(ctx->ops, "add_cpu"), 0);
+    ck_assert_int_eq(count_optype(ctx->ops, "relu_cpu"), 0);
+    ln_context_free(ctx);
+    /* both conv outputs read elsewhere too: no fusion */
+    compare(ir2, "x", 75, "y", 100, &nopt, &nref);
+    ck_assert_int_eq(nopt, nref - 1); /* only the unused r dropped */
+    ctx = ln_context_create();
+    ck_assert_msg(ln_context_init_str(ctx, ir2, "fuse.json") == 0, "%s", ln_error_message());
+    ck_assert_msg(ln_context_compile(ctx, "cpu") == 0, "%s", ln_error_message());
+    ck_assert_int_eq(count_optype(ctx->ops, "conv2d_res_cpu"), 0);
+    ck_assert_int_eq(count_optype(ctx->ops, "add_cpu"), 1);
+    ln_context_free(ctx);
+    /* r [1,4,1,1] + c [1,4,5,5] broadcasts: no fusion (conv2 unused) */
+    compare(ir3, "x", 75, "y", 100, &nopt, &nref);
+    ctx = ln_context_create();
+    ck_assert_msg(ln_context_init_str(ctx, ir3, "fuse.json") == 0, "%s", ln_error_message());
+    ck_assert_msg(ln_context_compile(ctx, "cpu") == 0, "%s", ln_error_message());
+    ck_assert_int_eq(count_optype(ctx->ops, "conv2d_res_cpu"), 0);
+    ck_assert_int_eq(count_optype(ctx->ops, "add_cpu"), 1);
+    ln_context_free(ctx);
+    ln_free(ir1); ln_free(ir2); ln_free(ir3);
+    ln_free(w); ln_free(bias); ln_free(w2); ln_free(b2); ln_free(r);
+}
+END_TEST
+
 Suite *test_ln_fuse_suite(void);
 Suite *test_ln_fuse_suite(void)
 {
@@ -364,6 +438,7 @@ Suite *test_ln_fuse_suite(void)
     tcase_add_test(tc, test_dwconv_pad_bn_clip);
     tcase_add_test(tc, test_relu_then_clip);
     tcase_add_test(tc, test_conv_packed);
+    tcase_add_test(tc, test_conv_add_relu);
     suite_add_tcase(s, tc);
     return s;
 }
