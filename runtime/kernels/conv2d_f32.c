@@ -349,10 +349,11 @@ void ln_rt__conv2d_direct_f32_c(const ln_rt_conv2d_args *a, const float *src,
     }
 }
 
-int ln_rt__conv2d_gemm_f32_isa(const ln_rt__gemm_isa *isa,
-                               const ln_rt_conv2d_args *a, const float *src,
-                               const float *weight, const float *bias,
-                               float *dst, void *scratch)
+/* accumulate: dst already holds an addend (the residual epilogue) */
+static int conv_gemm(const ln_rt__gemm_isa *isa, const ln_rt_conv2d_args *a,
+                     const float *src, const float *weight,
+                     const float *bias, float *dst, void *scratch,
+                     int accumulate)
 {
     int32_t oh, ow, cg, mg, kk, b, g;
     int pointwise;
@@ -395,11 +396,19 @@ int ln_rt__conv2d_gemm_f32_isa(const ln_rt__gemm_isa *isa,
             ln_rt__gemm_run(isa, &s, mg, oh * ow, kk,
                             dst + ((size_t)b * a->oc + (size_t)g * mg) *
                                   oh * ow,
-                            oh * ow, 0, bias ? bias + g * mg : NULL, a->act,
-                            a->alpha, a->beta, scratch);
+                            oh * ow, accumulate, bias ? bias + g * mg : NULL,
+                            a->act, a->alpha, a->beta, scratch);
         }
     }
     return LN_RT_OK;
+}
+
+int ln_rt__conv2d_gemm_f32_isa(const ln_rt__gemm_isa *isa,
+                               const ln_rt_conv2d_args *a, const float *src,
+                               const float *weight, const float *bias,
+                               float *dst, void *scratch)
+{
+    return conv_gemm(isa, a, src, weight, bias, dst, scratch, 0);
 }
 
 int ln_rt__conv2d_f32_isa(const ln_rt__gemm_isa *isa,
@@ -818,12 +827,7 @@ int ln_rt__conv2d_res_f32_isa(const ln_rt__gemm_isa *isa,
                               const float *weight, const float *bias,
                               const float *res, float *dst, void *scratch)
 {
-    int32_t oh, ow, mg, kk, b, g;
-    size_t ohw;
-    ln_rt__mat am;
-    conv_bctx bc;
-    ln_rt__gemm_src s;
-    int in_place;
+    int32_t oh, ow;
 
     if (!ln_rt__conv_args_ok(a) || !res)
         return LN_RT_ARG_ERROR;
@@ -833,44 +837,14 @@ int ln_rt__conv2d_res_f32_isa(const ln_rt__gemm_isa *isa,
                              a->pad_right, a->dil_w);
     if (oh <= 0 || ow <= 0 || a->n == 0)
         return LN_RT_OK;
-    ohw = (size_t)oh * ow;
 #if LN_RT_HAVE_AVX512
     if (isa == &ln_rt__gemm_isa_avx512 && ln_rt__conv2d_direct_ok(a) &&
         ln_rt__conv2d_direct_res_f32_avx512(a, src, weight, bias, res, dst))
         return LN_RT_OK;
 #endif
     if (res != dst)
-        memcpy(dst, res, (size_t)a->n * a->oc * ohw * sizeof(float));
-    /* the GEMM path of ln_rt__conv2d_gemm_f32_isa, accumulating */
-    mg = a->oc / a->group;
-    kk = a->c / a->group * a->kh * a->kw;
-    am.ld = kk; am.trans = 0; am.scale = 1.0f;
-    bc.h = a->h; bc.w = a->w; bc.kh = a->kh; bc.kw = a->kw;
-    bc.sh = a->stride_h; bc.sw = a->stride_w; bc.pt = a->pad_top;
-    bc.pl = a->pad_left; bc.dh = a->dil_h; bc.dw = a->dil_w; bc.ow = ow;
-    s.pack_a = ln_rt__pack_a_mat; s.actx = &am;
-    s.pack_b = a->stride_w == 2 && ow >= 16 ? pack_b_conv_s2 : pack_b_conv;
-    s.bctx = &bc; s.b_rowmajor = 1;
-    s.b_direct = NULL; s.b_ld = 0;
-    s.a_ld = kk;
-    in_place = conv_b_in_place(a);
-    for (b = 0; b < a->n; b++) {
-        for (g = 0; g < a->group; g++) {
-            am.p = weight + (size_t)g * mg * kk;
-            s.a_direct = am.p;
-            bc.img = src + ((size_t)b * a->c + (size_t)g * (a->c / a->group)) *
-                               a->h * a->w;
-            if (in_place) {
-                s.b_direct = bc.img;
-                s.b_ld = a->h * a->w;
-            }
-            ln_rt__gemm_run(isa, &s, mg, oh * ow, kk,
-                            dst + ((size_t)b * a->oc + (size_t)g * mg) * ohw,
-                            oh * ow, 1, bias ? bias + g * mg : NULL, a->act,
-                            a->alpha, a->beta, scratch);
-        }
-    }
-    return LN_RT_OK;
+        memcpy(dst, res, (size_t)a->n * a->oc * oh * ow * sizeof(float));
+    return conv_gemm(isa, a, src, weight, bias, dst, scratch, 1);
 }
 
 int ln_rt_conv2d_res_f32_for(ln_rt_target t, const ln_rt_conv2d_args *a,
