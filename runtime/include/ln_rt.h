@@ -218,7 +218,8 @@ int32_t ln_rt_conv_out_size(int32_t in, int32_t k, int32_t stride,
  * [oc] or NULL; dst is [n][oc][oh][ow] with oh/ow from ln_rt_conv_out_size.
  * Runs as packed, cache-blocked GEMM per (image, group): the weights are
  * read in place, image patches are written straight into the packed block
- * (no full im2col buffer; 1x1 stride-1 convs read the image in place).
+ * (no full im2col buffer; 1x1 stride-1 convs with fewer than 128 channels
+ * in or out read the image in place).
  * Depthwise convolutions (group == c, oc a multiple of c) take a direct
  * kernel over a zero-padded copy of each plane. Needs
  * ln_rt_conv2d_f32_scratch_size() bytes of scratch (at most one padded
