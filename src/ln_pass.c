@@ -752,7 +752,8 @@ int ln_pass_fold_pad(ln_context *ctx)
 /*
  * A conv2d_cpu whose shape the packed small-map kernel takes
  * (ln_rt_conv2d_packed_ok) and whose weight is a float32 constant becomes
- * a conv2d_packed_cpu reading a new constant: the weight packed once, now
+ * a conv2d_packed_cpu (a conv2d_res_cpu: conv2d_packed_res_cpu) reading a
+ * new constant: the weight packed once, now
  * (ln_rt_conv2d_f32_pack; same shape, the packed order), so that the
  * interpreter packs when the model is loaded and ln-aot emits the packed
  * data. Host targets only (the caller's business): the Cortex-M4 runtime
@@ -761,7 +762,9 @@ int ln_pass_fold_pad(ln_context *ctx)
 static int pack_conv_one(ln_context *ctx, ln_op *conv, ln_bool *done)
 {
     ln_tensor_entry *we = ln_pass_tin(ctx, conv, "weight");
-    const ln_op *proto = ln_arch_op_proto("conv2d_packed_cpu");
+    const ln_op *proto = ln_arch_op_proto(ln_streq(conv->op_arg->optype, "conv2d_res_cpu")
+                                              ? "conv2d_packed_res_cpu"
+                                              : "conv2d_packed_cpu");
     ln_rt_conv2d_args a;
     ln_tensor *w, *tw;
     ln_op *cw, *newop;
@@ -799,5 +802,7 @@ static int pack_conv_one(ln_context *ctx, ln_op *conv, ln_bool *done)
 
 int ln_pass_pack_conv(ln_context *ctx)
 {
-    return ln_pass_fold_all(ctx, "conv2d_cpu", pack_conv_one);
+    int ret = ln_pass_fold_all(ctx, "conv2d_cpu", pack_conv_one);
+
+    return ret ? ret : ln_pass_fold_all(ctx, "conv2d_res_cpu", pack_conv_one);
 }

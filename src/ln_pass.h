@@ -38,7 +38,8 @@ int ln_pass_remove_noop_casts(ln_context *ctx);
  * their weights and bias. */
 int ln_pass_fold_batchnorm(ln_context *ctx);
 /* Small-map group-1 conv2d_cpu with constant weights -> conv2d_packed_cpu
- * reading the weights packed now (host targets only). */
+ * (conv2d_res_cpu -> conv2d_packed_res_cpu) reading the weights packed now
+ * (host targets only). */
 int ln_pass_pack_conv(ln_context *ctx);
 /* A zero constant pad before conv2d (or avgpool2d counting pads) becomes
  * the op's padding; a pad of all zeros goes. */

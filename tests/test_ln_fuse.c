@@ -364,6 +364,50 @@ static int count_optype(const ln_list *ops, const char *optype)
     return n;
 }
 
+/* A ResNet block end on a small map: conv 3x3 (24 channels) + conv 1x1
+ * (the residual branch) -> add -> relu. The 3x3 conv takes the residual
+ * and then its weights are packed (conv2d_packed_res_cpu), the 1x1 conv is
+ * packed too; results agree with -O0. For the Cortex-M4 neither packs. */
+START_TEST(test_conv_packed_res)
+{
+    char *w = create("w", "[24,8,3,3]", 1728, -1, 2), *bias = create("b", "[24]", 24, -1, 2);
+    char *w2 = create("w2", "[24,8,1,1]", 192, -1, 2);
+    char *ir = ln_sprintf(
+        "{\"ops\":[{\"name\":\"x\",\"optype\":\"input\",\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"x\"}],"
+        "\"params\":[{\"arg_name\":\"dtype\",\"value\":\"float32\"},{\"arg_name\":\"dims\",\"value\":[1,8,5,5]}]},"
+        "%s,%s,%s,"
+        "{\"name\":\"conv\",\"optype\":\"conv2d\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"x\"},"
+        "{\"arg_name\":\"weight\",\"name\":\"w\"},{\"arg_name\":\"bias\",\"name\":\"b\"}],"
+        "\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"c\"}],\"params\":[{\"arg_name\":\"pads\",\"value\":[1,1,1,1]}]},"
+        "{\"name\":\"conv2\",\"optype\":\"conv2d\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"x\"},"
+        "{\"arg_name\":\"weight\",\"name\":\"w2\"}],"
+        "\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"d\"}]},"
+        "{\"name\":\"add\",\"optype\":\"add\",\"tensors_in\":[{\"arg_name\":\"src1\",\"name\":\"c\"},"
+        "{\"arg_name\":\"src2\",\"name\":\"d\"}],\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"s\"}]},"
+        "{\"name\":\"act\",\"optype\":\"relu\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"s\"}],"
+        "\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"y\"}]},"
+        "{\"name\":\"out\",\"optype\":\"output\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"y\"}]}]}",
+        w, bias, w2);
+    int nopt, nref;
+    const char *targets[2] = {"cpu", "cortex-m4"};
+
+    compare(ir, "x", 200, "y", 600, &nopt, &nref);
+    for (int t = 0; t < 2; t++) {
+        ln_context *ctx = ln_context_create();
+        ck_assert_int_eq(ln_context_init_str(ctx, ir, "fuse.json"), 0);
+        ck_assert_msg(ln_context_compile(ctx, targets[t]) == 0, "%s", ln_error_message());
+        ck_assert_int_eq(count_optype(ctx->ops, "add_cpu"), 0);
+        ck_assert_int_eq(count_optype(ctx->ops, "relu_cpu"), 0);
+        ck_assert_int_eq(count_optype(ctx->ops, "conv2d_packed_res_cpu"), t == 0);
+        ck_assert_int_eq(count_optype(ctx->ops, "conv2d_packed_cpu"), t == 0);
+        ck_assert_int_eq(count_optype(ctx->ops, "conv2d_res_cpu"), t == 1);
+        ln_context_free(ctx);
+    }
+    ln_free(ir);
+    ln_free(w); ln_free(bias); ln_free(w2);
+}
+END_TEST
+
 START_TEST(test_conv_add_relu)
 {
     char *w = create("w", "[4,3,3,3]", 108, -1, 2), *bias = create("b", "[4]", 4, -1, 2);
@@ -439,6 +483,7 @@ Suite *test_ln_fuse_suite(void)
     tcase_add_test(tc, test_relu_then_clip);
     tcase_add_test(tc, test_conv_packed);
     tcase_add_test(tc, test_conv_add_relu);
+    tcase_add_test(tc, test_conv_packed_res);
     suite_add_tcase(s, tc);
     return s;
 }

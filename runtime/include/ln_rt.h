@@ -256,6 +256,12 @@ int ln_rt_conv2d_packed_f32(const ln_rt_conv2d_args *a, const float *src,
                             const float *packed, const float *bias,
                             float *dst, void *scratch);
 size_t ln_rt_conv2d_packed_f32_scratch_size(const ln_rt_conv2d_args *a);
+/* The same with a residual input (a residual add, + ReLU, fused into the
+ * conv): dst = act(conv(src) + bias + res), res like dst and not
+ * overlapping it; the same scratch. LN_RT_ARG_ERROR for res NULL or dst. */
+int ln_rt_conv2d_packed_res_f32(const ln_rt_conv2d_args *a, const float *src,
+                                const float *packed, const float *bias,
+                                const float *res, float *dst, void *scratch);
 /* The same conv with a residual input added in its epilogue:
  * dst = act(conv(src) + bias + res), res [n][oc][oh][ow] like dst and not
  * overlapping it (a residual add, + ReLU, fused into the conv that

@@ -233,3 +233,33 @@ int ln_rt_conv2d_packed_f32(const ln_rt_conv2d_args *a, const float *src,
     }
     return LN_RT_OK;
 }
+
+/* The packed conv with a residual input (conv2d_packed_res_cpu): dst =
+ * act(conv(src) + bias + res), res [n][oc][oh][ow] like dst and apart
+ * from it. The conv runs without its activation, then one pass adds res
+ * and applies it: the maps the packed kernel takes are small, so that
+ * pass reads dst back from cache. */
+int ln_rt_conv2d_packed_res_f32(const ln_rt_conv2d_args *a, const float *src,
+                                const float *packed, const float *bias,
+                                const float *res, float *dst, void *scratch)
+{
+    ln_rt_conv2d_args na;
+    size_t i, n;
+    int ret;
+
+    if (!res || res == dst || !ln_rt_conv2d_packed_ok(a))
+        return LN_RT_ARG_ERROR;
+    na = *a;
+    na.act = LN_RT_ACT_NONE;
+    if ((ret = ln_rt_conv2d_packed_f32(&na, src, packed, bias, dst, scratch)))
+        return ret;
+    n = (size_t)a->n * a->oc *
+        (size_t)ln_rt_conv_out_size(a->h, a->kh, a->stride_h, a->pad_top,
+                                    a->pad_bottom, a->dil_h) *
+        (size_t)ln_rt_conv_out_size(a->w, a->kw, a->stride_w, a->pad_left,
+                                    a->pad_right, a->dil_w);
+    for (i = 0; i < n; i++)
+        dst[i] += res[i];
+    ln_rt__act_f32(dst, n, a->act, a->alpha, a->beta);
+    return LN_RT_OK;
+}

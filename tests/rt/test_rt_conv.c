@@ -774,6 +774,27 @@ static void packed_check(const conv_case *k, uint32_t seed, const char *what)
     ck_assert_int_eq(ln_rt_conv2d_packed_f32(&a, x, wp, k->bias ? b : NULL,
                                              y, scr), LN_RT_OK);
     RT_CHECK(y, ref, ny, 2e-5, what);
+    /* with a residual (conv2d_packed_res_cpu): act(conv + bias + res) */
+    {
+        conv_case k0 = *k;
+        float *res = rt_alloc(ny);
+        size_t j;
+
+        k0.act = LN_RT_ACT_NONE;
+        conv_ref(&k0, x, wt, k->bias ? b : NULL, ref, oh, ow);
+        rt_fill(res, ny, -2, 2, seed + 3);
+        for (j = 0; j < ny; j++)
+            ref[j] = rt_act(ref[j] + res[j], k->act, 0.1, 0.8);
+        rt_fill(y, ny, 50, 60, 10);
+        ck_assert_int_eq(ln_rt_conv2d_packed_res_f32(&a, x, wp, k->bias ? b : NULL,
+                                                     res, y, scr), LN_RT_OK);
+        RT_CHECK(y, ref, ny, 2e-5, what);
+        ck_assert_int_eq(ln_rt_conv2d_packed_res_f32(&a, x, wp, k->bias ? b : NULL,
+                                                     y, y, scr), LN_RT_ARG_ERROR);
+        ck_assert_int_eq(ln_rt_conv2d_packed_res_f32(&a, x, wp, k->bias ? b : NULL,
+                                                     NULL, y, scr), LN_RT_ARG_ERROR);
+        free(res);
+    }
     free(x); free(wt); free(wp); free(b); free(y); free(ref); free(scr);
 }
 

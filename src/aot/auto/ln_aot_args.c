@@ -1187,6 +1187,7 @@ static const char *const status_kernels[] = {
     "ln_rt_conv2d_nchw_s8",
     "ln_rt_conv2d_packed_f32",
     "ln_rt_conv2d_packed_ok",
+    "ln_rt_conv2d_packed_res_f32",
     "ln_rt_conv2d_res_f32_for",
     "ln_rt_conv2d_s8",
     "ln_rt_conv3d_f32",
