@@ -1,6 +1,7 @@
 /*
  * act_simd.h -- the fused activations (ln_rt_act) on one AVX-512 or AVX2
- * vector, for kernels that apply them in registers. Include after
+ * vector, for kernels that apply them in registers (the packed, direct,
+ * GEMM and AVX-512 depthwise kernels). Include after
  * LN_RT_TARGET_AVX512_PRAGMA / LN_RT_TARGET_AVX2_PRAGMA and <immintrin.h>;
  * LN_RT_ACT_SIMD_512 selects the 512-bit one, otherwise the 256-bit one.
  */

@@ -11,6 +11,8 @@
 #if LN_RT_HAVE_AVX512
 LN_RT_TARGET_AVX512_PRAGMA
 #include <immintrin.h>
+#define LN_RT_ACT_SIMD_512
+#include "act_simd.h"
 
 static __mmask16 dw_range_mask(int32_t i0, int32_t n)
 {
@@ -24,27 +26,6 @@ static __mmask16 dw_range_mask(int32_t i0, int32_t n)
     return (__mmask16)m;
 }
 
-static inline __m512 dw_act(__m512 v, ln_rt_act act, float alpha, float beta)
-{
-    switch (act) {
-    case LN_RT_ACT_NONE:
-        return v;
-    case LN_RT_ACT_RELU:
-        return _mm512_max_ps(v, _mm512_setzero_ps());
-    case LN_RT_ACT_RELU6:
-        return _mm512_min_ps(_mm512_max_ps(v, _mm512_setzero_ps()),
-                             _mm512_set1_ps(6.0f));
-    case LN_RT_ACT_LEAKYRELU:
-        return _mm512_mask_mul_ps(v, _mm512_cmp_ps_mask(v, _mm512_setzero_ps(),
-                                                        _CMP_LT_OQ),
-                                  v, _mm512_set1_ps(alpha));
-    case LN_RT_ACT_CLIP:
-        return _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(alpha)),
-                             _mm512_set1_ps(beta));
-    default:
-        return v;
-    }
-}
 
 #define DW_CAT_(x, y) x##y
 #define DW_CAT(x, y) DW_CAT_(x, y)
@@ -63,7 +44,7 @@ static inline __m512 dw_act(__m512 v, ln_rt_act act, float alpha, float beta)
 #define DW_ODD(lo, hi) _mm512_permutex2var_ps(lo, _mm512_setr_epi32(         \
     1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31), hi)
 #define DW_FIX(v) (v)
-#define DW_ACT(v, act, al, be) dw_act(v, act, al, be)
+#define DW_ACT(v, act, al, be) ln_rt__act_v512(v, act, al, be)
 #define DW_FN ln_rt__conv2d_depthwise_f32_avx512
 #include "conv2d_depthwise_f32_simd.h"
 
@@ -145,12 +126,12 @@ int ln_rt__conv2d_depthwise_flat_f32_avx512(const ln_rt_conv2d_args *a,
                     a3 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(mk[v + 3][t], q + 48),
                                          wv[t], a3);
                 }
-                _mm512_storeu_ps(out + p, dw_act(a0, a->act, a->alpha, a->beta));
-                _mm512_storeu_ps(out + p + 16, dw_act(a1, a->act, a->alpha, a->beta));
-                _mm512_storeu_ps(out + p + 32, dw_act(a2, a->act, a->alpha, a->beta));
+                _mm512_storeu_ps(out + p, ln_rt__act_v512(a0, a->act, a->alpha, a->beta));
+                _mm512_storeu_ps(out + p + 16, ln_rt__act_v512(a1, a->act, a->alpha, a->beta));
+                _mm512_storeu_ps(out + p + 32, ln_rt__act_v512(a2, a->act, a->alpha, a->beta));
                 _mm512_mask_storeu_ps(out + p + 48, (__mmask16)(left >= 16 ? 0xffffu
                                       : (1u << left) - 1u),
-                                      dw_act(a3, a->act, a->alpha, a->beta));
+                                      ln_rt__act_v512(a3, a->act, a->alpha, a->beta));
             }
             for (; v < nv; v++) {
                 const int32_t p = v * 16, left = npix - p;
@@ -159,7 +140,7 @@ int ln_rt__conv2d_depthwise_flat_f32_avx512(const ln_rt_conv2d_args *a,
                     acc = _mm512_fmadd_ps(
                         _mm512_maskz_loadu_ps(mk[v][t], in + p + off[t]),
                         wv[t], acc);
-                acc = dw_act(acc, a->act, a->alpha, a->beta);
+                acc = ln_rt__act_v512(acc, a->act, a->alpha, a->beta);
                 _mm512_mask_storeu_ps(out + p, (__mmask16)(left >= 16 ? 0xffffu
                                       : (1u << left) - 1u), acc);
             }

@@ -43,28 +43,11 @@
 #if LN_RT_HAVE_AVX512
 LN_RT_TARGET_AVX512_PRAGMA
 #include <immintrin.h>
+#define LN_RT_ACT_SIMD_512
+#include "act_simd.h"
 
 #define DC_MAXTAPS 64
 
-static inline __m512 dc_act(__m512 v, ln_rt_act act, float alpha, float beta)
-{
-    switch (act) {
-    case LN_RT_ACT_RELU:
-        return _mm512_max_ps(v, _mm512_setzero_ps());
-    case LN_RT_ACT_RELU6:
-        return _mm512_min_ps(_mm512_max_ps(v, _mm512_setzero_ps()),
-                             _mm512_set1_ps(6.0f));
-    case LN_RT_ACT_LEAKYRELU:
-        return _mm512_mask_mul_ps(v, _mm512_cmp_ps_mask(v, _mm512_setzero_ps(),
-                                                        _CMP_LT_OQ),
-                                  v, _mm512_set1_ps(alpha));
-    case LN_RT_ACT_CLIP:
-        return _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(alpha)),
-                             _mm512_set1_ps(beta));
-    default:
-        return v;
-    }
-}
 
 /* even bits of a 32-bit mask from a 16-bit lane mask: lane j -> bit 2j */
 static inline uint32_t dc_spread(uint32_t m)
@@ -461,8 +444,8 @@ int ln_rt__conv2d_direct_res_f32_avx512(const ln_rt_conv2d_args *a,
                                             v1m, rp_ + n0));
                             rp_ += npix;
                         }
-                        v0 = dc_act(v0, a->act, a->alpha, a->beta);
-                        v1 = dc_act(v1, a->act, a->alpha, a->beta);
+                        v0 = ln_rt__act_v512(v0, a->act, a->alpha, a->beta);
+                        v1 = ln_rt__act_v512(v1, a->act, a->alpha, a->beta);
                         _mm512_mask_storeu_ps(
                             op, s0, _mm512_maskz_compress_ps(v0m, v0));
                         if (n1)
@@ -490,7 +473,7 @@ int ln_rt__conv2d_direct_res_f32_avx512(const ln_rt_conv2d_args *a,
                             if (rp_)
                                 x = _mm512_add_ps(
                                     x, _mm512_maskz_loadu_ps(sm, rp_ + 16 * v));
-                            x = dc_act(x, a->act, a->alpha, a->beta);
+                            x = ln_rt__act_v512(x, a->act, a->alpha, a->beta);
                             _mm512_mask_storeu_ps(op + 16 * v, sm, x);
                         }
                         op += npix;

@@ -13,27 +13,8 @@
 #if LN_RT_HAVE_AVX2
 LN_RT_TARGET_AVX2_PRAGMA
 #include <immintrin.h>
+#include "act_simd.h"
 
-static __m256 act8(__m256 v, ln_rt_act act, float alpha, float beta)
-{
-    switch (act) {
-    case LN_RT_ACT_RELU:
-        return _mm256_max_ps(v, _mm256_setzero_ps());
-    case LN_RT_ACT_RELU6:
-        return _mm256_min_ps(_mm256_max_ps(v, _mm256_setzero_ps()),
-                             _mm256_set1_ps(6.0f));
-    case LN_RT_ACT_LEAKYRELU: {
-        __m256 neg = _mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_LT_OQ);
-        return _mm256_blendv_ps(v, _mm256_mul_ps(v, _mm256_set1_ps(alpha)),
-                                neg);
-    }
-    case LN_RT_ACT_CLIP:
-        return _mm256_min_ps(_mm256_max_ps(v, _mm256_set1_ps(alpha)),
-                             _mm256_set1_ps(beta));
-    default:
-        return v;
-    }
-}
 
 static void ukr_avx2(int32_t kc, const float *ap, int32_t lda,
                      const float *bp, int32_t ldb, float *c,
@@ -139,8 +120,8 @@ static void ukr_avx2(int32_t kc, const float *ap, int32_t lda,
                     v0 = _mm256_add_ps(v0, bv);
                     v1 = _mm256_add_ps(v1, bv);
                 }
-                v0 = act8(v0, act, alpha, beta);
-                v1 = act8(v1, act, alpha, beta);
+                v0 = ln_rt__act_v256(v0, act, alpha, beta);
+                v1 = ln_rt__act_v256(v1, act, alpha, beta);
             }
             _mm256_storeu_ps(cr, v0);
             _mm256_storeu_ps(cr + 8, v1);

@@ -19,30 +19,13 @@
 #if LN_RT_HAVE_AVX512
 LN_RT_TARGET_AVX512_PRAGMA
 #include <immintrin.h>
+#define LN_RT_ACT_SIMD_512
+#include "act_simd.h"
 
 #ifndef LN_RT_AVX512_KC
 #define LN_RT_AVX512_KC 256
 #endif
 
-static inline __m512 act16(__m512 v, ln_rt_act act, float alpha, float beta)
-{
-    switch (act) {
-    case LN_RT_ACT_RELU:
-        return _mm512_max_ps(v, _mm512_setzero_ps());
-    case LN_RT_ACT_RELU6:
-        return _mm512_min_ps(_mm512_max_ps(v, _mm512_setzero_ps()),
-                             _mm512_set1_ps(6.0f));
-    case LN_RT_ACT_LEAKYRELU:
-        return _mm512_mask_mul_ps(v, _mm512_cmp_ps_mask(v, _mm512_setzero_ps(),
-                                                        _CMP_LT_OQ),
-                                  v, _mm512_set1_ps(alpha));
-    case LN_RT_ACT_CLIP:
-        return _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(alpha)),
-                             _mm512_set1_ps(beta));
-    default:
-        return v;
-    }
-}
 
 static void ukr_avx512(int32_t kc, const float *ap, int32_t lda,
                        const float *bp, int32_t ldb, float *c, int32_t ldc,
@@ -150,8 +133,8 @@ static void ukr_avx512(int32_t kc, const float *ap, int32_t lda,
                 v0 = _mm512_add_ps(v0, bv);
                 v1 = _mm512_add_ps(v1, bv);
             }
-            v0 = act16(v0, act, alpha, beta);
-            v1 = act16(v1, act, alpha, beta);
+            v0 = ln_rt__act_v512(v0, act, alpha, beta);
+            v1 = ln_rt__act_v512(v1, act, alpha, beta);
         }
         _mm512_mask_storeu_ps(cr, m0, v0);
         _mm512_mask_storeu_ps(cr + 16, m1, v1);
