@@ -55,10 +55,7 @@ int ln_rt_conv2d_depthwise_f32(const ln_rt_conv2d_args *a, const float *src,
     int32_t oh, ow;
     if (!ln_rt__conv_args_ok(a) || a->group != a->c || a->oc % a->c != 0)
         return LN_RT_ARG_ERROR;
-    oh = ln_rt_conv_out_size(a->h, a->kh, a->stride_h, a->pad_top,
-                             a->pad_bottom, a->dil_h);
-    ow = ln_rt_conv_out_size(a->w, a->kw, a->stride_w, a->pad_left,
-                             a->pad_right, a->dil_w);
+    ln_rt__conv_out_hw(a, &oh, &ow);
     if (oh <= 0 || ow <= 0 || a->n == 0)
         return LN_RT_OK;
 #if LN_RT_TARGET_IS_CORTEX_M4

@@ -155,10 +155,7 @@ static size_t host_scratch_size(const ln_rt_conv2d_args *a)
     int32_t oh, ow, cg, kk;
     if (!ln_rt__conv_args_ok(a))
         return 0;
-    oh = ln_rt_conv_out_size(a->h, a->kh, a->stride_h, a->pad_top,
-                             a->pad_bottom, a->dil_h);
-    ow = ln_rt_conv_out_size(a->w, a->kw, a->stride_w, a->pad_left,
-                             a->pad_right, a->dil_w);
+    ln_rt__conv_out_hw(a, &oh, &ow);
     cg = a->c / a->group;
     kk = cg * a->kh * a->kw;
     if (oh <= 0 || ow <= 0 || kk <= 0)
@@ -363,10 +360,7 @@ static int conv_gemm(const ln_rt__gemm_isa *isa, const ln_rt_conv2d_args *a,
 
     if (!ln_rt__conv_args_ok(a))
         return LN_RT_ARG_ERROR;
-    oh = ln_rt_conv_out_size(a->h, a->kh, a->stride_h, a->pad_top,
-                             a->pad_bottom, a->dil_h);
-    ow = ln_rt_conv_out_size(a->w, a->kw, a->stride_w, a->pad_left,
-                             a->pad_right, a->dil_w);
+    ln_rt__conv_out_hw(a, &oh, &ow);
     if (oh <= 0 || ow <= 0 || a->n == 0)
         return LN_RT_OK;
     cg = a->c / a->group;
@@ -420,10 +414,7 @@ int ln_rt__conv2d_f32_isa(const ln_rt__gemm_isa *isa,
 
     if (!ln_rt__conv_args_ok(a))
         return LN_RT_ARG_ERROR;
-    oh = ln_rt_conv_out_size(a->h, a->kh, a->stride_h, a->pad_top,
-                             a->pad_bottom, a->dil_h);
-    ow = ln_rt_conv_out_size(a->w, a->kw, a->stride_w, a->pad_left,
-                             a->pad_right, a->dil_w);
+    ln_rt__conv_out_hw(a, &oh, &ow);
     if (oh <= 0 || ow <= 0 || a->n == 0)
         return LN_RT_OK;
     /* depthwise shapes reach here only from hand-written IR (the
@@ -831,10 +822,7 @@ int ln_rt__conv2d_res_f32_isa(const ln_rt__gemm_isa *isa,
 
     if (!ln_rt__conv_args_ok(a) || !res)
         return LN_RT_ARG_ERROR;
-    oh = ln_rt_conv_out_size(a->h, a->kh, a->stride_h, a->pad_top,
-                             a->pad_bottom, a->dil_h);
-    ow = ln_rt_conv_out_size(a->w, a->kw, a->stride_w, a->pad_left,
-                             a->pad_right, a->dil_w);
+    ln_rt__conv_out_hw(a, &oh, &ow);
     if (oh <= 0 || ow <= 0 || a->n == 0)
         return LN_RT_OK;
 #if LN_RT_HAVE_AVX512
@@ -866,10 +854,7 @@ int ln_rt_conv2d_res_f32_for(ln_rt_target t, const ln_rt_conv2d_args *a,
                                          weight, bias, res, dst, scratch);
 #endif
     (void)scratch;
-    oh = ln_rt_conv_out_size(a->h, a->kh, a->stride_h, a->pad_top,
-                             a->pad_bottom, a->dil_h);
-    ow = ln_rt_conv_out_size(a->w, a->kw, a->stride_w, a->pad_left,
-                             a->pad_right, a->dil_w);
+    ln_rt__conv_out_hw(a, &oh, &ow);
     if (oh <= 0 || ow <= 0)
         return LN_RT_OK;
     n = (size_t)a->n * a->oc * oh * ow;

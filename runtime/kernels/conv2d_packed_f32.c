@@ -244,6 +244,7 @@ int ln_rt_conv2d_packed_res_f32(const ln_rt_conv2d_args *a, const float *src,
                                 const float *res, float *dst, void *scratch)
 {
     ln_rt_conv2d_args na;
+    int32_t oh, ow;
     size_t i, n;
     int ret;
 
@@ -253,11 +254,8 @@ int ln_rt_conv2d_packed_res_f32(const ln_rt_conv2d_args *a, const float *src,
     na.act = LN_RT_ACT_NONE;
     if ((ret = ln_rt_conv2d_packed_f32(&na, src, packed, bias, dst, scratch)))
         return ret;
-    n = (size_t)a->n * a->oc *
-        (size_t)ln_rt_conv_out_size(a->h, a->kh, a->stride_h, a->pad_top,
-                                    a->pad_bottom, a->dil_h) *
-        (size_t)ln_rt_conv_out_size(a->w, a->kw, a->stride_w, a->pad_left,
-                                    a->pad_right, a->dil_w);
+    ln_rt__conv_out_hw(a, &oh, &ow);
+    n = (size_t)a->n * a->oc * oh * ow;
     for (i = 0; i < n; i++)
         dst[i] += res[i];
     ln_rt__act_f32(dst, n, a->act, a->alpha, a->beta);

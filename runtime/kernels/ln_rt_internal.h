@@ -441,6 +441,16 @@ static inline int ln_rt__conv_args_ok(const ln_rt_conv2d_args *a)
            a->pad_right >= 0;
 }
 
+/* The conv's output height and width (ln_rt_conv_out_size per axis). */
+static inline void ln_rt__conv_out_hw(const ln_rt_conv2d_args *a, int32_t *oh,
+                                      int32_t *ow)
+{
+    *oh = ln_rt_conv_out_size(a->h, a->kh, a->stride_h, a->pad_top,
+                              a->pad_bottom, a->dil_h);
+    *ow = ln_rt_conv_out_size(a->w, a->kw, a->stride_w, a->pad_left,
+                              a->pad_right, a->dil_w);
+}
+
 /* depthwise: pp is the padded-plane scratch, rows of
  * w + pad_left + pad_right + LN_RT_DW_SLACK floats */
 #define LN_RT_DW_SLACK 16
