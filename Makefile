@@ -122,9 +122,11 @@ test-rt:
 # Everything again under AddressSanitizer + UndefinedBehaviorSanitizer,
 # in its own build tree.  test-aot's clang and arm-none-eabi-gcc builds
 # only compile the emitted C, which the sanitizers do not change: make
-# test-aot has done them, so they are skipped here (CLANG= ARM_CC=).
+# test-aot has done them, so they are skipped here (CLANG= ARM_CC=); and
+# each model runs with caller buffers only (AOT_LAYOUTS=plain: the
+# sanitizer guards separate buffers, not slices of the one arena).
 test-asan:
-	CK_FORK=no CLANG= ARM_CC= $(MAKE) BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
+	CK_FORK=no CLANG= ARM_CC= AOT_LAYOUTS=plain $(MAKE) BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
 	    SAN="-fsanitize=address,undefined -fno-sanitize-recover=all" test-unit test-aot \
 	    test-torch difftest-quick
 	$(MAKE) -C runtime test-asan
