@@ -307,7 +307,15 @@ sub cond_c {
         fail($where, 'needs dtype, ndim, dim, consumers, producer, same, distinct, same_shape or present') if !@out;
         return @out;
     }
-    fail($where, 'needs "param" or "tensor"');
+    if (exists $c->{not_target}) {
+        # a rule for the other targets only (a fused form the target's
+        # runtime leaves out)
+        check_keys($where, $c, { not_target => 'str' });
+        fail("$where.not_target", "'$c->{not_target}' is not a target (cpu, cortex-m4)")
+            if $c->{not_target} !~ /^(cpu|cortex-m4)$/;
+        return "!(ctx->target &&\n          ln_streq(ctx->target, " . c_str($c->{not_target}) . '))';
+    }
+    fail($where, 'needs "param", "tensor" or "not_target"');
 }
 
 # The C block that builds the replacement ops into `ops`.

@@ -1,6 +1,7 @@
 /*
  * act_f32.c -- the activations that need no libm (relu, leaky relu, clip,
- * softsign) and the fused-activation helper conv2d and gemm use. Every
+ * softsign) and the fused-activation helper conv2d and gemm use (SiLU
+ * through unary_f32.c's dispatched loop). Every
  * kernel is in-place safe; plain loops that the compiler vectorizes at -O3.
  */
 #include "ln_rt_internal.h"
@@ -15,6 +16,9 @@ void ln_rt__act_f32(float *y, size_t n, ln_rt_act act, float alpha,
     case LN_RT_ACT_RELU6: ln_rt_clip_f32(y, y, n, 0.0f, 6.0f); break;
     case LN_RT_ACT_LEAKYRELU: ln_rt_leakyrelu_f32(y, y, n, alpha); break;
     case LN_RT_ACT_CLIP: ln_rt_clip_f32(y, y, n, alpha, beta); break;
+#if !LN_RT_TARGET_IS_CORTEX_M4
+    case LN_RT_ACT_SILU: ln_rt_silu_f32(y, y, n); break;
+#endif
     default:
         for (i = 0; i < n; i++)
             y[i] = ln_rt__act1(y[i], act, alpha, beta);

@@ -82,6 +82,10 @@ int ln_rt__x86_level(void);
 #define LN_RT_ISA_NAME "portable C"
 #endif
 
+/* SiLU of one value: ln_rt_silu_f32's portable loop, to the bit
+ * (unary_f32.c). */
+float ln_rt__silu1(float v);
+
 /* Apply a fused activation to one value. */
 static inline float ln_rt__act1(float v, ln_rt_act act, float alpha,
                                 float beta)
@@ -91,6 +95,9 @@ static inline float ln_rt__act1(float v, ln_rt_act act, float alpha,
     case LN_RT_ACT_RELU6: return v < 0.0f ? 0.0f : (v > 6.0f ? 6.0f : v);
     case LN_RT_ACT_LEAKYRELU: return v < 0.0f ? v * alpha : v;
     case LN_RT_ACT_CLIP: v = v < alpha ? alpha : v; return v > beta ? beta : v;
+#if !LN_RT_TARGET_IS_CORTEX_M4
+    case LN_RT_ACT_SILU: return ln_rt__silu1(v);
+#endif
     default: return v;
     }
 }
@@ -241,7 +248,7 @@ void ln_rt__gemv_m4(int32_t n, int32_t k, const float *x, const float *B, int tr
                     float alpha, float *y, int accumulate);
 #endif
 #if LN_RT_HAVE_AVX2
-/* x86/act_f32_x86.c: ln_rt_sigmoid_f32 and ln_rt_silu_f32 by instruction set */
+/* x86/act_f32_avx2.c, act_f32_avx512.c: ln_rt_sigmoid_f32 and ln_rt_silu_f32 by instruction set */
 void ln_rt__act_avx2_sigmoid(const float *x, float *y, size_t n);
 void ln_rt__act_avx2_silu(const float *x, float *y, size_t n);
 #endif

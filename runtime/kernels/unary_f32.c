@@ -145,7 +145,7 @@ static inline float ln_rt__expf_neg(float x)
     return p * sc * (x < -87.33654f ? 0.0f : 1.0f);
 }
 
-/* sigmoid and SiLU: x86/act_f32_x86.c where the CPU has AVX2 or AVX-512
+/* sigmoid and SiLU: x86/act_f32_avx2.c and act_f32_avx512.c where the CPU has AVX2 or AVX-512
  * (the same algorithm with FMAs and a refined reciprocal instead of the
  * division); these loops elsewhere */
 static int sigmoid_x86(const float *x, float *y, size_t n, int silu)
@@ -185,17 +185,29 @@ void ln_rt_sigmoid_f32(const float *x, float *y, size_t n)
 
 /* the sigmoid above, to the bit, times x: one pass instead of a sigmoid
  * and a mul */
+static inline float silu1(float v)
+{
+    float e = ln_rt__expf_neg(-fabsf(v));
+    float s = 1.0f / (1.0f + e), se = e * s;
+    return v * (v >= 0.0f ? s : se);
+}
+
 void ln_rt_silu_f32(const float *x, float *y, size_t n)
 {
     size_t i;
     if (sigmoid_x86(x, y, n, 1))
         return;
-    for (i = 0; i < n; i++) {
-        float v = x[i], e = ln_rt__expf_neg(-fabsf(v));
-        float s = 1.0f / (1.0f + e), se = e * s;
-        y[i] = v * (v >= 0.0f ? s : se);
-    }
+    for (i = 0; i < n; i++)
+        y[i] = silu1(x[i]);
 }
+
+#if !LN_RT_TARGET_IS_CORTEX_M4
+/* the fused activation's SiLU of one value (ln_rt__act1; host builds) */
+float ln_rt__silu1(float v)
+{
+    return silu1(v);
+}
+#endif
 
 void ln_rt_tanh_f32(const float *x, float *y, size_t n)
 {

@@ -130,11 +130,11 @@ int ln_ophook_window_check(const ln_op_arg *op_arg, const int *in, const int *k,
  * conv_transpose2d and gemm. */
 ln_rt_act ln_ophook_act(const ln_op_arg *op_arg, float *alpha, float *beta)
 {
-    static const char *const names[] = {"none", "relu", "relu6", "leakyrelu", "clip"};
+    static const char *const names[] = {"none", "relu", "relu6", "leakyrelu", "clip", "silu"};
     const char *a = ln_ophook_param_str(op_arg, "activation", "none");
     ln_rt_act act = LN_RT_ACT_NONE;
 
-    for (int i = 0; i < 5; i++)
+    for (int i = 0; i < (int)(sizeof(names) / sizeof(names[0])); i++)
         if (!strcmp(a, names[i]))
             act = (ln_rt_act)i;
     *alpha = ln_ophook_param_float(op_arg, "act_alpha", 0.01f);

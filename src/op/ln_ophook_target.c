@@ -20,3 +20,11 @@ void ln_ophook_rt_target(const ln_op_arg *op_arg, ln_rt_target *t)
     (void)op_arg;
     *t = cur_target;
 }
+
+/* The fused activation is one the target's runtime has: SiLU is fused on
+ * the host only (LN_RT_ACT_SILU is left out of the Cortex-M4 runtime). */
+int ln_ophook_act_target_ok(const ln_op_arg *op_arg)
+{
+    return cur_target != LN_RT_TARGET_CORTEX_M4 ||
+           !ln_streq(ln_ophook_param_str(op_arg, "activation", "none"), "silu");
+}

@@ -30,7 +30,8 @@ planners and fusions:
     constant subgraphs (folded at compile time);
   - an activation (Relu, Clip in all its forms, Sigmoid, Tanh, LeakyRelu,
     HardSigmoid, Elu, Selu, Celu, Softplus, Softsign, PRelu,
-    ThresholdedRelu, Abs, Neg) after any op;
+    ThresholdedRelu, Abs, Neg, and x * Sigmoid(x) / x * HardSigmoid(x) in
+    either operand order: SiLU and HardSwish as exported) after any op;
   - one to three graph inputs (one read by several ops), one to five graph
     outputs (some also read by later ops, some views); batch 1 or 2; tensor
     names in several exporters' styles ("t12", "/blk/Conv_output_0",
@@ -45,7 +46,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 ACTS = ["Relu", "Relu", "Clip", "Clip", "Sigmoid", "Tanh", "LeakyRelu", "HardSigmoid",
         "Elu", "Selu", "Celu", "Softplus", "Softsign", "PRelu", "ThresholdedRelu",
-        "Abs", "Neg"]
+        "Abs", "Neg", "SiLU", "HardSwishMul"]
 STYLES = ["plain", "plain", "torch", "dotted", "numeric"]
 
 
@@ -143,6 +144,12 @@ def act(g, x, a=None):
         if g.r.rand() < 0.1:                            # min > max (refused)
             return g.node("Clip", [x, g.f32(0.5, "lo"), g.f32(-0.5, "hi")], s)
         return g.node("Clip", [x], s)                   # no bounds
+    if a in ("SiLU", "HardSwishMul"):                  # x * f(x), either order, as
+        if a == "SiLU":                                 # PyTorch exports SiLU and
+            f = g.node("Sigmoid", [x], s)               # (opset < 14) HardSwish
+        else:
+            f = g.node("HardSigmoid", [x], s, alpha=1.0 / 6, beta=0.5)
+        return g.node("Mul", [x, f] if g.r.rand() < 0.5 else [f, x], s)
     if a == "LeakyRelu":
         al = g.choice([0.01, 0.1, 0.2, 1.5]) if g.r.rand() > 0.04 else -0.5   # < 0: refused
         return g.node(a, [x], s, alpha=float(al))

@@ -130,8 +130,13 @@ static inline double rt_act(double v, ln_rt_act act, double a, double b)
     case LN_RT_ACT_RELU6: return v < 0 ? 0 : v > 6 ? 6 : v;
     case LN_RT_ACT_LEAKYRELU: return v < 0 ? v * a : v;
     case LN_RT_ACT_CLIP: return v < a ? a : v > b ? b : v;
+    case LN_RT_ACT_SILU: return v / (1 + exp(-v));
     default: return v;
     }
 }
+
+/* the number of ln_rt_act values (LN_RT_ACT_SILU the last): random cases
+ * draw act below it */
+#define RT_N_ACT ((int)LN_RT_ACT_SILU + 1)
 
 #endif

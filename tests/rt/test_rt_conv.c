@@ -63,6 +63,11 @@ static const conv_case cases[] = {
     { 1, 3, 7, 5, 10, 3, 3, 2, 2, 0, 0, 1, 1, 1, 1, 1, LN_RT_ACT_NONE, 0 },
     { 1, 8, 25, 5, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 8, LN_RT_ACT_RELU, 1 },
     { 1, 6, 11, 18, 6, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 6, LN_RT_ACT_NONE, 1 },
+    /* the fused SiLU: direct 3x3, 1x1 (GEMM), depthwise (EfficientNet) */
+    { 1, 40, 13, 17, 130, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, LN_RT_ACT_SILU, 1 },
+    { 1, 64, 14, 14, 32, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, LN_RT_ACT_SILU, 1 },
+    { 1, 24, 15, 15, 24, 5, 5, 2, 2, 2, 2, 2, 2, 1, 1, 24, LN_RT_ACT_SILU, 1 },
+    { 2, 5, 17, 23, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 5, LN_RT_ACT_SILU, 0 },
 };
 
 static void conv_ref(const conv_case *k, const float *x, const float *wt,
@@ -385,7 +390,7 @@ START_TEST(test_conv2d_depthwise_sweep)
         case 2: k.w = 30 + (int32_t)(rt_rand(&s) % 50); break;
         default: k.w = 64 + (int32_t)(rt_rand(&s) % 90); break;
         }
-        k.act = (ln_rt_act)(rt_rand(&s) % 5);
+        k.act = (ln_rt_act)(rt_rand(&s) % RT_N_ACT);
         k.bias = (int)(rt_rand(&s) % 4 != 0);
         to_args(&k, &a);
         oh = ln_rt_conv_out_size(k.h, k.kh, k.sh, k.pt, k.pb, k.dh);
@@ -517,7 +522,7 @@ START_TEST(test_conv_direct_sweep)
         case 1: k.w = 10 + (int32_t)(rt_rand(&s) % 30); break;
         default: k.w = 40 + (int32_t)(rt_rand(&s) % 31); break;
         }
-        k.act = (ln_rt_act)(rt_rand(&s) % 5);
+        k.act = (ln_rt_act)(rt_rand(&s) % RT_N_ACT);
         k.bias = (int)(rt_rand(&s) % 4 != 0);
         to_args(&k, &a);
         oh = ln_rt_conv_out_size(k.h, k.kh, k.sh, k.pt, k.pb, 1);
@@ -587,7 +592,7 @@ START_TEST(test_conv_direct_flat_tiles)
     k.sh = k.sw = k.dh = k.dw = k.g = 1;
     k.pt = k.pl = k.kh / 2;
     k.pb = k.pr = k.kh - 1 - k.kh / 2;
-    k.act = (ln_rt_act)(i % 5);
+    k.act = (ln_rt_act)(i % RT_N_ACT);
     k.bias = i % 3 != 2;
     to_args(&k, &a);
     nx = (size_t)k.n * k.c * k.h * k.w;
@@ -835,7 +840,7 @@ START_TEST(test_conv_packed_sweep)
         }
         k.h = 1 + (int32_t)(rt_rand(&s) % 12);
         k.w = 1 + (int32_t)(rt_rand(&s) % 12);
-        k.act = (ln_rt_act)(rt_rand(&s) % 5);
+        k.act = (ln_rt_act)(rt_rand(&s) % RT_N_ACT);
         k.bias = (int)(rt_rand(&s) % 4 != 0);
         to_args(&k, &a);
         if (!ln_rt_conv2d_packed_ok(&a))

@@ -223,7 +223,7 @@ static double ulp_err(float got, double ref)
 /* exp, sigmoid and SiLU against double exp over float bit patterns across
  * the whole range (4,096 patterns 16 apart every 8,388,593), where the
  * result is a normal float: exp within 1 ulp, sigmoid and SiLU within 3
- * (at every ISA level: x86/act_f32_x86.c's refined reciprocal measured
+ * (at every ISA level: x86/act_simd.h's refined reciprocal measured
  * 2.6 / 2.8 ulp with AVX2, 2.5 / 2.6 with AVX-512, the portable division
  * 2.5 / 2.6) */
 START_TEST(test_exp_sigmoid_ulp)

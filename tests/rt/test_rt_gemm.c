@@ -30,10 +30,13 @@ static const gemm_case gcases[] = {
     { 9, 200, 40, 0, 0, 1.0f, 0.0f, 0, 0, LN_RT_ACT_NONE },
     { 17, 17, 129, 1, 1, 1.0f, 1.0f, 17, 1, LN_RT_ACT_CLIP },
     { 25, 49, 260, 0, 1, 2.0f, 0.5f, 1, 49, LN_RT_ACT_LEAKYRELU },
+    { 25, 49, 260, 0, 1, 2.0f, 0.5f, 1, 49, LN_RT_ACT_SILU },
+    { 9, 203, 40, 0, 0, 1.0f, 0.0f, 0, 0, LN_RT_ACT_SILU },
     /* M = 1 takes the one-row (gemv) path */
     { 1, 7, 3, 0, 1, 1.0f, 0.0f, 0, 0, LN_RT_ACT_NONE },
     { 1, 13, 47, 0, 1, 1.0f, 0.0f, 0, 0, LN_RT_ACT_NONE },
     { 1, 130, 640, 0, 1, 1.0f, 1.0f, 1, 130, LN_RT_ACT_RELU },
+    { 1, 130, 640, 0, 1, 1.0f, 1.0f, 1, 130, LN_RT_ACT_SILU },
     { 1, 37, 33, 0, 0, 0.5f, 1.0f, 1, 37, LN_RT_ACT_NONE },
     { 1, 1000, 515, 0, 1, 0.5f, 1.0f, 1, 1000, LN_RT_ACT_RELU },
     { 1, 37, 19, 1, 0, 1.0f, 2.0f, 1, 1, LN_RT_ACT_NONE },

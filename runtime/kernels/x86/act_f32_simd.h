@@ -1,24 +1,31 @@
 /*
  * act_f32_simd.h -- sigmoid and SiLU written once over a small vector
- * vocabulary, included by act_f32_x86.c for AVX2 (8 lanes) and AVX-512F
- * (16 lanes). The includer defines:
- *   SG_V, SG_VI, SG_VL      float and int vector types, lanes
- *   SG_LOAD(p), SG_STORE(p, v), SG_SET1(f), SG_SET1I(i)
+ * vocabulary, for AVX2 (8 lanes) and AVX-512F (16 lanes). Two parts:
+ *   - without SG_ENTRIES: SG_NAME##_core(v), the sigmoid of one vector,
+ *     static inline (act_simd.h includes this part, so that the fused
+ *     activations of the conv and GEMM kernels apply SiLU in registers);
+ *   - with SG_ENTRIES defined to a prefix: the array entry points
+ *     SG_ENTRIES##_sigmoid and SG_ENTRIES##_silu over that core
+ *     (act_f32_avx2.c, act_f32_avx512.c).
+ * The vocabulary (defined by act_simd.h per ISA):
+ *   SG_V, SG_VL             float vector type, lanes
+ *   SG_LOAD(p), SG_STORE(p, v), SG_SET1(f)
  *   SG_ADD, SG_SUB, SG_MUL, SG_MAX(a, b) (b when b is NaN), SG_FMA(a, b, c)
  *   (a b + c), SG_FNMA(a, b, c) (c - a b), SG_NEGABS(v) (-|v|)
  *   SG_EXP2I(t)             2^n as a float from t = n + 1.5 * 2^23
  *   SG_ZERO_LT(e, x, c)     e where x < c is false, else 0
  *   SG_RCP(d)               1 / d for d in [1, 2], refined to float precision
  *   SG_SEL_GE0(v, a, b)     v >= 0 ? a : b (b for NaN)
- *   SG_NAME                 prefix of the two entry points (_sigmoid, _silu)
- * Algorithm and bounds: act_f32_x86.c.
+ *   SG_NAME                 prefix of the core
+ * Algorithm and bounds: act_simd.h.
  */
 #ifndef SG_NAME
-#error "include from act_f32_x86.c"
+#error "include from act_simd.h (the core) or after it (SG_ENTRIES)"
 #endif
 #define SG_CAT_(a, b) a##b
 #define SG_CAT(a, b) SG_CAT_(a, b)
 
+#ifndef SG_ENTRIES
 static inline SG_V SG_CAT(SG_NAME, _core)(SG_V v)
 {
     const SG_V lo = SG_SET1(-87.33654f), one = SG_SET1(1.0f);
@@ -41,8 +48,9 @@ static inline SG_V SG_CAT(SG_NAME, _core)(SG_V v)
     return SG_SEL_GE0(v, s, SG_MUL(e, s));
 }
 
+#else
 /* the whole vectors, then the last 1..VL-1 through a padded block */
-static void SG_CAT(SG_NAME, _run)(const float *x, float *y, size_t n, int silu)
+static void SG_CAT(SG_ENTRIES, _run)(const float *x, float *y, size_t n, int silu)
 {
     size_t i = 0, j;
     for (; i + SG_VL <= n; i += SG_VL) {
@@ -62,15 +70,16 @@ static void SG_CAT(SG_NAME, _run)(const float *x, float *y, size_t n, int silu)
     }
 }
 
-void SG_CAT(SG_NAME, _sigmoid)(const float *x, float *y, size_t n)
+void SG_CAT(SG_ENTRIES, _sigmoid)(const float *x, float *y, size_t n)
 {
-    SG_CAT(SG_NAME, _run)(x, y, n, 0);
+    SG_CAT(SG_ENTRIES, _run)(x, y, n, 0);
 }
 
-void SG_CAT(SG_NAME, _silu)(const float *x, float *y, size_t n)
+void SG_CAT(SG_ENTRIES, _silu)(const float *x, float *y, size_t n)
 {
-    SG_CAT(SG_NAME, _run)(x, y, n, 1);
+    SG_CAT(SG_ENTRIES, _run)(x, y, n, 1);
 }
+#endif
 
 #undef SG_CAT
 #undef SG_CAT_

@@ -20,6 +20,7 @@
 #if LN_RT_HAVE_AVX2
 LN_RT_TARGET_AVX2_PRAGMA
 #include <immintrin.h>
+#include "act_simd.h"
 
 /* ---- direct kernel (conv2d_depthwise_f32_simd.h at 8 lanes) --------------------- */
 static __m256i dw_range_mask(int32_t i0, int32_t n)
@@ -29,28 +30,6 @@ static __m256i dw_range_mask(int32_t i0, int32_t n)
     return _mm256_and_si256(
         _mm256_cmpgt_epi32(idx, _mm256_set1_epi32(-1)),
         _mm256_cmpgt_epi32(_mm256_set1_epi32(n), idx));
-}
-
-static inline __m256 dw_act(__m256 v, ln_rt_act act, float alpha, float beta)
-{
-    switch (act) {
-    case LN_RT_ACT_NONE:
-        return v;
-    case LN_RT_ACT_RELU:
-        return _mm256_max_ps(v, _mm256_setzero_ps());
-    case LN_RT_ACT_RELU6:
-        return _mm256_min_ps(_mm256_max_ps(v, _mm256_setzero_ps()),
-                             _mm256_set1_ps(6.0f));
-    case LN_RT_ACT_LEAKYRELU:
-        return _mm256_blendv_ps(v, _mm256_mul_ps(v, _mm256_set1_ps(alpha)),
-                                _mm256_cmp_ps(v, _mm256_setzero_ps(),
-                                              _CMP_LT_OQ));
-    case LN_RT_ACT_CLIP:
-        return _mm256_min_ps(_mm256_max_ps(v, _mm256_set1_ps(alpha)),
-                             _mm256_set1_ps(beta));
-    default:
-        return v;
-    }
 }
 
 #define DW_CAT_(x, y) x##y
@@ -70,7 +49,7 @@ static inline __m256 dw_act(__m256 v, ln_rt_act act, float alpha, float beta)
 #define DW_ODD(lo, hi) _mm256_shuffle_ps(lo, hi, _MM_SHUFFLE(3, 1, 3, 1))
 #define DW_FIX(v) _mm256_castpd_ps(_mm256_permute4x64_pd( \
     _mm256_castps_pd(v), _MM_SHUFFLE(3, 1, 2, 0)))
-#define DW_ACT(v, act, al, be) dw_act(v, act, al, be)
+#define DW_ACT(v, act, al, be) ln_rt__act_v256(v, act, al, be)
 #define DW_FN ln_rt__conv2d_depthwise_f32_avx2
 #include "conv2d_depthwise_f32_simd.h"
 
