@@ -9,6 +9,18 @@
 #include <string.h>
 #include "ln_rt_internal.h"
 
+#if LN_RT_HAVE_AVX2
+/* the AVX2 direct kernel, else its padded-plane fallback */
+static void dw_avx2(const ln_rt_conv2d_args *a, const float *src,
+                    const float *weight, const float *bias, float *dst,
+                    void *scratch)
+{
+    if (!ln_rt__conv2d_depthwise_f32_avx2(a, src, weight, bias, dst))
+        ln_rt__conv2d_depthwise_f32_avx2_padded(a, src, weight, bias, dst,
+                                                scratch);
+}
+#endif
+
 /* the depthwise kernels: x86 direct ones by row width, else the padded
  * plane (portable: always) */
 static void dw_run(int portable, const ln_rt_conv2d_args *a, const float *src,
@@ -26,9 +38,22 @@ static void dw_run(int portable, const ln_rt_conv2d_args *a, const float *src,
             ln_rt__conv2d_depthwise_f32_avx512(a, src, weight, bias, dst))
             return;
 #endif
-        if (!ln_rt__conv2d_depthwise_f32_avx2(a, src, weight, bias, dst))
-            ln_rt__conv2d_depthwise_f32_avx2_padded(a, src, weight, bias, dst,
-                                          scratch);
+        if (LN_RT_CPU_AVX512 && a->act == LN_RT_ACT_SILU) {
+            /* the AVX2 kernels' in-register SiLU (act_simd.h's 256-bit
+             * sigmoid) differs in the last bits from the AVX-512 one every
+             * other kernel uses on this CPU: here it comes after, from
+             * ln_rt_silu_f32, so that a conv + SiLU gives the same bits
+             * fused or not, whichever kernel ran */
+            ln_rt_conv2d_args na = *a;
+            int32_t oh, ow2;
+            na.act = LN_RT_ACT_NONE;
+            dw_avx2(&na, src, weight, bias, dst, scratch);
+            ln_rt__conv_out_hw(a, &oh, &ow2);
+            ln_rt__act_f32(dst, (size_t)a->n * a->oc * oh * ow2, a->act,
+                           a->alpha, a->beta);
+            return;
+        }
+        dw_avx2(a, src, weight, bias, dst, scratch);
         return;
     }
 #endif

@@ -202,9 +202,16 @@ void ln_rt_silu_f32(const float *x, float *y, size_t n)
 }
 
 #if !LN_RT_TARGET_IS_CORTEX_M4
-/* the fused activation's SiLU of one value (ln_rt__act1; host builds) */
+/* the fused activation's SiLU of one value (ln_rt__act1, the kernels'
+ * scalar edges; host builds): through the dispatched code, so that a value
+ * gets the same bits whichever path of a conv or GEMM computed it (the
+ * emitted C and the interpreter place tensors differently, and a path can
+ * depend on placement) */
 float ln_rt__silu1(float v)
 {
+    float y;
+    if (sigmoid_x86(&v, &y, 1, 1))
+        return y;
     return silu1(v);
 }
 #endif

@@ -749,6 +749,68 @@ START_TEST(test_conv_host_variants)
 END_TEST
 
 
+/* A fused SiLU gives the bits of the conv without it followed by
+ * ln_rt_silu_f32, on every conv path of this build and CPU level (the
+ * compiler fuses a conv + SiLU in one compile and not in another: the
+ * interpreter and the emitted C must still agree to the bit): the public
+ * conv, the depthwise kernel for depthwise cases, the packed kernel where
+ * it takes the shape. */
+START_TEST(test_conv2d_silu_unfused)
+{
+    const conv_case *k = &cases[_i];
+    ln_rt_conv2d_args a, an;
+    int32_t oh, ow, path;
+    size_t nx, nw, ny, ss;
+    float *x, *wt, *wp, *b, *y, *yn;
+    void *scr;
+
+    to_args(k, &a);
+    a.act = LN_RT_ACT_SILU;
+    an = a;
+    an.act = LN_RT_ACT_NONE;
+    oh = ln_rt_conv_out_size(k->h, k->kh, k->sh, k->pt, k->pb, k->dh);
+    ow = ln_rt_conv_out_size(k->w, k->kw, k->sw, k->pl, k->pr, k->dw);
+    nx = (size_t)k->n * k->c * k->h * k->w;
+    nw = (size_t)k->oc * (k->c / k->g) * k->kh * k->kw;
+    ny = (size_t)k->n * k->oc * oh * ow;
+    x = rt_alloc(nx); wt = rt_alloc(nw); wp = rt_alloc(nw); b = rt_alloc(k->oc);
+    y = rt_alloc(ny); yn = rt_alloc(ny);
+    rt_fill(x, nx, -3, 3, 300 + _i);
+    rt_fill(wt, nw, -1, 1, 310 + _i);
+    rt_fill(b, k->oc, -1, 1, 320 + _i);
+    ss = ln_rt_conv2d_f32_scratch_size(&a);
+    if (ln_rt_conv2d_depthwise_f32_scratch_size(&a) > ss)
+        ss = ln_rt_conv2d_depthwise_f32_scratch_size(&a);
+    if (ln_rt_conv2d_packed_ok(&a) && ln_rt_conv2d_packed_f32_scratch_size(&a) > ss)
+        ss = ln_rt_conv2d_packed_f32_scratch_size(&a);
+    scr = rt_scratch(ss);
+    if (ln_rt_conv2d_packed_ok(&a))
+        ln_rt_conv2d_f32_pack(&a, wt, wp);
+    for (path = 0; path < 3; path++) {
+        int ok = 1;
+        const float *bb = k->bias ? b : NULL;
+        for (int f = 0; f < 2 && ok; f++) {
+            const ln_rt_conv2d_args *aa = f ? &an : &a;
+            float *out = f ? yn : y;
+            if (path == 0)
+                ck_assert_int_eq(ln_rt_conv2d_f32(aa, x, wt, bb, out, scr), LN_RT_OK);
+            else if (path == 1 && k->g == k->c && k->g > 1)
+                ck_assert_int_eq(ln_rt_conv2d_depthwise_f32(aa, x, wt, bb, out, scr), LN_RT_OK);
+            else if (path == 2 && ln_rt_conv2d_packed_ok(&a))
+                ck_assert_int_eq(ln_rt_conv2d_packed_f32(aa, x, wp, bb, out, scr), LN_RT_OK);
+            else
+                ok = 0;
+        }
+        if (!ok)
+            continue;
+        ln_rt_silu_f32(yn, yn, ny);
+        ck_assert_msg(memcmp(y, yn, ny * sizeof(float)) == 0,
+                      "path %d: fused SiLU differs from conv then ln_rt_silu_f32", path);
+    }
+    free(x); free(wt); free(wp); free(b); free(y); free(yn); free(scr);
+}
+END_TEST
+
 /* k through ln_rt_conv2d_f32_pack + ln_rt_conv2d_packed_f32 (exact-size
  * buffers, inputs seeded by seed) against the double reference */
 static void packed_check(const conv_case *k, uint32_t seed, const char *what)
@@ -906,6 +968,8 @@ Suite *rt_conv_suite(void)
     tcase_add_loop_test(tc, test_conv2d_res_cases, 0,
                         (int)(sizeof(cases) / sizeof(cases[0])));
     tcase_add_loop_test(tc, test_conv2d_depthwise_sweep, 0, 8);
+    tcase_add_loop_test(tc, test_conv2d_silu_unfused, 0,
+                        (int)(sizeof(cases) / sizeof(cases[0])));
     tcase_add_loop_test(tc, test_conv_direct_sweep, 0, 8);
     tcase_add_loop_test(tc, test_conv_packed_sweep, 0, 6);
     tcase_add_loop_test(tc, test_conv_packed_steps, 0, 3);
