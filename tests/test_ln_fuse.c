@@ -542,6 +542,41 @@ START_TEST(test_conv_silu)
     ck_assert_int_eq(ln_context_init_str(ctx, bad, "fuse.json"), 0);
     ck_assert_msg(ln_context_compile(ctx, "cpu") == 0, "%s", ln_error_message());
     ln_context_free(ctx);
+    /* the same with hardswish (MobileNetV3): x * hardsigmoid(x) and HardSwish */
+    {
+        char *h1 = ln_sprintf("{\"name\":\"sg1\",\"optype\":\"hardsigmoid\",\"tensors_in\":"
+                              "[{\"arg_name\":\"src\",\"name\":\"c\"}],\"tensors_out\":[{\"arg_name\":"
+                              "\"dst\",\"name\":\"s1\"}],\"params\":[{\"arg_name\":\"alpha\",\"value\":"
+                              "0.16666667},{\"arg_name\":\"beta\",\"value\":0.5}]}");
+        char *h2 = ln_sprintf(node, "sg2", "hardswish", "d", "y2");
+        char *irh = ln_sprintf(
+            "{\"ops\":[{\"name\":\"x\",\"optype\":\"input\",\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"x\"}],"
+            "\"params\":[{\"arg_name\":\"dtype\",\"value\":\"float32\"},{\"arg_name\":\"dims\",\"value\":[1,8,9,9]}]},"
+            "%s,%s,%s,"
+            "{\"name\":\"conv\",\"optype\":\"conv2d\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"x\"},"
+            "{\"arg_name\":\"weight\",\"name\":\"w\"},{\"arg_name\":\"bias\",\"name\":\"b\"}],"
+            "\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"c\"}],\"params\":[{\"arg_name\":\"pads\",\"value\":[1,1,1,1]}]},"
+            "%s,"
+            "{\"name\":\"m1\",\"optype\":\"mul\",\"tensors_in\":[{\"arg_name\":\"src1\",\"name\":\"c\"},"
+            "{\"arg_name\":\"src2\",\"name\":\"s1\"}],\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"a\"}]},"
+            "{\"name\":\"dw\",\"optype\":\"conv2d\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"a\"},"
+            "{\"arg_name\":\"weight\",\"name\":\"wd\"}],"
+            "\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"d\"}],\"params\":[{\"arg_name\":\"pads\",\"value\":[1,1,1,1]},"
+            "{\"arg_name\":\"group\",\"value\":16}]},"
+            "%s,"
+            "{\"name\":\"out\",\"optype\":\"output\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"y2\"}]}]}",
+            w, bias, wd, h1, h2);
+        compare(irh, "x", 648, "y2", 1296, &nopt, &nref);
+        ck_assert_int_eq(nopt, 7);   /* x, 3 creates, conv+hardswish, dw+hardswish, out */
+        for (int t = 0; t < 2; t++) {
+            ctx = ln_context_create();
+            ck_assert_int_eq(ln_context_init_str(ctx, irh, "fuse.json"), 0);
+            ck_assert_msg(ln_context_compile(ctx, targets[t]) == 0, "%s", ln_error_message());
+            ck_assert_int_eq(count_optype(ctx->ops, "hardswish_cpu"), t == 0 ? 0 : 2);
+            ln_context_free(ctx);
+        }
+        ln_free(h1); ln_free(h2); ln_free(irh);
+    }
     ln_free(ir); ln_free(bad); ln_free(sg1); ln_free(sg2);
     ln_free(w); ln_free(bias); ln_free(wd);
 }

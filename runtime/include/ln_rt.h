@@ -44,9 +44,11 @@ typedef enum {
     LN_RT_ACT_RELU6,     /* min(max(x, 0), 6) */
     LN_RT_ACT_LEAKYRELU, /* x < 0 ? alpha * x : x */
     LN_RT_ACT_CLIP,      /* min(max(x, alpha), beta) */
-    LN_RT_ACT_SILU       /* x * sigmoid(x), as ln_rt_silu_f32; host builds
-                          * only: the Cortex-M4 runtime leaves it out (a
-                          * separate silu there), and its conv refuses it */
+    LN_RT_ACT_SILU,      /* x * sigmoid(x), as ln_rt_silu_f32 */
+    LN_RT_ACT_HARDSWISH  /* x * clip(x / 6 + 1/2, 0, 1), as
+                          * ln_rt_hardswish_f32 */
+    /* SILU and HARDSWISH: host builds only; the Cortex-M4 runtime leaves
+     * them out (a separate op there), and its conv refuses them */
 } ln_rt_act;
 
 /* The runtime a model is planned for. A kernel with a _for variant runs,

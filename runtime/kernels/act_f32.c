@@ -18,6 +18,7 @@ void ln_rt__act_f32(float *y, size_t n, ln_rt_act act, float alpha,
     case LN_RT_ACT_CLIP: ln_rt_clip_f32(y, y, n, alpha, beta); break;
 #if !LN_RT_TARGET_IS_CORTEX_M4
     case LN_RT_ACT_SILU: ln_rt_silu_f32(y, y, n); break;
+    case LN_RT_ACT_HARDSWISH: ln_rt_hardswish_f32(y, y, n); break;
 #endif
     default:
         for (i = 0; i < n; i++)

@@ -38,7 +38,7 @@ static void dw_run(int portable, const ln_rt_conv2d_args *a, const float *src,
             ln_rt__conv2d_depthwise_f32_avx512(a, src, weight, bias, dst))
             return;
 #endif
-        if (LN_RT_CPU_AVX512 && a->act == LN_RT_ACT_SILU) {
+        if (LN_RT_CPU_AVX512 && a->act == LN_RT_ACT_SILU) { /* rare */
             /* the AVX2 kernels' in-register SiLU (act_simd.h's 256-bit
              * sigmoid) differs in the last bits from the AVX-512 one every
              * other kernel uses on this CPU: here it comes after, from

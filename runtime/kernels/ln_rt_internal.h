@@ -86,6 +86,15 @@ int ln_rt__x86_level(void);
  * (unary_f32.c). */
 float ln_rt__silu1(float v);
 
+/* hardswish's gate clip(v / 6 + 1/2, 0, 1), as ln_rt_hardswish_f32 (no
+ * contraction: -std=c99) */
+static inline float ln_rt__hardsig1(float v)
+{
+    float g = v * (1.0f / 6.0f) + 0.5f;
+    g = g < 0.0f ? 0.0f : g;
+    return g > 1.0f ? 1.0f : g;
+}
+
 /* Apply a fused activation to one value. */
 static inline float ln_rt__act1(float v, ln_rt_act act, float alpha,
                                 float beta)
@@ -97,6 +106,7 @@ static inline float ln_rt__act1(float v, ln_rt_act act, float alpha,
     case LN_RT_ACT_CLIP: v = v < alpha ? alpha : v; return v > beta ? beta : v;
 #if !LN_RT_TARGET_IS_CORTEX_M4
     case LN_RT_ACT_SILU: return ln_rt__silu1(v);
+    case LN_RT_ACT_HARDSWISH: return v * ln_rt__hardsig1(v);
 #endif
     default: return v;
     }

@@ -237,12 +237,8 @@ void ln_rt_hardsigmoid_f32(const float *x, float *y, size_t n, float alpha,
 void ln_rt_hardswish_f32(const float *x, float *y, size_t n)
 {
     size_t i;
-    for (i = 0; i < n; i++) {
-        float v = x[i] * (1.0f / 6.0f) + 0.5f;
-        v = v < 0.0f ? 0.0f : v;
-        v = v > 1.0f ? 1.0f : v;
-        y[i] = x[i] * v;
-    }
+    for (i = 0; i < n; i++)
+        y[i] = x[i] * ln_rt__hardsig1(x[i]);
 }
 
 void ln_rt_elu_f32(const float *x, float *y, size_t n, float alpha)

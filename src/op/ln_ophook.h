@@ -93,8 +93,8 @@ int ln_ophook_conv2d_residual_ok(const ln_op_arg *op_arg, const ln_tensor *res);
  * per target (conv2d_cpu, conv2d_dw_cpu). */
 void ln_ophook_set_target(const char *arch);
 void ln_ophook_rt_target(const ln_op_arg *op_arg, ln_rt_target *t);
-/* 1 unless the target is the Cortex-M4 and 'activation' is silu (fused on
- * the host only) */
+/* 1 unless the target is the Cortex-M4 and 'activation' is silu or
+ * hardswish (fused on the host only) */
 int ln_ophook_act_target_ok(const ln_op_arg *op_arg);
 /* conv2d_s8: conv2d's geometry, the zero points as offsets, the clamp */
 void ln_ophook_s8_conv_args(const ln_op_arg *op_arg, ln_rt_s8_conv_args *a);

@@ -130,7 +130,8 @@ int ln_ophook_window_check(const ln_op_arg *op_arg, const int *in, const int *k,
  * conv_transpose2d and gemm. */
 ln_rt_act ln_ophook_act(const ln_op_arg *op_arg, float *alpha, float *beta)
 {
-    static const char *const names[] = {"none", "relu", "relu6", "leakyrelu", "clip", "silu"};
+    static const char *const names[] = {"none", "relu", "relu6", "leakyrelu", "clip", "silu",
+                                        "hardswish"};
     const char *a = ln_ophook_param_str(op_arg, "activation", "none");
     ln_rt_act act = LN_RT_ACT_NONE;
 

@@ -21,10 +21,12 @@ void ln_ophook_rt_target(const ln_op_arg *op_arg, ln_rt_target *t)
     *t = cur_target;
 }
 
-/* The fused activation is one the target's runtime has: SiLU is fused on
- * the host only (LN_RT_ACT_SILU is left out of the Cortex-M4 runtime). */
+/* The fused activation is one the target's runtime has: SiLU and
+ * hardswish are fused on the host only (the Cortex-M4 runtime leaves
+ * LN_RT_ACT_SILU and LN_RT_ACT_HARDSWISH out). */
 int ln_ophook_act_target_ok(const ln_op_arg *op_arg)
 {
+    const char *act = ln_ophook_param_str(op_arg, "activation", "none");
     return cur_target != LN_RT_TARGET_CORTEX_M4 ||
-           !ln_streq(ln_ophook_param_str(op_arg, "activation", "none"), "silu");
+           !(ln_streq(act, "silu") || ln_streq(act, "hardswish"));
 }

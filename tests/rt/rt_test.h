@@ -131,12 +131,13 @@ static inline double rt_act(double v, ln_rt_act act, double a, double b)
     case LN_RT_ACT_LEAKYRELU: return v < 0 ? v * a : v;
     case LN_RT_ACT_CLIP: return v < a ? a : v > b ? b : v;
     case LN_RT_ACT_SILU: return v / (1 + exp(-v));
+    case LN_RT_ACT_HARDSWISH: return v * (v <= -3 ? 0 : v >= 3 ? 1 : v / 6 + 0.5);
     default: return v;
     }
 }
 
-/* the number of ln_rt_act values (LN_RT_ACT_SILU the last): random cases
- * draw act below it */
-#define RT_N_ACT ((int)LN_RT_ACT_SILU + 1)
+/* the number of ln_rt_act values (LN_RT_ACT_HARDSWISH the last): random
+ * cases draw act below it */
+#define RT_N_ACT ((int)LN_RT_ACT_HARDSWISH + 1)
 
 #endif

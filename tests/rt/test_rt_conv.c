@@ -68,6 +68,9 @@ static const conv_case cases[] = {
     { 1, 64, 14, 14, 32, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, LN_RT_ACT_SILU, 1 },
     { 1, 24, 15, 15, 24, 5, 5, 2, 2, 2, 2, 2, 2, 1, 1, 24, LN_RT_ACT_SILU, 1 },
     { 2, 5, 17, 23, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 5, LN_RT_ACT_SILU, 0 },
+    /* the fused hardswish (MobileNetV3): 1x1, depthwise 5x5 s2 */
+    { 1, 16, 9, 9, 24, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, LN_RT_ACT_HARDSWISH, 1 },
+    { 1, 24, 15, 15, 24, 5, 5, 2, 2, 2, 2, 2, 2, 1, 1, 24, LN_RT_ACT_HARDSWISH, 1 },
 };
 
 static void conv_ref(const conv_case *k, const float *x, const float *wt,
@@ -749,15 +752,16 @@ START_TEST(test_conv_host_variants)
 END_TEST
 
 
-/* A fused SiLU gives the bits of the conv without it followed by
- * ln_rt_silu_f32, on every conv path of this build and CPU level (the
- * compiler fuses a conv + SiLU in one compile and not in another: the
- * interpreter and the emitted C must still agree to the bit): the public
- * conv, the depthwise kernel for depthwise cases, the packed kernel where
- * it takes the shape. */
-START_TEST(test_conv2d_silu_unfused)
+/* A fused SiLU (hardswish) gives the bits of the conv without it followed
+ * by ln_rt_silu_f32 (ln_rt_hardswish_f32), on every conv path of this build
+ * and CPU level (the compiler fuses a conv + SiLU in one compile and not in
+ * another: the interpreter and the emitted C must still agree to the bit):
+ * the public conv, the depthwise kernel for depthwise cases, the packed
+ * kernel where it takes the shape. */
+START_TEST(test_conv2d_act_unfused)
 {
-    const conv_case *k = &cases[_i];
+    const conv_case *k = &cases[_i / 2];
+    const ln_rt_act act = _i % 2 ? LN_RT_ACT_HARDSWISH : LN_RT_ACT_SILU;
     ln_rt_conv2d_args a, an;
     int32_t oh, ow, path;
     size_t nx, nw, ny, ss;
@@ -765,7 +769,7 @@ START_TEST(test_conv2d_silu_unfused)
     void *scr;
 
     to_args(k, &a);
-    a.act = LN_RT_ACT_SILU;
+    a.act = act;
     an = a;
     an.act = LN_RT_ACT_NONE;
     oh = ln_rt_conv_out_size(k->h, k->kh, k->sh, k->pt, k->pb, k->dh);
@@ -775,9 +779,9 @@ START_TEST(test_conv2d_silu_unfused)
     ny = (size_t)k->n * k->oc * oh * ow;
     x = rt_alloc(nx); wt = rt_alloc(nw); wp = rt_alloc(nw); b = rt_alloc(k->oc);
     y = rt_alloc(ny); yn = rt_alloc(ny);
-    rt_fill(x, nx, -3, 3, 300 + _i);
-    rt_fill(wt, nw, -1, 1, 310 + _i);
-    rt_fill(b, k->oc, -1, 1, 320 + _i);
+    rt_fill(x, nx, -3, 3, 300 + _i / 2);
+    rt_fill(wt, nw, -1, 1, 310 + _i / 2);
+    rt_fill(b, k->oc, -1, 1, 320 + _i / 2);
     ss = ln_rt_conv2d_f32_scratch_size(&a);
     if (ln_rt_conv2d_depthwise_f32_scratch_size(&a) > ss)
         ss = ln_rt_conv2d_depthwise_f32_scratch_size(&a);
@@ -803,9 +807,10 @@ START_TEST(test_conv2d_silu_unfused)
         }
         if (!ok)
             continue;
-        ln_rt_silu_f32(yn, yn, ny);
+        (act == LN_RT_ACT_SILU ? ln_rt_silu_f32 : ln_rt_hardswish_f32)(yn, yn, ny);
         ck_assert_msg(memcmp(y, yn, ny * sizeof(float)) == 0,
-                      "path %d: fused SiLU differs from conv then ln_rt_silu_f32", path);
+                      "path %d: fused activation %d differs from conv then the activation's kernel",
+                      path, (int)act);
     }
     free(x); free(wt); free(wp); free(b); free(y); free(yn); free(scr);
 }
@@ -968,8 +973,8 @@ Suite *rt_conv_suite(void)
     tcase_add_loop_test(tc, test_conv2d_res_cases, 0,
                         (int)(sizeof(cases) / sizeof(cases[0])));
     tcase_add_loop_test(tc, test_conv2d_depthwise_sweep, 0, 8);
-    tcase_add_loop_test(tc, test_conv2d_silu_unfused, 0,
-                        (int)(sizeof(cases) / sizeof(cases[0])));
+    tcase_add_loop_test(tc, test_conv2d_act_unfused, 0,
+                        2 * (int)(sizeof(cases) / sizeof(cases[0])));
     tcase_add_loop_test(tc, test_conv_direct_sweep, 0, 8);
     tcase_add_loop_test(tc, test_conv_packed_sweep, 0, 6);
     tcase_add_loop_test(tc, test_conv_packed_steps, 0, 3);

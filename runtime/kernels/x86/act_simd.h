@@ -69,6 +69,11 @@ static inline __m512 ln_rt__act_v512(__m512 v, ln_rt_act act, float alpha,
                              _mm512_set1_ps(beta));
     case LN_RT_ACT_SILU:
         return _mm512_mul_ps(v, ln_rt__sigmoid_v512_core(v));
+    case LN_RT_ACT_HARDSWISH: /* ln_rt__hardsig1: a mul and an add, no FMA */
+        return _mm512_mul_ps(v, _mm512_min_ps(_mm512_max_ps(
+            _mm512_add_ps(_mm512_mul_ps(v, _mm512_set1_ps(1.0f / 6.0f)),
+                          _mm512_set1_ps(0.5f)), _mm512_setzero_ps()),
+            _mm512_set1_ps(1.0f)));
     default:
         return v;
     }
@@ -122,6 +127,11 @@ static inline __m256 ln_rt__act_v256(__m256 v, ln_rt_act act, float alpha,
                              _mm256_set1_ps(beta));
     case LN_RT_ACT_SILU:
         return _mm256_mul_ps(v, ln_rt__sigmoid_v256_core(v));
+    case LN_RT_ACT_HARDSWISH: /* ln_rt__hardsig1: a mul and an add, no FMA */
+        return _mm256_mul_ps(v, _mm256_min_ps(_mm256_max_ps(
+            _mm256_add_ps(_mm256_mul_ps(v, _mm256_set1_ps(1.0f / 6.0f)),
+                          _mm256_set1_ps(0.5f)), _mm256_setzero_ps()),
+            _mm256_set1_ps(1.0f)));
     default:
         return v;
     }

@@ -30,6 +30,9 @@ static void print_ln_rt_act(ln_aot_buf *b, const void *p)
     case LN_RT_ACT_SILU:
         ln_aot_buf_puts(b, "LN_RT_ACT_SILU");
         return;
+    case LN_RT_ACT_HARDSWISH:
+        ln_aot_buf_puts(b, "LN_RT_ACT_HARDSWISH");
+        return;
     }
     ln_aot_buf_printf(b, "(ln_rt_act)%d", (int)*v);
 }

@@ -15,6 +15,7 @@
     !(defined(LN_OP_STRIP_clip) || defined(LN_OP_STRIP_conv2d)) || \
     !(defined(LN_OP_STRIP_clip) || defined(LN_OP_STRIP_gemm)) || \
     !(defined(LN_OP_STRIP_clip) || defined(LN_OP_STRIP_relu)) || \
+    !(defined(LN_OP_STRIP_conv2d) || defined(LN_OP_STRIP_hardswish)) || \
     !(defined(LN_OP_STRIP_conv2d) || defined(LN_OP_STRIP_leakyrelu)) || \
     !(defined(LN_OP_STRIP_conv2d) || defined(LN_OP_STRIP_relu)) || \
     !(defined(LN_OP_STRIP_conv2d) || defined(LN_OP_STRIP_silu)) || \
@@ -100,6 +101,7 @@ static ln_list *copy_param_or(ln_list *params, const char *arg_name, const ln_pa
     !(defined(LN_OP_STRIP_clip) || defined(LN_OP_STRIP_conv2d)) || \
     !(defined(LN_OP_STRIP_clip) || defined(LN_OP_STRIP_gemm)) || \
     !(defined(LN_OP_STRIP_clip) || defined(LN_OP_STRIP_relu)) || \
+    !(defined(LN_OP_STRIP_conv2d) || defined(LN_OP_STRIP_hardswish)) || \
     !(defined(LN_OP_STRIP_conv2d) || defined(LN_OP_STRIP_leakyrelu)) || \
     !(defined(LN_OP_STRIP_conv2d) || defined(LN_OP_STRIP_relu)) || \
     !(defined(LN_OP_STRIP_conv2d) || defined(LN_OP_STRIP_silu)) || \
@@ -515,6 +517,96 @@ static ln_list *cb_conv2d_dw_silu(const ln_context *ctx, const ln_list *win_ops,
     params = copy_params(params, op0->op_arg->params);
     params = ln_param_list_remove(params, "activation");
     params = ln_param_list_append_string(params, "activation", "silu");
+    ops = ln_list_append(ops, new_op("conv2d_dw_cpu", op0->op_arg->name, tin, tout, params,
+                                       op0->op_arg->tensor_table));
+    /* the rest of the window stays as it is */
+    for (l = win_ops->next->next, i = 2; l && i < win_size; l = l->next, i++)
+        ops = ln_list_append(ops, ln_op_copy(l->data));
+    *match = 1;
+    return ops;
+}
+#endif
+
+#if !(defined(LN_OP_STRIP_conv2d) || defined(LN_OP_STRIP_hardswish))
+/* conv2d_cpu (no activation) then hardswish_cpu, the conv output read by the hardswish alone: one conv2d_cpu with activation hardswish, applied in the kernels' store epilogue (MobileNetV3's conv + BN + hardswish). Host targets only: the Cortex-M4 runtime has no fused hardswish. */
+static ln_list *cb_conv2d_hardswish(const ln_context *ctx, const ln_list *win_ops,
+                               size_t win_size, int *match)
+{
+    const ln_op *op0, *op1;
+    ln_list *ops = NULL, *tin, *tout, *params;
+    const ln_list *l;
+    size_t i;
+
+    *match = 0;
+    if (win_size < 2)
+        return NULL;
+    op0 = win_ops->data;
+    op1 = win_ops->next->data;
+    if (!ln_streq(op0->op_arg->optype, "conv2d_cpu") ||
+        !ln_streq(op1->op_arg->optype, "hardswish_cpu"))
+        return NULL;
+    if (!(ln_streq(ln_tensor_list_find_name(op1->op_arg->tensors_in, "src"),
+                 ln_tensor_list_find_name(op0->op_arg->tensors_out, "dst")) &&
+          (!ln_op_param(op0->op_arg, "activation") ||
+         ln_streq(ln_op_param(op0->op_arg, "activation")->value_string, "none")) &&
+          ln_dfg_num_readers(ctx->dfg,
+                           ln_tensor_list_find_name(op0->op_arg->tensors_out, "dst")) == 1 &&
+          !(ctx->target &&
+          ln_streq(ctx->target, "cortex-m4"))))
+        return NULL;
+
+    tin = ln_tensor_list_copy(op0->op_arg->tensors_in);
+    tout = ln_tensor_list_append(NULL, "dst",
+                        ln_tensor_list_find_name(op1->op_arg->tensors_out, "dst"));
+    params = NULL;
+    params = copy_params(params, op0->op_arg->params);
+    params = ln_param_list_remove(params, "activation");
+    params = ln_param_list_append_string(params, "activation", "hardswish");
+    ops = ln_list_append(ops, new_op("conv2d_cpu", op0->op_arg->name, tin, tout, params,
+                                       op0->op_arg->tensor_table));
+    /* the rest of the window stays as it is */
+    for (l = win_ops->next->next, i = 2; l && i < win_size; l = l->next, i++)
+        ops = ln_list_append(ops, ln_op_copy(l->data));
+    *match = 1;
+    return ops;
+}
+#endif
+
+#if !(defined(LN_OP_STRIP_conv2d) || defined(LN_OP_STRIP_hardswish))
+/* conv2d_dw_cpu (no activation) then hardswish_cpu, the conv output read by the hardswish alone: one conv2d_dw_cpu with activation hardswish (MobileNetV3's depthwise + BN + hardswish). Host targets only. */
+static ln_list *cb_conv2d_dw_hardswish(const ln_context *ctx, const ln_list *win_ops,
+                               size_t win_size, int *match)
+{
+    const ln_op *op0, *op1;
+    ln_list *ops = NULL, *tin, *tout, *params;
+    const ln_list *l;
+    size_t i;
+
+    *match = 0;
+    if (win_size < 2)
+        return NULL;
+    op0 = win_ops->data;
+    op1 = win_ops->next->data;
+    if (!ln_streq(op0->op_arg->optype, "conv2d_dw_cpu") ||
+        !ln_streq(op1->op_arg->optype, "hardswish_cpu"))
+        return NULL;
+    if (!(ln_streq(ln_tensor_list_find_name(op1->op_arg->tensors_in, "src"),
+                 ln_tensor_list_find_name(op0->op_arg->tensors_out, "dst")) &&
+          (!ln_op_param(op0->op_arg, "activation") ||
+         ln_streq(ln_op_param(op0->op_arg, "activation")->value_string, "none")) &&
+          ln_dfg_num_readers(ctx->dfg,
+                           ln_tensor_list_find_name(op0->op_arg->tensors_out, "dst")) == 1 &&
+          !(ctx->target &&
+          ln_streq(ctx->target, "cortex-m4"))))
+        return NULL;
+
+    tin = ln_tensor_list_copy(op0->op_arg->tensors_in);
+    tout = ln_tensor_list_append(NULL, "dst",
+                        ln_tensor_list_find_name(op1->op_arg->tensors_out, "dst"));
+    params = NULL;
+    params = copy_params(params, op0->op_arg->params);
+    params = ln_param_list_remove(params, "activation");
+    params = ln_param_list_append_string(params, "activation", "hardswish");
     ops = ln_list_append(ops, new_op("conv2d_dw_cpu", op0->op_arg->name, tin, tout, params,
                                        op0->op_arg->tensor_table));
     /* the rest of the window stays as it is */
@@ -1234,6 +1326,12 @@ ln_combiner_func ln_combiner_funcs_cpu[] = {
 #endif
 #if !(defined(LN_OP_STRIP_conv2d) || defined(LN_OP_STRIP_silu))
     cb_conv2d_dw_silu,
+#endif
+#if !(defined(LN_OP_STRIP_conv2d) || defined(LN_OP_STRIP_hardswish))
+    cb_conv2d_hardswish,
+#endif
+#if !(defined(LN_OP_STRIP_conv2d) || defined(LN_OP_STRIP_hardswish))
+    cb_conv2d_dw_hardswish,
 #endif
 #if !(defined(LN_OP_STRIP_conv2d) || defined(LN_OP_STRIP_relu))
     cb_conv2d_dw_relu,

@@ -8,7 +8,7 @@
 #if !(defined(LN_OP_STRIP_conv2d))
 /* What the pre_runs of conv2d, conv2d_cpu, conv2d_dw_cpu, conv2d_packed_cpu have in common: the checks, the outputs. */
 static const char *const auto_pad_choices[] = {"NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID", NULL};
-static const char *const activation_choices[] = {"none", "relu", "relu6", "leakyrelu", "clip", "silu", NULL};
+static const char *const activation_choices[] = {"none", "relu", "relu6", "leakyrelu", "clip", "silu", "hardswish", NULL};
 
 struct conv2d_vals {
     int group;
@@ -80,7 +80,7 @@ static int conv2d_check(ln_op_arg *op_arg, struct conv2d_vals *v, ln_bool scratc
     LN_OPCK(ln_opck(op_arg, !bias || bias->dims[0] == weight->dims[0],
                     "'bias' has %d elements, 'weight' dims[0] is %d", bias ? bias->dims[0] : 0, weight->dims[0]));
     LN_OPCK(ln_opck(op_arg, ln_ophook_act_target_ok(op_arg),
-                    "activation silu is fused on host targets only, not for the Cortex-M4"));
+                    "activation %s is fused on host targets only, not for the Cortex-M4", ln_ophook_param_str(op_arg, "activation", "none")));
     has_scratch = scratch_ok && ln_tensor_list_find_name(op_arg->tensors_out, "scratch") != NULL;
     LN_OPCK(ln_opck_tensors_out_len(op_arg, LN_CMP_EQ, 1 + has_scratch));
     LN_OPCK(ln_opck_tensor_out_new(op_arg, "dst", &dst_name));
@@ -380,7 +380,7 @@ static int conv2d_packed_res_cpu_pre_run(ln_op_arg *op_arg)
     LN_OPCK(ln_opck(op_arg, !bias || bias->dims[0] == weight->dims[0],
                     "'bias' has %d elements, 'weight' dims[0] is %d", bias ? bias->dims[0] : 0, weight->dims[0]));
     LN_OPCK(ln_opck(op_arg, ln_ophook_act_target_ok(op_arg),
-                    "activation silu is fused on host targets only, not for the Cortex-M4"));
+                    "activation %s is fused on host targets only, not for the Cortex-M4", ln_ophook_param_str(op_arg, "activation", "none")));
     LN_OPCK(ln_opck(op_arg, ln_ophook_conv2d_residual_ok(op_arg, residual),
                     "'residual' is not the shape of the conv's output (its dims[1] %d, 'weight' dims[0] %d)", residual->dims[1], weight->dims[0]));
     LN_OPCK(ln_opck(op_arg, ln_ophook_conv2d_packed_ok(op_arg),
@@ -508,7 +508,7 @@ static int conv2d_res_cpu_pre_run(ln_op_arg *op_arg)
     LN_OPCK(ln_opck(op_arg, !bias || bias->dims[0] == weight->dims[0],
                     "'bias' has %d elements, 'weight' dims[0] is %d", bias ? bias->dims[0] : 0, weight->dims[0]));
     LN_OPCK(ln_opck(op_arg, ln_ophook_act_target_ok(op_arg),
-                    "activation silu is fused on host targets only, not for the Cortex-M4"));
+                    "activation %s is fused on host targets only, not for the Cortex-M4", ln_ophook_param_str(op_arg, "activation", "none")));
     LN_OPCK(ln_opck(op_arg, ln_ophook_conv2d_residual_ok(op_arg, residual),
                     "'residual' is not the shape of the conv's output (its dims[1] %d, 'weight' dims[0] %d)", residual->dims[1], weight->dims[0]));
     has_scratch = ln_tensor_list_find_name(op_arg->tensors_out, "scratch") != NULL;
