@@ -470,22 +470,13 @@ START_TEST(test_conv_add_relu)
 }
 END_TEST
 
-/* conv + BN -> x * sigmoid(x) -> depthwise conv -> sigmoid(x) * x (the
- * other operand order), as EfficientNet and YOLO export SiLU: on the host
- * both convs take the SiLU as their activation (no silu_cpu left) and agree
- * with -O0; for the Cortex-M4 the silu_cpu ops stay (its runtime has no
- * fused SiLU), and an IR asking for a conv with activation silu there is
- * refused by name. */
-START_TEST(test_conv_silu)
+/* x[1,8,9,9] -> conv 16x8x3x3 + bias -> ACT1 -> depthwise 3x3 -> ACT2 -> y,
+ * where ACT1 maps tensor c to a and ACT2 d to y (JSON ops, sharing
+ * create ops w, b, wd) */
+static char *act_chain_ir(const char *w, const char *bias, const char *wd,
+                          const char *act1, const char *act2)
 {
-    char *w = create("w", "[16,8,3,3]", 1152, -1, 2), *bias = create("b", "[16]", 16, -1, 2);
-    char *wd = create("wd", "[16,1,3,3]", 144, -1, 2);
-    const char *node =
-        "{\"name\":\"%s\",\"optype\":\"%s\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"%s\"}],"
-        "\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"%s\"}]}";
-    char *sg1 = ln_sprintf(node, "sg1", "sigmoid", "c", "s1");
-    char *sg2 = ln_sprintf(node, "sg2", "sigmoid", "d", "s2");
-    char *ir = ln_sprintf(
+    return ln_sprintf(
         "{\"ops\":[{\"name\":\"x\",\"optype\":\"input\",\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"x\"}],"
         "\"params\":[{\"arg_name\":\"dtype\",\"value\":\"float32\"},{\"arg_name\":\"dims\",\"value\":[1,8,9,9]}]},"
         "%s,%s,%s,"
@@ -493,17 +484,55 @@ START_TEST(test_conv_silu)
         "{\"arg_name\":\"weight\",\"name\":\"w\"},{\"arg_name\":\"bias\",\"name\":\"b\"}],"
         "\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"c\"}],\"params\":[{\"arg_name\":\"pads\",\"value\":[1,1,1,1]}]},"
         "%s,"
-        "{\"name\":\"m1\",\"optype\":\"mul\",\"tensors_in\":[{\"arg_name\":\"src1\",\"name\":\"c\"},"
-        "{\"arg_name\":\"src2\",\"name\":\"s1\"}],\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"a\"}]},"
         "{\"name\":\"dw\",\"optype\":\"conv2d\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"a\"},"
         "{\"arg_name\":\"weight\",\"name\":\"wd\"}],"
         "\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"d\"}],\"params\":[{\"arg_name\":\"pads\",\"value\":[1,1,1,1]},"
         "{\"arg_name\":\"group\",\"value\":16}]},"
         "%s,"
-        "{\"name\":\"m2\",\"optype\":\"mul\",\"tensors_in\":[{\"arg_name\":\"src1\",\"name\":\"s2\"},"
-        "{\"arg_name\":\"src2\",\"name\":\"d\"}],\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"y\"}]},"
         "{\"name\":\"out\",\"optype\":\"output\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"y\"}]}]}",
-        w, bias, wd, sg1, sg2);
+        w, bias, wd, act1, act2);
+}
+
+/* one op NAME of OPTYPE from SRC to DST (PARAMS: "" or ,"params":[...]) */
+static char *unary_op(const char *name, const char *optype, const char *src, const char *dst,
+                      const char *params)
+{
+    return ln_sprintf("{\"name\":\"%s\",\"optype\":\"%s\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":"
+                      "\"%s\"}],\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"%s\"}]%s}",
+                      name, optype, src, dst, params);
+}
+
+/* GATE(SRC) -> G, then MUL: SRC * G (or G * SRC) -> DST: x * f(x) as exported */
+static char *gated(const char *tag, const char *gate, const char *gparams, const char *src,
+                   const char *dst, int gate_first)
+{
+    char *g = ln_sprintf("g_%s", tag), *gop = unary_op(tag, gate, src, g, gparams);
+    char *s = ln_sprintf("%s,{\"name\":\"m_%s\",\"optype\":\"mul\",\"tensors_in\":[{\"arg_name\":\"src1\","
+                         "\"name\":\"%s\"},{\"arg_name\":\"src2\",\"name\":\"%s\"}],\"tensors_out\":"
+                         "[{\"arg_name\":\"dst\",\"name\":\"%s\"}]}",
+                         gop, tag, gate_first ? g : src, gate_first ? src : g, dst);
+    ln_free(g);
+    ln_free(gop);
+    return s;
+}
+
+/* conv + BN -> x * sigmoid(x) -> depthwise conv -> sigmoid(x) * x (the
+ * other operand order), as EfficientNet and YOLO export SiLU: on the host
+ * both convs take the SiLU as their activation (no silu_cpu left) and agree
+ * with -O0; for the Cortex-M4 the silu_cpu ops stay (its runtime has no
+ * fused SiLU), and an IR asking for a conv with activation silu there is
+ * refused by name. The same for hardswish (MobileNetV3): x * hardsigmoid(x)
+ * and a HardSwish op. */
+START_TEST(test_conv_silu)
+{
+    char *w = create("w", "[16,8,3,3]", 1152, -1, 2), *bias = create("b", "[16]", 16, -1, 2);
+    char *wd = create("wd", "[16,1,3,3]", 144, -1, 2);
+    char *s1 = gated("sg1", "sigmoid", "", "c", "a", 0), *s2 = gated("sg2", "sigmoid", "", "d", "y", 1);
+    char *h1 = gated("hs1", "hardsigmoid", ",\"params\":[{\"arg_name\":\"alpha\",\"value\":0.16666667},"
+                     "{\"arg_name\":\"beta\",\"value\":0.5}]", "c", "a", 0);
+    char *h2 = unary_op("hs2", "hardswish", "d", "y", "");
+    char *irs[2] = {act_chain_ir(w, bias, wd, s1, s2), act_chain_ir(w, bias, wd, h1, h2)};
+    const char *fused[2] = {"silu_cpu", "hardswish_cpu"}, *act[2] = {"silu", "hardswish"};
     char *bad = ln_sprintf(
         "{\"ops\":[{\"name\":\"x\",\"optype\":\"input\",\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"x\"}],"
         "\"params\":[{\"arg_name\":\"dtype\",\"value\":\"float32\"},{\"arg_name\":\"dims\",\"value\":[1,8,9,9]}]},"
@@ -516,22 +545,25 @@ START_TEST(test_conv_silu)
     int nopt, nref;
     ln_context *ctx;
 
-    compare(ir, "x", 648, "y", 1296, &nopt, &nref);
-    ck_assert_int_eq(nref, 11);  /* x, 3 creates, conv, sg, mul, dw, sg, mul, out */
-    ck_assert_int_eq(nopt, 7);   /* x, 3 creates, conv+silu, dw+silu, out */
-    for (int t = 0; t < 2; t++) {
-        ctx = ln_context_create();
-        ck_assert_int_eq(ln_context_init_str(ctx, ir, "fuse.json"), 0);
-        ck_assert_msg(ln_context_compile(ctx, targets[t]) == 0, "%s", ln_error_message());
-        ck_assert_int_eq(count_optype(ctx->ops, "silu_cpu"), t == 0 ? 0 : 2);
-        LN_LIST_FOREACH(ln_op, op, ctx->ops) {
-            ln_param_entry *act = ln_param_list_find(op->op_arg->params, "activation");
-            if (strncmp(op->op_arg->optype, "conv2d", 6))
-                continue;
-            ck_assert_str_eq(act ? act->value_string : "none", t == 0 ? "silu" : "none");
+    for (int k = 0; k < 2; k++) {
+        compare(irs[k], "x", 648, "y", 1296, &nopt, &nref);
+        ck_assert_int_eq(nopt, 7);   /* x, 3 creates, conv+act, dw+act, out */
+        for (int t = 0; t < 2; t++) {
+            ctx = ln_context_create();
+            ck_assert_int_eq(ln_context_init_str(ctx, irs[k], "fuse.json"), 0);
+            ck_assert_msg(ln_context_compile(ctx, targets[t]) == 0, "%s", ln_error_message());
+            ck_assert_int_eq(count_optype(ctx->ops, fused[k]), t == 0 ? 0 : 2);
+            LN_LIST_FOREACH(ln_op, op, ctx->ops) {
+                ln_param_entry *pa = ln_param_list_find(op->op_arg->params, "activation");
+                if (strncmp(op->op_arg->optype, "conv2d", 6))
+                    continue;
+                ck_assert_str_eq(pa ? pa->value_string : "none", t == 0 ? act[k] : "none");
+            }
+            ln_context_free(ctx);
         }
-        ln_context_free(ctx);
+        ln_free(irs[k]);
     }
+    ck_assert_int_eq(nref, 10);      /* x, 3 creates, conv, hardsigmoid, mul, dw, hardswish, out */
     ctx = ln_context_create();
     ck_assert_int_eq(ln_context_init_str(ctx, bad, "fuse.json"), 0);
     ck_assert_int_ne(ln_context_compile(ctx, "cortex-m4"), 0);
@@ -542,42 +574,7 @@ START_TEST(test_conv_silu)
     ck_assert_int_eq(ln_context_init_str(ctx, bad, "fuse.json"), 0);
     ck_assert_msg(ln_context_compile(ctx, "cpu") == 0, "%s", ln_error_message());
     ln_context_free(ctx);
-    /* the same with hardswish (MobileNetV3): x * hardsigmoid(x) and HardSwish */
-    {
-        char *h1 = ln_sprintf("{\"name\":\"sg1\",\"optype\":\"hardsigmoid\",\"tensors_in\":"
-                              "[{\"arg_name\":\"src\",\"name\":\"c\"}],\"tensors_out\":[{\"arg_name\":"
-                              "\"dst\",\"name\":\"s1\"}],\"params\":[{\"arg_name\":\"alpha\",\"value\":"
-                              "0.16666667},{\"arg_name\":\"beta\",\"value\":0.5}]}");
-        char *h2 = ln_sprintf(node, "sg2", "hardswish", "d", "y2");
-        char *irh = ln_sprintf(
-            "{\"ops\":[{\"name\":\"x\",\"optype\":\"input\",\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"x\"}],"
-            "\"params\":[{\"arg_name\":\"dtype\",\"value\":\"float32\"},{\"arg_name\":\"dims\",\"value\":[1,8,9,9]}]},"
-            "%s,%s,%s,"
-            "{\"name\":\"conv\",\"optype\":\"conv2d\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"x\"},"
-            "{\"arg_name\":\"weight\",\"name\":\"w\"},{\"arg_name\":\"bias\",\"name\":\"b\"}],"
-            "\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"c\"}],\"params\":[{\"arg_name\":\"pads\",\"value\":[1,1,1,1]}]},"
-            "%s,"
-            "{\"name\":\"m1\",\"optype\":\"mul\",\"tensors_in\":[{\"arg_name\":\"src1\",\"name\":\"c\"},"
-            "{\"arg_name\":\"src2\",\"name\":\"s1\"}],\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"a\"}]},"
-            "{\"name\":\"dw\",\"optype\":\"conv2d\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"a\"},"
-            "{\"arg_name\":\"weight\",\"name\":\"wd\"}],"
-            "\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"d\"}],\"params\":[{\"arg_name\":\"pads\",\"value\":[1,1,1,1]},"
-            "{\"arg_name\":\"group\",\"value\":16}]},"
-            "%s,"
-            "{\"name\":\"out\",\"optype\":\"output\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"y2\"}]}]}",
-            w, bias, wd, h1, h2);
-        compare(irh, "x", 648, "y2", 1296, &nopt, &nref);
-        ck_assert_int_eq(nopt, 7);   /* x, 3 creates, conv+hardswish, dw+hardswish, out */
-        for (int t = 0; t < 2; t++) {
-            ctx = ln_context_create();
-            ck_assert_int_eq(ln_context_init_str(ctx, irh, "fuse.json"), 0);
-            ck_assert_msg(ln_context_compile(ctx, targets[t]) == 0, "%s", ln_error_message());
-            ck_assert_int_eq(count_optype(ctx->ops, "hardswish_cpu"), t == 0 ? 0 : 2);
-            ln_context_free(ctx);
-        }
-        ln_free(h1); ln_free(h2); ln_free(irh);
-    }
-    ln_free(ir); ln_free(bad); ln_free(sg1); ln_free(sg2);
+    ln_free(bad); ln_free(s1); ln_free(s2); ln_free(h1); ln_free(h2);
     ln_free(w); ln_free(bias); ln_free(wd);
 }
 END_TEST
