@@ -12,10 +12,11 @@
  *   SG_LOAD(p), SG_STORE(p, v), SG_SET1(f)
  *   SG_ADD, SG_SUB, SG_MUL, SG_MAX(a, b) (b when b is NaN), SG_FMA(a, b, c)
  *   (a b + c), SG_FNMA(a, b, c) (c - a b), SG_NEGABS(v) (-|v|)
- *   SG_EXP2I(t)             2^n as a float from t = n + 1.5 * 2^23
- *   SG_ZERO_LT(e, x, c)     e where x < c is false, else 0
+ *   SG_SCALE_ZERO_LT(p, n, t, x, c)
+ *                           p 2^n (n integral, in [-126, 0]; t = n + 1.5 *
+ *                           2^23), or 0 where x < c
  *   SG_RCP(d)               1 / d for d in [1, 2], refined to float precision
- *   SG_SEL_GE0(v, a, b)     v >= 0 ? a : b (b for NaN)
+ *   SG_SEL_GE0_MUL(v, s, e) v >= 0 ? s : e s (e s for NaN)
  *   SG_NAME                 prefix of the core
  * Algorithm and bounds: act_simd.h.
  */
@@ -43,9 +44,9 @@ static inline SG_V SG_CAT(SG_NAME, _core)(SG_V v)
     p = SG_FMA(p, r, SG_SET1(1.6666665459e-1f));
     p = SG_FMA(p, r, SG_SET1(5.0000001201e-1f));
     p = SG_FMA(SG_MUL(p, r), r, SG_ADD(r, one));
-    e = SG_ZERO_LT(SG_MUL(p, SG_EXP2I(t)), x, lo);
+    e = SG_SCALE_ZERO_LT(p, n, t, x, lo);
     s = SG_RCP(SG_ADD(one, e));
-    return SG_SEL_GE0(v, s, SG_MUL(e, s));
+    return SG_SEL_GE0_MUL(v, s, e);
 }
 
 #else

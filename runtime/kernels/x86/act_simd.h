@@ -41,13 +41,17 @@ static inline __m512 ln_rt__rcp1_v512(__m512 d)
 #define SG_MAX(a, b) _mm512_max_ps(a, b)
 #define SG_FMA(a, b, c) _mm512_fmadd_ps(a, b, c)
 #define SG_FNMA(a, b, c) _mm512_fnmadd_ps(a, b, c)
-#define SG_NEGABS(v) _mm512_sub_ps(_mm512_setzero_ps(), _mm512_abs_ps(v))
-#define SG_EXP2I(t) _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_sub_epi32(        \
-    _mm512_castps_si512(t), _mm512_set1_epi32(0x4B400000 - 127)), 23))
-#define SG_ZERO_LT(e, x, c) _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(x, c, _CMP_NLT_UQ), e)
+/* -|v| by setting the sign bit (one integer op); p 2^n by scalef, masked
+ * to 0 below c; the select and the product e s as one masked multiply:
+ * the same bits as the 256-bit vocabulary's three-op forms (checked over
+ * all 2^32 inputs), five operations of 28 fewer */
+#define SG_NEGABS(v) _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(v), \
+                                                         _mm512_set1_epi32(INT32_MIN)))
+#define SG_SCALE_ZERO_LT(p, n, t, x, c) \
+    _mm512_maskz_scalef_ps(_mm512_cmp_ps_mask(x, c, _CMP_NLT_UQ), p, n)
 #define SG_RCP(d) ln_rt__rcp1_v512(d)
-#define SG_SEL_GE0(v, a, b) _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, _mm512_setzero_ps(), \
-                                                                   _CMP_GE_OQ), b, a)
+#define SG_SEL_GE0_MUL(v, s, e) \
+    _mm512_mask_mul_ps(s, _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_NGE_UQ), e, s)
 #define SG_NAME ln_rt__sigmoid_v512
 #include "act_f32_simd.h"
 
@@ -102,10 +106,11 @@ static inline __m256 ln_rt__rcp2_v256(__m256 d)
 #define SG_NEGABS(v) _mm256_sub_ps(_mm256_setzero_ps(), _mm256_andnot_ps(_mm256_set1_ps(-0.0f), v))
 #define SG_EXP2I(t) _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_sub_epi32(        \
     _mm256_castps_si256(t), _mm256_set1_epi32(0x4B400000 - 127)), 23))
-#define SG_ZERO_LT(e, x, c) _mm256_andnot_ps(_mm256_cmp_ps(x, c, _CMP_LT_OQ), e)
+#define SG_SCALE_ZERO_LT(p, n, t, x, c) \
+    _mm256_andnot_ps(_mm256_cmp_ps(x, c, _CMP_LT_OQ), _mm256_mul_ps(p, SG_EXP2I(t)))
 #define SG_RCP(d) ln_rt__rcp2_v256(d)
-#define SG_SEL_GE0(v, a, b) _mm256_blendv_ps(b, a, _mm256_cmp_ps(v, _mm256_setzero_ps(), \
-                                                                _CMP_GE_OQ))
+#define SG_SEL_GE0_MUL(v, s, e) \
+    _mm256_blendv_ps(_mm256_mul_ps(e, s), s, _mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_GE_OQ))
 #define SG_NAME ln_rt__sigmoid_v256
 #include "act_f32_simd.h"
 
