@@ -800,6 +800,67 @@ static int pack_conv_one(ln_context *ctx, ln_op *conv, ln_bool *done)
     return 0;
 }
 
+/*
+ * Squeeze-excitation: y = x * g with g [n][c][1][1] (one factor per image
+ * and channel: a computed gate, or a constant), y read by one group-1
+ * conv2d_cpu alone, as its src. Where the conv's weights per input channel
+ * are fewer numbers than a plane of x (oc * kh * kw < h * w), the conv
+ * becomes a conv2d_scale_cpu reading x and g, which scales a copy of its
+ * weights instead (ln_rt_conv2d_scaled_f32): the pass over x disappears.
+ * EfficientNet-B0: the gates of its 112x112 .. 14x14 stages. Host targets
+ * only (the caller's business); after the pack pass, so a conv packed for
+ * a small map keeps its packed kernel and the mul.
+ */
+static int channel_scale_one(ln_context *ctx, ln_op *mul, ln_bool *done)
+{
+    const char *y = ln_pass_tname_out(mul, "dst");
+    ln_tensor_entry *e1 = ln_pass_tin(ctx, mul, "src1"), *e2 = ln_pass_tin(ctx, mul, "src2");
+    ln_tensor_entry *xe, *ge, *we;
+    const ln_op *proto = ln_arch_op_proto("conv2d_scale_cpu");
+    ln_op *conv, *newop;
+    const ln_tensor *x, *g;
+    int ret;
+
+    *done = LN_FALSE;
+    if (!proto || !y || !e1 || !e2 || ln_streq(e1->name, e2->name))
+        return 0;
+    xe = e1->tensor->ndim == 4 && e1->tensor->dims[2] * e1->tensor->dims[3] > 1 ? e1 : e2;
+    ge = xe == e1 ? e2 : e1;
+    x = xe->tensor;
+    g = ge->tensor;
+    if (x->ndim != 4 || g->ndim != 4 || x->dtype != LN_DTYPE_FLOAT32 ||
+        g->dtype != LN_DTYPE_FLOAT32 || g->dims[0] != x->dims[0] ||
+        g->dims[1] != x->dims[1] || g->dims[2] != 1 || g->dims[3] != 1)
+        return 0;
+    conv = ln_pass_sole_reader(ctx, y);
+    if (!conv || !ln_streq(conv->op_arg->optype, "conv2d_cpu") ||
+        !ln_streq(ln_pass_tname_in(conv, "src"), y) ||
+        ln_pass_num_param(conv, "group", 1) != 1)
+        return 0;
+    we = ln_pass_tin(ctx, conv, "weight");
+    if (!we || we->tensor->ndim != 4 || we->tensor->dims[1] != x->dims[1] ||
+        (int64_t)we->tensor->dims[0] * we->tensor->dims[2] * we->tensor->dims[3] >=
+            (int64_t)x->dims[2] * x->dims[3])
+        return 0;
+    newop = ln_op_create_from_proto(proto, conv->op_arg->name,
+                                    ln_tensor_list_copy(conv->op_arg->tensors_in),
+                                    ln_tensor_list_copy(conv->op_arg->tensors_out),
+                                    ln_param_list_copy(conv->op_arg->params),
+                                    conv->op_arg->tensor_table);
+    set_tensor_name(newop->op_arg->tensors_in, "src", xe->name);
+    set_tensor_name(newop->op_arg->tensors_in, "scale", ge->name);
+    if ((ret = ln_pass_replace_with(ctx, conv, NULL, newop)) ||
+        (ret = ln_context_remove_op(ctx, mul->op_arg->name)))
+        return ret;
+    *done = LN_TRUE;
+    return 0;
+}
+
+int ln_pass_fold_channel_scale(ln_context *ctx)
+{
+    return ln_pass_fold_all(ctx, "mul_cpu", channel_scale_one);
+}
+
 int ln_pass_pack_conv(ln_context *ctx)
 {
     int ret = ln_pass_fold_all(ctx, "conv2d_cpu", pack_conv_one);

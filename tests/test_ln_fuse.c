@@ -579,6 +579,58 @@ START_TEST(test_conv_silu)
 }
 END_TEST
 
+/* Squeeze-excitation: x [1,8,12,12] -> globalavgpool -> conv 1x1 -> sigmoid
+ * -> gate [1,8,1,1]; x * gate -> conv 1x1 (4 outputs): on the host the mul
+ * goes into the conv (conv2d_scale_cpu: 4 weights per channel < 144
+ * pixels) and agrees with -O0; for the Cortex-M4 the mul stays; with 200
+ * outputs (more weights than pixels) it stays on the host too. */
+START_TEST(test_conv_channel_scale)
+{
+    char *wg = create("wg", "[8,8,1,1]", 64, -1, 2), *bg = create("bg", "[8]", 8, -1, 2);
+    char *w4 = create("wp", "[4,8,1,1]", 32, -1, 2), *w200 = create("wp", "[200,8,1,1]", 1600, -1, 2);
+    const char *head =
+        "{\"ops\":[{\"name\":\"x\",\"optype\":\"input\",\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"x\"}],"
+        "\"params\":[{\"arg_name\":\"dtype\",\"value\":\"float32\"},{\"arg_name\":\"dims\",\"value\":[1,8,12,12]}]},"
+        "%s,%s,%s,"
+        "{\"name\":\"gp\",\"optype\":\"globalavgpool\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"x\"}],"
+        "\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"p\"}]},"
+        "{\"name\":\"fc\",\"optype\":\"conv2d\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"p\"},"
+        "{\"arg_name\":\"weight\",\"name\":\"wg\"},{\"arg_name\":\"bias\",\"name\":\"bg\"}],"
+        "\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"q\"}]},"
+        "{\"name\":\"sg\",\"optype\":\"sigmoid\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"q\"}],"
+        "\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"g\"}]},"
+        "{\"name\":\"m\",\"optype\":\"mul\",\"tensors_in\":[{\"arg_name\":\"src1\",\"name\":\"x\"},"
+        "{\"arg_name\":\"src2\",\"name\":\"g\"}],\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"a\"}]},"
+        "{\"name\":\"proj\",\"optype\":\"conv2d\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"a\"},"
+        "{\"arg_name\":\"weight\",\"name\":\"wp\"}],\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"y\"}]},"
+        "{\"name\":\"out\",\"optype\":\"output\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"y\"}]}]}";
+    char *ir = ln_sprintf(head, wg, bg, w4), *ir200 = ln_sprintf(head, wg, bg, w200);
+    const char *targets[2] = {"cpu", "cortex-m4"};
+    int nopt, nref;
+    ln_context *ctx;
+
+    compare(ir, "x", 1152, "y", 576, &nopt, &nref);
+    ck_assert_int_eq(nopt, nref - 1);
+    for (int t = 0; t < 2; t++) {
+        ctx = ln_context_create();
+        ck_assert_int_eq(ln_context_init_str(ctx, ir, "fuse.json"), 0);
+        ck_assert_msg(ln_context_compile(ctx, targets[t]) == 0, "%s", ln_error_message());
+        ck_assert_int_eq(count_optype(ctx->ops, "conv2d_scale_cpu"), t == 0);
+        ck_assert_int_eq(count_optype(ctx->ops, "mul_cpu"), t == 1);
+        ln_context_free(ctx);
+    }
+    compare(ir200, "x", 1152, "y", 28800, &nopt, &nref);
+    ctx = ln_context_create();
+    ck_assert_int_eq(ln_context_init_str(ctx, ir200, "fuse.json"), 0);
+    ck_assert_msg(ln_context_compile(ctx, "cpu") == 0, "%s", ln_error_message());
+    ck_assert_int_eq(count_optype(ctx->ops, "conv2d_scale_cpu"), 0);
+    ck_assert_int_eq(count_optype(ctx->ops, "mul_cpu"), 1);
+    ln_context_free(ctx);
+    ln_free(ir); ln_free(ir200);
+    ln_free(wg); ln_free(bg); ln_free(w4); ln_free(w200);
+}
+END_TEST
+
 Suite *test_ln_fuse_suite(void);
 Suite *test_ln_fuse_suite(void)
 {
@@ -594,6 +646,7 @@ Suite *test_ln_fuse_suite(void)
     tcase_add_test(tc, test_conv_add_relu);
     tcase_add_test(tc, test_conv_packed_res);
     tcase_add_test(tc, test_conv_silu);
+    tcase_add_test(tc, test_conv_channel_scale);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -870,6 +870,58 @@ int ln_rt_conv2d_res_f32_for(ln_rt_target t, const ln_rt_conv2d_args *a,
     return LN_RT_OK;
 }
 
+/* ---- input channels scaled (squeeze-excitation) ------------------------
+ * conv(src * scale) = conv with w[o][c][k] * scale[c]: the weights are
+ * scaled into scratch (its first bytes, rounded up to 64) for each image,
+ * then the plain conv of that image runs on the rest of the scratch. */
+static size_t scaled_w_bytes(const ln_rt_conv2d_args *a)
+{
+    return ((size_t)a->oc * a->c * a->kh * a->kw * sizeof(float) + 63) & ~(size_t)63;
+}
+
+size_t ln_rt_conv2d_scaled_f32_scratch_size(const ln_rt_conv2d_args *a)
+{
+    ln_rt_conv2d_args one = *a;
+    one.n = 1;
+    return scaled_w_bytes(a) + ln_rt_conv2d_f32_scratch_size(&one);
+}
+
+int ln_rt_conv2d_scaled_f32(const ln_rt_conv2d_args *a, const float *src,
+                            const float *scale, const float *weight,
+                            const float *bias, float *dst, void *scratch)
+{
+    ln_rt_conv2d_args one;
+    const size_t kk = (size_t)a->kh * a->kw;
+    float *ws = scratch;
+    int32_t oh, ow, b, o, c;
+    size_t k;
+    int ret;
+
+    if (!ln_rt__conv_args_ok(a) || a->group != 1 || !scale)
+        return LN_RT_ARG_ERROR;
+    ln_rt__conv_out_hw(a, &oh, &ow);
+    if (oh <= 0 || ow <= 0 || a->n == 0)
+        return LN_RT_OK;
+    one = *a;
+    one.n = 1;
+    for (b = 0; b < a->n; b++) {
+        const float *sc = scale + (size_t)b * a->c;
+        for (o = 0; o < a->oc; o++)
+            for (c = 0; c < a->c; c++) {
+                const float *w = weight + ((size_t)o * a->c + c) * kk;
+                float *wd = ws + ((size_t)o * a->c + c) * kk;
+                for (k = 0; k < kk; k++)
+                    wd[k] = w[k] * sc[c];
+            }
+        ret = ln_rt_conv2d_f32(&one, src + (size_t)b * a->c * a->h * a->w, ws,
+                               bias, dst + (size_t)b * a->oc * oh * ow,
+                               (char *)scratch + scaled_w_bytes(a));
+        if (ret)
+            return ret;
+    }
+    return LN_RT_OK;
+}
+
 /* ---- transposed convolution ------------------------------------------ */
 /* Per (image, group) and per block of up to NCT input pixels:
  * col[(o, ky, kx)][pixel] = W_g^T x X_g (the GEMM engine, A transposed),

@@ -96,6 +96,8 @@ void ln_ophook_rt_target(const ln_op_arg *op_arg, ln_rt_target *t);
 /* 1 unless the target is the Cortex-M4 and 'activation' is silu or
  * hardswish (fused on the host only) */
 int ln_ophook_act_target_ok(const ln_op_arg *op_arg);
+/* 1 unless the target is the Cortex-M4 (conv2d_scale_cpu: host only) */
+int ln_ophook_conv2d_scale_target_ok(const ln_op_arg *op_arg);
 /* conv2d_s8: conv2d's geometry, the zero points as offsets, the clamp */
 void ln_ophook_s8_conv_args(const ln_op_arg *op_arg, ln_rt_s8_conv_args *a);
 int ln_ophook_conv_transpose2d_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);

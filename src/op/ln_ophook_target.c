@@ -21,6 +21,14 @@ void ln_ophook_rt_target(const ln_op_arg *op_arg, ln_rt_target *t)
     *t = cur_target;
 }
 
+/* conv2d_scale_cpu: host targets only (ln_pass_fold_channel_scale runs
+ * for them alone) */
+int ln_ophook_conv2d_scale_target_ok(const ln_op_arg *op_arg)
+{
+    (void)op_arg;
+    return cur_target != LN_RT_TARGET_CORTEX_M4;
+}
+
 /* The fused activation is one the target's runtime has: SiLU and
  * hardswish are fused on the host only (the Cortex-M4 runtime leaves
  * LN_RT_ACT_SILU and LN_RT_ACT_HARDSWISH out). */

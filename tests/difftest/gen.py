@@ -359,7 +359,14 @@ def se_block(g, x):
     b = g.node("Conv", [a, g.weight([c, mid, 1, 1], mid), g.weight([c], 4)], [n, c, 1, 1],
                kernel_shape=[1, 1])
     b = act(g, b, g.choice(["Sigmoid", "HardSigmoid"]))
-    return g.node("Mul", [x, b] if g.r.rand() < 0.5 else [b, x], [n, c, h, w])
+    y = g.node("Mul", [x, b] if g.r.rand() < 0.5 else [b, x], [n, c, h, w])
+    if g.r.rand() < 0.5:                                # the projection conv that
+        k = g.choice([1, 1, 3])                         # alone reads it (MBConv)
+        oc = g.rint(1, 8)
+        ins = [y, g.weight([oc, c, k, k], c * k * k)] + ([g.weight([oc], 4)] if g.r.rand() < 0.7 else [])
+        y = g.node("Conv", ins, [n, oc, h, w], kernel_shape=[k, k], pads=[k // 2] * 4)
+        g.fusable.add(y)
+    return y
 
 
 # ---------------------------------------------------------------- views

@@ -752,6 +752,49 @@ START_TEST(test_conv_host_variants)
 END_TEST
 
 
+/* ln_rt_conv2d_scaled_f32 (squeeze-excitation's x * gate folded into the
+ * conv): every group-1 case of the table against the double reference of
+ * the conv of x scaled per image and channel; group > 1 refused */
+START_TEST(test_conv2d_scaled)
+{
+    const conv_case *k = &cases[_i];
+    ln_rt_conv2d_args a;
+    int32_t oh, ow;
+    size_t nx, nw, ny, i;
+    float *x, *xs, *wt, *b, *sc, *y;
+    double *ref;
+    void *scr;
+    const double kk = (double)k->c * k->kh * k->kw;
+    const double tol = kk > 512 ? 2e-5 * kk / 512 : 2e-5;
+
+    to_args(k, &a);
+    if (k->g != 1) {
+        ck_assert_int_eq(ln_rt_conv2d_scaled_f32(&a, NULL, NULL, NULL, NULL, NULL, NULL),
+                         LN_RT_ARG_ERROR);
+        return;
+    }
+    oh = ln_rt_conv_out_size(k->h, k->kh, k->sh, k->pt, k->pb, k->dh);
+    ow = ln_rt_conv_out_size(k->w, k->kw, k->sw, k->pl, k->pr, k->dw);
+    nx = (size_t)k->n * k->c * k->h * k->w;
+    nw = (size_t)k->oc * k->c * k->kh * k->kw;
+    ny = (size_t)k->n * k->oc * oh * ow;
+    x = rt_alloc(nx); xs = rt_alloc(nx); wt = rt_alloc(nw); b = rt_alloc(k->oc);
+    sc = rt_alloc((size_t)k->n * k->c); y = rt_alloc(ny); ref = rt_allocd(ny);
+    rt_fill(x, nx, -1, 1, 400 + _i);
+    rt_fill(wt, nw, -1, 1, 410 + _i);
+    rt_fill(b, k->oc, -1, 1, 420 + _i);
+    rt_fill(sc, (size_t)k->n * k->c, 0, 1, 430 + _i);
+    for (i = 0; i < nx; i++) /* the reference's input: x * scale[image][channel] */
+        xs[i] = x[i] * sc[i / ((size_t)k->h * k->w)];
+    conv_ref(k, xs, wt, k->bias ? b : NULL, ref, oh, ow);
+    scr = rt_scratch(ln_rt_conv2d_scaled_f32_scratch_size(&a));
+    rt_fill(y, ny, 50, 60, 9);
+    ck_assert_int_eq(ln_rt_conv2d_scaled_f32(&a, x, sc, wt, k->bias ? b : NULL, y, scr), LN_RT_OK);
+    RT_CHECK(y, ref, ny, tol, "conv2d of x scaled per channel");
+    free(x); free(xs); free(wt); free(b); free(sc); free(y); free(ref); free(scr);
+}
+END_TEST
+
 /* A fused SiLU (hardswish) gives the bits of the conv without it followed
  * by ln_rt_silu_f32 (ln_rt_hardswish_f32), on every conv path of this build
  * and CPU level (the compiler fuses a conv + SiLU in one compile and not in
@@ -973,6 +1016,8 @@ Suite *rt_conv_suite(void)
     tcase_add_loop_test(tc, test_conv2d_res_cases, 0,
                         (int)(sizeof(cases) / sizeof(cases[0])));
     tcase_add_loop_test(tc, test_conv2d_depthwise_sweep, 0, 8);
+    tcase_add_loop_test(tc, test_conv2d_scaled, 0,
+                        (int)(sizeof(cases) / sizeof(cases[0])));
     tcase_add_loop_test(tc, test_conv2d_act_unfused, 0,
                         2 * (int)(sizeof(cases) / sizeof(cases[0])));
     tcase_add_loop_test(tc, test_conv_direct_sweep, 0, 8);

@@ -1196,6 +1196,7 @@ static const char *const status_kernels[] = {
     "ln_rt_conv2d_packed_res_f32",
     "ln_rt_conv2d_res_f32_for",
     "ln_rt_conv2d_s8",
+    "ln_rt_conv2d_scaled_f32",
     "ln_rt_conv3d_f32",
     "ln_rt_conv3d_integer",
     "ln_rt_conv_transpose2d_f32",
