@@ -40,14 +40,27 @@ static void pk_geometry(const ln_rt_conv2d_args *a, int32_t *oh, int32_t *ow,
  * weights for it before it knows which CPU runs them): group 1, no
  * dilation, stride 1 or 2 on both axes, up to 64 taps, 16 or more output
  * channels, the padded image at most 1M floats, and output maps of at
- * most 64 pixels, or of at most 256 with 128 input channels or more. On
+ * most 128 pixels, or of at most 256 with stride 2 or with 128 input
+ * channels or more. The 65-128 pixel and stride-2 cases (since the
+ * reduction steps take several taps when c < 128), against the direct
+ * kernel / GEMM on an Intel Xeon (AVX-512, bench/kernels and a per-path
+ * driver, best of 3 x 100 runs): DS-CNN's 1->64 10x4 s2 first conv (25x5
+ * output) 54 -> 98 GFLOP/s, its 64->64 1x1 @25x5 107 -> 122, LeNet-5's
+ * 6->16 5x5 @14 (10x10 out) 39 -> 103, ResNet-8's 16->32 3x3 s2 and 1x1
+ * s2 @32 (16x16 out) 87 -> 94 and 48 -> 58, a 32->64 3x3 @11 118 -> 141;
+ * left out: stride 1 above 128 pixels with fewer than 128 channels
+ * (ResNet-8's 32->32 3x3 @16: 125 direct, 126 packed; MobileNetV1's
+ * 32->64 and 64->64 1x1 @12 130 / 143 through the GEMM, 96 / 124 packed;
+ * MobileNetV2's 64->384 and 96->576 1x1 @14 140 / 147 against 118 / 132).
+ * Earlier figures, maps of at most 64 pixels (one tap per step then): On
  * an Intel Xeon (AVX-512, bench/kernels, best of many) it beat the direct
  * kernel / GEMM on every such map measured (ResNet-18's 512x7x7 3x3 57%
  * -> 76% of the FMA peak, 256x14x14 3x3 73% -> 87%, MobileNetV2's 1x1 at
  * 7x7 62-64% -> 77-83%, MobileNetV1-0.25's 1x1 at 3x3 37-40% -> 62-65%,
  * at 6x6 56-61% -> 74-82%); with 12x12 - 16x16 maps and 32-64 input
  * channels (MobileNetV1's 64->64 @12, ResNet-8's 32->32 @16, MobileNetV2's
- * 64->384 @14) it lost by 10-25%, and tied at DS-CNN's 64->64 @25x5. */
+ * 64->384 @14) it lost by 10-25%, and tied at DS-CNN's 64->64 @25x5
+ * (then; 107 -> 122 GFLOP/s above). */
 int ln_rt_conv2d_packed_ok(const ln_rt_conv2d_args *a)
 {
     int32_t oh, ow, hp, wp;
@@ -59,8 +72,9 @@ int ln_rt_conv2d_packed_ok(const ln_rt_conv2d_args *a)
         return 0;
     pk_geometry(a, &oh, &ow, &hp, &wp, &padded);
     return oh > 0 && ow > 0 &&
-           ((int64_t)oh * ow <= 64 ||
-            ((int64_t)oh * ow <= 256 && a->c >= 128)) &&
+           ((int64_t)oh * ow <= 128 ||
+            ((int64_t)oh * ow <= 256 &&
+             (a->c >= 128 || a->stride_w == 2))) &&
            (int64_t)a->c * hp * wp <= (1 << 20);
 }
 

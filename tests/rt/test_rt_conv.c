@@ -863,6 +863,10 @@ END_TEST
  * buffers, inputs seeded by seed) against the double reference */
 static void packed_check(const conv_case *k, uint32_t seed, const char *what)
 {
+    /* float sums of K products: 2e-5 up to K = 512, in proportion above
+     * (test_conv2d_cases' rule; K = 645 read 2.3e-5) */
+    const double kk = (double)k->c * k->kh * k->kw;
+    const double tol = kk > 512 ? 2e-5 * kk / 512 : 2e-5;
     ln_rt_conv2d_args a;
     int32_t oh, ow;
     size_t nx, nw, ny;
@@ -888,7 +892,7 @@ static void packed_check(const conv_case *k, uint32_t seed, const char *what)
     rt_fill(y, ny, 50, 60, 9);
     ck_assert_int_eq(ln_rt_conv2d_packed_f32(&a, x, wp, k->bias ? b : NULL,
                                              y, scr), LN_RT_OK);
-    RT_CHECK(y, ref, ny, 2e-5, what);
+    RT_CHECK(y, ref, ny, tol, what);
     /* with a residual (conv2d_packed_res_cpu): act(conv + bias + res) */
     {
         conv_case k0 = *k;
@@ -903,7 +907,7 @@ static void packed_check(const conv_case *k, uint32_t seed, const char *what)
         rt_fill(y, ny, 50, 60, 10);
         ck_assert_int_eq(ln_rt_conv2d_packed_res_f32(&a, x, wp, k->bias ? b : NULL,
                                                      res, y, scr), LN_RT_OK);
-        RT_CHECK(y, ref, ny, 2e-5, what);
+        RT_CHECK(y, ref, ny, tol, what);
         ck_assert_int_eq(ln_rt_conv2d_packed_res_f32(&a, x, wp, k->bias ? b : NULL,
                                                      y, y, scr), LN_RT_ARG_ERROR);
         ck_assert_int_eq(ln_rt_conv2d_packed_res_f32(&a, x, wp, k->bias ? b : NULL,
@@ -980,6 +984,47 @@ START_TEST(test_conv_packed_steps)
 }
 END_TEST
 
+/* the shapes the packed kernel took on when its maps grew to 128 pixels
+ * (256 at stride 2), and reduction steps of several taps (c < 128: 128 / c
+ * taps a step, the last one shorter): DS-CNN's 1->64 10x4 s2 first conv
+ * with its pads (25x5 out, 40 taps in one step), its 64->64 1x1 @25x5,
+ * ResNet-8's 16->32 3x3 s2 and 1x1 s2 @32 (16x16 out), LeNet-5's 6->16
+ * 5x5 @14 (10x10 out, 21 taps a step: two steps), c = 50 3x3 (two taps
+ * a step, then one) on an odd 11x9 map with uneven pads, c = 43 (two taps
+ * a step) 5x3 s2 with a 17x17 -> 8x9 map and oc 37, c = 7 1x7 s1 on a
+ * 3x41 row (123 pixels); every activation, with and without bias */
+START_TEST(test_conv_packed_taps)
+{
+    static const conv_case ks[] = {
+        /* n c  h  w  oc kh kw sh sw pt pl pb pr dh dw g */
+        { 1, 1, 49, 10, 64, 10, 4, 2, 2, 4, 1, 5, 1, 1, 1, 1,
+          LN_RT_ACT_NONE, 1 },
+        { 1, 64, 25, 5, 64, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1,
+          LN_RT_ACT_NONE, 1 },
+        { 1, 16, 32, 32, 32, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1,
+          LN_RT_ACT_NONE, 1 },
+        { 1, 16, 32, 32, 32, 1, 1, 2, 2, 0, 0, 0, 0, 1, 1, 1,
+          LN_RT_ACT_NONE, 1 },
+        { 1, 6, 14, 14, 16, 5, 5, 1, 1, 0, 0, 0, 0, 1, 1, 1,
+          LN_RT_ACT_NONE, 1 },
+        { 2, 50, 11, 9, 40, 3, 3, 1, 1, 1, 0, 1, 2, 1, 1, 1,
+          LN_RT_ACT_NONE, 1 },
+        { 1, 43, 17, 17, 37, 5, 3, 2, 2, 2, 1, 1, 1, 1, 1, 1,
+          LN_RT_ACT_NONE, 1 },
+        { 1, 7, 3, 41, 20, 1, 7, 1, 1, 0, 3, 0, 3, 1, 1, 1,
+          LN_RT_ACT_NONE, 1 },
+    };
+    int act;
+    for (act = LN_RT_ACT_NONE; act <= LN_RT_ACT_CLIP; act++) {
+        conv_case k = ks[_i];
+        k.act = (ln_rt_act)act;
+        k.bias = act % 2 == 0;
+        packed_check(&k, 77u + 5u * (uint32_t)_i + (uint32_t)act,
+                     "conv2d packed (tap steps, larger maps)");
+    }
+}
+END_TEST
+
 START_TEST(test_conv_packed_refuses)
 {
     const conv_case ok = { 1, 8, 5, 5, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1,
@@ -1000,7 +1045,19 @@ START_TEST(test_conv_packed_refuses)
     ck_assert(!ln_rt_conv2d_packed_ok(&a));
     k = ok; k.sh = 2; to_args(&k, &a); /* unequal strides */
     ck_assert(!ln_rt_conv2d_packed_ok(&a));
-    k = ok; k.h = k.w = 9; to_args(&k, &a); /* 81 output pixels */
+    k = ok; k.h = k.w = 11; to_args(&k, &a); /* 121 output pixels */
+    ck_assert(ln_rt_conv2d_packed_ok(&a));
+    k = ok; k.h = 12; k.w = 11; to_args(&k, &a); /* 132 pixels, stride 1 */
+    ck_assert(!ln_rt_conv2d_packed_ok(&a));
+    k = ok; k.h = k.w = 32; k.sh = k.sw = 2; to_args(&k, &a); /* 16x16 */
+    ck_assert(ln_rt_conv2d_packed_ok(&a));
+    k = ok; k.h = 34; k.w = 32; k.sh = k.sw = 2; to_args(&k, &a); /* 17x16 */
+    ck_assert(!ln_rt_conv2d_packed_ok(&a));
+    k = ok; k.h = k.w = 16; k.c = 127; to_args(&k, &a); /* 256, c < 128 */
+    ck_assert(!ln_rt_conv2d_packed_ok(&a));
+    k.c = 128; to_args(&k, &a);
+    ck_assert(ln_rt_conv2d_packed_ok(&a));
+    k = ok; k.h = k.w = 12; to_args(&k, &a); /* 144 output pixels */
     ck_assert(!ln_rt_conv2d_packed_ok(&a));
     ck_assert_int_eq(ln_rt_conv2d_packed_f32_scratch_size(&a), 0);
 }
@@ -1023,6 +1080,7 @@ Suite *rt_conv_suite(void)
     tcase_add_loop_test(tc, test_conv_direct_sweep, 0, 8);
     tcase_add_loop_test(tc, test_conv_packed_sweep, 0, 6);
     tcase_add_loop_test(tc, test_conv_packed_steps, 0, 3);
+    tcase_add_loop_test(tc, test_conv_packed_taps, 0, 8);
     tcase_add_test(tc, test_conv_packed_refuses);
     tcase_add_loop_test(tc, test_conv_direct_flat_tiles, 0, 12);
     tcase_add_test(tc, test_conv2d_bad_args);

@@ -44,40 +44,46 @@ static inline __m256i pk_mask(int32_t n)
     _mm256_storeu_ps(T + (p0 + P) * 16, a##P##0);                             \
     _mm256_storeu_ps(T + (p0 + P) * 16 + 8, a##P##1);
 static inline __attribute__((always_inline)) void
-pk_tile(const ln_rt__pk_geom *g, const float *wb, int32_t nb, int t,
-        int32_t c0, int32_t c1, int first, int last, int32_t p0,
+pk_tile(const ln_rt__pk_geom *g, const float *wb, int32_t nb, int t0,
+        int t1, int32_t c0, int32_t c1, int first, int last, int32_t p0,
         __m256 b0, __m256 b1, float *T, const int full)
 {
     const size_t plane = g->plane;
     const int32_t ws = full ? 16 : nb;
     const __m256i m0 = pk_mask(nb), m1 = pk_mask(nb - 8);
-    const float *wt = wb + ((size_t)t * g->c + c0) * ws;
-    const float *x0 = g->x + g->toff[t] + (size_t)c0 * plane;
+    const float *x0 = g->x + (size_t)c0 * plane;
     const float *q0 = x0 + g->pix[p0], *q1 = x0 + g->pix[p0 + 1];
     const float *q2 = x0 + g->pix[p0 + 2], *q3 = x0 + g->pix[p0 + 3];
     const float *q4 = x0 + g->pix[p0 + 4], *q5 = x0 + g->pix[p0 + 5];
     __m256 a00, a01, a10, a11, a20, a21, a30, a31, a40, a41, a50, a51;
-    size_t xo = 0;
+    int t;
     int32_t ic;
 
     PK_LD(0) PK_LD(1) PK_LD(2) PK_LD(3) PK_LD(4) PK_LD(5)
-    for (ic = c0; ic < c1; ic++, wt += ws, xo += plane) {
-        __m256 w0, w1, xb;
-        if (full) {
-            w0 = _mm256_loadu_ps(wt);
-            w1 = _mm256_loadu_ps(wt + 8);
-        } else {
-            w0 = _mm256_maskload_ps(wt, m0);
-            w1 = nb > 8 ? _mm256_maskload_ps(wt + 8, m1)
-                        : _mm256_setzero_ps();
+    for (t = t0; t < t1; t++) { /* taps t0..t1-1, channels c0..c1-1 */
+        const float *wt = wb + ((size_t)t * g->c + c0) * ws;
+        size_t xo = (size_t)g->toff[t];
+        for (ic = c0; ic < c1; ic++, wt += ws, xo += plane) {
+            __m256 w0, w1, xb;
+            if (full) {
+                w0 = _mm256_loadu_ps(wt);
+                w1 = _mm256_loadu_ps(wt + 8);
+            } else {
+                w0 = _mm256_maskload_ps(wt, m0);
+                w1 = nb > 8 ? _mm256_maskload_ps(wt + 8, m1)
+                            : _mm256_setzero_ps();
+            }
+            PK_ROW(0, q0) PK_ROW(1, q1) PK_ROW(2, q2)
+            PK_ROW(3, q3) PK_ROW(4, q4) PK_ROW(5, q5)
         }
-        PK_ROW(0, q0) PK_ROW(1, q1) PK_ROW(2, q2)
-        PK_ROW(3, q3) PK_ROW(4, q4) PK_ROW(5, q5)
     }
     PK_ST(0) PK_ST(1) PK_ST(2) PK_ST(3) PK_ST(4) PK_ST(5)
 }
 
-/* input channels per reduction step (16 x 128 floats of weights: 8 KiB) */
+/* input channels per reduction step (16 x 128 floats of weights: 8 KiB);
+ * with fewer channels a step takes KC / c taps (the AVX-512 kernel's
+ * rule: one tap per step stored and reloaded the sums of a 1-channel conv
+ * after every FMA) */
 #define PK_KC 128
 
 /* one block of nb (1-16) channels at oc0, weights wb ([tap][c][nb]) */
@@ -96,15 +102,18 @@ pk_block(const ln_rt__pk_geom *g, const float *wb, int32_t nb, int32_t oc0,
     int32_t p0, c0, j, p;
     int t;
 
-    for (t = 0; t < g->ntap; t++)
+    const int tps = g->c >= PK_KC ? 1 : PK_KC / g->c; /* taps per step */
+    for (t = 0; t < g->ntap; t += tps) {
+        const int t1 = g->ntap - t < tps ? g->ntap : t + tps;
         for (c0 = 0; c0 < g->c; c0 += PK_KC) {
             const int32_t c1 = g->c - c0 < PK_KC ? g->c : c0 + PK_KC;
             const int first = t == 0 && c0 == 0;
-            const int last = t == g->ntap - 1 && c1 == g->c;
+            const int last = t1 == g->ntap && c1 == g->c;
             for (p0 = 0; p0 < ohw; p0 += 6)
-                pk_tile(g, wb, nb, t, c0, c1, first, last, p0, b0, b1, T,
-                        full);
+                pk_tile(g, wb, nb, t, t1, c0, c1, first, last, p0, b0, b1,
+                        T, full);
         }
+    }
     for (j = 0; j < nb; j++) {
         float *d = dst + (size_t)(oc0 + j) * ohw;
         for (p = 0; p < ohw; p++)

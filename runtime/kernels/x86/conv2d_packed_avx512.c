@@ -52,30 +52,35 @@ LN_RT_TARGET_AVX512_PRAGMA
     if (NV > 3) { PK_ST1(P, 3, b3) }
 static inline __attribute__((always_inline)) void
 pk_tile(const ln_rt__pk_geom *g, const float *w, size_t bs, int32_t ws,
-        __mmask16 wm, const int NV, int32_t p0, int t, int32_t c0,
+        __mmask16 wm, const int NV, int32_t p0, int t0, int t1, int32_t c0,
         int32_t c1, int first, int last, int32_t oc0, float *T, size_t tv)
 {
     const size_t plane = g->plane;
-    const float *wt = w + ((size_t)t * g->c + c0) * ws;
-    const float *x0 = g->x + g->toff[t] + (size_t)c0 * plane;
+    const float *x0 = g->x + (size_t)c0 * plane;
     const float *q0 = x0 + g->pix[p0], *q1 = x0 + g->pix[p0 + 1];
     const float *q2 = x0 + g->pix[p0 + 2], *q3 = x0 + g->pix[p0 + 3];
     const float *q4 = x0 + g->pix[p0 + 4], *q5 = x0 + g->pix[p0 + 5];
+    int t;
     int32_t ic;
-    size_t xo = 0;
     PK_Z(0) PK_Z(1) PK_Z(2) PK_Z(3) PK_Z(4) PK_Z(5)
 
     if (!first) {
         PK_LD(0) PK_LD(1) PK_LD(2) PK_LD(3) PK_LD(4) PK_LD(5)
     }
-    for (ic = c0; ic < c1; ic++, wt += ws, xo += plane) {
-        __m512 xb, w0, w1 = w0 = _mm512_maskz_loadu_ps(wm, wt), w2 = w0,
-                       w3 = w0;
-        if (NV > 1) w1 = _mm512_loadu_ps(wt + bs);
-        if (NV > 2) w2 = _mm512_loadu_ps(wt + 2 * bs);
-        if (NV > 3) w3 = _mm512_loadu_ps(wt + 3 * bs);
-        PK_FMA(0, q0) PK_FMA(1, q1) PK_FMA(2, q2)
-        PK_FMA(3, q3) PK_FMA(4, q4) PK_FMA(5, q5)
+    /* taps t0..t1-1, each over input channels c0..c1-1 (a step of several
+     * taps covers all channels: its weights are contiguous) */
+    for (t = t0; t < t1; t++) {
+        const float *wt = w + ((size_t)t * g->c + c0) * ws;
+        size_t xo = (size_t)g->toff[t];
+        for (ic = c0; ic < c1; ic++, wt += ws, xo += plane) {
+            __m512 xb, w0, w1 = w0 = _mm512_maskz_loadu_ps(wm, wt), w2 = w0,
+                           w3 = w0;
+            if (NV > 1) w1 = _mm512_loadu_ps(wt + bs);
+            if (NV > 2) w2 = _mm512_loadu_ps(wt + 2 * bs);
+            if (NV > 3) w3 = _mm512_loadu_ps(wt + 3 * bs);
+            PK_FMA(0, q0) PK_FMA(1, q1) PK_FMA(2, q2)
+            PK_FMA(3, q3) PK_FMA(4, q4) PK_FMA(5, q5)
+        }
     }
     {
         __m512 b0 = _mm512_setzero_ps(), b1 = b0, b2 = b0, b3 = b0;
@@ -90,7 +95,11 @@ pk_tile(const ln_rt__pk_geom *g, const float *w, size_t bs, int32_t ws,
 }
 
 /* input channels per reduction step: the step's weights (NV x 16 x KC
- * floats, 32 KiB at NV = 4) stay in L1/L2 across the pixel tiles */
+ * floats, 32 KiB at NV = 4) stay in L1/L2 across the pixel tiles. With
+ * fewer than KC input channels a step takes KC / c taps (all channels of
+ * each), the same weight budget: one tap per step made a 1-channel conv
+ * (DS-CNN's 10x4 first conv, 40 taps) store and reload its 24
+ * accumulators once per 24 FMAs. */
 #define PK_KC 128
 
 /* rows T[0..16) of 16 floats -> column j to d + j * ld (pixel mask pm),
@@ -151,17 +160,20 @@ static void pk_group##NV_(const ln_rt__pk_geom *g, const float *w,           \
                           int32_t nlast, float *dst)                          \
 {                                                                             \
     const size_t tv = (size_t)g->npix * 16;                                   \
+    const int tps = g->c >= PK_KC ? 1 : PK_KC / g->c; /* taps per step */    \
     int t;                                                                    \
     int32_t p0, c0;                                                           \
-    for (t = 0; t < g->ntap; t++)                                             \
+    for (t = 0; t < g->ntap; t += tps) {                                      \
+        const int t1 = g->ntap - t < tps ? g->ntap : t + tps;                 \
         for (c0 = 0; c0 < g->c; c0 += PK_KC) {                                \
             const int32_t c1 = g->c - c0 < PK_KC ? g->c : c0 + PK_KC;         \
             const int first = t == 0 && c0 == 0;                              \
-            const int last = t == g->ntap - 1 && c1 == g->c;                  \
+            const int last = t1 == g->ntap && c1 == g->c;                     \
             for (p0 = 0; p0 < g->ohw; p0 += 6)                                \
-                pk_tile(g, w, bs, ws, wm, NV_, p0, t, c0, c1, first, last,    \
-                        oc0, g->tbuf, tv);                                    \
+                pk_tile(g, w, bs, ws, wm, NV_, p0, t, t1, c0, c1, first,      \
+                        last, oc0, g->tbuf, tv);                              \
         }                                                                     \
+    }                                                                         \
     pk_out(g, g->tbuf, tv, NV_, oc0, nlast, dst);                             \
 }
 PK_GROUP(1)
