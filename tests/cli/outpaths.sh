@@ -34,9 +34,15 @@ nodev_siblings() {
     return 0
 }
 
-# 1. /dev/null stays a device, nothing beside it
-run "lightnet -c -o /dev/null" 0 "$BIN/lightnet" -c "$T/lenet.json" -o /dev/null &&
+# 1. /dev/null stays a device, nothing beside it. lightnet -c writes only
+# the IR when compiling leaves the weights as they were (edge.json); LeNet-5's
+# conv2 gets its weight packed (conv2d_packed_cpu), and a device cannot
+# have the new weights written beside it: refused, naming both
+run "lightnet -c -o /dev/null" 0 "$BIN/lightnet" -c "$IR" -o /dev/null &&
     nodev_siblings "lightnet -c" && ok
+run "lightnet -c -o /dev/null (new weights)" 1 "$BIN/lightnet" -c "$T/lenet.json" -o /dev/null &&
+    grep -q "lenet.json: compiling changed the weights and '/dev/null' is not a regular file" "$T/err" &&
+    nodev_siblings "lightnet -c (new weights)" && ok
 run "lightnet --save /dev/null" 0 "$BIN/lightnet" "$IR" -i x="$T/x.bin" --save r=/dev/null &&
     nodev_siblings "lightnet --save" && ok
 run "ln-aot -o /dev/null" 0 "$BIN/ln-aot" "$T/lenet.json" -o /dev/null &&
@@ -69,13 +75,13 @@ fifo_case() {   # NAME GREP CMD... (the command writes to $T/fifo)
     fi
 }
 fifo_case "ln-aot -o FIFO" "ARENA_SIZE" "$BIN/ln-aot" "$T/lenet.json" -o "$T/fifo"
-fifo_case "lightnet -c -o FIFO" "memory_plan" "$BIN/lightnet" -c "$T/lenet.json" -o "$T/fifo"
+fifo_case "lightnet -c -o FIFO" "memory_plan" "$BIN/lightnet" -c "$IR" -o "$T/fifo"
 fifo_case "ln-onnx -o FIFO --data" '"ops"' "$BIN/ln-onnx" "$ONNX" -o "$T/fifo" --data "$T/w2.params"
 
 # 3. a directory is refused, named, and left alone
 mkdir "$T/dir"
 for tool in "ln-aot:$BIN/ln-aot $T/lenet.json -o $T/dir" \
-            "lightnet -c:$BIN/lightnet -c $T/lenet.json -o $T/dir" \
+            "lightnet -c:$BIN/lightnet -c $IR -o $T/dir" \
             "lightnet --save:$BIN/lightnet $IR -i x=$T/x.bin --save r=$T/dir" \
             "ln-onnx:$BIN/ln-onnx $ONNX -o $T/dir --data $T/w3.params"; do
     name=${tool%%:*}
