@@ -478,6 +478,75 @@ START_TEST(test_conv2d_depthwise_sweep)
 }
 END_TEST
 
+/* the AVX-512 direct kernel's 3-channel blocks (a constant channel loop:
+ * RGB first convs), every block shape they come in: flat stride-1 blocks
+ * of 48 lanes with a 16-lane tail (ResNet-8's 3->16 @32), of 64 lanes (a
+ * 7x8 map, 6-row tiles, oc 13) and of 30 lanes; stride-2 row segments of
+ * 32 + 16 lanes (MobileNetV1-0.25's 3->8 @96), two 15-wide rows a block,
+ * rows of <= 8 outputs four a block; stride-1 row segments of 32 + 6 lanes
+ * (valid pads, 5x3); every activation, with and without bias, against the
+ * double reference, and through the public entry (which may route it
+ * elsewhere) */
+START_TEST(test_conv_direct_c3)
+{
+    static const conv_case ks[] = {
+        /* n c  h  w  oc kh kw sh sw pt pl pb pr dh dw g */
+        { 1, 3, 32, 32, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+          LN_RT_ACT_NONE, 1 },
+        { 2, 3, 7, 8, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+          LN_RT_ACT_NONE, 1 },
+        { 1, 3, 5, 6, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+          LN_RT_ACT_NONE, 1 },
+        { 1, 3, 96, 96, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1,
+          LN_RT_ACT_NONE, 1 },
+        { 1, 3, 20, 30, 10, 3, 3, 2, 2, 0, 1, 1, 0, 1, 1, 1,
+          LN_RT_ACT_NONE, 1 },
+        { 2, 3, 11, 13, 17, 2, 3, 2, 2, 1, 0, 0, 1, 1, 1, 1,
+          LN_RT_ACT_NONE, 1 },
+        { 1, 3, 9, 40, 8, 5, 3, 1, 1, 0, 0, 0, 0, 1, 1, 1,
+          LN_RT_ACT_NONE, 1 },
+    };
+    int act;
+    for (act = LN_RT_ACT_NONE; act <= LN_RT_ACT_CLIP; act++) {
+        conv_case k = ks[_i];
+        ln_rt_conv2d_args a;
+        int32_t oh, ow;
+        size_t nx, nw, ny;
+        float *x, *wt, *b, *y;
+        double *ref;
+        void *scr;
+        k.act = (ln_rt_act)act;
+        k.bias = act % 2 == 1;
+        to_args(&k, &a);
+        oh = ln_rt_conv_out_size(k.h, k.kh, k.sh, k.pt, k.pb, 1);
+        ow = ln_rt_conv_out_size(k.w, k.kw, k.sw, k.pl, k.pr, 1);
+        nx = (size_t)k.n * k.c * k.h * k.w;
+        nw = (size_t)k.oc * k.c * k.kh * k.kw;
+        ny = (size_t)k.n * k.oc * oh * ow;
+        x = rt_alloc(nx); wt = rt_alloc(nw); b = rt_alloc(k.oc);
+        y = rt_alloc(ny); ref = rt_allocd(ny);
+        rt_fill(x, nx, -1, 1, 900u + (uint32_t)_i);
+        rt_fill(wt, nw, -1, 1, 950u + (uint32_t)act);
+        rt_fill(b, k.oc, -1, 1, 990u);
+        conv_ref(&k, x, wt, k.bias ? b : NULL, ref, oh, ow);
+        scr = rt_scratch(ln_rt_conv2d_f32_scratch_size(&a));
+        rt_fill(y, ny, 50, 60, 9);
+        ck_assert_int_eq(ln_rt_conv2d_f32(&a, x, wt, k.bias ? b : NULL, y,
+                                          scr), LN_RT_OK);
+        RT_CHECK(y, ref, ny, 2e-5, "conv2d c = 3 (build ISA)");
+#if LN_RT_HAVE_AVX512
+        if (LN_RT_CPU_AVX512) {
+            rt_fill(y, ny, 50, 60, 9);
+            ck_assert(ln_rt__conv2d_direct_f32_avx512(&a, x, wt,
+                                                      k.bias ? b : NULL, y));
+            RT_CHECK(y, ref, ny, 2e-5, "conv2d c = 3 (AVX-512 direct)");
+        }
+#endif
+        free(x); free(wt); free(b); free(y); free(ref); free(scr);
+    }
+}
+END_TEST
+
 /* ---- direct group-1 conv sweep (x86/conv2d_direct_avx512.c) -----------
  * Random shapes (seeded): flat pixel blocks across rows ("same" stride-1
  * rows) and row segments (valid / asymmetric pads, stride 2), widths
@@ -1078,6 +1147,7 @@ Suite *rt_conv_suite(void)
     tcase_add_loop_test(tc, test_conv2d_act_unfused, 0,
                         2 * (int)(sizeof(cases) / sizeof(cases[0])));
     tcase_add_loop_test(tc, test_conv_direct_sweep, 0, 8);
+    tcase_add_loop_test(tc, test_conv_direct_c3, 0, 7);
     tcase_add_loop_test(tc, test_conv_packed_sweep, 0, 6);
     tcase_add_loop_test(tc, test_conv_packed_steps, 0, 3);
     tcase_add_loop_test(tc, test_conv_packed_taps, 0, 8);
