@@ -171,18 +171,17 @@ typedef void (*dc_block_fn)(const dc_wblk *, const float *,
     {                                                                         \
         dc_block(wb, img, off, m, ntap, nv, nr, s, cc, rs, vs, acc);          \
     }
-DC_INST(dc_block_1_1, 1, 8, 1, 0)
-DC_INST(dc_block_2_1, 2, 8, 1, 0)
-DC_INST(dc_block_3_1, 3, 8, 1, 0)
-DC_INST(dc_block_4_1, 4, 6, 1, 0)
-DC_INST(dc_block_1_2, 1, 8, 2, 0)
-DC_INST(dc_block_2_2, 2, 8, 2, 0)
-DC_INST(dc_block_1_1_c3, 1, 8, 1, 3)
-DC_INST(dc_block_2_1_c3, 2, 8, 1, 3)
-DC_INST(dc_block_3_1_c3, 3, 8, 1, 3)
-DC_INST(dc_block_4_1_c3, 4, 6, 1, 3)
-DC_INST(dc_block_1_2_c3, 1, 8, 2, 3)
-DC_INST(dc_block_2_2_c3, 2, 8, 2, 3)
+/* each with any number of input channels and with exactly 3 (_c3) */
+#define DC_INST2(nv, nr, s)                                                   \
+    DC_INST(dc_block_##nv##_##s, nv, nr, s, 0)                                \
+    DC_INST(dc_block_##nv##_##s##_c3, nv, nr, s, 3)
+DC_INST2(1, 8, 1)
+DC_INST2(2, 8, 1)
+DC_INST2(3, 8, 1)
+DC_INST2(4, 6, 1)
+DC_INST2(1, 8, 2)
+DC_INST2(2, 8, 2)
+#undef DC_INST2
 #undef DC_INST
 
 int ln_rt__conv2d_direct_f32_avx512(const ln_rt_conv2d_args *a,
