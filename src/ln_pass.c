@@ -803,11 +803,11 @@ static int pack_conv_one(ln_context *ctx, ln_op *conv, ln_bool *done)
 /*
  * Squeeze-excitation: y = x * g with g [n][c][1][1] (one factor per image
  * and channel: a computed gate, or a constant), y read by one group-1
- * conv2d_cpu alone, as its src. Where the conv's weights per input channel
+ * conv2d_cpu or conv2d_res_cpu alone, as its src (not as the residual). Where the conv's weights per input channel
  * are fewer numbers than a plane of x (oc * kh * kw < h * w), the conv
  * becomes a conv2d_scale_cpu reading x and g, which scales a copy of its
  * weights instead (ln_rt_conv2d_scaled_f32): the pass over x disappears.
- * EfficientNet-B0: the gates of its 112x112 .. 14x14 stages. Host targets
+ * EfficientNet-B0: the gates of its 112x112 .. 28x28 stages. Host targets
  * only (the caller's business); after the pack pass, so a conv packed for
  * a small map keeps its packed kernel and the mul.
  */
@@ -833,7 +833,8 @@ static int channel_scale_one(ln_context *ctx, ln_op *mul, ln_bool *done)
         g->dims[1] != x->dims[1] || g->dims[2] != 1 || g->dims[3] != 1)
         return 0;
     conv = ln_pass_sole_reader(ctx, y);
-    if (!conv || !ln_streq(conv->op_arg->optype, "conv2d_cpu") ||
+    if (!conv || !(ln_streq(conv->op_arg->optype, "conv2d_cpu") ||
+                   ln_streq(conv->op_arg->optype, "conv2d_res_cpu")) ||
         !ln_streq(ln_pass_tname_in(conv, "src"), y) ||
         ln_pass_num_param(conv, "group", 1) != 1)
         return 0;

@@ -42,7 +42,7 @@ int ln_pass_fold_batchnorm(ln_context *ctx);
  * (host targets only). */
 int ln_pass_pack_conv(ln_context *ctx);
 /* x * g (g one factor per image and channel) read by a group-1 conv2d_cpu
- * alone becomes a conv2d_scale_cpu that scales a copy of its weights,
+ * (conv2d_res_cpu) alone becomes a conv2d_scale_cpu that scales a copy of its weights,
  * where those are fewer numbers than a plane of x (squeeze-excitation);
  * host targets only. */
 int ln_pass_fold_channel_scale(ln_context *ctx);

@@ -583,7 +583,8 @@ END_TEST
  * -> gate [1,8,1,1]; x * gate -> conv 1x1 (4 outputs): on the host the mul
  * goes into the conv (conv2d_scale_cpu: 4 weights per channel < 144
  * pixels) and agrees with -O0; for the Cortex-M4 the mul stays; with 200
- * outputs (more weights than pixels) it stays on the host too. */
+ * outputs (more weights than pixels) it stays on the host too; with the
+ * residual add of an MBConv after it, the conv takes both. */
 START_TEST(test_conv_channel_scale)
 {
     char *wg = create("wg", "[8,8,1,1]", 64, -1, 2), *bg = create("bg", "[8]", 8, -1, 2);
@@ -602,9 +603,13 @@ START_TEST(test_conv_channel_scale)
         "{\"name\":\"m\",\"optype\":\"mul\",\"tensors_in\":[{\"arg_name\":\"src1\",\"name\":\"x\"},"
         "{\"arg_name\":\"src2\",\"name\":\"g\"}],\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"a\"}]},"
         "{\"name\":\"proj\",\"optype\":\"conv2d\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"a\"},"
-        "{\"arg_name\":\"weight\",\"name\":\"wp\"}],\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"y\"}]},"
-        "{\"name\":\"out\",\"optype\":\"output\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"y\"}]}]}";
-    char *ir = ln_sprintf(head, wg, bg, w4), *ir200 = ln_sprintf(head, wg, bg, w200);
+        "{\"arg_name\":\"weight\",\"name\":\"wp\"}],\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"%s\"}]},"
+        "%s{\"name\":\"out\",\"optype\":\"output\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"y\"}]}]}";
+    const char *add = "{\"name\":\"add\",\"optype\":\"add\",\"tensors_in\":[{\"arg_name\":\"src1\",\"name\":\"r\"},"
+                      "{\"arg_name\":\"src2\",\"name\":\"x\"}],\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"y\"}]},";
+    char *w8 = create("wp", "[8,8,1,1]", 64, -1, 2);
+    char *ir = ln_sprintf(head, wg, bg, w4, "y", ""), *ir200 = ln_sprintf(head, wg, bg, w200, "y", "");
+    char *irres = ln_sprintf(head, wg, bg, w8, "r", add);
     const char *targets[2] = {"cpu", "cortex-m4"};
     int nopt, nref;
     ln_context *ctx;
@@ -626,8 +631,18 @@ START_TEST(test_conv_channel_scale)
     ck_assert_int_eq(count_optype(ctx->ops, "conv2d_scale_cpu"), 0);
     ck_assert_int_eq(count_optype(ctx->ops, "mul_cpu"), 1);
     ln_context_free(ctx);
-    ln_free(ir); ln_free(ir200);
-    ln_free(wg); ln_free(bg); ln_free(w4); ln_free(w200);
+    /* MBConv with a residual: proj(x * g) + x, one conv2d_scale_cpu with x
+     * as its residual too */
+    compare(irres, "x", 1152, "y", 1152, &nopt, &nref);
+    ck_assert_int_eq(nopt, nref - 2);
+    ctx = ln_context_create();
+    ck_assert_int_eq(ln_context_init_str(ctx, irres, "fuse.json"), 0);
+    ck_assert_msg(ln_context_compile(ctx, "cpu") == 0, "%s", ln_error_message());
+    ck_assert_int_eq(count_optype(ctx->ops, "conv2d_scale_cpu"), 1);
+    ck_assert_int_eq(count_optype(ctx->ops, "mul_cpu") + count_optype(ctx->ops, "add_cpu"), 0);
+    ln_context_free(ctx);
+    ln_free(ir); ln_free(ir200); ln_free(irres);
+    ln_free(wg); ln_free(bg); ln_free(w4); ln_free(w200); ln_free(w8);
 }
 END_TEST
 

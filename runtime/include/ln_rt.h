@@ -278,7 +278,9 @@ int ln_rt_conv2d_res_f32_for(ln_rt_target t, const ln_rt_conv2d_args *a,
                              void *scratch);
 /* A group-1 conv of its input scaled per channel (squeeze-excitation's
  * x * gate, then the conv that reads it): dst = act(conv(src * scale) +
- * bias), scale [n][c] (one factor per image and input channel). Runs as
+ * bias [+ res]), scale [n][c] (one factor per image and input channel),
+ * res NULL or [n][oc][oh][ow] like dst and not overlapping it (as
+ * ln_rt_conv2d_res_f32_for's). Runs as
  * the conv of src with a copy of the weights scaled per input channel,
  * image by image: the pass over the image disappears, for oc * kh * kw
  * multiplies per input channel instead of h * w. Scratch:
@@ -288,7 +290,8 @@ int ln_rt_conv2d_res_f32_for(ln_rt_target t, const ln_rt_conv2d_args *a,
 size_t ln_rt_conv2d_scaled_f32_scratch_size(const ln_rt_conv2d_args *a);
 int ln_rt_conv2d_scaled_f32(const ln_rt_conv2d_args *a, const float *src,
                             const float *scale, const float *weight,
-                            const float *bias, float *dst, void *scratch);
+                            const float *bias, const float *res, float *dst,
+                            void *scratch);
 
 /* Depthwise 2-D convolution only: group == c, oc a multiple of c (same
  * args, weight [oc][1][kh][kw]). What ln_rt_conv2d_f32 runs for such

@@ -888,7 +888,8 @@ size_t ln_rt_conv2d_scaled_f32_scratch_size(const ln_rt_conv2d_args *a)
 
 int ln_rt_conv2d_scaled_f32(const ln_rt_conv2d_args *a, const float *src,
                             const float *scale, const float *weight,
-                            const float *bias, float *dst, void *scratch)
+                            const float *bias, const float *res, float *dst,
+                            void *scratch)
 {
     ln_rt_conv2d_args one;
     const size_t kk = (size_t)a->kh * a->kw;
@@ -913,9 +914,12 @@ int ln_rt_conv2d_scaled_f32(const ln_rt_conv2d_args *a, const float *src,
                 for (k = 0; k < kk; k++)
                     wd[k] = w[k] * sc[c];
             }
-        ret = ln_rt_conv2d_f32(&one, src + (size_t)b * a->c * a->h * a->w, ws,
-                               bias, dst + (size_t)b * a->oc * oh * ow,
-                               (char *)scratch + scaled_w_bytes(a));
+        const size_t od = (size_t)b * a->oc * oh * ow;
+        const float *sb = src + (size_t)b * a->c * a->h * a->w;
+        void *cs = (char *)scratch + scaled_w_bytes(a);
+        ret = res ? ln_rt_conv2d_res_f32_for(LN_RT_TARGET_THIS, &one, sb, ws, bias,
+                                             res + od, dst + od, cs)
+                  : ln_rt_conv2d_f32(&one, sb, ws, bias, dst + od, cs);
         if (ret)
             return ret;
     }

@@ -362,10 +362,13 @@ def se_block(g, x):
     y = g.node("Mul", [x, b] if g.r.rand() < 0.5 else [b, x], [n, c, h, w])
     if g.r.rand() < 0.5:                                # the projection conv that
         k = g.choice([1, 1, 3])                         # alone reads it (MBConv)
-        oc = g.rint(1, 8)
+        res = g.r.rand() < 0.4                          # and its residual add
+        oc = c if res else g.rint(1, 8)
         ins = [y, g.weight([oc, c, k, k], c * k * k)] + ([g.weight([oc], 4)] if g.r.rand() < 0.7 else [])
         y = g.node("Conv", ins, [n, oc, h, w], kernel_shape=[k, k], pads=[k // 2] * 4)
         g.fusable.add(y)
+        if res:
+            y = g.node("Add", [y, x] if g.r.rand() < 0.5 else [x, y], [n, c, h, w])
     return y
 
 

@@ -828,7 +828,7 @@ START_TEST(test_conv2d_scaled)
 
     to_args(k, &a);
     if (k->g != 1) {
-        ck_assert_int_eq(ln_rt_conv2d_scaled_f32(&a, NULL, NULL, NULL, NULL, NULL, NULL),
+        ck_assert_int_eq(ln_rt_conv2d_scaled_f32(&a, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
                          LN_RT_ARG_ERROR);
         return;
     }
@@ -848,8 +848,24 @@ START_TEST(test_conv2d_scaled)
     conv_ref(k, xs, wt, k->bias ? b : NULL, ref, oh, ow);
     scr = rt_scratch(ln_rt_conv2d_scaled_f32_scratch_size(&a));
     rt_fill(y, ny, 50, 60, 9);
-    ck_assert_int_eq(ln_rt_conv2d_scaled_f32(&a, x, sc, wt, k->bias ? b : NULL, y, scr), LN_RT_OK);
+    ck_assert_int_eq(ln_rt_conv2d_scaled_f32(&a, x, sc, wt, k->bias ? b : NULL, NULL, y, scr),
+                     LN_RT_OK);
     RT_CHECK(y, ref, ny, tol, "conv2d of x scaled per channel");
+    /* with a residual (conv2d_res_cpu's): act(conv + bias + res) */
+    {
+        float *res = rt_alloc(ny);
+        conv_case k0 = *k;
+        k0.act = LN_RT_ACT_NONE;
+        rt_fill(res, ny, -1, 1, 440 + _i);
+        conv_ref(&k0, xs, wt, k->bias ? b : NULL, ref, oh, ow);
+        for (i = 0; i < ny; i++)
+            ref[i] = rt_act(ref[i] + res[i], k->act, 0.1, 0.8);
+        rt_fill(y, ny, 50, 60, 10);
+        ck_assert_int_eq(ln_rt_conv2d_scaled_f32(&a, x, sc, wt, k->bias ? b : NULL, res, y, scr),
+                         LN_RT_OK);
+        RT_CHECK(y, ref, ny, tol, "conv2d of x scaled per channel, + residual");
+        free(res);
+    }
     free(x); free(xs); free(wt); free(b); free(sc); free(y); free(ref); free(scr);
 }
 END_TEST

@@ -552,7 +552,7 @@ ln_op ln_opimpl_conv2d_res_cpu = {
     .pre_run = conv2d_res_cpu_pre_run, .run = conv2d_res_cpu_run,
     .post_run = ln_op_post_run_outputs, .mem_kind = LN_MEMPLAN_OWN};
 
-/* ---- conv2d_scale_cpu (arch cpu): Group-1 conv2d_cpu of its input scaled per channel: dst = act(conv(src * scale) + bias), scale [n][c][1][1] (squeeze-excitation's x * gate and the conv that alone reads it). Runs as the conv with a copy of its weights scaled per input channel (ln_rt_conv2d_scaled_f32): no pass over the image. Made by the host recipe's pass ln_pass_fold_channel_scale where the weights are fewer numbers than the image, never for the Cortex-M4. */
+/* ---- conv2d_scale_cpu (arch cpu): Group-1 conv2d_cpu (or conv2d_res_cpu: with a residual) of its input scaled per channel: dst = act(conv(src * scale) + bias [+ residual]), scale [n][c][1][1] (squeeze-excitation's x * gate and the conv that alone reads it). Runs as the conv with a copy of its weights scaled per input channel (ln_rt_conv2d_scaled_f32): no pass over the image. Made by the host recipe's pass ln_pass_fold_channel_scale where the weights are fewer numbers than the image, never for the Cortex-M4. */
 
 /* What conv2d_scale_cpu's run() needs, computed once by pre_run. */
 struct conv2d_scale_cpu_priv {
@@ -569,8 +569,8 @@ const ln_opregistry_aot_field ln_opimpl_conv2d_scale_cpu_aot_priv[] = {
 
 static int conv2d_scale_cpu_pre_run(ln_op_arg *op_arg)
 {
-    ln_tensor_entry *src_te, *scale_te, *weight_te, *bias_te;
-    const ln_tensor *src, *scale, *weight, *bias;
+    ln_tensor_entry *src_te, *scale_te, *weight_te, *bias_te, *residual_te;
+    const ln_tensor *src, *scale, *weight, *bias, *residual;
     ln_param_entry *group_pe, *stride_pe, *dilation_pe, *pads_pe, *auto_pad_pe,
         *kernel_shape_pe, *activation_pe, *act_alpha_pe, *act_beta_pe;
     int group, auto_pad_index, activation_index, dst_ndim, dst_dims[LN_MAXDIM];
@@ -579,7 +579,7 @@ static int conv2d_scale_cpu_pre_run(ln_op_arg *op_arg)
     struct conv2d_scale_cpu_priv *priv;
 
     LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_GE, 3));
-    LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_LE, 4));
+    LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_LE, 5));
     LN_OPCK(ln_opck_tensor_in_exist(op_arg, "src", &src_te));
     LN_OPCK(ln_opck_tensor_dtype(op_arg, "src", src_te, LN_DTYPE_FLOAT32));
     LN_OPCK(ln_opck_tensor_ndim(op_arg, "src", src_te, LN_CMP_EQ, 4));
@@ -598,6 +598,12 @@ static int conv2d_scale_cpu_pre_run(ln_op_arg *op_arg)
         LN_OPCK(ln_opck_tensor_ndim(op_arg, "bias", bias_te, LN_CMP_EQ, 1));
     }
     bias = bias_te ? bias_te->tensor : NULL;
+    LN_OPCK(ln_opck_tensor_in_opt(op_arg, "residual", &residual_te));
+    if (residual_te) {
+        LN_OPCK(ln_opck_tensor_dtype(op_arg, "residual", residual_te, LN_DTYPE_FLOAT32));
+        LN_OPCK(ln_opck_tensor_ndim(op_arg, "residual", residual_te, LN_CMP_EQ, 4));
+    }
+    residual = residual_te ? residual_te->tensor : NULL;
     LN_OPCK(ln_opck_param_type_if(op_arg, "group", LN_PARAM_NUMBER, &group_pe));
     if (group_pe)
         LN_OPCK(ln_opck_param_number(op_arg, group_pe, LN_CMP_GE, 1));
@@ -628,6 +634,8 @@ static int conv2d_scale_cpu_pre_run(ln_op_arg *op_arg)
         LN_OPCK(ln_opck_param_string_in(op_arg, activation_pe, activation_choices, &activation_index));
     LN_OPCK(ln_opck_param_type_if(op_arg, "act_alpha", LN_PARAM_NUMBER, &act_alpha_pe));
     LN_OPCK(ln_opck_param_type_if(op_arg, "act_beta", LN_PARAM_NUMBER, &act_beta_pe));
+    LN_OPCK(ln_opck(op_arg, !residual || ln_ophook_conv2d_residual_ok(op_arg, residual),
+                    "'residual' is not the shape of the conv's output (its dims[1] %d, 'weight' dims[0] %d)", residual ? residual->dims[1] : 0, weight->dims[0]));
     LN_OPCK(ln_opck(op_arg, weight->dims[1] == src->dims[1] && group == 1,
                     "not a group-1 conv: 'weight' dims[1] %d, 'src' dims[1] %d, 'group' %d", weight->dims[1], src->dims[1], group));
     LN_OPCK(ln_opck(op_arg, !bias || bias->dims[0] == weight->dims[0],
@@ -652,7 +660,7 @@ static int conv2d_scale_cpu_pre_run(ln_op_arg *op_arg)
     return 0;
 }
 
-/* ln-aot emits: ln_rt_conv2d_scaled_f32(&${args}, ${src}, ${scale}, ${weight}, ${bias}, ${dst}, ${scratch}); */
+/* ln-aot emits: ln_rt_conv2d_scaled_f32(&${args}, ${src}, ${scale}, ${weight}, ${bias}, ${residual}, ${dst}, ${scratch}); */
 static int conv2d_scale_cpu_run(ln_op_arg *op_arg)
 {
     const struct conv2d_scale_cpu_priv *priv = op_arg->priv;
@@ -661,12 +669,14 @@ static int conv2d_scale_cpu_run(ln_op_arg *op_arg)
     ln_tensor *weight = ln_op_tensor_in(op_arg, "weight")->tensor;
     ln_tensor_entry *bias_te = ln_op_tensor_in(op_arg, "bias");
     ln_tensor *bias = bias_te ? bias_te->tensor : NULL;
+    ln_tensor_entry *residual_te = ln_op_tensor_in(op_arg, "residual");
+    ln_tensor *residual = residual_te ? residual_te->tensor : NULL;
     ln_tensor *dst = ln_op_tensor_out(op_arg, "dst")->tensor;
     ln_tensor_entry *scratch_te = ln_op_tensor_out(op_arg, "scratch");
     ln_tensor *scratch = scratch_te ? scratch_te->tensor : NULL;
     const ln_rt_conv2d_args *args = &priv->args;
 
-    if (ln_rt_conv2d_scaled_f32(args, src->data, scale->data, weight->data, bias ? bias->data : NULL, dst->data, scratch ? scratch->data : NULL) != LN_RT_OK)
+    if (ln_rt_conv2d_scaled_f32(args, src->data, scale->data, weight->data, bias ? bias->data : NULL, residual ? residual->data : NULL, dst->data, scratch ? scratch->data : NULL) != LN_RT_OK)
         return ln_op_kernel_error(op_arg, "ln_rt_conv2d_scaled_f32");
     return 0;
 }

@@ -1040,7 +1040,7 @@ const ln_opregistry_aot_entry ln_opregistry_aot[] = {
     {"conv2d_packed_res_cpu", "ln_rt_conv2d_packed_res_f32(&${args}, ${src}, ${weight}, ${bias}, ${residual}, ${dst}, ${scratch});", LN_OPREG_IF_KEPT(conv2d, ln_opimpl_conv2d_packed_res_cpu_aot_priv)},
     {"conv2d_res_cpu", "ln_rt_conv2d_res_f32_for(${target}, &${args}, ${src}, ${weight}, ${bias}, ${residual}, ${dst}, ${scratch});", LN_OPREG_IF_KEPT(conv2d, ln_opimpl_conv2d_res_cpu_aot_priv)},
     {"conv2d_s8_cpu", "ln_rt_conv2d_nchw_s8(&${args}, ${src}, ${weight}, ${bias}, ${mult}, ${shift}, ${dst}, ${scratch});", LN_OPREG_IF_KEPT(conv2d_s8, ln_opimpl_conv2d_s8_cpu_aot_priv)},
-    {"conv2d_scale_cpu", "ln_rt_conv2d_scaled_f32(&${args}, ${src}, ${scale}, ${weight}, ${bias}, ${dst}, ${scratch});", LN_OPREG_IF_KEPT(conv2d, ln_opimpl_conv2d_scale_cpu_aot_priv)},
+    {"conv2d_scale_cpu", "ln_rt_conv2d_scaled_f32(&${args}, ${src}, ${scale}, ${weight}, ${bias}, ${residual}, ${dst}, ${scratch});", LN_OPREG_IF_KEPT(conv2d, ln_opimpl_conv2d_scale_cpu_aot_priv)},
     {"conv3d_cpu", "ln_rt_conv3d_f32(&${args}, ${src}, ${weight}, ${bias}, ${dst});", LN_OPREG_IF_KEPT(conv3d, ln_opimpl_conv3d_cpu_aot_priv)},
     {"conv3d_integer_cpu", "ln_rt_conv3d_integer(&${args}, &${types}, ${src}, ${weight}, ${src_zero_point}, ${weight_zero_point}, ${dst});", LN_OPREG_IF_KEPT(conv3d_integer, ln_opimpl_conv3d_integer_cpu_aot_priv)},
     {"conv_transpose2d_cpu", "ln_rt_conv_transpose2d_f32(&${args}, ${src}, ${weight}, ${bias}, ${dst}, ${scratch});", LN_OPREG_IF_KEPT(conv_transpose2d, ln_opimpl_conv_transpose2d_cpu_aot_priv)},
