@@ -1,7 +1,9 @@
 /*
  * conv2d_depthwise_f32.c -- depthwise 2-D convolution (group == c, oc a
  * multiple of c), NCHW, float32: a direct kernel, on x86 the one in
- * x86/conv2d_depthwise_f32_simd.h (masked edges, no copy), else (and for
+ * x86/conv2d_depthwise_f32_simd.h (masked edges, no copy) or, for narrow
+ * maps with AVX-512, 16 channels across the lanes (scratch: a padded
+ * pixel-major copy of 16 planes and the outputs), else (and for
  * dilation etc.) sums over a zero-padded copy of each input plane
  * (scratch: one padded plane, reserved whatever the ISA).  No reference to
  * the GEMM engine, so a model without standard convs does not link it.
@@ -30,6 +32,12 @@ static void dw_run(int portable, const ln_rt_conv2d_args *a, const float *src,
 #if LN_RT_HAVE_AVX2
     if (!portable) {
 #if LN_RT_HAVE_AVX512
+        /* narrow maps (ln_rt__conv2d_depthwise_cl_floats says which):
+         * 16 channels across the lanes */
+        if (LN_RT_CPU_AVX512 &&
+            ln_rt__conv2d_depthwise_cl_f32_avx512(a, src, weight, bias, dst,
+                                                  scratch))
+            return;
         /* rows narrower than 16: flat vectors across rows */
         if (LN_RT_CPU_AVX512 && ow < LN_RT_DW512_MIN_OW &&
             ln_rt__conv2d_depthwise_flat_f32_avx512(a, src, weight, bias, dst))
@@ -62,10 +70,48 @@ static void dw_run(int portable, const ln_rt_conv2d_args *a, const float *src,
     ln_rt__conv2d_depthwise_f32_c(a, src, weight, bias, dst, scratch);
 }
 
+#if !LN_RT_TARGET_IS_CORTEX_M4
+/* Which shapes the channels-across-lanes kernel takes, from side-by-side
+ * runs against the kernels it replaces (time per channel, AVX-512, one
+ * core, docs/performance.md): more than 9 taps (5x5) on rows of up to 28
+ * outputs, any stride (0.23-0.75 of the time); up to 9 taps on rows of
+ * up to 12 (0.31-0.95) and, at stride 1, of 16..20 (0.80-0.86 against
+ * the 16-lane direct kernel). Not: 3x3 stride 1 on rows of 13..15 (the
+ * flat kernel, 1.0) or 28 (1.3), 3x3 stride 2 from 56 to 28 (1.27: the
+ * input's transposes outweigh the taps), fewer than 16 channels (half
+ * the lanes idle: 1.12 at 8). */
+size_t ln_rt__conv2d_depthwise_cl_floats(const ln_rt_conv2d_args *a)
+{
+    const int s1 = a->stride_h == 1 && a->stride_w == 1;
+    int32_t oh, ow;
+    size_t n;
+    if (a->dil_h != 1 || a->dil_w != 1 || a->kh > 8 || a->kw > 8 ||
+        a->oc < 16)
+        return 0;
+    ln_rt__conv_out_hw(a, &oh, &ow);
+    if (oh <= 0 || ow <= 0 || ow > LN_RT_DW_CL_MAX_OW)
+        return 0;
+    if (a->kh * a->kw <= 9 && ow > 12 && !(s1 && ow >= 16 && ow <= 20))
+        return 0;
+    /* 64-byte alignment, the padded image and the outputs, 16 channels */
+    n = 16 + (size_t)16 * ((size_t)(a->h + a->pad_top + a->pad_bottom) *
+                               (size_t)(a->w + a->pad_left + a->pad_right) +
+                           (size_t)oh * (size_t)ow);
+    return n <= LN_RT_DW_CL_MAXF ? n : 0;
+}
+#endif
+
 static size_t dw_scratch_size(const ln_rt_conv2d_args *a)
 {
-    return (size_t)(a->w + a->pad_left + a->pad_right + LN_RT_DW_SLACK) *
-           (size_t)(a->h + a->pad_top + a->pad_bottom) * sizeof(float);
+    size_t n = (size_t)(a->w + a->pad_left + a->pad_right + LN_RT_DW_SLACK) *
+               (size_t)(a->h + a->pad_top + a->pad_bottom);
+#if !LN_RT_TARGET_IS_CORTEX_M4
+    /* the channels-across-lanes kernel's buffers, whatever this CPU
+     * runs: the size is the plan's, not the process's */
+    if (ln_rt__conv2d_depthwise_cl_floats(a) > n)
+        n = ln_rt__conv2d_depthwise_cl_floats(a);
+#endif
+    return n * sizeof(float);
 }
 
 size_t ln_rt_conv2d_depthwise_f32_scratch_size(const ln_rt_conv2d_args *a)

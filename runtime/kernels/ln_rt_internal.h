@@ -468,6 +468,18 @@ static inline void ln_rt__conv_out_hw(const ln_rt_conv2d_args *a, int32_t *oh,
                               a->pad_right, a->dil_w);
 }
 
+/* depthwise, channels across lanes (x86/conv2d_depthwise_f32_avx512.c):
+ * the scratch floats it needs for a shape (64-byte alignment included),
+ * 0 for shapes it does not take (see conv2d_depthwise_f32.c: dilation,
+ * kh or kw > 8, fewer than 16 output channels, output rows wider than
+ * LN_RT_DW_CL_MAX_OW, some 3x3 stride-1 widths, more than
+ * LN_RT_DW_CL_MAXF floats). The depthwise scratch size covers it on
+ * every host build, whatever the CPU. */
+#ifndef LN_RT_DW_CL_MAX_OW
+#define LN_RT_DW_CL_MAX_OW 28
+#endif
+#define LN_RT_DW_CL_MAXF 131072
+size_t ln_rt__conv2d_depthwise_cl_floats(const ln_rt_conv2d_args *a);
 /* depthwise: pp is the padded-plane scratch, rows of
  * w + pad_left + pad_right + LN_RT_DW_SLACK floats */
 #define LN_RT_DW_SLACK 16
@@ -497,6 +509,14 @@ int ln_rt__conv2d_depthwise_f32_avx512(const ln_rt_conv2d_args *a, const float *
 int ln_rt__conv2d_depthwise_flat_f32_avx512(const ln_rt_conv2d_args *a,
                                   const float *src, const float *weight,
                                   const float *bias, float *dst);
+/* channels across the 16 lanes (narrow maps, any stride and pads):
+ * returns 0 without touching dst when ln_rt__conv2d_depthwise_cl_floats
+ * is 0; scratch as ln_rt_conv2d_depthwise_f32_scratch_size */
+int ln_rt__conv2d_depthwise_cl_f32_avx512(const ln_rt_conv2d_args *a,
+                                          const float *src,
+                                          const float *weight,
+                                          const float *bias, float *dst,
+                                          void *scratch);
 /* rows at least this wide take the 16-lane kernel */
 /* direct (unpacked) group-1 conv, x86/conv2d_direct_avx512.c: returns 0
  * without touching dst for shapes it cannot do (groups, dilation, strides

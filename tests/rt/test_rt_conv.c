@@ -569,6 +569,180 @@ START_TEST(test_conv_direct_c3)
 }
 END_TEST
 
+/* ---- depthwise, 16 channels across the lanes (narrow maps) -----------
+ * x86/conv2d_depthwise_f32_avx512.c's ln_rt__conv2d_depthwise_cl_f32_avx512
+ * on random shapes (seeded): maps 1..30 x 1..28, kernels 1x1..8x8 (3x3
+ * and 5x5 often, non-square), strides 1..3 per axis, pads 0..3 per side
+ * (wider than the kernel too), channels 1..50 with multiplier 1..3
+ * (groups of 16 with tails, lanes picking their input plane), batch 1..2,
+ * every activation, bias or not, dilation sometimes (refused). It must
+ * take exactly the shapes ln_rt__conv2d_depthwise_cl_floats names, match
+ * the double reference to 2e-5 there, fit in the public scratch size
+ * (exact-size buffers, so ASan sees any overrun of input, output or
+ * scratch), and leave dst alone when it refuses; the public kernel must
+ * match everywhere. Every class the kernel takes must have been seen. */
+START_TEST(test_conv_depthwise_cl_sweep)
+{
+    uint32_t s = 4242u + (uint32_t)_i * 7919u;
+    int it, taken = 0, t_s2 = 0, t_mult = 0, t_tail = 0, t_nob = 0,
+        t_55 = 0, t_odd = 0, t_batch = 0, t_act[5] = {0, 0, 0, 0, 0};
+    for (it = 0; it < 40; it++) {
+        conv_case k;
+        ln_rt_conv2d_args a;
+        int32_t oh, ow, mult, ai;
+        size_t nx, nw, ny, ns, i;
+        float *x, *wt, *b, *y;
+        double *ref;
+        void *scr;
+        memset(&k, 0, sizeof(k));
+        k.n = 1 + (int32_t)(rt_rand(&s) % 2);
+        mult = rt_rand(&s) % 3 == 0 ? 2 + (int32_t)(rt_rand(&s) % 2) : 1;
+        k.c = 1 + (int32_t)(rt_rand(&s) % (rt_rand(&s) % 4 == 0 ? 16 : 50));
+        if (k.c == 1 && mult == 1)
+            k.c = 2; /* group 1 is not depthwise */
+        k.oc = k.c * mult;
+        k.g = k.c;
+        switch (rt_rand(&s) % 4) {
+        case 0: k.kh = k.kw = 3; break;
+        case 1: k.kh = k.kw = 5; break;
+        case 2:
+            k.kh = 1 + (int32_t)(rt_rand(&s) % 5);
+            k.kw = 1 + (int32_t)(rt_rand(&s) % 5);
+            break;
+        default:
+            k.kh = 1 + (int32_t)(rt_rand(&s) % 8);
+            k.kw = 1 + (int32_t)(rt_rand(&s) % 8);
+            break;
+        }
+        k.sh = 1 + (int32_t)(rt_rand(&s) % 3 == 0 ? 1 + rt_rand(&s) % 2 : 0);
+        k.sw = 1 + (int32_t)(rt_rand(&s) % 3 == 0 ? 1 + rt_rand(&s) % 2 : 0);
+        k.dh = k.dw = rt_rand(&s) % 10 == 0 ? 2 : 1;
+        if (rt_rand(&s) % 3 == 0) { /* "same" */
+            k.pt = k.kh / 2; k.pb = k.kh - 1 - k.pt;
+            k.pl = k.kw / 2; k.pr = k.kw - 1 - k.pl;
+        } else {
+            k.pt = (int32_t)(rt_rand(&s) % 4);
+            k.pb = (int32_t)(rt_rand(&s) % 4);
+            k.pl = (int32_t)(rt_rand(&s) % 4);
+            k.pr = (int32_t)(rt_rand(&s) % 4);
+        }
+        k.h = 1 + (int32_t)(rt_rand(&s) % 30);
+        k.w = 1 + (int32_t)(rt_rand(&s) % (rt_rand(&s) % 2 ? 15 : 28));
+        ai = (int32_t)(rt_rand(&s) % RT_N_ACT);
+        k.act = (ln_rt_act)ai;
+        k.bias = (int)(rt_rand(&s) % 4 != 0);
+        to_args(&k, &a);
+        oh = ln_rt_conv_out_size(k.h, k.kh, k.sh, k.pt, k.pb, k.dh);
+        ow = ln_rt_conv_out_size(k.w, k.kw, k.sw, k.pl, k.pr, k.dw);
+        if (oh <= 0 || ow <= 0)
+            continue;
+        nx = (size_t)k.n * k.c * k.h * k.w;
+        nw = (size_t)k.oc * k.kh * k.kw;
+        ny = (size_t)k.n * k.oc * oh * ow;
+        ns = ln_rt_conv2d_depthwise_f32_scratch_size(&a);
+        x = rt_alloc(nx); wt = rt_alloc(nw); b = rt_alloc(k.oc);
+        y = rt_alloc(ny); ref = rt_allocd(ny);
+        scr = rt_scratch(ns);
+        rt_fill(x, nx, -1, 1, 600u + (uint32_t)it);
+        rt_fill(wt, nw, -1, 1, 700u + (uint32_t)it);
+        rt_fill(b, k.oc, -1, 1, 800u + (uint32_t)it);
+        conv_ref(&k, x, wt, k.bias ? b : NULL, ref, oh, ow);
+        ck_assert_uint_le(ln_rt__conv2d_depthwise_cl_floats(&a) * sizeof(float),
+                          ns);
+        if (ln_rt__conv2d_depthwise_cl_floats(&a))
+            ck_assert_int_ge(k.oc, 16);
+
+        rt_fill(y, ny, 50, 60, 9);
+        ck_assert_int_eq(ln_rt_conv2d_depthwise_f32(&a, x, wt,
+                                                    k.bias ? b : NULL, y,
+                                                    scr), LN_RT_OK);
+        RT_CHECK(y, ref, ny, 2e-5, "depthwise (public, cl sweep)");
+#if LN_RT_HAVE_AVX512
+        if (LN_RT_CPU_AVX512) {
+            int got;
+            rt_fill(y, ny, 50, 60, 9);
+            got = ln_rt__conv2d_depthwise_cl_f32_avx512(&a, x, wt,
+                                                        k.bias ? b : NULL, y,
+                                                        scr);
+            ck_assert_int_eq(got, ln_rt__conv2d_depthwise_cl_floats(&a) != 0);
+            if (got) {
+                RT_CHECK(y, ref, ny, 2e-5, "depthwise (AVX-512 channels)");
+                taken++;
+                t_s2 += k.sh > 1 || k.sw > 1;
+                t_mult += mult > 1;
+                t_tail += k.oc % 16 != 0;
+                t_nob += !k.bias;
+                t_55 += k.kh * k.kw > 9;
+                t_odd += k.kh != k.kw;
+                t_batch += k.n > 1;
+                t_act[ai]++;
+            } else {
+                for (i = 0; i < ny; i++)
+                    ck_assert_msg(y[i] >= 50.0f, "cl declined but wrote");
+            }
+        }
+#endif
+        free(x); free(wt); free(b); free(y); free(ref); free(scr);
+    }
+#if LN_RT_HAVE_AVX512
+    if (LN_RT_CPU_AVX512) {
+        ck_assert_int_gt(taken, 10);
+        ck_assert_int_gt(t_s2, 0);
+        ck_assert_int_gt(t_mult, 0);
+        ck_assert_int_gt(t_tail, 0);
+        ck_assert_int_gt(t_nob, 0);
+        ck_assert_int_gt(t_55, 0);
+        ck_assert_int_gt(t_odd, 0);
+        ck_assert_int_gt(t_batch, 0);
+    }
+#endif
+    (void)taken; (void)t_s2; (void)t_mult; (void)t_tail; (void)t_nob;
+    (void)t_55; (void)t_odd; (void)t_batch; (void)t_act;
+}
+END_TEST
+
+/* every activation through the channels kernel (one shape each, DS-CNN's
+ * 25 x 5 with a channel tail and no bias for half) */
+START_TEST(test_conv_depthwise_cl_acts)
+{
+    conv_case k = { 1, 40, 25, 5, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 40,
+                    LN_RT_ACT_NONE, 1 };
+    ln_rt_conv2d_args a;
+    const int32_t oh = 25, ow = 5;
+    size_t nx, nw, ny;
+    float *x, *wt, *b, *y;
+    double *ref;
+    void *scr;
+    k.act = (ln_rt_act)_i;
+    k.bias = _i % 2;
+    to_args(&k, &a);
+    nx = (size_t)k.c * k.h * k.w;
+    nw = (size_t)k.oc * 9;
+    ny = (size_t)k.oc * oh * ow;
+    x = rt_alloc(nx); wt = rt_alloc(nw); b = rt_alloc(k.oc);
+    y = rt_alloc(ny); ref = rt_allocd(ny);
+    scr = rt_scratch(ln_rt_conv2d_depthwise_f32_scratch_size(&a));
+    rt_fill(x, nx, -3, 3, 11u + (uint32_t)_i);
+    rt_fill(wt, nw, -1, 1, 12u);
+    rt_fill(b, k.oc, -1, 1, 13u);
+    conv_ref(&k, x, wt, k.bias ? b : NULL, ref, oh, ow);
+    ck_assert_uint_gt(ln_rt__conv2d_depthwise_cl_floats(&a), 0);
+    rt_fill(y, ny, 50, 60, 9);
+    ck_assert_int_eq(ln_rt_conv2d_depthwise_f32(&a, x, wt, k.bias ? b : NULL,
+                                                y, scr), LN_RT_OK);
+    RT_CHECK(y, ref, ny, 2e-5, "depthwise (public, cl acts)");
+#if LN_RT_HAVE_AVX512
+    if (LN_RT_CPU_AVX512) {
+        rt_fill(y, ny, 50, 60, 9);
+        ck_assert_int_eq(ln_rt__conv2d_depthwise_cl_f32_avx512(
+                             &a, x, wt, k.bias ? b : NULL, y, scr), 1);
+        RT_CHECK(y, ref, ny, 2e-5, "depthwise (AVX-512 channels, acts)");
+    }
+#endif
+    free(x); free(wt); free(b); free(y); free(ref); free(scr);
+}
+END_TEST
+
 /* ---- direct group-1 conv sweep (x86/conv2d_direct_avx512.c) -----------
  * Random shapes (seeded): flat pixel blocks across rows ("same" stride-1
  * rows) and row segments (valid / asymmetric pads, stride 2), widths
@@ -1154,6 +1328,8 @@ Suite *rt_conv_suite(void)
                         2 * (int)(sizeof(cases) / sizeof(cases[0])));
     tcase_add_loop_test(tc, test_conv_direct_sweep, 0, 8);
     tcase_add_loop_test(tc, test_conv_direct_c3, 0, 7);
+    tcase_add_loop_test(tc, test_conv_depthwise_cl_sweep, 0, 8);
+    tcase_add_loop_test(tc, test_conv_depthwise_cl_acts, 0, RT_N_ACT);
     tcase_add_loop_test(tc, test_conv_packed_sweep, 0, 6);
     tcase_add_loop_test(tc, test_conv_packed_steps, 0, 3);
     tcase_add_loop_test(tc, test_conv_packed_taps, 0, 8);

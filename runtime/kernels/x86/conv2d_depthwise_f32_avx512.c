@@ -149,6 +149,290 @@ int ln_rt__conv2d_depthwise_flat_f32_avx512(const ln_rt_conv2d_args *a,
     return 1;
 }
 
+/* ---- channels across lanes, for narrow maps ----------------------------
+ * With 16 lanes along a row of 3..15 outputs, or along the flat plane
+ * (the kernel above), every (vector, tap) costs a load that straddles two
+ * cache lines or a lane shuffle: measured, either runs at about half the
+ * FMA rate of an aligned load (2.4 against 4.4 FMA/ns, one core). Here
+ * the 16 lanes are 16 channels: per group of 16 output channels the
+ * input planes are transposed (16 x 16 blocks, 64 shuffles per 256
+ * floats) into a zero-bordered pixel-major buffer -- pixel (y, x) of the
+ * padded image is one aligned vector of 16 channels -- so every tap of
+ * every output pixel is one aligned load and one FMA with that tap's
+ * 16 weights, for any stride and any pads; the outputs (pixel-major) are
+ * transposed back into the channel planes. Channel tails (oc % 16) run
+ * with the missing lanes zero and not stored; the channel multiplier
+ * picks each lane's input plane. Scratch: the padded buffer and the
+ * output buffer, ln_rt__conv2d_depthwise_cl_floats (which also says which
+ * shapes this takes; 0: none, the function returns 0 without touching
+ * dst). Sum order per output: bias, then taps in row-major order (the
+ * same as the flat and direct kernels). */
+
+/* 16 x 16 transpose in place: r[i] lane j <-> r[j] lane i */
+static inline __attribute__((always_inline)) void dwc_tr16(__m512 *r)
+{
+    __m512 t[16];
+    int i;
+    for (i = 0; i < 8; i++) {
+        t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+    }
+    /* r[4 g + k], 128-bit lane L: rows 4g..4g+3 of column 4 L + k */
+    for (i = 0; i < 4; i++) {
+        const __m512d a0 = _mm512_castps_pd(t[4 * i]);
+        const __m512d a1 = _mm512_castps_pd(t[4 * i + 1]);
+        const __m512d a2 = _mm512_castps_pd(t[4 * i + 2]);
+        const __m512d a3 = _mm512_castps_pd(t[4 * i + 3]);
+        r[4 * i] = _mm512_castpd_ps(_mm512_unpacklo_pd(a0, a2));
+        r[4 * i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a0, a2));
+        r[4 * i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(a1, a3));
+        r[4 * i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(a1, a3));
+    }
+    /* 4 x 4 transpose of 128-bit lanes, for each k */
+    for (i = 0; i < 4; i++) {
+        const __m512 u0 = _mm512_shuffle_f32x4(r[i], r[4 + i], 0x44);
+        const __m512 u1 = _mm512_shuffle_f32x4(r[i], r[4 + i], 0xee);
+        const __m512 u2 = _mm512_shuffle_f32x4(r[8 + i], r[12 + i], 0x44);
+        const __m512 u3 = _mm512_shuffle_f32x4(r[8 + i], r[12 + i], 0xee);
+        t[i] = _mm512_shuffle_f32x4(u0, u2, 0x88);
+        t[4 + i] = _mm512_shuffle_f32x4(u0, u2, 0xdd);
+        t[8 + i] = _mm512_shuffle_f32x4(u1, u3, 0x88);
+        t[12 + i] = _mm512_shuffle_f32x4(u1, u3, 0xdd);
+    }
+    for (i = 0; i < 16; i++)
+        r[i] = t[i];
+}
+
+/* one group of (up to) 16 channels */
+typedef struct {
+    const float *in[16]; /* lane r's input plane, NULL: zero lanes */
+    float *out0;         /* lane 0's output plane (planes nq apart) */
+    float *pad, *ob;
+    int32_t nc, W, npix, nq, pt, pl, wp;
+    int32_t p_done, y, x; /* input pixels transposed; the next one's (y, x) */
+    int32_t q_done;       /* outputs transposed back */
+} dwc_grp;
+
+/* transpose input pixels [p_done, ...) in 16s until at least np are in */
+static inline __attribute__((always_inline)) void dwc_in(dwc_grp *g,
+                                                         int32_t np)
+{
+    __m512 rv[16];
+    int32_t r, j;
+    if (np > g->npix)
+        np = g->npix;
+    while (g->p_done < np) {
+        const int32_t p0 = g->p_done;
+        const int32_t n = g->npix - p0 < 16 ? g->npix - p0 : 16;
+        if (n == 16)
+            for (r = 0; r < 16; r++)
+                rv[r] = g->in[r] ? _mm512_loadu_ps(g->in[r] + p0)
+                                 : _mm512_setzero_ps();
+        else
+            for (r = 0; r < 16; r++)
+                rv[r] = g->in[r] ? _mm512_maskz_loadu_ps(
+                                       (__mmask16)((1u << n) - 1u), g->in[r] + p0)
+                                 : _mm512_setzero_ps();
+        dwc_tr16(rv);
+        for (j = 0; j < n; j++) {
+            _mm512_store_ps(g->pad + (size_t)16 * ((g->y + g->pt) * g->wp +
+                                                   g->x + g->pl),
+                            rv[j]);
+            if (++g->x == g->W) {
+                g->x = 0;
+                g->y++;
+            }
+        }
+        g->p_done = p0 + n;
+    }
+}
+
+/* transpose the outputs [q_done, nq) back into the channel planes, in
+ * whole 16s unless all: the last block may be short */
+static inline __attribute__((always_inline)) void dwc_out(dwc_grp *g,
+                                                          int32_t nq)
+{
+    __m512 rv[16];
+    int32_t r, j;
+    while (g->q_done + 16 <= nq ||
+           (nq == g->nq && g->q_done < nq)) {
+        const int32_t q0 = g->q_done;
+        const int32_t n = g->nq - q0 < 16 ? g->nq - q0 : 16;
+        for (j = 0; j < 16; j++)
+            rv[j] = j < n ? _mm512_load_ps(g->ob + (size_t)16 * (q0 + j))
+                          : _mm512_setzero_ps();
+        dwc_tr16(rv);
+        if (n == 16)
+            for (r = 0; r < g->nc; r++)
+                _mm512_storeu_ps(g->out0 + (size_t)r * g->nq + q0, rv[r]);
+        else
+            for (r = 0; r < g->nc; r++)
+                _mm512_mask_storeu_ps(g->out0 + (size_t)r * g->nq + q0,
+                                      (__mmask16)((1u << n) - 1u), rv[r]);
+        g->q_done = q0 + n;
+    }
+}
+
+/* XB consecutive output pixels in each of R rows, all taps; KH / KW / SW
+ * constant in the unrolled instances (SW 0: sw at run time). ip: padded
+ * pixel of the first output's first tap; wp: padded row length (pixels);
+ * rs: floats from one output row's inputs to the next's; os: the same
+ * for the outputs */
+static inline __attribute__((always_inline)) void
+dwc_px(const int KH, const int KW, const int SW, const int XB, const int R,
+       const float *ip, int32_t wp, int32_t sw_, size_t rs, const float *wt,
+       __m512 b0, float *op, size_t os, ln_rt_act act, float al, float be)
+{
+    const int32_t sw = SW ? SW : sw_;
+    __m512 acc[2][8];
+    int x, ky, kx, i;
+    for (i = 0; i < R; i++)
+        for (x = 0; x < XB; x++)
+            acc[i][x] = b0;
+    for (ky = 0; ky < KH; ky++) {
+        const float *row = ip + (size_t)16 * ky * wp;
+        for (kx = 0; kx < KW; kx++) {
+            const __m512 w = _mm512_load_ps(wt + 16 * (ky * KW + kx));
+            for (i = 0; i < R; i++)
+                for (x = 0; x < XB; x++)
+                    acc[i][x] = _mm512_fmadd_ps(
+                        _mm512_load_ps(row + i * rs + 16 * (x * sw + kx)), w,
+                        acc[i][x]);
+        }
+    }
+    for (i = 0; i < R; i++)
+        for (x = 0; x < XB; x++)
+            _mm512_store_ps(op + i * os + 16 * x,
+                            ln_rt__act_v512(acc[i][x], act, al, be));
+}
+
+/* output rows oy.. oy + R - 1 (R = 1, 2) */
+#define DWC_ROW(R)                                                            \
+    do {                                                                      \
+        const float *ir = g->pad + (size_t)16 * oy * sh * wp;                 \
+        float *orow = g->ob + (size_t)16 * oy * ow;                           \
+        const size_t rs = (size_t)16 * sh * wp, os = (size_t)16 * ow;         \
+        for (ox = 0; ox + 8 <= ow; ox += 8)                                   \
+            dwc_px(KH, KW, SW, 8, 1, ir + (size_t)16 * ox * sw, wp, sw, rs,   \
+                   wt, b0, orow + 16 * ox, os, act, al, be);                  \
+        if (R == 2 && ox < ow)                                                \
+            for (ox = 0; ox + 8 <= ow; ox += 8) /* 8-wide: row 2 alone */     \
+                dwc_px(KH, KW, SW, 8, 1, ir + rs + (size_t)16 * ox * sw, wp,  \
+                       sw, rs, wt, b0, orow + os + 16 * ox, os, act, al, be); \
+        if (ox + 4 <= ow) {                                                   \
+            dwc_px(KH, KW, SW, 4, R, ir + (size_t)16 * ox * sw, wp, sw, rs,   \
+                   wt, b0, orow + 16 * ox, os, act, al, be);                  \
+            ox += 4;                                                          \
+        }                                                                     \
+        if (ox + 2 <= ow) {                                                   \
+            dwc_px(KH, KW, SW, 2, R, ir + (size_t)16 * ox * sw, wp, sw, rs,   \
+                   wt, b0, orow + 16 * ox, os, act, al, be);                  \
+            ox += 2;                                                          \
+        }                                                                     \
+        if (ox < ow)                                                          \
+            dwc_px(KH, KW, SW, 1, R, ir + (size_t)16 * ox * sw, wp, sw, rs,   \
+                   wt, b0, orow + 16 * ox, os, act, al, be);                  \
+    } while (0)
+
+/* all output rows, two at a time (more independent FMA chains on narrow
+ * rows); the input transposed in as the rows need it and the outputs
+ * transposed back as they complete, so the shuffles of one interleave
+ * with the FMAs of the other */
+static inline __attribute__((always_inline)) void
+dwc_rows(const int KH, const int KW, const int SW, dwc_grp *g, int32_t kh,
+         int32_t sh, int32_t sw_, int32_t oh, int32_t ow, const float *wt,
+         __m512 b0, ln_rt_act act, float al, float be)
+{
+    const int32_t sw = SW ? SW : sw_, wp = g->wp;
+    int32_t oy, ox;
+    for (oy = 0; oy < oh;) {
+        const int R = oy + 1 < oh && ow < 8 ? 2 : 1;
+        /* the last input row these output rows read (+1), in pixels */
+        dwc_in(g, ((oy + R - 1) * sh + kh - g->pt) * g->W);
+        if (R == 2)
+            DWC_ROW(2);
+        else
+            DWC_ROW(1);
+        oy += R;
+        dwc_out(g, oy * ow);
+    }
+}
+#undef DWC_ROW
+
+int ln_rt__conv2d_depthwise_cl_f32_avx512(const ln_rt_conv2d_args *a,
+                                          const float *src,
+                                          const float *weight,
+                                          const float *bias, float *dst,
+                                          void *scratch)
+{
+    const int32_t H = a->h, W = a->w, kh = a->kh, kw = a->kw;
+    const int32_t hp = H + a->pad_top + a->pad_bottom;
+    const int32_t sh = a->stride_h, sw = a->stride_w;
+    const int32_t ntap = kh * kw, mult = a->oc / a->c;
+    int32_t oh, ow, b, o0, r, t, j;
+    dwc_grp g;
+    float wt[64 * 16] __attribute__((aligned(64)));
+
+    if (!ln_rt__conv2d_depthwise_cl_floats(a))
+        return 0;
+    ln_rt__conv_out_hw(a, &oh, &ow);
+    g.W = W;
+    g.npix = H * W;
+    g.nq = oh * ow;
+    g.pt = a->pad_top;
+    g.pl = a->pad_left;
+    g.wp = W + a->pad_left + a->pad_right;
+    g.pad = (float *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
+    g.ob = g.pad + (size_t)16 * hp * g.wp;
+    /* the border stays zero; the interior is rewritten per group */
+    for (j = 0; j < hp * g.wp; j++)
+        _mm512_store_ps(g.pad + 16 * j, _mm512_setzero_ps());
+    for (b = 0; b < a->n; b++) {
+        for (o0 = 0; o0 < a->oc; o0 += 16) {
+            __m512 b0, rv[16];
+            g.nc = a->oc - o0 < 16 ? a->oc - o0 : 16;
+            for (r = 0; r < 16; r++)
+                g.in[r] = r < g.nc ? src + ((size_t)b * a->c + (o0 + r) / mult) *
+                                               (size_t)g.npix
+                                   : NULL;
+            g.out0 = dst + ((size_t)b * a->oc + o0) * (size_t)g.nq;
+            g.p_done = g.y = g.x = g.q_done = 0;
+            /* tap t's 16 weights (zero in the missing lanes): the
+             * group's 16 x ntap block transposed, 16 taps at a time */
+            for (t = 0; t < ntap; t += 16) {
+                const int32_t nt = ntap - t < 16 ? ntap - t : 16;
+                const __mmask16 tm = (__mmask16)((1u << nt) - 1u);
+                for (r = 0; r < 16; r++)
+                    rv[r] = r < g.nc ? _mm512_maskz_loadu_ps(
+                                           tm, weight + (size_t)(o0 + r) * ntap + t)
+                                     : _mm512_setzero_ps();
+                dwc_tr16(rv);
+                for (j = 0; j < nt; j++)
+                    _mm512_store_ps(wt + 16 * (t + j), rv[j]);
+            }
+            b0 = bias ? _mm512_maskz_loadu_ps((__mmask16)((1u << g.nc) - 1u),
+                                              bias + o0)
+                      : _mm512_setzero_ps();
+            if (kh == 3 && kw == 3 && sw == 1)
+                dwc_rows(3, 3, 1, &g, kh, sh, sw, oh, ow, wt, b0, a->act,
+                         a->alpha, a->beta);
+            else if (kh == 3 && kw == 3 && sw == 2)
+                dwc_rows(3, 3, 2, &g, kh, sh, sw, oh, ow, wt, b0, a->act,
+                         a->alpha, a->beta);
+            else if (kh == 5 && kw == 5 && sw == 1)
+                dwc_rows(5, 5, 1, &g, kh, sh, sw, oh, ow, wt, b0, a->act,
+                         a->alpha, a->beta);
+            else if (kh == 5 && kw == 5 && sw == 2)
+                dwc_rows(5, 5, 2, &g, kh, sh, sw, oh, ow, wt, b0, a->act,
+                         a->alpha, a->beta);
+            else
+                dwc_rows(kh, kw, 0, &g, kh, sh, sw, oh, ow, wt, b0, a->act,
+                         a->alpha, a->beta);
+        }
+    }
+    return 1;
+}
+
 #else
 typedef int ln_rt__conv2d_depthwise_avx512_unused; /* ISO C wants a non-empty file */
 #endif
