@@ -1,9 +1,11 @@
 /*
  * conv2d_depthwise_f32_avx512.c -- AVX-512F depthwise convolution: the direct kernel
  * of conv2d_depthwise_f32_simd.h at 16 lanes (k-register masks for the edge blocks,
- * vpermt2ps for the stride-2 even/odd split). conv2d_f32.c takes it for
- * rows of at least LN_RT_DW512_MIN_OW outputs; narrower rows would leave
- * most of the 16 lanes idle and go to the 8-lane AVX2 kernel.
+ * vpermt2ps for the stride-2 even/odd split), taken for rows of at least
+ * LN_RT_DW512_MIN_OW outputs; for narrower ones the flat kernel (16 lanes
+ * across the rows of the plane) and, before both for the shapes
+ * ln_rt__conv2d_depthwise_cl_floats names, the channels kernel (16
+ * channels across the lanes). conv2d_depthwise_f32.c picks.
  * Compiled to something only when the compiler targets AVX-512F.
  */
 #include "ln_rt_internal.h"
