@@ -585,7 +585,7 @@ START_TEST(test_conv_depthwise_cl_sweep)
 {
     uint32_t s = 4242u + (uint32_t)_i * 7919u;
     int it, taken = 0, t_s2 = 0, t_mult = 0, t_tail = 0, t_nob = 0,
-        t_55 = 0, t_odd = 0, t_batch = 0, t_act[5] = {0, 0, 0, 0, 0};
+        t_55 = 0, t_odd = 0, t_batch = 0, t_act[RT_N_ACT] = {0};
     for (it = 0; it < 40; it++) {
         conv_case k;
         ln_rt_conv2d_args a;
