@@ -15,6 +15,7 @@ LN_RT_TARGET_AVX512_PRAGMA
 #include <immintrin.h>
 #define LN_RT_ACT_SIMD_512
 #include "act_simd.h"
+#include "transpose16_avx512.h"
 
 static __mmask16 dw_range_mask(int32_t i0, int32_t n)
 {
@@ -170,41 +171,6 @@ int ln_rt__conv2d_depthwise_flat_f32_avx512(const ln_rt_conv2d_args *a,
  * dst). Sum order per output: bias, then taps in row-major order (the
  * same as the flat and direct kernels). */
 
-/* 16 x 16 transpose in place: r[i] lane j <-> r[j] lane i */
-static inline __attribute__((always_inline)) void dwc_tr16(__m512 *r)
-{
-    __m512 t[16];
-    int i;
-    for (i = 0; i < 8; i++) {
-        t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
-        t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
-    }
-    /* r[4 g + k], 128-bit lane L: rows 4g..4g+3 of column 4 L + k */
-    for (i = 0; i < 4; i++) {
-        const __m512d a0 = _mm512_castps_pd(t[4 * i]);
-        const __m512d a1 = _mm512_castps_pd(t[4 * i + 1]);
-        const __m512d a2 = _mm512_castps_pd(t[4 * i + 2]);
-        const __m512d a3 = _mm512_castps_pd(t[4 * i + 3]);
-        r[4 * i] = _mm512_castpd_ps(_mm512_unpacklo_pd(a0, a2));
-        r[4 * i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a0, a2));
-        r[4 * i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(a1, a3));
-        r[4 * i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(a1, a3));
-    }
-    /* 4 x 4 transpose of 128-bit lanes, for each k */
-    for (i = 0; i < 4; i++) {
-        const __m512 u0 = _mm512_shuffle_f32x4(r[i], r[4 + i], 0x44);
-        const __m512 u1 = _mm512_shuffle_f32x4(r[i], r[4 + i], 0xee);
-        const __m512 u2 = _mm512_shuffle_f32x4(r[8 + i], r[12 + i], 0x44);
-        const __m512 u3 = _mm512_shuffle_f32x4(r[8 + i], r[12 + i], 0xee);
-        t[i] = _mm512_shuffle_f32x4(u0, u2, 0x88);
-        t[4 + i] = _mm512_shuffle_f32x4(u0, u2, 0xdd);
-        t[8 + i] = _mm512_shuffle_f32x4(u1, u3, 0x88);
-        t[12 + i] = _mm512_shuffle_f32x4(u1, u3, 0xdd);
-    }
-    for (i = 0; i < 16; i++)
-        r[i] = t[i];
-}
-
 /* one group of (up to) 16 channels */
 typedef struct {
     const float *in[16]; /* lane r's input plane, NULL: zero lanes */
@@ -235,7 +201,7 @@ static inline __attribute__((always_inline)) void dwc_in(dwc_grp *g,
                 rv[r] = g->in[r] ? _mm512_maskz_loadu_ps(
                                        (__mmask16)((1u << n) - 1u), g->in[r] + p0)
                                  : _mm512_setzero_ps();
-        dwc_tr16(rv);
+        ln_rt__tr16_ps(rv);
         for (j = 0; j < n; j++) {
             _mm512_store_ps(g->pad + (size_t)16 * ((g->y + g->pt) * g->wp +
                                                    g->x + g->pl),
@@ -263,7 +229,7 @@ static inline __attribute__((always_inline)) void dwc_out(dwc_grp *g,
         for (j = 0; j < 16; j++)
             rv[j] = j < n ? _mm512_load_ps(g->ob + (size_t)16 * (q0 + j))
                           : _mm512_setzero_ps();
-        dwc_tr16(rv);
+        ln_rt__tr16_ps(rv);
         if (n == 16)
             for (r = 0; r < g->nc; r++)
                 _mm512_storeu_ps(g->out0 + (size_t)r * g->nq + q0, rv[r]);
@@ -408,7 +374,7 @@ int ln_rt__conv2d_depthwise_cl_f32_avx512(const ln_rt_conv2d_args *a,
                     rv[r] = r < g.nc ? _mm512_maskz_loadu_ps(
                                            tm, weight + (size_t)(o0 + r) * ntap + t)
                                      : _mm512_setzero_ps();
-                dwc_tr16(rv);
+                ln_rt__tr16_ps(rv);
                 for (j = 0; j < nt; j++)
                     _mm512_store_ps(wt + 16 * (t + j), rv[j]);
             }

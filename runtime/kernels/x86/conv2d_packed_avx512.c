@@ -18,6 +18,7 @@ LN_RT_TARGET_AVX512_PRAGMA
 
 #define LN_RT_ACT_SIMD_512
 #include "act_simd.h"
+#include "transpose16_avx512.h"
 
 /* One tile, one step of the reduction: pixels p0..p0+5, NV vectors, tap t,
  * input channels [c0, c1); w = first block, blocks bs floats apart, ws
@@ -107,31 +108,11 @@ pk_tile(const ln_rt__pk_geom *g, const float *w, size_t bs, int32_t ws,
 static void pk_transpose_store(const float *T, float *d, size_t ld,
                                int32_t nb, __mmask16 pm)
 {
-    __m512 r[16], u[16], s[16];
+    __m512 r[16];
     int i;
     for (i = 0; i < 16; i++)
         r[i] = _mm512_loadu_ps(T + i * 16);
-    for (i = 0; i < 16; i += 2) {
-        u[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
-        u[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
-    }
-    /* s[4q + k]: rows 4q..4q+3, column k (mod 4) of each 128-bit lane */
-    for (i = 0; i < 16; i += 4) {
-        s[i] = _mm512_shuffle_ps(u[i], u[i + 2], 0x44);
-        s[i + 1] = _mm512_shuffle_ps(u[i], u[i + 2], 0xEE);
-        s[i + 2] = _mm512_shuffle_ps(u[i + 1], u[i + 3], 0x44);
-        s[i + 3] = _mm512_shuffle_ps(u[i + 1], u[i + 3], 0xEE);
-    }
-    for (i = 0; i < 4; i++) {
-        const __m512 v0 = _mm512_shuffle_f32x4(s[i], s[4 + i], 0x88);
-        const __m512 v1 = _mm512_shuffle_f32x4(s[i], s[4 + i], 0xDD);
-        const __m512 w0 = _mm512_shuffle_f32x4(s[8 + i], s[12 + i], 0x88);
-        const __m512 w1 = _mm512_shuffle_f32x4(s[8 + i], s[12 + i], 0xDD);
-        r[i] = _mm512_shuffle_f32x4(v0, w0, 0x88);
-        r[i + 8] = _mm512_shuffle_f32x4(v0, w0, 0xDD);
-        r[i + 4] = _mm512_shuffle_f32x4(v1, w1, 0x88);
-        r[i + 12] = _mm512_shuffle_f32x4(v1, w1, 0xDD);
-    }
+    ln_rt__tr16_ps(r);
     for (i = 0; i < nb; i++)
         _mm512_mask_storeu_ps(d + (size_t)i * ld, pm, r[i]);
 }
