@@ -1,0 +1,255 @@
+#!/usr/bin/python3
+"""make torch-sweep: whole torchvision models against PyTorch.
+
+    /usr/bin/python3 tools/torchvision_sweep.py [--opsets 11,13,17] [--jobs N]
+                                                [--keep] [--list] [MODEL...]
+
+Every model of MODELS is built with weights=None under torch.manual_seed(0)
+in eval mode (random weights, nothing downloaded), run in PyTorch on one
+random input, and exported with torch.onnx.export at each opset (constant
+folding on, static shapes) into build/torch-sweep/ (never committed).  An
+opset the exporter refuses for a model is printed as "export refused".
+Each export then goes
+  1. through the lightnet command (-i / --save): the output within
+     1e-4 x max |reference| of PyTorch's;
+  2. through ln-aot --weights FILE, cc (-std=c99 -pedantic -Werror) and
+     tests/aot/aot_check.c (the blob linked in with .incbin): the emitted
+     code equal bit for bit to the interpreter, both (and the interpreter
+     at -O0) within the same bound.
+One row per model and opset: ONNX nodes, distinct op types, the result
+(ok with the worst relative error / wrong by X / refused: message / crash),
+and the seconds the lightnet command and the ln-aot step took.  Exit status
+1 when any row is wrong, crashed or refused.
+
+Environment (mk/torch_sweep.mk): BUILD, RT_LIB, CC, AOT_CFLAGS, AOT_LDLIBS.
+"""
+import argparse
+import concurrent.futures
+import importlib.util
+import os
+import shlex
+import subprocess
+import sys
+import time
+
+import numpy as np
+import onnx
+import torch
+import torchvision.models as tvm
+import torchvision.models.segmentation as tvs
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BUILD = os.environ.get("BUILD", "build")
+RT_LIB = os.environ.get("RT_LIB", "runtime/build/libln_rt.a")
+CC = os.environ.get("CC", "cc")
+AOT_CFLAGS = os.environ.get("AOT_CFLAGS", "")
+AOT_LDLIBS = os.environ.get("AOT_LDLIBS", "-lprotobuf-c -lcjson -lm")
+OUT = os.path.join(ROOT, BUILD, "torch-sweep")
+TOL = 1e-4
+
+# compare() and io_files() of make test-torch, so both judge the same way
+_spec = importlib.util.spec_from_file_location(
+    "torch_run", os.path.join(ROOT, "tests", "onnx", "torch", "run.py"))
+torch_run = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(torch_run)
+
+
+class SegOut(torch.nn.Module):
+    """The segmentation models return {'out': ...}: export the tensor."""
+    def __init__(self, m):
+        super().__init__()
+        self.m = m
+
+    def forward(self, x):
+        return self.m(x)["out"]
+
+
+def cls(name, **kw):
+    return lambda: getattr(tvm, name)(weights=None, **kw)
+
+
+def seg(name):
+    return lambda: SegOut(getattr(tvs, name)(weights=None, weights_backbone=None,
+                                             aux_loss=False))
+
+
+# name -> (constructor, input side)
+MODELS = {
+    "resnet18": (cls("resnet18"), 96),
+    "resnet34": (cls("resnet34"), 96),
+    "resnet50": (cls("resnet50"), 96),
+    "resnext50_32x4d": (cls("resnext50_32x4d"), 96),
+    "wide_resnet50_2": (cls("wide_resnet50_2"), 96),
+    "vgg11_bn": (cls("vgg11_bn"), 96),
+    "alexnet": (cls("alexnet"), 96),
+    "googlenet": (cls("googlenet", aux_logits=False, init_weights=True), 96),
+    "inception_v3": (cls("inception_v3", aux_logits=False, init_weights=True), 96),
+    "densenet121": (cls("densenet121"), 96),
+    "mobilenet_v2": (cls("mobilenet_v2"), 96),
+    "mobilenet_v3_small": (cls("mobilenet_v3_small"), 96),
+    "mobilenet_v3_large": (cls("mobilenet_v3_large"), 96),
+    "efficientnet_b0": (cls("efficientnet_b0"), 96),
+    "efficientnet_v2_s": (cls("efficientnet_v2_s"), 96),
+    "regnet_x_400mf": (cls("regnet_x_400mf"), 96),
+    "regnet_y_400mf": (cls("regnet_y_400mf"), 96),
+    "mnasnet0_5": (cls("mnasnet0_5"), 96),
+    "mnasnet1_0": (cls("mnasnet1_0"), 96),
+    "shufflenet_v2_x1_0": (cls("shufflenet_v2_x1_0"), 96),
+    "squeezenet1_0": (cls("squeezenet1_0"), 96),
+    "squeezenet1_1": (cls("squeezenet1_1"), 96),
+    "convnext_tiny": (cls("convnext_tiny"), 96),
+    "vit_b_16": (cls("vit_b_16"), 224),
+    "swin_t": (cls("swin_t"), 96),
+    "maxvit_t": (cls("maxvit_t"), 224),
+    "fcn_resnet50": (seg("fcn_resnet50"), 96),
+    "deeplabv3_mobilenet_v3_large": (seg("deeplabv3_mobilenet_v3_large"), 96),
+    "lraspp_mobilenet_v3_large": (seg("lraspp_mobilenet_v3_large"), 96),
+}
+
+
+def run(cmd):
+    t = time.time()
+    r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    return r, time.time() - t
+
+
+def failure(r, what):
+    """A refusal (exit 1 with a message) or a crash, as one table cell."""
+    msg = (r.stderr or r.stdout).strip().splitlines()
+    msg = msg[0][:160] if msg else ""
+    if r.returncode == 1 and msg:
+        return "refused: %s%s" % (what, msg)
+    return "crash (%s, status %d): %s" % (what, r.returncode, msg)
+
+
+def export(name, opsets):
+    """Export NAME at each opset; {opset: None or 'export refused: ...'}."""
+    ctor, side = MODELS[name]
+    torch.manual_seed(0)
+    model = ctor().eval()
+    x = torch.randn(1, 3, side, side)
+    with torch.no_grad():
+        ref = model(x)
+    if not isinstance(ref, torch.Tensor):
+        raise SystemExit("torch-sweep: %s returns %s, not a tensor" % (name, type(ref)))
+    res = {}
+    for o in opsets:
+        base = os.path.join(OUT, "%s_opset%d" % (name, o))
+        try:
+            with torch.no_grad():
+                torch.onnx.export(model, (x,), base + ".onnx", opset_version=o,
+                                  input_names=["input"], output_names=["output"],
+                                  do_constant_folding=True)
+        except Exception as e:     # pylint: disable=broad-except
+            res[o] = "export refused: %s" % str(e).strip().splitlines()[0][:120]
+            continue
+        x.numpy().astype("<f4").tofile(base + ".in.bin")
+        ref.numpy().astype("<f4").tofile(base + ".ref.bin")
+        res[o] = None
+    return res
+
+
+def check(stem):
+    """(result, lightnet seconds, ln-aot seconds) for build/torch-sweep/STEM."""
+    d = os.path.join(OUT, stem)
+    src = os.path.relpath(d + ".onnx", ROOT)
+    inp, ref = d + ".in.bin", d + ".ref.bin"
+    os.makedirs(d, exist_ok=True)
+    got = os.path.join(d, "out.bin")
+    r, t_ln = run([os.path.join(BUILD, "bin", "lightnet"), "-i", "input=" + inp,
+                   "--save", "output=" + got, src])
+    if r.returncode:
+        return failure(r, "lightnet: "), t_ln, None
+    msg = torch_run.compare(got, ref, "<f4", "lightnet")
+    if msg:
+        return "wrong: " + msg, t_ln, None
+    a = np.fromfile(got, "<f4").astype(np.float64)
+    b = np.fromfile(ref, "<f4").astype(np.float64)
+    rel = float(np.abs(a - b).max() / max(np.abs(b).max(), 1e-30))
+
+    t0 = time.time()
+    r, _ = run([os.path.join(BUILD, "bin", "ln-aot"), "-n", "m", "-o", os.path.join(d, "m.c"),
+                "--weights", os.path.join(d, "m.bin"), src])
+    if r.returncode:
+        return failure(r, "ln-aot: "), t_ln, time.time() - t0
+    with open(os.path.join(d, "w.s"), "w") as f:
+        f.write('\t.section .rodata\n\t.balign 16\n\t.global m_weights\nm_weights:\n'
+                '\t.incbin "%s"\n' % os.path.join(d, "m.bin"))
+    strict = "-std=c99 -Wall -Wextra -pedantic -Werror -O2 -Iruntime/include".split()
+    r, _ = run([CC] + strict + ["-I" + d, "-c", os.path.join(d, "m.c"),
+                                "-o", os.path.join(d, "m.o")])
+    if r.returncode:
+        return "cc -Werror: " + r.stderr.strip()[:300], t_ln, time.time() - t0
+    r, _ = run([CC, "-c", os.path.join(d, "w.s"), "-o", os.path.join(d, "w.o")])
+    if r.returncode:
+        return "as: " + r.stderr.strip()[:300], t_ln, time.time() - t0
+    r, _ = run([CC, "-std=c99", "-D_POSIX_C_SOURCE=200809L", "-O1", "-g", "-Isrc",
+                "-Iruntime/include"] + shlex.split(AOT_CFLAGS)
+               + ["-DMODEL=m", "-DMODEL_UP=M", '-DMODEL_H="m.h"', "-I" + d,
+                  "tests/aot/aot_check.c", os.path.join(d, "m.o"), os.path.join(d, "w.o"),
+                  os.path.join(BUILD, "liblightnet.a"), RT_LIB]
+               + shlex.split(AOT_LDLIBS) + ["-o", os.path.join(d, "check")])
+    if r.returncode:
+        return "cannot build the driver: " + r.stderr.strip()[:300], t_ln, time.time() - t0
+    r, _ = run([os.path.join(d, "check"), src, "rel:%g" % TOL, inp, ref])
+    t_aot = time.time() - t0
+    if r.returncode:
+        out = (r.stdout + r.stderr).strip().splitlines()
+        if r.returncode < 0 or r.returncode > 1:
+            return "crash (aot_check, status %d): %s" % (r.returncode, out[:1]), t_ln, t_aot
+        return "wrong (ln-aot): " + (out[0][:200] if out else ""), t_ln, t_aot
+    return "ok (%.1e)" % rel, t_ln, t_aot
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--opsets", default="11,13,17")
+    ap.add_argument("--jobs", type=int, default=int(os.environ.get("JOBS", "2")))
+    ap.add_argument("--keep", action="store_true",
+                    help="keep the files of the rows that pass too (a failing row's always stay)")
+    ap.add_argument("--list", action="store_true")
+    ap.add_argument("models", nargs="*")
+    a = ap.parse_args()
+    if a.list:
+        print("\n".join(MODELS))
+        return
+    for n in a.models:
+        if n not in MODELS:
+            sys.exit("torch-sweep: no model '%s' (--list)" % n)
+    names = a.models or list(MODELS)
+    opsets = [int(o) for o in a.opsets.split(",")]
+    os.makedirs(OUT, exist_ok=True)
+    torch.set_num_threads(1)
+    print("%-30s %5s %5s %4s  %-9s %8s  %s" % ("model", "opset", "nodes", "ops", "lightnet",
+                                             "ln-aot", "result"))
+    bad = 0
+    ex = concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs)
+    for name in names:
+        exp = export(name, opsets)
+        futs = {}
+        for o in opsets:
+            if exp[o] is None:
+                futs[o] = ex.submit(check, "%s_opset%d" % (name, o))
+        for o in opsets:
+            stem = "%s_opset%d" % (name, o)
+            if exp[o] is not None:
+                print("%-30s %5d %5s %4s  %-9s %8s  %s" % (name, o, "-", "-", "-", "-", exp[o]))
+                continue
+            g = onnx.load(os.path.join(OUT, stem + ".onnx"), load_external_data=False).graph
+            res, t_ln, t_aot = futs[o].result()
+            if not res.startswith("ok"):
+                bad += 1
+            print("%-30s %5d %5d %4d  %8.1fs %8s  %s"
+                  % (name, o, len(g.node), len({n.op_type for n in g.node}), t_ln,
+                     "-" if t_aot is None else "%.1fs" % t_aot, res), flush=True)
+            if not a.keep and res.startswith("ok"):
+                for ext in (".onnx", ".in.bin", ".ref.bin"):
+                    os.remove(os.path.join(OUT, stem + ext))
+                subprocess.run(["rm", "-rf", os.path.join(OUT, stem)])
+    ex.shutdown()
+    print("torch-sweep: %d row(s) not ok" % bad)
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main()
