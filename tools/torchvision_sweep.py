@@ -1,11 +1,12 @@
 #!/usr/bin/python3
 """make torch-sweep: whole torchvision models against PyTorch.
 
-    /usr/bin/python3 tools/torchvision_sweep.py [--opsets 11,13,17] [--jobs N]
+    /usr/bin/python3 tools/torchvision_sweep.py [--opsets 11,13,17,13dyn,...] [--jobs N]
                                                 [--keep] [--list] [MODEL...]
 
 Every model of MODELS is built with weights=None under torch.manual_seed(0)
-in eval mode (random weights, nothing downloaded), run in PyTorch on one
+in eval mode (random weights, nothing downloaded; every constant parameter
+or buffer made random too, vary()), run in PyTorch on one
 random input, and exported with torch.onnx.export at each opset (constant
 folding on, static shapes) into build/torch-sweep/ (never committed).  An
 opset the exporter refuses for a model is printed as "export refused".
@@ -80,8 +81,8 @@ MODELS = {
     "resnet50": (cls("resnet50"), 96),
     "resnext50_32x4d": (cls("resnext50_32x4d"), 96),
     "wide_resnet50_2": (cls("wide_resnet50_2"), 96),
-    "vgg11_bn": (cls("vgg11_bn"), 96),
-    "alexnet": (cls("alexnet"), 96),
+    "vgg11_bn": (cls("vgg11_bn"), 224),     # 96 would make the exporter refuse
+    "alexnet": (cls("alexnet"), 224),       # AdaptiveAvgPool2d((7, 7)) of 3x3
     "googlenet": (cls("googlenet", aux_logits=False, init_weights=True), 96),
     "inception_v3": (cls("inception_v3", aux_logits=False, init_weights=True), 96),
     "densenet121": (cls("densenet121"), 96),
@@ -122,24 +123,50 @@ def failure(r, what):
     return "crash (%s, status %d): %s" % (what, r.returncode, msg)
 
 
-def export(name, opsets):
-    """Export NAME at each opset; {opset: None or 'export refused: ...'}."""
-    ctor, side = MODELS[name]
+def vary(model):
+    """Fresh models are too tame to test with: BatchNorm is the identity
+    (running mean 0, variance 1, weight 1, bias 0), ViT's head and class
+    token are zeros (its output is all zeros), ConvNeXt's layer scales are
+    1e-6 (every block nearly the identity).  Every floating-point parameter or
+    buffer whose values are all equal gets random ones: near 1 (0.5 to 1.5)
+    where it was 1 or is a running variance, else normal(0, 0.1)."""
+    with torch.no_grad():
+        for n, t in list(model.named_parameters()) + list(model.named_buffers()):
+            if not t.is_floating_point() or t.numel() < 2 or t.min() != t.max():
+                continue
+            if n.endswith("running_var") or float(t.flatten()[0]) == 1.0:
+                t.uniform_(0.5, 1.5)
+            else:
+                t.normal_(0.0, 0.1)
+
+
+def export(name, opsets, side=None, batch=1):
+    """Export NAME at each opset ("13", or "13dyn": a symbolic batch axis on the
+    input and the output, "13nofold": do_constant_folding=False, "13keepinit":
+    keep_initializers_as_inputs=True, every weight a graph input too);
+    {opset: None or 'export refused: ...'}."""
+    ctor, side0 = MODELS[name]
+    side = side or side0
     torch.manual_seed(0)
     model = ctor().eval()
-    x = torch.randn(1, 3, side, side)
+    vary(model)
+    x = torch.randn(batch, 3, side, side)
     with torch.no_grad():
         ref = model(x)
     if not isinstance(ref, torch.Tensor):
         raise SystemExit("torch-sweep: %s returns %s, not a tensor" % (name, type(ref)))
     res = {}
     for o in opsets:
-        base = os.path.join(OUT, "%s_opset%d" % (name, o))
+        base = os.path.join(OUT, "%s_opset%s" % (name, o))
+        dyn = {"input": {0: "batch"}, "output": {0: "batch"}} if o.endswith("dyn") else None
         try:
-            with torch.no_grad():
-                torch.onnx.export(model, (x,), base + ".onnx", opset_version=o,
-                                  input_names=["input"], output_names=["output"],
-                                  do_constant_folding=True)
+            # grad enabled, as users export: under no_grad nn.MultiheadAttention
+            # takes its fast path, aten::_native_multi_head_attention, which
+            # torch 1.13 cannot export (ViT-B/16)
+            torch.onnx.export(model, (x,), base + ".onnx", opset_version=int(o[:2]),
+                              input_names=["input"], output_names=["output"],
+                              dynamic_axes=dyn, do_constant_folding=not o.endswith("nofold"),
+                              keep_initializers_as_inputs=o.endswith("keepinit"))
         except Exception as e:     # pylint: disable=broad-except
             res[o] = "export refused: %s" % str(e).strip().splitlines()[0][:120]
             continue
@@ -149,15 +176,17 @@ def export(name, opsets):
     return res
 
 
-def check(stem):
-    """(result, lightnet seconds, ln-aot seconds) for build/torch-sweep/STEM."""
+def check(stem, side, batch):
+    """(result, lightnet seconds, ln-aot seconds) for build/torch-sweep/STEM;
+    a symbolic batch is fixed with --shape."""
     d = os.path.join(OUT, stem)
     src = os.path.relpath(d + ".onnx", ROOT)
     inp, ref = d + ".in.bin", d + ".ref.bin"
     os.makedirs(d, exist_ok=True)
     got = os.path.join(d, "out.bin")
+    shape = ["--shape", "input=%dx3x%dx%d" % (batch, side, side)] if stem.endswith("dyn") else []
     r, t_ln = run([os.path.join(BUILD, "bin", "lightnet"), "-i", "input=" + inp,
-                   "--save", "output=" + got, src])
+                   "--save", "output=" + got] + shape + [src])
     if r.returncode:
         return failure(r, "lightnet: "), t_ln, None
     msg = torch_run.compare(got, ref, "<f4", "lightnet")
@@ -169,7 +198,7 @@ def check(stem):
 
     t0 = time.time()
     r, _ = run([os.path.join(BUILD, "bin", "ln-aot"), "-n", "m", "-o", os.path.join(d, "m.c"),
-                "--weights", os.path.join(d, "m.bin"), src])
+                "--weights", os.path.join(d, "m.bin")] + shape + [src])
     if r.returncode:
         return failure(r, "ln-aot: "), t_ln, time.time() - t0
     with open(os.path.join(d, "w.s"), "w") as f:
@@ -191,7 +220,13 @@ def check(stem):
                + shlex.split(AOT_LDLIBS) + ["-o", os.path.join(d, "check")])
     if r.returncode:
         return "cannot build the driver: " + r.stderr.strip()[:300], t_ln, time.time() - t0
-    r, _ = run([os.path.join(d, "check"), src, "rel:%g" % TOL, inp, ref])
+    ir = src
+    if shape:       # aot_check imports an ONNX model with batch 1: give it the IR
+        ir = os.path.join(d, "m.json")
+        r, _ = run([os.path.join(BUILD, "bin", "ln-onnx"), "-o", ir] + shape + [src])
+        if r.returncode:
+            return failure(r, "ln-onnx: "), t_ln, time.time() - t0
+    r, _ = run([os.path.join(d, "check"), ir, "rel:%g" % TOL, inp, ref])
     t_aot = time.time() - t0
     if r.returncode:
         out = (r.stdout + r.stderr).strip().splitlines()
@@ -207,6 +242,8 @@ def main():
     ap.add_argument("--jobs", type=int, default=int(os.environ.get("JOBS", "2")))
     ap.add_argument("--keep", action="store_true",
                     help="keep the files of the rows that pass too (a failing row's always stay)")
+    ap.add_argument("--side", type=int, help="the input's height and width for every model")
+    ap.add_argument("--batch", type=int, default=1)
     ap.add_argument("--list", action="store_true")
     ap.add_argument("models", nargs="*")
     a = ap.parse_args()
@@ -217,29 +254,33 @@ def main():
         if n not in MODELS:
             sys.exit("torch-sweep: no model '%s' (--list)" % n)
     names = a.models or list(MODELS)
-    opsets = [int(o) for o in a.opsets.split(",")]
+    opsets = a.opsets.split(",")
+    for o in opsets:
+        if not (o[:2].isdigit() and o[2:] in ("", "dyn", "nofold", "keepinit")):
+            sys.exit("torch-sweep: --opsets: '%s' is not N, Ndyn, Nnofold or Nkeepinit" % o)
     os.makedirs(OUT, exist_ok=True)
     torch.set_num_threads(1)
-    print("%-30s %5s %5s %4s  %-9s %8s  %s" % ("model", "opset", "nodes", "ops", "lightnet",
+    print("%-30s %8s %5s %4s  %-9s %8s  %s" % ("model", "opset", "nodes", "ops", "lightnet",
                                              "ln-aot", "result"))
     bad = 0
     ex = concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs)
     for name in names:
-        exp = export(name, opsets)
+        exp = export(name, opsets, a.side, a.batch)
         futs = {}
         for o in opsets:
             if exp[o] is None:
-                futs[o] = ex.submit(check, "%s_opset%d" % (name, o))
+                futs[o] = ex.submit(check, "%s_opset%s" % (name, o), a.side or MODELS[name][1],
+                                    a.batch)
         for o in opsets:
-            stem = "%s_opset%d" % (name, o)
+            stem = "%s_opset%s" % (name, o)
             if exp[o] is not None:
-                print("%-30s %5d %5s %4s  %-9s %8s  %s" % (name, o, "-", "-", "-", "-", exp[o]))
+                print("%-30s %8s %5s %4s  %-9s %8s  %s" % (name, o, "-", "-", "-", "-", exp[o]))
                 continue
             g = onnx.load(os.path.join(OUT, stem + ".onnx"), load_external_data=False).graph
             res, t_ln, t_aot = futs[o].result()
             if not res.startswith("ok"):
                 bad += 1
-            print("%-30s %5d %5d %4d  %8.1fs %8s  %s"
+            print("%-30s %8s %5d %4d  %8.1fs %8s  %s"
                   % (name, o, len(g.node), len({n.op_type for n in g.node}), t_ln,
                      "-" if t_aot is None else "%.1fs" % t_aot, res), flush=True)
             if not a.keep and res.startswith("ok"):
