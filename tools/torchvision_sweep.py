@@ -65,6 +65,9 @@ class SegOut(torch.nn.Module):
         return self.m(x)["out"]
 
 
+SEG = ("fcn_resnet50", "deeplabv3_mobilenet_v3_large", "lraspp_mobilenet_v3_large")
+
+
 def cls(name, **kw):
     return lambda: getattr(tvm, name)(weights=None, **kw)
 
@@ -142,7 +145,8 @@ def vary(model):
 
 def export(name, opsets, side=None, batch=1):
     """Export NAME at each opset ("13", or "13dyn": a symbolic batch axis on the
-    input and the output, "13nofold": do_constant_folding=False, "13keepinit":
+    input and the output, "13dynhw": height and width symbolic too,
+    "13nofold": do_constant_folding=False, "13keepinit":
     keep_initializers_as_inputs=True, every weight a graph input too);
     {opset: None or 'export refused: ...'}."""
     ctor, side0 = MODELS[name]
@@ -159,6 +163,10 @@ def export(name, opsets, side=None, batch=1):
     for o in opsets:
         base = os.path.join(OUT, "%s_opset%s" % (name, o))
         dyn = {"input": {0: "batch"}, "output": {0: "batch"}} if o.endswith("dyn") else None
+        if o.endswith("dynhw"):
+            dyn = {"input": {0: "batch", 2: "h", 3: "w"}, "output": {0: "batch"}}
+            if name in SEG:
+                dyn["output"] = {0: "batch", 2: "h", 3: "w"}
         try:
             # grad enabled, as users export: under no_grad nn.MultiheadAttention
             # takes its fast path, aten::_native_multi_head_attention, which
@@ -176,6 +184,30 @@ def export(name, opsets, side=None, batch=1):
     return res
 
 
+def ort_verdict(d, src, inp, got, side, batch):
+    """When LightNet and PyTorch disagree, ONNX Runtime (tests/difftest/
+    ort_run.js, onnxruntime-node from bench/setup.sh) judges the export:
+    None when ONNX Runtime agrees with LightNet (its output is then
+    d/ort/ort_0.bin), else a note to add to the row."""
+    o = os.path.join(d, "ort")
+    os.makedirs(o, exist_ok=True)
+    subprocess.run(["ln", "-sf", os.path.abspath(os.path.join(ROOT, src)),
+                    os.path.join(o, "model.onnx")])
+    subprocess.run(["cp", inp, os.path.join(o, "in_0.bin")])
+    for f, t in (("inputs.txt", "input\n"), ("outs.txt", "output\n"),
+                 ("shape_0.json", "[%d, 3, %d, %d]\n" % (batch, side, side))):
+        with open(os.path.join(o, f), "w") as fp:
+            fp.write(t)
+    r = subprocess.run(["node", "tests/difftest/ort_run.js", o], cwd=ROOT,
+                       capture_output=True, text=True)
+    if not os.path.exists(os.path.join(o, "ort_0.bin")):
+        return " [no ONNX Runtime verdict: %s]" % (r.stderr.strip().splitlines() or [""])[-1][:80]
+    msg = torch_run.compare(got, os.path.join(o, "ort_0.bin"), "<f4", "lightnet")
+    if msg:
+        return " [ONNX Runtime differs from LightNet too: %s]" % msg
+    return None
+
+
 def check(stem, side, batch):
     """(result, lightnet seconds, ln-aot seconds) for build/torch-sweep/STEM;
     a symbolic batch is fixed with --shape."""
@@ -184,14 +216,23 @@ def check(stem, side, batch):
     inp, ref = d + ".in.bin", d + ".ref.bin"
     os.makedirs(d, exist_ok=True)
     got = os.path.join(d, "out.bin")
-    shape = ["--shape", "input=%dx3x%dx%d" % (batch, side, side)] if stem.endswith("dyn") else []
+    dyn = stem.endswith("dyn") or stem.endswith("dynhw")
+    shape = ["--shape", "input=%dx3x%dx%d" % (batch, side, side)] if dyn else []
     r, t_ln = run([os.path.join(BUILD, "bin", "lightnet"), "-i", "input=" + inp,
                    "--save", "output=" + got] + shape + [src])
     if r.returncode:
         return failure(r, "lightnet: "), t_ln, None
     msg = torch_run.compare(got, ref, "<f4", "lightnet")
+    note = ""
     if msg:
-        return "wrong: " + msg, t_ln, None
+        v = ort_verdict(d, src, inp, got, side, batch)
+        if v is not None:
+            return "wrong: " + msg + v, t_ln, None
+        # the exporter's own deviation (Upsample/Resize before opset 11,
+        # which it warns about): ONNX Runtime is the reference from here on
+        ref = os.path.join(d, "ort", "ort_0.bin")
+        note = (", against ONNX Runtime: the export differs from PyTorch by %s"
+                % msg.split(": ", 1)[1])
     a = np.fromfile(got, "<f4").astype(np.float64)
     b = np.fromfile(ref, "<f4").astype(np.float64)
     rel = float(np.abs(a - b).max() / max(np.abs(b).max(), 1e-30))
@@ -233,7 +274,7 @@ def check(stem, side, batch):
         if r.returncode < 0 or r.returncode > 1:
             return "crash (aot_check, status %d): %s" % (r.returncode, out[:1]), t_ln, t_aot
         return "wrong (ln-aot): " + (out[0][:200] if out else ""), t_ln, t_aot
-    return "ok (%.1e)" % rel, t_ln, t_aot
+    return "ok (%.1e%s)" % (rel, note), t_ln, t_aot
 
 
 def main():
@@ -256,8 +297,9 @@ def main():
     names = a.models or list(MODELS)
     opsets = a.opsets.split(",")
     for o in opsets:
-        if not (o[:2].isdigit() and o[2:] in ("", "dyn", "nofold", "keepinit")):
-            sys.exit("torch-sweep: --opsets: '%s' is not N, Ndyn, Nnofold or Nkeepinit" % o)
+        if not (o[:2].isdigit() and o[2:] in ("", "dyn", "dynhw", "nofold", "keepinit")):
+            sys.exit("torch-sweep: --opsets: '%s' is not N, Ndyn, Ndynhw, Nnofold or Nkeepinit"
+                     % o)
     os.makedirs(OUT, exist_ok=True)
     torch.set_num_threads(1)
     print("%-30s %8s %5s %4s  %-9s %8s  %s" % ("model", "opset", "nodes", "ops", "lightnet",
