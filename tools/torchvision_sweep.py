@@ -40,19 +40,16 @@ import torchvision.models as tvm
 import torchvision.models.segmentation as tvs
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BUILD = os.environ.get("BUILD", "build")
-RT_LIB = os.environ.get("RT_LIB", "runtime/build/libln_rt.a")
-CC = os.environ.get("CC", "cc")
-AOT_CFLAGS = os.environ.get("AOT_CFLAGS", "")
-AOT_LDLIBS = os.environ.get("AOT_LDLIBS", "-lprotobuf-c -lcjson -lm")
-OUT = os.path.join(ROOT, BUILD, "torch-sweep")
-TOL = 1e-4
 
-# compare() and io_files() of make test-torch, so both judge the same way
+# make test-torch's compare(), bound and environment (BUILD, RT_LIB, CC,
+# AOT_CFLAGS, AOT_LDLIBS), so both judge and build the same way
 _spec = importlib.util.spec_from_file_location(
     "torch_run", os.path.join(ROOT, "tests", "onnx", "torch", "run.py"))
 torch_run = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(torch_run)
+BUILD, RT_LIB, CC = torch_run.BUILD, torch_run.RT_LIB, torch_run.CC
+AOT_CFLAGS, AOT_LDLIBS, TOL = torch_run.AOT_CFLAGS, torch_run.AOT_LDLIBS, torch_run.TOL
+OUT = os.path.join(ROOT, BUILD, "torch-sweep")
 
 
 class SegOut(torch.nn.Module):
@@ -66,6 +63,28 @@ class SegOut(torch.nn.Module):
 
 
 SEG = ("fcn_resnet50", "deeplabv3_mobilenet_v3_large", "lraspp_mobilenet_v3_large")
+
+
+class Flat(torch.nn.Module):
+    """Models with several outputs (an FPN's levels): one flat tensor."""
+    def __init__(self, m):
+        super().__init__()
+        self.m = m
+
+    def forward(self, x):
+        return torch.cat([v.flatten(1) for v in self.m(x).values()], 1)
+
+
+def fpn(name):
+    from torchvision.models.detection.backbone_utils import resnet_fpn_backbone
+    return lambda: Flat(resnet_fpn_backbone(backbone_name=name, weights=None,
+                                            trainable_layers=5))
+
+
+def mobile_fpn(name):
+    from torchvision.models.detection.backbone_utils import mobilenet_backbone
+    return lambda: Flat(mobilenet_backbone(backbone_name=name, weights=None, fpn=True,
+                                           trainable_layers=6))
 
 
 def cls(name, **kw):
@@ -108,6 +127,9 @@ MODELS = {
     "fcn_resnet50": (seg("fcn_resnet50"), 96),
     "deeplabv3_mobilenet_v3_large": (seg("deeplabv3_mobilenet_v3_large"), 96),
     "lraspp_mobilenet_v3_large": (seg("lraspp_mobilenet_v3_large"), 96),
+    # detection backbones: the feature pyramid's levels, flattened and joined
+    "fpn_resnet18": (fpn("resnet18"), 96),
+    "fpn_mobilenet_v3_large": (mobile_fpn("mobilenet_v3_large"), 96),
 }
 
 
