@@ -568,6 +568,8 @@ void ln_onnx_import_node(imp *im, const Onnx__NodeProto *node, int index)
         done = LN_TRUE;
     } else if (reads_unknown(im, node)) {
         ;
+    } else if (ln_onnx_empty_constant_of_shape(im, node)) {
+        done = LN_TRUE;                         /* ln_onnx_empty.c */
     } else if (ln_onnx_is_seq_op(op_type)) {
         ln_onnx_import_seq(im, node, name, where);
         done = LN_TRUE;

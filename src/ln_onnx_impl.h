@@ -174,6 +174,12 @@ void ln_onnx_import_seq(imp *im, const Onnx__NodeProto *node, const char *name,
 ln_bool ln_onnx_reads_seq(imp *im, const Onnx__NodeProto *node, const char *where);
 void ln_onnx_seq_free(void *seq);
 
+/* ---- ln_onnx_empty.c ---- */
+
+/* ConstantOfShape of a constant shape with a 0: its output becomes an empty
+ * constant (LN_TRUE), which a Concat drops. */
+ln_bool ln_onnx_empty_constant_of_shape(imp *im, const Onnx__NodeProto *node);
+
 /* ---- ln_onnx_datashape.c ---- */
 
 /* NonZero and NonMaxSuppression: output shapes that depend on the data,

@@ -85,6 +85,27 @@ def _zeropad_conv():
     return PadConv(), (randn(1, 3, 16, 16),), ["x"], ["y"]
 
 
+class PadToMultiple(nn.Module):
+    """Pad height and width up to a multiple of 8 with pads computed from the
+    shape, all eight given (F.pad of a 4-d tensor, as detection and
+    segmentation models pad their input): the export concatenates the pads
+    with an empty ConstantOfShape."""
+
+    def __init__(self):
+        super().__init__()
+        self.c = nn.Conv2d(3, 4, 3, stride=2, padding=1)
+
+    def forward(self, x):
+        h, w = x.shape[-2:]
+        y = F.pad(x, (0, (8 - w % 8) % 8, 0, (8 - h % 8) % 8, 0, 0, 0, 0), value=0.5)
+        return self.c(y)
+
+
+@pattern("pad_to_multiple", opsets=(11, 13, 17))
+def _pad_to_multiple():
+    return PadToMultiple(), (randn(1, 3, 13, 11),), ["x"], ["y"]
+
+
 class ReflectPad(nn.Module):
     """F.pad reflect and replicate, a padding_mode="reflect" conv: the same
     pads chain into Pad."""

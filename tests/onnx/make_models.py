@@ -116,6 +116,22 @@ def main():
                           "sequence_concat", [sx], [sy])
     save(model(g), "sequence_concat.onnx")
 
+    # an empty constant (ConstantOfShape of shape [0], ln_onnx_empty.c): a
+    # Concat drops it; any other reader, or an empty graph output, is refused
+    # by name (LightNet has no empty tensors)
+    ex = helper.make_tensor_value_info("x", TensorProto.FLOAT, [3])
+    ey = helper.make_tensor_value_info("y", TensorProto.FLOAT, [3])
+    e0 = helper.make_tensor("s", TensorProto.INT64, [1], [0])
+    cos = helper.make_node("ConstantOfShape", ["s"], ["e"], name="cos1")
+    g = helper.make_graph([cos, helper.make_node("Concat", ["e", "x"], ["c"], axis=0, name="cat1"),
+                           helper.make_node("Add", ["e", "c"], ["y"], name="add1")],
+                          "empty_add", [ex], [ey], [e0])
+    save(model(g), "empty_add.onnx")
+    g = helper.make_graph([cos, helper.make_node("Concat", ["e", "e"], ["y"], axis=0, name="cat1")],
+                          "empty_output", [ex], [helper.make_tensor_value_info(
+                              "y", TensorProto.FLOAT, [0])], [e0])
+    save(model(g), "empty_output.onnx")
+
     # inputs that set an output's shape must be known at import: a graph
     # input there is refused, naming the node and the input
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])

@@ -102,6 +102,13 @@ else bad "gather with indices in range: $(od -An -f "$T/y.bin" 2>&1)"; fi
 expect_error "sequence read by another op" "node 'cat1' (ConcatFromSequence): input 's' is a sequence (from SplitToSequence 'split1')" \
     "$ONNX" "$D/sequence_concat.onnx" -o "$T/out/m.json"
 
+# 9b. an empty constant (ConstantOfShape of shape [0]) only as a Concat input
+#     (the Concat drops it: tests/onnx/torch/pad_to_multiple_*); else refused
+expect_error "empty constant read by an Add" "e (create): param 'dims'\[0\] should be >= 1, got 0" \
+    "$LN" "$D/empty_add.onnx"
+expect_error "empty graph output" "cat1 (concat): 'src' should be >= 1 tensors (src_0, ...), got 0" \
+    "$LN" "$D/empty_output.onnx"
+
 # 10. MatMulInteger zero point shapes ONNX Runtime refuses
 #     (tests/onnx/integer/make_integer.py): refused naming node, input, shapes
 expect_error "b_zero_point broadcasting B's batch" \
