@@ -36,7 +36,12 @@ ln_op *ln_op_create_from_proto(const ln_op *proto, const char *name,
 
 ln_op *ln_op_copy(const ln_op *op)
 {
-    ln_op *c = ln_op_create_from_proto(op, op->op_arg->name,
+    return ln_op_copy_as(op, op);
+}
+
+ln_op *ln_op_copy_as(const ln_op *op, const ln_op *proto)
+{
+    ln_op *c = ln_op_create_from_proto(proto, op->op_arg->name,
                                        ln_tensor_list_copy(op->op_arg->tensors_in),
                                        ln_tensor_list_copy(op->op_arg->tensors_out),
                                        ln_param_list_copy(op->op_arg->params),

@@ -77,6 +77,9 @@ ln_op *ln_op_create_from_proto(const ln_op *proto, const char *name,
                                ln_list *params, ln_hash *tensor_table);
 /* Same prototype, deep copies of name and lists. */
 ln_op *ln_op_copy(const ln_op *op);
+/* op (name, tensors, params and guard copied) as an op of proto's type:
+ * an expander's default, a pass that turns an op into a variant of it */
+ln_op *ln_op_copy_as(const ln_op *op, const ln_op *proto);
 void ln_op_free(ln_op *op);
 /* Guards (ln_op_arg.guard).  Does a's guard equal b's? */
 ln_bool ln_op_same_guard(const ln_op *a, const ln_op *b);

@@ -33,10 +33,7 @@ static ln_list *expand_default(const ln_op *op, const ln_expand_default *default
     row = bsearch(op->op_arg->optype, defaults, n, sizeof *defaults, cmp_default);
     if (!row || !(proto = ln_arch_op_proto(row->arch_optype)))
         return NULL;
-    return ln_list_append(NULL, ln_op_create_from_proto(proto, op->op_arg->name,
-        ln_tensor_list_copy(op->op_arg->tensors_in),
-        ln_tensor_list_copy(op->op_arg->tensors_out),
-        ln_param_list_copy(op->op_arg->params), op->op_arg->tensor_table));
+    return ln_list_append(NULL, ln_op_copy_as(op, proto));
 }
 
 int ln_pass_expander(ln_context *ctx, ln_expander_func *funcs,
@@ -787,11 +784,7 @@ static int pack_conv_one(ln_context *ctx, ln_op *conv, ln_bool *done)
     ln_free(t);
     ln_context_const_set(ctx, wname, tw);
     cw = ln_pass_const_op(ctx, "cpu", wname, tw);
-    newop = ln_op_create_from_proto(proto, conv->op_arg->name,
-                                    ln_tensor_list_copy(conv->op_arg->tensors_in),
-                                    ln_tensor_list_copy(conv->op_arg->tensors_out),
-                                    ln_param_list_copy(conv->op_arg->params),
-                                    conv->op_arg->tensor_table);
+    newop = ln_op_copy_as(conv, proto);
     set_tensor_name(newop->op_arg->tensors_in, "weight", wname);
     ln_free(wname);
     if ((ret = ln_pass_replace_with(ctx, conv, ln_list_append(NULL, cw), newop)))
@@ -803,8 +796,9 @@ static int pack_conv_one(ln_context *ctx, ln_op *conv, ln_bool *done)
 /*
  * Squeeze-excitation: y = x * g with g [n][c][1][1] (one factor per image
  * and channel: a computed gate, or a constant), y read by one group-1
- * conv2d_cpu or conv2d_res_cpu alone, as its src (not as the residual). Where the conv's weights per input channel
- * are fewer numbers than a plane of x (oc * kh * kw < h * w), the conv
+ * conv2d_cpu or conv2d_res_cpu alone, as its src (not as the residual).
+ * Where the conv's weights per input channel are fewer numbers than a
+ * plane of x (oc * kh * kw < h * w), the conv
  * becomes a conv2d_scale_cpu reading x and g, which scales a copy of its
  * weights instead (ln_rt_conv2d_scaled_f32): the pass over x disappears.
  * EfficientNet-B0: the gates of its 112x112 .. 28x28 stages. Host targets
@@ -843,11 +837,7 @@ static int channel_scale_one(ln_context *ctx, ln_op *mul, ln_bool *done)
         (int64_t)we->tensor->dims[0] * we->tensor->dims[2] * we->tensor->dims[3] >=
             (int64_t)x->dims[2] * x->dims[3])
         return 0;
-    newop = ln_op_create_from_proto(proto, conv->op_arg->name,
-                                    ln_tensor_list_copy(conv->op_arg->tensors_in),
-                                    ln_tensor_list_copy(conv->op_arg->tensors_out),
-                                    ln_param_list_copy(conv->op_arg->params),
-                                    conv->op_arg->tensor_table);
+    newop = ln_op_copy_as(conv, proto);
     set_tensor_name(newop->op_arg->tensors_in, "src", xe->name);
     set_tensor_name(newop->op_arg->tensors_in, "scale", ge->name);
     if ((ret = ln_pass_replace_with(ctx, conv, NULL, newop)) ||
