@@ -271,6 +271,20 @@ static int run_gemm(const void *p)
     return ln_rt_gemm_f32(&g->a, g->A, g->B, NULL, g->Y, g->scr);
 }
 
+typedef struct {
+    ln_rt_pool2d_args a;
+    const float *x;
+    float *y;
+    int is_max;
+} pool_ctx;
+
+static int run_pool(const void *p)
+{
+    const pool_ctx *c = p;
+    return c->is_max ? ln_rt_maxpool2d_f32(&c->a, c->x, c->y)
+                     : ln_rt_avgpool2d_f32(&c->a, c->x, c->y);
+}
+
 static int selected(int argc, char **argv, const char *name)
 {
     int i;
@@ -424,6 +438,59 @@ int main(int argc, char **argv)
             t = best_time(run_gemm, &c, flops);
             snprintf(shape, sizeof(shape), "%dx%dx%d", c.a.m, c.a.n, c.a.k);
             row(g[i].name, shape, t, flops, peak);
+        }
+    }
+    {
+        /* 2-D pooling of the benchmark models: the portable kernel
+         * (ln_rt_isa_limit(0), what ran before the x86 ones) and the one
+         * this CPU picks, alternated over 5 rounds; the best time of each */
+        static const struct {
+            const char *name;
+            int32_t c, hw, k, s, pad, ceil_mode, is_max;
+        } pl[] = {
+            { "sqz maxpool 3x3 s2 ceil @111", 64, 111, 3, 2, 0, 1, 1 },
+            { "sqz maxpool 3x3 s2 ceil @55", 128, 55, 3, 2, 0, 1, 1 },
+            { "sqz maxpool 3x3 s2 ceil @27", 256, 27, 3, 2, 0, 1, 1 },
+            { "resnet18 maxpool 3x3 s2 p1", 64, 112, 3, 2, 1, 0, 1 },
+            { "densenet avgpool 2x2 s2 @56", 256, 56, 2, 2, 0, 0, 0 },
+            { "densenet avgpool 2x2 s2 @28", 512, 28, 2, 2, 0, 0, 0 },
+            { "densenet avgpool 2x2 s2 @14", 1024, 14, 2, 2, 0, 0, 0 },
+        };
+        const int top = ln_rt_isa_limit(-1);
+        int hdr = 0;
+        for (i = 0; i < sizeof(pl) / sizeof(pl[0]); i++) {
+            pool_ctx c;
+            double t0 = 1e30, t1 = 1e30, t;
+            int32_t o = pl[i].hw + 2 * pl[i].pad - pl[i].k;
+            int r;
+            char shape[40];
+            if (!selected(argc, argv, pl[i].name))
+                continue;
+            o = (pl[i].ceil_mode ? (o + pl[i].s - 1) / pl[i].s
+                                 : o / pl[i].s) + 1;
+            memset(&c.a, 0, sizeof(c.a));
+            c.a.n = 1; c.a.c = pl[i].c; c.a.h = c.a.w = pl[i].hw;
+            c.a.oh = c.a.ow = o; c.a.kh = c.a.kw = pl[i].k;
+            c.a.stride_h = c.a.stride_w = pl[i].s;
+            c.a.pad_top = c.a.pad_left = pl[i].pad;
+            c.a.pad_bottom = c.a.pad_right = pl[i].pad;
+            c.a.dil_h = c.a.dil_w = 1;
+            c.x = x; c.y = y; c.is_max = pl[i].is_max;
+            for (r = 0; r < 5; r++) {
+                ln_rt_isa_limit(0);
+                t = best_time(run_pool, &c, 0.0);
+                t0 = t < t0 ? t : t0;
+                ln_rt_isa_limit(top);
+                t = best_time(run_pool, &c, 0.0);
+                t1 = t < t1 ? t : t1;
+            }
+            if (!hdr++)
+                printf("\n%-28s %-18s %9s %9s %7s\n", "pooling (best of 5)",
+                       "CxHxW->OHxOW", "C ms", "ISA ms", "C/ISA");
+            snprintf(shape, sizeof(shape), "%dx%dx%d->%dx%d", pl[i].c,
+                     pl[i].hw, pl[i].hw, o, o);
+            printf("%-28s %-18s %9.4f %9.4f %7.2f\n", pl[i].name, shape,
+                   t0 * 1e3, t1 * 1e3, t0 / t1);
         }
     }
     free(x); free(w); free(wp); free(b); free(y); free(scr);

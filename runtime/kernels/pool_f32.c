@@ -9,6 +9,7 @@
  */
 #include <math.h>
 #include "ln_rt_internal.h"
+#include "x86/pool_f32_x86.h"
 
 /* Separable pooling of one plane: for each output row the kh input rows of
  * its window are first reduced into a row buffer (a vectorizable elementwise
@@ -258,6 +259,18 @@ static int pool2d(const ln_rt_pool2d_args *a, const float *x, float *y,
         }
         return LN_RT_OK;
     }
+#if LN_RT_HAVE_AVX2
+    /* pool_plane's results, 16 or 8 outputs at a time (x86/pool_f32_simd.h);
+     * not pool_plane_direct's, which sums in another order */
+    if ((a->kw - 1) * a->dil_w + 1 <= LN_RT_POOL_ROW) {
+#if LN_RT_HAVE_AVX512
+        if (LN_RT_CPU_AVX512 && ln_rt__pool2d_f32_avx512(a, x, y, is_max))
+            return LN_RT_OK;
+#endif
+        if (LN_RT_CPU_AVX2 && ln_rt__pool2d_f32_avx2(a, x, y, is_max))
+            return LN_RT_OK;
+    }
+#endif
     for (q = 0; q < planes; q++) {
         if ((a->kw - 1) * a->dil_w + 1 <= LN_RT_POOL_ROW)
             pool_plane(a, x + q * hw, y + q * ohw, is_max);

@@ -3,9 +3,13 @@
  * count_include_pad, dilation) and global pooling against naive references
  * that test every window tap against the (padded) input bounds directly;
  * shapes cover the interior runs, clipped edges, rows longer than the
- * kernel's 256-float row buffer, and windows wider than it.
+ * kernel's 256-float row buffer, and windows wider than it, and the
+ * shape classes of the x86 kernels (x86/pool_f32_simd.h), which must give
+ * the portable kernel's bits at every ISA level (NaN, infinities and
+ * signed zeros included).
  * Tolerance: max 0 (exact), avg 1e-6.
  */
+#include <stdio.h>
 #include "rt_test.h"
 
 typedef struct {
@@ -44,6 +48,56 @@ static const pool_case pcases[] = {
     { 1, 1, 4, 601, 2, 5, 1, 3, 0, 2, 1, 0, 1, 2, 0, 1 },
     /* window wider than the row buffer: the direct path */
     { 1, 1, 2, 300, 1, 3, 1, 1, 0, 0, 0, 0, 1, 130, 0, 0 },
+    /* the x86 kernels (x86/pool_f32_simd.h: stride_w 1 or 2, rows up to
+     * their row buffer). The model layers, fewer channels: SqueezeNet 1.1's
+     * 3x3 s2 ceil mode at 111, 55 and 27 (to 55, 27, 13), ResNet-18's 3x3
+     * s2 pad 1 at 112, DenseNet-121's 2x2 s2 transitions (batch 2 at 14) */
+    { 1, 3, 111, 111, 3, 3, 2, 2, 0, 0, 0, 0, 1, 1, 1, 0 },
+    { 1, 4, 55, 55, 3, 3, 2, 2, 0, 0, 0, 0, 1, 1, 1, 0 },
+    { 1, 5, 27, 27, 3, 3, 2, 2, 0, 0, 0, 0, 1, 1, 1, 0 },
+    { 1, 3, 112, 112, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 0, 0 },
+    { 1, 3, 56, 56, 2, 2, 2, 2, 0, 0, 0, 0, 1, 1, 0, 0 },
+    { 1, 2, 28, 28, 2, 2, 2, 2, 0, 0, 0, 0, 1, 1, 0, 1 },
+    { 2, 3, 14, 14, 2, 2, 2, 2, 0, 0, 0, 0, 1, 1, 0, 0 },
+    /* stride 1, 3x3 pad 1 (ow = w): below, at and above 8, 16 and 32
+     * outputs, a 1-wide plane; count_include_pad on and off */
+    { 1, 2, 5, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1 },
+    { 1, 2, 6, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0 },
+    { 1, 2, 6, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1 },
+    { 1, 2, 6, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0 },
+    { 1, 2, 6, 15, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1 },
+    { 1, 2, 6, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0 },
+    { 1, 2, 6, 17, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1 },
+    { 1, 2, 6, 31, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0 },
+    { 1, 2, 6, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1 },
+    { 1, 2, 6, 33, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0 },
+    /* stride 2, 3x3 pad 1 (ow = (w + 1) / 2): 1, 15, 16, 17, 31, 32, 33
+     * outputs; ceil mode windows past the end */
+    { 1, 2, 5, 1, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1 },
+    { 1, 2, 7, 29, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 0, 1 },
+    { 1, 2, 7, 31, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 0, 0 },
+    { 1, 2, 7, 33, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 0, 1 },
+    { 1, 2, 7, 61, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 0, 0 },
+    { 1, 2, 7, 63, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 0, 1 },
+    { 1, 2, 8, 64, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 0 },
+    { 1, 2, 8, 66, 3, 3, 2, 2, 0, 0, 0, 0, 1, 1, 1, 1 },
+    /* pads bigger than the stride, asymmetric, ceil mode on both axes,
+     * even kernels at stride 1, 8x8, 1x1 at stride 2 (one row, one tap) */
+    { 1, 2, 9, 20, 5, 5, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1 },
+    { 1, 2, 9, 20, 5, 5, 2, 2, 2, 2, 2, 2, 1, 1, 1, 0 },
+    { 1, 2, 10, 19, 4, 4, 1, 1, 1, 1, 2, 2, 1, 1, 0, 1 },
+    { 1, 2, 10, 19, 4, 4, 1, 1, 2, 1, 1, 2, 1, 1, 1, 0 },
+    { 1, 2, 12, 40, 8, 8, 1, 1, 3, 4, 4, 3, 1, 1, 0, 1 },
+    { 1, 2, 12, 40, 8, 8, 2, 2, 0, 0, 0, 0, 1, 1, 1, 0 },
+    { 1, 2, 7, 21, 1, 1, 2, 2, 0, 0, 0, 0, 1, 1, 0, 0 },
+    /* stride_h 3 with stride_w 2, dilation, many planes */
+    { 1, 2, 17, 35, 3, 3, 3, 2, 1, 1, 1, 1, 2, 2, 1, 1 },
+    { 2, 40, 5, 6, 2, 2, 2, 2, 0, 0, 0, 0, 1, 1, 1, 0 },
+    { 3, 37, 4, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1 },
+    /* rows at the end of the row buffer: 496 outputs at stride 2 (past
+     * the 16-lane kernel's, inside the 8-lane one's), 1,050 (past both) */
+    { 1, 2, 3, 994, 3, 3, 2, 2, 0, 0, 0, 0, 1, 1, 0, 0 },
+    { 1, 1, 2, 2101, 2, 3, 2, 2, 0, 1, 0, 1, 1, 1, 1, 1 },
 };
 
 static int32_t out_len(int32_t in, int32_t k, int32_t s, int32_t p0,
@@ -55,6 +109,38 @@ static int32_t out_len(int32_t in, int32_t k, int32_t s, int32_t p0,
     if (ceil_mode && (o - 1) * s >= in + p0)
         o--;
     return o;
+}
+
+/* max and average pooling at each ISA level this process runs
+ * (ln_rt_isa_limit) give the same bits as at level 0, the portable C */
+static void pool_levels_same(const ln_rt_pool2d_args *a, const float *x,
+                             size_t nx, size_t ny)
+{
+    const int top = ln_rt_isa_limit(-1);
+    float *y0 = rt_alloc(2 * ny), *y1 = rt_alloc(2 * ny);
+    int lev, bad = 0;
+    size_t i;
+    (void)nx;
+    ln_rt_isa_limit(0);
+    ck_assert_int_eq(ln_rt_maxpool2d_f32(a, x, y0), LN_RT_OK);
+    ck_assert_int_eq(ln_rt_avgpool2d_f32(a, x, y0 + ny), LN_RT_OK);
+    for (lev = 1; lev <= top; lev++) {
+        ln_rt_isa_limit(lev);
+        for (i = 0; i < 2 * ny; i++)
+            y1[i] = -1234.5f;
+        ck_assert_int_eq(ln_rt_maxpool2d_f32(a, x, y1), LN_RT_OK);
+        ck_assert_int_eq(ln_rt_avgpool2d_f32(a, x, y1 + ny), LN_RT_OK);
+        for (i = 0; i < 2 * ny; i++)
+            if (memcmp(&y0[i], &y1[i], sizeof(float)) != 0 &&
+                !(isnan(y0[i]) && isnan(y1[i])) && bad++ < 3)
+                fprintf(stderr, "pool level %d: %s[%zu] = %.9g, portable "
+                        "%.9g\n", lev, i < ny ? "max" : "avg",
+                        i < ny ? i : i - ny, (double)y1[i], (double)y0[i]);
+    }
+    ln_rt_isa_limit(top);
+    free(y0); free(y1);
+    ck_assert_msg(bad == 0, "%d pooled values differ from the portable "
+                  "kernel's", bad);
 }
 
 START_TEST(test_pool_cases)
@@ -105,7 +191,42 @@ START_TEST(test_pool_cases)
     RT_CHECK(ym, rm, ny, 0, "maxpool2d");
     ck_assert_int_eq(ln_rt_avgpool2d_f32(&a, x, ya), LN_RT_OK);
     RT_CHECK(ya, ra, ny, 1e-6, "avgpool2d");
+    /* every ISA level gives the portable kernel's bits */
+    pool_levels_same(&a, x, nx, ny);
     free(x); free(ym); free(ya); free(rm); free(ra);
+}
+END_TEST
+
+/* NaN, infinities and zeros of both signs at 1 in 5 inputs: each ISA
+ * level gives the bits of the portable kernel (level 0) -- which, as a
+ * comparison chain, passes a NaN on only from the first reduced tap of
+ * a window lying inside the input -- for max and average */
+START_TEST(test_pool_special_values)
+{
+    static const float sp[] = { NAN, -0.0f, 0.0f, INFINITY, -INFINITY };
+    const pool_case *p = &pcases[_i];
+    ln_rt_pool2d_args a;
+    size_t nx, ny, i;
+    uint32_t seed = 7 + (uint32_t)_i;
+    float *x;
+
+    memset(&a, 0, sizeof(a));
+    a.n = p->n; a.c = p->c; a.h = p->h; a.w = p->w;
+    a.oh = out_len(p->h, p->kh, p->sh, p->pt, p->pb, p->dh, p->ceil_mode);
+    a.ow = out_len(p->w, p->kw, p->sw, p->pl, p->pr, p->dw, p->ceil_mode);
+    a.kh = p->kh; a.kw = p->kw; a.stride_h = p->sh; a.stride_w = p->sw;
+    a.pad_top = p->pt; a.pad_left = p->pl; a.pad_bottom = p->pb;
+    a.pad_right = p->pr; a.dil_h = p->dh; a.dil_w = p->dw;
+    a.count_include_pad = p->cip;
+    nx = (size_t)p->n * p->c * p->h * p->w;
+    ny = (size_t)p->n * p->c * a.oh * a.ow;
+    x = rt_alloc(nx);
+    rt_fill(x, nx, -1, 1, 300 + _i);
+    for (i = 0; i < nx; i++)
+        if (rt_rand(&seed) % 5 == 0)
+            x[i] = sp[rt_rand(&seed) % 5];
+    pool_levels_same(&a, x, nx, ny);
+    free(x);
 }
 END_TEST
 
@@ -164,6 +285,8 @@ Suite *rt_pool_suite(void)
     Suite *s = suite_create("rt_pool");
     TCase *tc = tcase_create("pool");
     tcase_add_loop_test(tc, test_pool_cases, 0,
+                        (int)(sizeof(pcases) / sizeof(pcases[0])));
+    tcase_add_loop_test(tc, test_pool_special_values, 0,
                         (int)(sizeof(pcases) / sizeof(pcases[0])));
     tcase_add_test(tc, test_pool_known_values);
     tcase_add_test(tc, test_global_pool);

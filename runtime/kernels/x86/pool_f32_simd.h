@@ -1,0 +1,220 @@
+/*
+ * pool_f32_simd.h -- 2-D max / average pooling, NCHW float32, written
+ * once for the AVX2 and AVX-512F files (pool_f32_avx2.c, pool_f32_avx512.c
+ * define the PL_* vector macros and PL_FN, then include this).
+ *
+ * The same separable scheme as the portable pool_plane (pool_f32.c), and
+ * the same operations in the same order, so that every ISA level gives the
+ * portable kernel's bits:
+ *  - per output row, the kh input rows of its window (clipped to the input)
+ *    are reduced into a row buffer rb: the first row, then max(row, acc) or
+ *    acc + row, whole vectors with a masked tail; rb[j] holds input column
+ *    j - pad_left, and its columns left of 0 and from w on are filled once
+ *    per call with -inf (max) or 0 (average) -- the padding;
+ *  - each output ox then reduces taps rb[ox * sw + kx * dw], kx ascending,
+ *    PL_VL outputs at a time (stride 2: the even lanes of two loads);
+ *  - an output whose window lies inside the input (the interior run
+ *    [ia0, ib0)) starts from its first tap, one that is clipped from -inf
+ *    (max) -- which, with -inf pads, is the portable pool_edge's result,
+ *    NaN included: a NaN propagates only from the first reduced tap of an
+ *    interior window, as there; an average adds its pad zeros, which the
+ *    portable edge code leaves out (the same sum: adding +0 changes at most
+ *    the sign of a zero, and both end with +0 for a zero sum), and divides
+ *    by the count for clipped outputs, multiplies by 1 / (rows * kw) for
+ *    interior ones (both as pool_f32.c).
+ * The vertical passes of a group of output rows (across planes: a 13x13
+ * output is 13 rows of 16 lanes) fill the buffer before their horizontal
+ * passes read it: the taps' unaligned loads read what the vertical pass
+ * stored just before, and, one row at a time, waited for those stores
+ * (no store forwarding to a load that spans two stores); 27x27 -> 13x13
+ * ran at ~90 cycles per output row that way.
+ * Taken: stride_w 1 or 2, any kernel, stride_h, dilation and padding, when
+ * (ow - 1) * sw + span + 2 * PL_VL <= PL_ROWBUF; else 0 is returned.
+ */
+
+#define PL_ROWBUF 1024 /* floats in one output row's buffer */
+#define PL_GROUP 4      /* the buffer holds 4 such rows (16 KB) */
+
+static void PL_CAT(PL_FN, _rows)(const float *s0, size_t rs, int32_t nrow,
+                                 float *dst, int32_t n, int is_max)
+{
+    int32_t i, r;
+    for (i = 0; i + PL_VL <= n; i += PL_VL) {
+        PL_V v = PL_LOAD(s0 + i);
+        const float *s = s0;
+        if (is_max)
+            for (r = 1; r < nrow; r++) {
+                s += rs;
+                v = PL_MAX(PL_LOAD(s + i), v);
+            }
+        else
+            for (r = 1; r < nrow; r++) {
+                s += rs;
+                v = PL_ADD(v, PL_LOAD(s + i));
+            }
+        PL_STORE(dst + i, v);
+    }
+    if (i < n) {
+        PL_M m = PL_LANES(0, n - i);
+        PL_V v = PL_MLOAD(s0 + i, m);
+        const float *s = s0;
+        if (is_max)
+            for (r = 1; r < nrow; r++) {
+                s += rs;
+                v = PL_MAX(PL_MLOAD(s + i, m), v);
+            }
+        else
+            for (r = 1; r < nrow; r++) {
+                s += rs;
+                v = PL_ADD(v, PL_MLOAD(s + i, m));
+            }
+        PL_MSTORE(dst + i, m, v);
+    }
+}
+
+int PL_FN(const ln_rt_pool2d_args *a, const float *x, float *y, int is_max)
+{
+    PL_ALIGN float rb[PL_ROWBUF * PL_GROUP];
+    PL_ALIGN float cdiv[PL_ROWBUF + PL_VL];
+    const int32_t sw = a->stride_w, kw = a->kw, dw = a->dil_w;
+    const int32_t w = a->w, ow = a->ow, oh = a->oh, pl = a->pad_left;
+    const int32_t span = (kw - 1) * dw + 1;
+    int32_t nb, pitch, grp, wv, ia0, ib0, i, g, ng, ox0, kx;
+    size_t r0, nrows, hw = (size_t)a->h * w;
+    const float fill = is_max ? -INFINITY : 0.0f;
+    const PL_V ninf = PL_SET1(-INFINITY), zero = PL_SET1(0.0f);
+
+    if ((sw != 1 && sw != 2) || ow > PL_ROWBUF || span > PL_ROWBUF ||
+        pl > PL_ROWBUF)
+        return 0;
+    nb = (ow - 1) * sw + span; /* rb entries the windows read */
+    if (ow <= 0 || oh <= 0)
+        return 1; /* nothing to write */
+    if (nb + 2 * PL_VL > PL_ROWBUF)
+        return 0; /* too long */
+    /* the buffer holds grp rows of pitch floats: the vertical pass of
+     * grp output rows (across planes), then their horizontal pass -- the
+     * loads of a row's taps then do not wait on its stores */
+    pitch = (nb + 2 * PL_VL + PL_VL - 1) / PL_VL * PL_VL;
+    grp = PL_ROWBUF * PL_GROUP / pitch;
+    /* input columns the vertical pass writes: rb[pl, pl + wv) */
+    wv = w < nb - pl ? w : nb - pl;
+    if (wv < 0)
+        wv = 0;
+    for (i = 0; i < pitch * grp; i++)
+        rb[i] = fill;
+    /* the interior outputs, as pool_plane: ox * sw - pl >= 0 and
+     * ox * sw - pl + span <= w */
+    ia0 = (pl + sw - 1) / sw;
+    ib0 = w - span + pl < 0 ? 0 : (w - span + pl) / sw + 1;
+    if (ib0 > ow)
+        ib0 = ow;
+    if (ia0 > ib0)
+        ia0 = ib0;
+    /* average: the horizontal count of each output (clipped ones) */
+    if (!is_max)
+        for (i = 0; i < ow + PL_VL; i++) {
+            int32_t x0 = i * sw - pl, lo, hi;
+            if (i >= ow || (i >= ia0 && i < ib0)) {
+                cdiv[i] = (float)kw;
+                continue;
+            }
+            if (a->count_include_pad)
+                ln_rt__pool_taps(x0 + pl, kw, dw, w + pl + a->pad_right,
+                                 &lo, &hi);
+            else
+                ln_rt__pool_taps(x0, kw, dw, w, &lo, &hi);
+            cdiv[i] = (float)(hi - lo);
+        }
+
+    /* output rows r = plane * oh + oy, grp at a time */
+    nrows = (size_t)a->n * a->c * oh;
+    for (r0 = 0; r0 < nrows; r0 += (size_t)grp) {
+        const int32_t oyg = (int32_t)(r0 % (size_t)oh);
+        const float *in = x + r0 / (size_t)oh * hw;
+        int32_t oy = oyg;
+        ng = nrows - r0 < (size_t)grp ? (int32_t)(nrows - r0) : grp;
+        /* the vertical passes */
+        for (g = 0; g < ng; g++, oy++) {
+            int32_t ylo, yhi, y0;
+            float *dst = rb + (size_t)g * pitch + pl;
+            if (oy == oh) { /* the next plane */
+                oy = 0;
+                in += hw;
+            }
+            y0 = oy * a->stride_h - a->pad_top;
+            ln_rt__pool_taps(y0, a->kh, a->dil_h, a->h, &ylo, &yhi);
+            if (yhi > ylo)
+                PL_CAT(PL_FN, _rows)(in + (size_t)(y0 + ylo * a->dil_h) * w,
+                                     (size_t)a->dil_h * w, yhi - ylo, dst, wv,
+                                     is_max);
+            else
+                for (i = 0; i < wv; i++)
+                    dst[i] = fill;
+        }
+        /* the horizontal passes, PL_VL outputs at a time */
+        for (g = 0, oy = oyg; g < ng; g++, oy++) {
+            const float *row = rb + (size_t)g * pitch;
+            float *yr = y + (r0 + (size_t)g) * (size_t)ow;
+            PL_V vinv = zero, vrc = zero;
+            int avg_zero = 0;
+            if (oy == oh)
+                oy = 0;
+            if (!is_max) {
+                int32_t ylo, yhi, pylo, pyhi;
+                int32_t y0 = oy * a->stride_h - a->pad_top, rc, cnt;
+                ln_rt__pool_taps(y0, a->kh, a->dil_h, a->h, &ylo, &yhi);
+                ln_rt__pool_taps(y0 + a->pad_top, a->kh, a->dil_h,
+                                 a->h + a->pad_top + a->pad_bottom, &pylo,
+                                 &pyhi);
+                rc = a->count_include_pad ? pyhi - pylo : yhi - ylo;
+                cnt = rc * kw;
+                avg_zero = cnt <= 0;
+                vinv = PL_SET1(cnt > 0 ? 1.0f / (float)cnt : 0.0f);
+                vrc = PL_SET1((float)rc);
+            }
+            for (ox0 = 0; ox0 < ow; ox0 += PL_VL) {
+                const float *base = row + (size_t)ox0 * sw;
+                int32_t nl = ow - ox0 < PL_VL ? ow - ox0 : PL_VL;
+                int32_t il = ia0 - ox0, ih = ib0 - ox0;
+                /* the lanes of interior outputs, and whether every
+                 * written lane is one */
+                int all_int = il <= 0 && ih >= nl;
+                PL_V acc, t;
+                if (sw == 1)
+                    acc = PL_LOAD(base);
+                else
+                    acc = PL_EVEN2(base);
+                if (is_max) {
+                    if (!all_int) /* clipped windows start from -inf */
+                        acc = PL_SEL(PL_LANES(il, ih), PL_MAX(acc, ninf),
+                                     acc);
+                    for (kx = 1; kx < kw; kx++) {
+                        t = sw == 1 ? PL_LOAD(base + kx * dw)
+                                    : PL_EVEN2(base + kx * dw);
+                        acc = PL_MAX(t, acc);
+                    }
+                } else {
+                    PL_V res;
+                    for (kx = 1; kx < kw; kx++) {
+                        t = sw == 1 ? PL_LOAD(base + kx * dw)
+                                    : PL_EVEN2(base + kx * dw);
+                        acc = PL_ADD(acc, t);
+                    }
+                    res = avg_zero ? zero : PL_MUL(acc, vinv);
+                    if (!all_int) {
+                        PL_V d = PL_MUL(vrc, PL_LOAD(cdiv + ox0));
+                        PL_V qd = PL_SEL(PL_POS(d), zero, PL_DIV(acc, d));
+                        res = PL_SEL(PL_LANES(il, ih), qd, res);
+                    }
+                    acc = res;
+                }
+                if (nl == PL_VL)
+                    PL_STORE(yr + ox0, acc);
+                else
+                    PL_MSTORE(yr + ox0, PL_LANES(0, nl), acc);
+            }
+        }
+    }
+    return 1;
+}
