@@ -35,41 +35,131 @@
 #define PL_ROWBUF 1024 /* floats in one output row's buffer */
 #define PL_GROUP 4      /* the buffer holds 4 such rows (16 KB) */
 
-static void PL_CAT(PL_FN, _rows)(const float *s0, size_t rs, int32_t nrow,
-                                 float *dst, int32_t n, int is_max)
+#define PL_INLINE static inline __attribute__((always_inline))
+
+/* the vertical pass: dst[i] = reduction of s0[i + r * rs], r < nrow,
+ * i < n (nrow >= 1) */
+PL_INLINE void PL_CAT(PL_FN, _rows_t)(const float *s0, size_t rs,
+                                      int32_t nrow, float *dst, int32_t n,
+                                      int is_max)
 {
     int32_t i, r;
     for (i = 0; i + PL_VL <= n; i += PL_VL) {
         PL_V v = PL_LOAD(s0 + i);
         const float *s = s0;
-        if (is_max)
-            for (r = 1; r < nrow; r++) {
-                s += rs;
-                v = PL_MAX(PL_LOAD(s + i), v);
-            }
-        else
-            for (r = 1; r < nrow; r++) {
-                s += rs;
-                v = PL_ADD(v, PL_LOAD(s + i));
-            }
+        for (r = 1; r < nrow; r++) {
+            s += rs;
+            v = is_max ? PL_MAX(PL_LOAD(s + i), v) : PL_ADD(v, PL_LOAD(s + i));
+        }
         PL_STORE(dst + i, v);
     }
     if (i < n) {
         PL_M m = PL_LANES(0, n - i);
         PL_V v = PL_MLOAD(s0 + i, m);
         const float *s = s0;
-        if (is_max)
-            for (r = 1; r < nrow; r++) {
-                s += rs;
-                v = PL_MAX(PL_MLOAD(s + i, m), v);
-            }
-        else
-            for (r = 1; r < nrow; r++) {
-                s += rs;
-                v = PL_ADD(v, PL_MLOAD(s + i, m));
-            }
+        for (r = 1; r < nrow; r++) {
+            s += rs;
+            v = is_max ? PL_MAX(PL_MLOAD(s + i, m), v)
+                       : PL_ADD(v, PL_MLOAD(s + i, m));
+        }
         PL_MSTORE(dst + i, m, v);
     }
+}
+
+/* with the common row counts as constants (the loop over rows unrolled) */
+static void PL_CAT(PL_FN, _rows)(const float *s0, size_t rs, int32_t nrow,
+                                 float *dst, int32_t n, int is_max)
+{
+    if (is_max) {
+        if (nrow == 3)
+            PL_CAT(PL_FN, _rows_t)(s0, rs, 3, dst, n, 1);
+        else if (nrow == 2)
+            PL_CAT(PL_FN, _rows_t)(s0, rs, 2, dst, n, 1);
+        else
+            PL_CAT(PL_FN, _rows_t)(s0, rs, nrow, dst, n, 1);
+    } else {
+        if (nrow == 2)
+            PL_CAT(PL_FN, _rows_t)(s0, rs, 2, dst, n, 0);
+        else if (nrow == 3)
+            PL_CAT(PL_FN, _rows_t)(s0, rs, 3, dst, n, 0);
+        else
+            PL_CAT(PL_FN, _rows_t)(s0, rs, nrow, dst, n, 0);
+    }
+}
+
+/* what the horizontal pass of an output row needs */
+typedef struct {
+    int32_t ow, ia0, ib0, kw, dw, sw;
+    const float *cdiv;
+} PL_CAT(PL_FN, _h);
+
+/* the horizontal pass of one output row: yr[ox] = reduction of
+ * row[ox * sw + kx * dw], kx < kw, then (average) the division */
+PL_INLINE void PL_CAT(PL_FN, _hrow_t)(const PL_CAT(PL_FN, _h) *h,
+                                      const float *row, float *yr,
+                                      int32_t sw, int32_t kw, int32_t dw,
+                                      int is_max, PL_V vinv, PL_V vrc,
+                                      int avg_zero)
+{
+    const PL_V ninf = PL_SET1(-INFINITY), zero = PL_SET1(0.0f);
+    const int32_t ow = h->ow;
+    int32_t ox0, kx;
+    for (ox0 = 0; ox0 < ow; ox0 += PL_VL) {
+        const float *base = row + (size_t)ox0 * sw;
+        int32_t nl = ow - ox0 < PL_VL ? ow - ox0 : PL_VL;
+        int32_t il = h->ia0 - ox0, ih = h->ib0 - ox0;
+        /* whether every written lane is an interior output */
+        int all_int = il <= 0 && ih >= nl;
+        PL_V acc, t;
+        acc = sw == 1 ? PL_LOAD(base) : PL_EVEN2(base);
+        if (is_max) {
+            if (!all_int) /* clipped windows start from -inf */
+                acc = PL_SEL(PL_LANES(il, ih), PL_MAX(acc, ninf), acc);
+            for (kx = 1; kx < kw; kx++) {
+                t = sw == 1 ? PL_LOAD(base + kx * dw)
+                            : PL_EVEN2(base + kx * dw);
+                acc = PL_MAX(t, acc);
+            }
+        } else {
+            PL_V res;
+            for (kx = 1; kx < kw; kx++) {
+                t = sw == 1 ? PL_LOAD(base + kx * dw)
+                            : PL_EVEN2(base + kx * dw);
+                acc = PL_ADD(acc, t);
+            }
+            res = avg_zero ? zero : PL_MUL(acc, vinv);
+            if (!all_int) {
+                PL_V d = PL_MUL(vrc, PL_LOAD(h->cdiv + ox0));
+                PL_V qd = PL_SEL(PL_POS(d), zero, PL_DIV(acc, d));
+                res = PL_SEL(PL_LANES(il, ih), qd, res);
+            }
+            acc = res;
+        }
+        if (nl == PL_VL)
+            PL_STORE(yr + ox0, acc);
+        else
+            PL_MSTORE(yr + ox0, PL_LANES(0, nl), acc);
+    }
+}
+
+/* with the model layers' strides and kernel widths as constants */
+static void PL_CAT(PL_FN, _hrow)(const PL_CAT(PL_FN, _h) *h,
+                                 const float *row, float *yr, int is_max,
+                                 PL_V vinv, PL_V vrc, int avg_zero)
+{
+#define PL_H(sw, kw, dw, mx)                                                 \
+    PL_CAT(PL_FN, _hrow_t)(h, row, yr, sw, kw, dw, mx, vinv, vrc, avg_zero)
+    if (h->dw == 1 && h->sw == 2 && h->kw == 3)
+        is_max ? PL_H(2, 3, 1, 1) : PL_H(2, 3, 1, 0);
+    else if (h->dw == 1 && h->sw == 2 && h->kw == 2)
+        is_max ? PL_H(2, 2, 1, 1) : PL_H(2, 2, 1, 0);
+    else if (h->dw == 1 && h->sw == 1 && h->kw == 3)
+        is_max ? PL_H(1, 3, 1, 1) : PL_H(1, 3, 1, 0);
+    else if (h->sw == 2)
+        is_max ? PL_H(2, h->kw, h->dw, 1) : PL_H(2, h->kw, h->dw, 0);
+    else
+        is_max ? PL_H(1, h->kw, h->dw, 1) : PL_H(1, h->kw, h->dw, 0);
+#undef PL_H
 }
 
 int PL_FN(const ln_rt_pool2d_args *a, const float *x, float *y, int is_max)
@@ -79,10 +169,14 @@ int PL_FN(const ln_rt_pool2d_args *a, const float *x, float *y, int is_max)
     const int32_t sw = a->stride_w, kw = a->kw, dw = a->dil_w;
     const int32_t w = a->w, ow = a->ow, oh = a->oh, pl = a->pad_left;
     const int32_t span = (kw - 1) * dw + 1;
-    int32_t nb, pitch, grp, wv, ia0, ib0, i, g, ng, ox0, kx;
+    int32_t nb, pitch, grp, wv, ia0, ib0, i, g, ng;
+    PL_CAT(PL_FN, _h) hp;
+    int32_t last_rc = -1;
+    int last_zero = 0;
+    PL_V last_inv = PL_SET1(0.0f), last_rc_v = PL_SET1(0.0f);
     size_t r0, nrows, hw = (size_t)a->h * w;
     const float fill = is_max ? -INFINITY : 0.0f;
-    const PL_V ninf = PL_SET1(-INFINITY), zero = PL_SET1(0.0f);
+    const PL_V zero = PL_SET1(0.0f);
 
     if ((sw != 1 && sw != 2) || ow > PL_ROWBUF || span > PL_ROWBUF ||
         pl > PL_ROWBUF)
@@ -127,6 +221,8 @@ int PL_FN(const ln_rt_pool2d_args *a, const float *x, float *y, int is_max)
             cdiv[i] = (float)(hi - lo);
         }
 
+    hp.ow = ow; hp.ia0 = ia0; hp.ib0 = ib0; hp.kw = kw; hp.dw = dw;
+    hp.sw = sw; hp.cdiv = cdiv;
     /* output rows r = plane * oh + oy, grp at a time */
     nrows = (size_t)a->n * a->c * oh;
     for (r0 = 0; r0 < nrows; r0 += (size_t)grp) {
@@ -168,52 +264,19 @@ int PL_FN(const ln_rt_pool2d_args *a, const float *x, float *y, int is_max)
                                  a->h + a->pad_top + a->pad_bottom, &pylo,
                                  &pyhi);
                 rc = a->count_include_pad ? pyhi - pylo : yhi - ylo;
-                cnt = rc * kw;
-                avg_zero = cnt <= 0;
-                vinv = PL_SET1(cnt > 0 ? 1.0f / (float)cnt : 0.0f);
-                vrc = PL_SET1((float)rc);
-            }
-            for (ox0 = 0; ox0 < ow; ox0 += PL_VL) {
-                const float *base = row + (size_t)ox0 * sw;
-                int32_t nl = ow - ox0 < PL_VL ? ow - ox0 : PL_VL;
-                int32_t il = ia0 - ox0, ih = ib0 - ox0;
-                /* the lanes of interior outputs, and whether every
-                 * written lane is one */
-                int all_int = il <= 0 && ih >= nl;
-                PL_V acc, t;
-                if (sw == 1)
-                    acc = PL_LOAD(base);
-                else
-                    acc = PL_EVEN2(base);
-                if (is_max) {
-                    if (!all_int) /* clipped windows start from -inf */
-                        acc = PL_SEL(PL_LANES(il, ih), PL_MAX(acc, ninf),
-                                     acc);
-                    for (kx = 1; kx < kw; kx++) {
-                        t = sw == 1 ? PL_LOAD(base + kx * dw)
-                                    : PL_EVEN2(base + kx * dw);
-                        acc = PL_MAX(t, acc);
-                    }
-                } else {
-                    PL_V res;
-                    for (kx = 1; kx < kw; kx++) {
-                        t = sw == 1 ? PL_LOAD(base + kx * dw)
-                                    : PL_EVEN2(base + kx * dw);
-                        acc = PL_ADD(acc, t);
-                    }
-                    res = avg_zero ? zero : PL_MUL(acc, vinv);
-                    if (!all_int) {
-                        PL_V d = PL_MUL(vrc, PL_LOAD(cdiv + ox0));
-                        PL_V qd = PL_SEL(PL_POS(d), zero, PL_DIV(acc, d));
-                        res = PL_SEL(PL_LANES(il, ih), qd, res);
-                    }
-                    acc = res;
+                if (rc != last_rc) { /* mostly kh: one division per call */
+                    cnt = rc * kw;
+                    last_zero = cnt <= 0;
+                    last_inv = PL_SET1(cnt > 0 ? 1.0f / (float)cnt : 0.0f);
+                    last_rc_v = PL_SET1((float)rc);
+                    last_rc = rc;
                 }
-                if (nl == PL_VL)
-                    PL_STORE(yr + ox0, acc);
-                else
-                    PL_MSTORE(yr + ox0, PL_LANES(0, nl), acc);
+                avg_zero = last_zero;
+                vinv = last_inv;
+                vrc = last_rc_v;
             }
+            PL_CAT(PL_FN, _hrow)(&hp, row, yr, is_max, vinv, vrc,
+                                 avg_zero);
         }
     }
     return 1;
