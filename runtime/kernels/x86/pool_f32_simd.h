@@ -67,7 +67,7 @@ PL_INLINE void PL_CAT(PL_FN, _rows_t)(const float *s0, size_t rs,
 }
 
 /* with the common row counts as constants (the loop over rows unrolled) */
-static void PL_CAT(PL_FN, _rows)(const float *s0, size_t rs, int32_t nrow,
+PL_INLINE void PL_CAT(PL_FN, _rows)(const float *s0, size_t rs, int32_t nrow,
                                  float *dst, int32_t n, int is_max)
 {
     if (is_max) {
@@ -142,87 +142,21 @@ PL_INLINE void PL_CAT(PL_FN, _hrow_t)(const PL_CAT(PL_FN, _h) *h,
     }
 }
 
-/* with the model layers' strides and kernel widths as constants */
-static void PL_CAT(PL_FN, _hrow)(const PL_CAT(PL_FN, _h) *h,
-                                 const float *row, float *yr, int is_max,
-                                 PL_V vinv, PL_V vrc, int avg_zero)
+/* the output rows r = plane * oh + oy, grp at a time (sw, kw, dw and
+ * is_max constants where PL_FN calls it with constants) */
+PL_INLINE void PL_CAT(PL_FN, _loop)(const ln_rt_pool2d_args *a,
+                                    const float *x, float *y, float *rb,
+                                    int32_t pitch, int32_t grp, int32_t wv,
+                                    const PL_CAT(PL_FN, _h) *hp, int is_max,
+                                    int32_t sw, int32_t kw, int32_t dw)
 {
-#define PL_H(sw, kw, dw, mx)                                                 \
-    PL_CAT(PL_FN, _hrow_t)(h, row, yr, sw, kw, dw, mx, vinv, vrc, avg_zero)
-    if (h->dw == 1 && h->sw == 2 && h->kw == 3)
-        is_max ? PL_H(2, 3, 1, 1) : PL_H(2, 3, 1, 0);
-    else if (h->dw == 1 && h->sw == 2 && h->kw == 2)
-        is_max ? PL_H(2, 2, 1, 1) : PL_H(2, 2, 1, 0);
-    else if (h->dw == 1 && h->sw == 1 && h->kw == 3)
-        is_max ? PL_H(1, 3, 1, 1) : PL_H(1, 3, 1, 0);
-    else if (h->sw == 2)
-        is_max ? PL_H(2, h->kw, h->dw, 1) : PL_H(2, h->kw, h->dw, 0);
-    else
-        is_max ? PL_H(1, h->kw, h->dw, 1) : PL_H(1, h->kw, h->dw, 0);
-#undef PL_H
-}
-
-int PL_FN(const ln_rt_pool2d_args *a, const float *x, float *y, int is_max)
-{
-    PL_ALIGN float rb[PL_ROWBUF * PL_GROUP];
-    PL_ALIGN float cdiv[PL_ROWBUF + PL_VL];
-    const int32_t sw = a->stride_w, kw = a->kw, dw = a->dil_w;
     const int32_t w = a->w, ow = a->ow, oh = a->oh, pl = a->pad_left;
-    const int32_t span = (kw - 1) * dw + 1;
-    int32_t nb, pitch, grp, wv, ia0, ib0, i, g, ng;
-    PL_CAT(PL_FN, _h) hp;
-    int32_t last_rc = -1;
-    int last_zero = 0;
-    PL_V last_inv = PL_SET1(0.0f), last_rc_v = PL_SET1(0.0f);
-    size_t r0, nrows, hw = (size_t)a->h * w;
     const float fill = is_max ? -INFINITY : 0.0f;
     const PL_V zero = PL_SET1(0.0f);
-
-    if ((sw != 1 && sw != 2) || ow > PL_ROWBUF || span > PL_ROWBUF ||
-        pl > PL_ROWBUF)
-        return 0;
-    nb = (ow - 1) * sw + span; /* rb entries the windows read */
-    if (ow <= 0 || oh <= 0)
-        return 1; /* nothing to write */
-    if (nb + 2 * PL_VL > PL_ROWBUF)
-        return 0; /* too long */
-    /* the buffer holds grp rows of pitch floats: the vertical pass of
-     * grp output rows (across planes), then their horizontal pass -- the
-     * loads of a row's taps then do not wait on its stores */
-    pitch = (nb + 2 * PL_VL + PL_VL - 1) / PL_VL * PL_VL;
-    grp = PL_ROWBUF * PL_GROUP / pitch;
-    /* input columns the vertical pass writes: rb[pl, pl + wv) */
-    wv = w < nb - pl ? w : nb - pl;
-    if (wv < 0)
-        wv = 0;
-    for (i = 0; i < pitch * grp; i++)
-        rb[i] = fill;
-    /* the interior outputs, as pool_plane: ox * sw - pl >= 0 and
-     * ox * sw - pl + span <= w */
-    ia0 = (pl + sw - 1) / sw;
-    ib0 = w - span + pl < 0 ? 0 : (w - span + pl) / sw + 1;
-    if (ib0 > ow)
-        ib0 = ow;
-    if (ia0 > ib0)
-        ia0 = ib0;
-    /* average: the horizontal count of each output (clipped ones) */
-    if (!is_max)
-        for (i = 0; i < ow + PL_VL; i++) {
-            int32_t x0 = i * sw - pl, lo, hi;
-            if (i >= ow || (i >= ia0 && i < ib0)) {
-                cdiv[i] = (float)kw;
-                continue;
-            }
-            if (a->count_include_pad)
-                ln_rt__pool_taps(x0 + pl, kw, dw, w + pl + a->pad_right,
-                                 &lo, &hi);
-            else
-                ln_rt__pool_taps(x0, kw, dw, w, &lo, &hi);
-            cdiv[i] = (float)(hi - lo);
-        }
-
-    hp.ow = ow; hp.ia0 = ia0; hp.ib0 = ib0; hp.kw = kw; hp.dw = dw;
-    hp.sw = sw; hp.cdiv = cdiv;
+    int32_t last_rc = -1, i, g, ng;
+    int last_zero = 0;
+    PL_V last_inv = zero, last_rc_v = zero;
+    size_t r0, nrows, hw = (size_t)a->h * w;
     /* output rows r = plane * oh + oy, grp at a time */
     nrows = (size_t)a->n * a->c * oh;
     for (r0 = 0; r0 < nrows; r0 += (size_t)grp) {
@@ -275,9 +209,80 @@ int PL_FN(const ln_rt_pool2d_args *a, const float *x, float *y, int is_max)
                 vinv = last_inv;
                 vrc = last_rc_v;
             }
-            PL_CAT(PL_FN, _hrow)(&hp, row, yr, is_max, vinv, vrc,
-                                 avg_zero);
+            PL_CAT(PL_FN, _hrow_t)(hp, row, yr, sw, kw, dw, is_max, vinv,
+                                   vrc, avg_zero);
         }
     }
+}
+
+int PL_FN(const ln_rt_pool2d_args *a, const float *x, float *y, int is_max)
+{
+    PL_ALIGN float rb[PL_ROWBUF * PL_GROUP];
+    PL_ALIGN float cdiv[PL_ROWBUF + PL_VL];
+    const int32_t sw = a->stride_w, kw = a->kw, dw = a->dil_w;
+    const int32_t w = a->w, ow = a->ow, oh = a->oh, pl = a->pad_left;
+    const int32_t span = (kw - 1) * dw + 1;
+    int32_t nb, pitch, grp, wv, ia0, ib0, i;
+    PL_CAT(PL_FN, _h) hp;
+    const float fill = is_max ? -INFINITY : 0.0f;
+
+    if ((sw != 1 && sw != 2) || ow > PL_ROWBUF || span > PL_ROWBUF ||
+        pl > PL_ROWBUF)
+        return 0;
+    nb = (ow - 1) * sw + span; /* rb entries the windows read */
+    if (ow <= 0 || oh <= 0)
+        return 1; /* nothing to write */
+    if (nb + 2 * PL_VL > PL_ROWBUF)
+        return 0; /* too long */
+    /* the buffer holds grp rows of pitch floats: the vertical pass of
+     * grp output rows (across planes), then their horizontal pass -- the
+     * loads of a row's taps then do not wait on its stores */
+    pitch = (nb + 2 * PL_VL + PL_VL - 1) / PL_VL * PL_VL;
+    grp = PL_ROWBUF * PL_GROUP / pitch;
+    /* input columns the vertical pass writes: rb[pl, pl + wv) */
+    wv = w < nb - pl ? w : nb - pl;
+    if (wv < 0)
+        wv = 0;
+    for (i = 0; i < pitch * grp; i++)
+        rb[i] = fill;
+    /* the interior outputs, as pool_plane: ox * sw - pl >= 0 and
+     * ox * sw - pl + span <= w */
+    ia0 = (pl + sw - 1) / sw;
+    ib0 = w - span + pl < 0 ? 0 : (w - span + pl) / sw + 1;
+    if (ib0 > ow)
+        ib0 = ow;
+    if (ia0 > ib0)
+        ia0 = ib0;
+    /* average: the horizontal count of each output (clipped ones) */
+    if (!is_max)
+        for (i = 0; i < ow + PL_VL; i++) {
+            int32_t x0 = i * sw - pl, lo, hi;
+            if (i >= ow || (i >= ia0 && i < ib0)) {
+                cdiv[i] = (float)kw;
+                continue;
+            }
+            if (a->count_include_pad)
+                ln_rt__pool_taps(x0 + pl, kw, dw, w + pl + a->pad_right,
+                                 &lo, &hi);
+            else
+                ln_rt__pool_taps(x0, kw, dw, w, &lo, &hi);
+            cdiv[i] = (float)(hi - lo);
+        }
+
+    hp.ow = ow; hp.ia0 = ia0; hp.ib0 = ib0; hp.kw = kw; hp.dw = dw;
+    hp.sw = sw; hp.cdiv = cdiv;
+#define PL_L(sw_, kw_, dw_, mx)                                              \
+    PL_CAT(PL_FN, _loop)(a, x, y, rb, pitch, grp, wv, &hp, mx, sw_, kw_, dw_)
+    if (dw == 1 && sw == 2 && kw == 3)
+        is_max ? PL_L(2, 3, 1, 1) : PL_L(2, 3, 1, 0);
+    else if (dw == 1 && sw == 2 && kw == 2)
+        is_max ? PL_L(2, 2, 1, 1) : PL_L(2, 2, 1, 0);
+    else if (dw == 1 && sw == 1 && kw == 3)
+        is_max ? PL_L(1, 3, 1, 1) : PL_L(1, 3, 1, 0);
+    else if (sw == 2)
+        is_max ? PL_L(2, kw, dw, 1) : PL_L(2, kw, dw, 0);
+    else
+        is_max ? PL_L(1, kw, dw, 1) : PL_L(1, kw, dw, 0);
+#undef PL_L
     return 1;
 }
