@@ -94,6 +94,8 @@ static const pool_case pcases[] = {
     { 1, 2, 17, 35, 3, 3, 3, 2, 1, 1, 1, 1, 2, 2, 1, 1 },
     { 2, 40, 5, 6, 2, 2, 2, 2, 0, 0, 0, 0, 1, 1, 1, 0 },
     { 3, 37, 4, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1 },
+    /* pads wider than the kernel: windows in the padding only */
+    { 1, 2, 4, 3, 2, 2, 1, 1, 3, 3, 0, 0, 1, 1, 0, 1 },
     /* rows at the end of the row buffer: 496 outputs at stride 2 (past
      * the 16-lane kernel's, inside the 8-lane one's), 1,050 (past both) */
     { 1, 2, 3, 994, 3, 3, 2, 2, 0, 0, 0, 0, 1, 1, 0, 0 },

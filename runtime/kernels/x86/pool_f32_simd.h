@@ -164,8 +164,8 @@ PL_INLINE void PL_CAT(PL_FN, _loop)(const ln_rt_pool2d_args *a,
         const float *in = x + r0 / (size_t)oh * hw;
         int32_t oy = oyg;
         ng = nrows - r0 < (size_t)grp ? (int32_t)(nrows - r0) : grp;
-        /* the vertical passes */
-        for (g = 0; g < ng; g++, oy++) {
+        /* the vertical passes (none when the windows read padding only) */
+        for (g = 0; g < ng && wv > 0; g++, oy++) {
             int32_t ylo, yhi, y0;
             float *dst = rb + (size_t)g * pitch + pl;
             if (oy == oh) { /* the next plane */
