@@ -66,25 +66,17 @@ PL_INLINE void PL_CAT(PL_FN, _rows_t)(const float *s0, size_t rs,
     }
 }
 
-/* with the common row counts as constants (the loop over rows unrolled) */
+/* with the common row counts as constants (the loop over rows unrolled;
+ * is_max is one where _loop inlines this) */
 PL_INLINE void PL_CAT(PL_FN, _rows)(const float *s0, size_t rs, int32_t nrow,
-                                 float *dst, int32_t n, int is_max)
+                                    float *dst, int32_t n, int is_max)
 {
-    if (is_max) {
-        if (nrow == 3)
-            PL_CAT(PL_FN, _rows_t)(s0, rs, 3, dst, n, 1);
-        else if (nrow == 2)
-            PL_CAT(PL_FN, _rows_t)(s0, rs, 2, dst, n, 1);
-        else
-            PL_CAT(PL_FN, _rows_t)(s0, rs, nrow, dst, n, 1);
-    } else {
-        if (nrow == 2)
-            PL_CAT(PL_FN, _rows_t)(s0, rs, 2, dst, n, 0);
-        else if (nrow == 3)
-            PL_CAT(PL_FN, _rows_t)(s0, rs, 3, dst, n, 0);
-        else
-            PL_CAT(PL_FN, _rows_t)(s0, rs, nrow, dst, n, 0);
-    }
+    if (nrow == 3)
+        PL_CAT(PL_FN, _rows_t)(s0, rs, 3, dst, n, is_max);
+    else if (nrow == 2)
+        PL_CAT(PL_FN, _rows_t)(s0, rs, 2, dst, n, is_max);
+    else
+        PL_CAT(PL_FN, _rows_t)(s0, rs, nrow, dst, n, is_max);
 }
 
 /* what the horizontal pass of an output row needs */
