@@ -30,6 +30,8 @@
  * ran at ~90 cycles per output row that way.
  * Taken: stride_w 1 or 2, any kernel, stride_h, dilation and padding, when
  * (ow - 1) * sw + span + 2 * PL_VL <= PL_ROWBUF; else 0 is returned.
+ * pool_f32.c calls it only for windows of up to LN_RT_POOL_ROW (256)
+ * columns, those its pool_plane takes (wider ones sum in another order).
  */
 
 #define PL_ROWBUF 1024 /* floats in one output row's buffer */
@@ -81,8 +83,8 @@ PL_INLINE void PL_CAT(PL_FN, _rows)(const float *s0, size_t rs, int32_t nrow,
 
 /* what the horizontal pass of an output row needs */
 typedef struct {
-    int32_t ow, ia0, ib0, kw, dw, sw;
-    const float *cdiv;
+    int32_t ow, ia0, ib0;  /* outputs; the interior ones [ia0, ib0) */
+    const float *cdiv;     /* average: horizontal count of each output */
 } PL_CAT(PL_FN, _h);
 
 /* the horizontal pass of one output row: yr[ox] = reduction of
@@ -261,8 +263,7 @@ int PL_FN(const ln_rt_pool2d_args *a, const float *x, float *y, int is_max)
             cdiv[i] = (float)(hi - lo);
         }
 
-    hp.ow = ow; hp.ia0 = ia0; hp.ib0 = ib0; hp.kw = kw; hp.dw = dw;
-    hp.sw = sw; hp.cdiv = cdiv;
+    hp.ow = ow; hp.ia0 = ia0; hp.ib0 = ib0; hp.cdiv = cdiv;
 #define PL_L(sw_, kw_, dw_, mx)                                              \
     PL_CAT(PL_FN, _loop)(a, x, y, rb, pitch, grp, wv, &hp, mx, sw_, kw_, dw_)
     if (dw == 1 && sw == 2 && kw == 3)
