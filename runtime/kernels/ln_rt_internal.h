@@ -266,6 +266,19 @@ void ln_rt__act_avx2_silu(const float *x, float *y, size_t n);
 void ln_rt__act_avx512_sigmoid(const float *x, float *y, size_t n);
 void ln_rt__act_avx512_silu(const float *x, float *y, size_t n);
 #endif
+#define LN_RT_UNARY_DECL(isa)                                                 \
+    void ln_rt__unary_##isa##_exp(const float *x, float *y, size_t n);       \
+    void ln_rt__unary_##isa##_log(const float *x, float *y, size_t n);       \
+    void ln_rt__unary_##isa##_tanh(const float *x, float *y, size_t n);      \
+    void ln_rt__unary_##isa##_erf(const float *x, float *y, size_t n);       \
+    void ln_rt__unary_##isa##_softplus(const float *x, float *y, size_t n);
+#if LN_RT_HAVE_AVX2
+/* x86/unary_avx2.c, unary_avx512.c: unary_math.h's loops by instruction set */
+LN_RT_UNARY_DECL(avx2)
+#endif
+#if LN_RT_HAVE_AVX512
+LN_RT_UNARY_DECL(avx512)
+#endif
 #if LN_RT_HAVE_AVX2
 void ln_rt__gemv_avx2(int32_t n, int32_t k, const float *x, const float *B,
                       int trans_b, float alpha, float *y, int accumulate);

@@ -385,6 +385,54 @@ START_TEST(test_silu_exact)
 }
 END_TEST
 
+/* exp, log, tanh, erf and softplus give the same bits at every instruction
+ * set level this CPU has (unary_math.h: one source, vectorized 4, 8 or 16
+ * wide) and at every length (the vector body and its scalar tail), over
+ * float bit patterns including NaNs, infinities and denormals */
+static void (*const same_bits_fns[])(const float *, float *, size_t) = {
+    ln_rt_exp_f32, ln_rt_log_f32, ln_rt_tanh_f32, ln_rt_erf_f32, ln_rt_softplus_f32,
+};
+
+START_TEST(test_transcendental_same_bits)
+{
+    enum { N = 4096 };
+    static float x[N], ref[N], y[N];
+    const int top = ln_rt_isa_limit(-1);
+    int k;
+    long checked = 0;
+
+    for (k = 0; k < 64; k++) { /* 64 blocks spread over the patterns */
+        const uint32_t b = (uint32_t)k * 67108859u;
+        int i, level;
+        for (i = 0; i < N; i++) {
+            uint32_t u = b + (uint32_t)i * 97u;
+            memcpy(&x[i], &u, sizeof x[i]);
+        }
+        ln_rt_isa_limit(0);
+        same_bits_fns[_i](x, ref, N);
+        for (level = 1; level <= top; level++) {
+            ln_rt_isa_limit(level);
+            same_bits_fns[_i](x, y, N);
+            /* one assertion per block: Check records every passing one */
+            for (i = 0; i < N && memcmp(&y[i], &ref[i], sizeof y[i]) == 0; i++)
+                ;
+            ck_assert_msg(i == N, "function %d at level %d: f(%.9g) = %.9g, portable %.9g",
+                          _i, level, (double)x[i % N], (double)y[i % N],
+                          (double)ref[i % N]);
+            checked += N;
+        }
+        /* odd lengths and offsets: the tails of the vector loops */
+        for (i = 1; i < 40; i += 3) {
+            memset(y, 0, sizeof(float) * 64);
+            same_bits_fns[_i](x + i, y, (size_t)i);
+            ck_assert(memcmp(y, ref + i, sizeof(float) * (size_t)i) == 0);
+        }
+    }
+    ln_rt_isa_limit(top);
+    ck_assert_int_eq(checked, 64L * N * top);
+}
+END_TEST
+
 /* ---- binary broadcast ------------------------------------------------- */
 typedef struct {
     int nd;
@@ -546,6 +594,8 @@ Suite *rt_elementwise_suite(void)
                         (int)(sizeof(ulp_cases) / sizeof(ulp_cases[0])));
     tcase_add_test(tc, test_transcendental_special);
     tcase_add_test(tc, test_silu_exact);
+    tcase_add_loop_test(tc, test_transcendental_same_bits, 0,
+                        (int)(sizeof(same_bits_fns) / sizeof(same_bits_fns[0])));
     tcase_add_test(tc, test_int_kernels);
     tcase_add_loop_test(tc, test_binary, 0,
                         (int)(sizeof(bcases) / sizeof(bcases[0])));
