@@ -46,6 +46,10 @@ int ln_pass_pack_conv(ln_context *ctx);
  * where those are fewer numbers than a plane of x (squeeze-excitation);
  * host targets only. */
 int ln_pass_fold_channel_scale(ln_context *ctx);
+/* GELU's erf form as exported (x / c or x * c -> erf -> + 1 -> times x and
+ * 0.5, in either order) becomes one gelu_cpu with the chain's constants,
+ * bit for bit (ln_pass_gelu.c). */
+int ln_pass_fuse_gelu(ln_context *ctx);
 /* A zero constant pad before conv2d (or avgpool2d counting pads) becomes
  * the op's padding; a pad of all zeros goes. */
 int ln_pass_fold_pad(ln_context *ctx);

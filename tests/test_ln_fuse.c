@@ -646,6 +646,108 @@ START_TEST(test_conv_channel_scale)
 }
 END_TEST
 
+/* a binary op NAME of OPTYPE: A op B -> D */
+static char *binary_op(const char *name, const char *optype, const char *a, const char *b,
+                       const char *d)
+{
+    return ln_sprintf("{\"name\":\"%s\",\"optype\":\"%s\",\"tensors_in\":[{\"arg_name\":\"src1\","
+                      "\"name\":\"%s\"},{\"arg_name\":\"src2\",\"name\":\"%s\"}],\"tensors_out\":"
+                      "[{\"arg_name\":\"dst\",\"name\":\"%s\"}]}", name, optype, a, b, d);
+}
+
+/* a constant NAME of DIMS holding one value V */
+static char *scalar(const char *name, const char *dims, float v)
+{
+    return ln_sprintf("{\"name\":\"%s\",\"optype\":\"create\",\"tensors_out\":[{\"arg_name\":\"dst\","
+                      "\"name\":\"%s\"}],\"params\":[{\"arg_name\":\"dtype\",\"value\":\"float32\"},"
+                      "{\"arg_name\":\"dims\",\"value\":%s},{\"arg_name\":\"data\",\"value\":[%.9g]}]}",
+                      name, name, dims, (double)v);
+}
+
+/* GELU's erf form as exporters write it, x [1,4,6,10] -> y; form:
+ * 0: Div(x, sqrt2) -> Erf -> Add(e, 1) -> Mul(x, a) -> Mul(m, 0.5) (PyTorch)
+ * 1: Mul(1/sqrt2, x) -> Erf -> Add(1, e) -> Mul(a, x) -> Mul(0.5, m)
+ * 2: Mul(x, 0.5) -> hx; Div(x, sqrt2) -> Erf -> Add -> Mul(hx, a)
+ * 3: form 0 with the Erf's output also a graph output (two readers)
+ * 4: form 0 with sqrt2 of dims [1,1,1,1,1] (it broadcasts x to 5-D)
+ * 5: form 0 with constants other than GELU's (3, 2, 0.25) */
+static char *gelu_ir(int form)
+{
+    const char *cdims = form == 4 ? "[1,1,1,1,1]" : "[]";
+    float c = form == 1 ? 0.70710678f : form == 5 ? 3.0f : 1.41421356f;
+    char *k0 = scalar("k_c", cdims, c), *k1 = scalar("k_one", "[1]", form == 5 ? 2.0f : 1.0f);
+    char *k2 = scalar("k_half", "[]", form == 5 ? 0.25f : 0.5f);
+    char *o1 = form == 1 ? binary_op("scale", "mul", "k_c", "x", "v") : binary_op("scale", "div", "x", "k_c", "v");
+    char *o2 = unary_op("erf", "erf", "v", "e", "");
+    char *o3 = form == 1 ? binary_op("plus", "add", "k_one", "e", "a") : binary_op("plus", "add", "e", "k_one", "a");
+    char *o4, *o5, *ir;
+    if (form == 2) {
+        o4 = binary_op("half", "mul", "x", "k_half", "hx");
+        o5 = binary_op("prod", "mul", "hx", "a", "y");
+    } else {
+        o4 = form == 1 ? binary_op("prod", "mul", "a", "x", "m") : binary_op("prod", "mul", "x", "a", "m");
+        o5 = form == 1 ? binary_op("half", "mul", "k_half", "m", "y") : binary_op("half", "mul", "m", "k_half", "y");
+    }
+    ir = ln_sprintf(
+        "{\"ops\":[{\"name\":\"x\",\"optype\":\"input\",\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"x\"}],"
+        "\"params\":[{\"arg_name\":\"dtype\",\"value\":\"float32\"},{\"arg_name\":\"dims\",\"value\":[1,4,6,10]}]},"
+        "%s,%s,%s,%s,%s,%s,%s,%s,"
+        "{\"name\":\"out\",\"optype\":\"output\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"y\"}]}%s]}",
+        k0, k1, k2, o1, o2, o3, o4, o5,
+        form == 3 ? ",{\"name\":\"out2\",\"optype\":\"output\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"e\"}]}" : "");
+    ln_free(k0); ln_free(k1); ln_free(k2);
+    ln_free(o1); ln_free(o2); ln_free(o3); ln_free(o4); ln_free(o5);
+    return ir;
+}
+
+/* Each form compiled for the host and the Cortex-M4 and run optimized and
+ * not, on inputs over [-6, 6] and beyond: the exported forms (0-2, 5)
+ * become one gelu_cpu with the same bits as the chain; the others keep
+ * their five ops. */
+START_TEST(test_gelu)
+{
+    enum { N = 240 };
+    static const int fused[6] = {1, 1, 1, 0, 0, 1};
+    const char *targets[2] = {"cpu", "cortex-m4"};
+    float x[N], ya[N], yb[N];
+
+    for (int i = 0; i < N; i++)
+        x[i] = i == 0 ? 0.0f : i == 1 ? -0.0f : i == 2 ? 1e-30f : i == 3 ? 40.0f : i == 4 ? -40.0f
+                                                                                          : 6.0f * frand();
+    for (int form = 0; form < 6; form++) {
+        char *ir = gelu_ir(form);
+        for (int t = 0; t < 2; t++) {
+            ln_context *a = ln_context_create(), *b = ln_context_create();
+            ck_assert_int_eq(ln_context_init_str(a, ir, "gelu.json"), 0);
+            ck_assert_msg(ln_context_compile(a, targets[t]) == 0, "%s", ln_error_message());
+            ck_assert_int_eq(ln_context_init_str(b, ir, "gelu.json"), 0);
+            b->no_opt = LN_TRUE;
+            ck_assert_msg(ln_context_compile(b, targets[t]) == 0, "%s", ln_error_message());
+            ck_assert_msg(count_optype(a->ops, "gelu_cpu") == fused[form], "form %d", form);
+            ck_assert_int_eq(count_optype(a->ops, "erf_cpu"), 1 - fused[form]);
+            ck_assert_int_eq(count_optype(b->ops, "gelu_cpu"), 0);
+            ck_assert_msg(ln_context_load(a, NULL) == 0, "%s", ln_error_message());
+            ck_assert_msg(ln_context_load(b, NULL) == 0, "%s", ln_error_message());
+            ck_assert_int_eq(ln_context_set_data(a, "x", x, sizeof x), 0);
+            ck_assert_int_eq(ln_context_set_data(b, "x", x, sizeof x), 0);
+            ck_assert_int_eq(ln_context_run(a), 0);
+            ck_assert_int_eq(ln_context_run(b), 0);
+            if (form != 4) {
+                ck_assert_int_eq(ln_context_get_data(a, "y", ya, sizeof ya), 0);
+                ck_assert_int_eq(ln_context_get_data(b, "y", yb, sizeof yb), 0);
+                ck_assert_msg(memcmp(ya, yb, sizeof ya) == 0, "form %d: fused output differs", form);
+                /* and it is GELU (forms 0-2): y(1) = 0.841345 */
+                ck_assert(form == 5 || fabsf(ya[5] - 0.5f * x[5] * (1.0f + erff(x[5] / sqrtf(2.0f)))) <
+                                           1e-5f * (1.0f + fabsf(x[5])));
+            }
+            ln_context_free(a);
+            ln_context_free(b);
+        }
+        ln_free(ir);
+    }
+}
+END_TEST
+
 Suite *test_ln_fuse_suite(void);
 Suite *test_ln_fuse_suite(void)
 {
@@ -662,6 +764,7 @@ Suite *test_ln_fuse_suite(void)
     tcase_add_test(tc, test_conv_packed_res);
     tcase_add_test(tc, test_conv_silu);
     tcase_add_test(tc, test_conv_channel_scale);
+    tcase_add_test(tc, test_gelu);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -136,6 +136,12 @@ void ln_rt_abs_f32(const float *x, float *y, size_t n);
 void ln_rt_neg_f32(const float *x, float *y, size_t n);
 void ln_rt_reciprocal_f32(const float *x, float *y, size_t n);
 void ln_rt_erf_f32(const float *x, float *y, size_t n);
+/* GELU in its erf form, as the five ops an exporter writes, each rounded
+ * as they are: e = erf(div ? x / c : x * c) + one, then (x * e) * half, or
+ * (x * half) * e with half_first (c = sqrt(2) or 1 / sqrt(2), one = 1,
+ * half = 0.5 in the models: GELU(x) = x (1 + erf(x / sqrt 2)) / 2) */
+void ln_rt_gelu_f32(const float *x, float *y, size_t n, int div, float c,
+                    float one, float half, int half_first);
 /* x / (1 + |x|) */
 void ln_rt_softsign_f32(const float *x, float *y, size_t n);
 /* libm math (math_f32.c) */

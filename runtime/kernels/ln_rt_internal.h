@@ -271,7 +271,10 @@ void ln_rt__act_avx512_silu(const float *x, float *y, size_t n);
     void ln_rt__unary_##isa##_log(const float *x, float *y, size_t n);       \
     void ln_rt__unary_##isa##_tanh(const float *x, float *y, size_t n);      \
     void ln_rt__unary_##isa##_erf(const float *x, float *y, size_t n);       \
-    void ln_rt__unary_##isa##_softplus(const float *x, float *y, size_t n);
+    void ln_rt__unary_##isa##_softplus(const float *x, float *y, size_t n);   \
+    void ln_rt__unary_##isa##_gelu(const float *x, float *y, size_t n,        \
+                                   int div, float c, float one, float half,  \
+                                   int half_first);
 #if LN_RT_HAVE_AVX2
 /* x86/unary_avx2.c, unary_avx512.c: unary_math.h's loops by instruction set */
 LN_RT_UNARY_DECL(avx2)

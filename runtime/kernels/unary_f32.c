@@ -151,6 +151,24 @@ void ln_rt_softplus_f32(const float *x, float *y, size_t n)
     UM_RUN(softplus);
 }
 
+void ln_rt_gelu_f32(const float *x, float *y, size_t n, int div, float c,
+                    float one, float half, int half_first)
+{
+#if LN_RT_HAVE_AVX512
+    if (LN_RT_CPU_AVX512) {
+        ln_rt__unary_avx512_gelu(x, y, n, div, c, one, half, half_first);
+        return;
+    }
+#endif
+#if LN_RT_HAVE_AVX2
+    if (LN_RT_CPU_AVX2) {
+        ln_rt__unary_avx2_gelu(x, y, n, div, c, one, half, half_first);
+        return;
+    }
+#endif
+    um_c_gelu(x, y, n, div, c, one, half, half_first);
+}
+
 void ln_rt_hardsigmoid_f32(const float *x, float *y, size_t n, float alpha,
                            float beta)
 {

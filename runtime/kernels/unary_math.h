@@ -3,7 +3,7 @@
  * their array loops, written once for every instruction set. Two parts:
  *   - always: the one-value functions (static inline, below);
  *   - with UM_PREFIX defined (a name prefix) and UM_LINK (static or empty):
- *     the loops UM_PREFIX##_exp, _log, _tanh, _erf and _softplus over
+ *     the loops UM_PREFIX##_exp, _log, _tanh, _erf, _softplus and _gelu over
  *     arrays. unary_f32.c includes them as its portable loops;
  *     x86/unary_avx2.c and x86/unary_avx512.c compile the same loops under
  *     their #pragma GCC target, where GCC vectorizes them 8 or 16 lanes
@@ -195,6 +195,31 @@ UM_LINK void UM_CAT(UM_PREFIX, _softplus)(const float *x, float *y, size_t n)
         }
     }
 }
+
+/* GELU in its erf form as exporters write it, each operation rounded
+ * as the graph's: v = x / c (div) or x * c, e = erf(v) + one, then
+ * (x * e) * half or, with half_first, (x * half) * e. One loop per form
+ * (the flags are loop-invariant; GCC vectorizes each). */
+#define UM_GELU_LOOP(V, Y)                                                    \
+    for (i = 0; i < n; i++) {                                                 \
+        const float xi = x[i], e = ln_rt__erff(V) + one;                      \
+        y[i] = Y;                                                             \
+    }
+UM_LINK void UM_CAT(UM_PREFIX, _gelu)(const float *x, float *y, size_t n,
+                                      int div, float c, float one, float half,
+                                      int half_first)
+{
+    size_t i;
+    if (div && half_first)
+        UM_GELU_LOOP(xi / c, (xi * half) * e)
+    else if (div)
+        UM_GELU_LOOP(xi / c, (xi * e) * half)
+    else if (half_first)
+        UM_GELU_LOOP(xi * c, (xi * half) * e)
+    else
+        UM_GELU_LOOP(xi * c, (xi * e) * half)
+}
+#undef UM_GELU_LOOP
 
 #undef UM_CAT
 #undef UM_CAT_

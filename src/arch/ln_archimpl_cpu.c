@@ -43,6 +43,8 @@ static int optimize_cpu(ln_context *ctx)
             return ret;
         if ((ret = ln_pass_fold_constants(ctx)))
             return ret;
+        if ((ret = ln_pass_fuse_gelu(ctx)))
+            return ret;
         if ((ret = ln_pass_fold_pad(ctx)))
             return ret;
         if ((ret = ln_pass_fold_batchnorm(ctx)))

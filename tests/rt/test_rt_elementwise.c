@@ -385,12 +385,23 @@ START_TEST(test_silu_exact)
 }
 END_TEST
 
-/* exp, log, tanh, erf and softplus give the same bits at every instruction
+/* exp, log, tanh, erf, softplus and GELU give the same bits at every instruction
  * set level this CPU has (unary_math.h: one source, vectorized 4, 8 or 16
  * wide) and at every length (the vector body and its scalar tail), over
  * float bit patterns including NaNs, infinities and denormals */
+static void gelu_div(const float *x, float *y, size_t n)
+{
+    ln_rt_gelu_f32(x, y, n, 1, 1.41421356f, 1.0f, 0.5f, 0);
+}
+
+static void gelu_mul_half_first(const float *x, float *y, size_t n)
+{
+    ln_rt_gelu_f32(x, y, n, 0, 0.70710678f, 1.0f, 0.5f, 1);
+}
+
 static void (*const same_bits_fns[])(const float *, float *, size_t) = {
     ln_rt_exp_f32, ln_rt_log_f32, ln_rt_tanh_f32, ln_rt_erf_f32, ln_rt_softplus_f32,
+    gelu_div, gelu_mul_half_first,
 };
 
 START_TEST(test_transcendental_same_bits)

@@ -131,6 +131,7 @@ const ln_expand_default ln_expand_defaults_cpu[] = {
     {"gather", "gather_cpu"},
     {"gather_elements", "gather_elements_cpu"},
     {"gather_nd", "gather_nd_cpu"},
+    {"gelu", "gelu_cpu"},
     {"gemm", "gemm_cpu"},
     {"global_avgpool_s8", "global_avgpool_s8_cpu"},
     {"globalavgpool", "globalavgpool_cpu"},
