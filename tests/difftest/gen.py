@@ -31,7 +31,9 @@ planners and fusions:
   - an activation (Relu, Clip in all its forms, Sigmoid, Tanh, LeakyRelu,
     HardSigmoid, Elu, Selu, Celu, Softplus, Softsign, PRelu,
     ThresholdedRelu, Abs, Neg, and x * Sigmoid(x) / x * HardSigmoid(x) in
-    either operand order: SiLU and HardSwish as exported) after any op;
+    either operand order: SiLU and HardSwish as exported, and GELU's erf
+    form as PyTorch and TensorFlow write it: Div or Mul by a constant, Erf,
+    Add 1, the two products in either order) after any op;
   - one to three graph inputs (one read by several ops), one to five graph
     outputs (some also read by later ops, some views); batch 1 or 2; tensor
     names in several exporters' styles ("t12", "/blk/Conv_output_0",
@@ -46,7 +48,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 ACTS = ["Relu", "Relu", "Clip", "Clip", "Sigmoid", "Tanh", "LeakyRelu", "HardSigmoid",
         "Elu", "Selu", "Celu", "Softplus", "Softsign", "PRelu", "ThresholdedRelu",
-        "Abs", "Neg", "SiLU", "HardSwishMul"]
+        "Abs", "Neg", "SiLU", "HardSwishMul", "GELU"]
 STYLES = ["plain", "plain", "torch", "dotted", "numeric"]
 
 
@@ -150,6 +152,21 @@ def act(g, x, a=None):
         else:
             f = g.node("HardSigmoid", [x], s, alpha=1.0 / 6, beta=0.5)
         return g.node("Mul", [x, f] if g.r.rand() < 0.5 else [f, x], s)
+    if a == "GELU":                                     # x (1 + erf(x / sqrt 2)) / 2
+        if g.r.rand() < 0.5:
+            v = g.node("Div", [x, g.f32(np.sqrt(2.0), "c")], s)
+        else:
+            c = g.f32(1.0 / np.sqrt(2.0), "c")
+            v = g.node("Mul", [x, c] if g.r.rand() < 0.5 else [c, x], s)
+        e = g.node("Erf", [v], s)
+        one = g.f32(1.0, "c")
+        a1 = g.node("Add", [e, one] if g.r.rand() < 0.5 else [one, e], s)
+        half = g.f32(0.5, "c")
+        if g.r.rand() < 0.5:
+            m = g.node("Mul", [x, a1] if g.r.rand() < 0.5 else [a1, x], s)
+            return g.node("Mul", [m, half] if g.r.rand() < 0.5 else [half, m], s)
+        h = g.node("Mul", [x, half] if g.r.rand() < 0.5 else [half, x], s)
+        return g.node("Mul", [h, a1] if g.r.rand() < 0.5 else [a1, h], s)
     if a == "LeakyRelu":
         al = g.choice([0.01, 0.1, 0.2, 1.5]) if g.r.rand() > 0.04 else -0.5   # < 0: refused
         return g.node(a, [x], s, alpha=float(al))
