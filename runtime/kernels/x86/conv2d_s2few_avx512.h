@@ -10,10 +10,7 @@
 /* shapes the kernel takes and is meant for (conv2d_f32.c asks before the
  * other direct kernel): group 1, no dilation, stride 2 on both axes, at
  * most 4 input channels, kernels up to 11x11, output rows of 16-512
- * pixels whose row buffer fits its 32 KiB on the stack: c * kh * 2 *
- * (ow rounded up to 16, + 16) floats <= 8192 (ResNet-18's 3-channel 7x7
- * at 224: 5376; a 7x7 at 448 is refused and goes to the GEMM). No
- * scratch. */
+ * pixels; no scratch (its row buffer is on the stack, at most 32 KiB) */
 int ln_rt__conv2d_s2few_ok(const ln_rt_conv2d_args *a);
 
 /* res: NULL or dst's shape (may be dst itself), added after the bias,
