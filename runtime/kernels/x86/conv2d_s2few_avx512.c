@@ -12,9 +12,8 @@
  * buf[ci][ky][kx & 1][x + (kx >> 1)]: ONE plain unmasked load per vector
  * and tap, no permute, no per-tap masks (x86/conv2d_direct_avx512.c needs
  * two masked loads and a vpermt2ps per vector at stride 2). The split is
- * two masked loads, two permutes and two stores per 16 columns of both
- * phase rows, c*kh rows per output row: ~1% of the FMAs' count at 7x7 and
- * ~3% at 3x3 with 64 output channels.
+ * two masked loads and two permutes per 16 columns of a phase row, c*kh
+ * rows per output row: ~2% of the FMAs at 7x7, ~5% at 3x3.
  *
  * Register tile: 8 output channels x up to 3 vectors (48 pixels) = 24
  * accumulators; the taps of all input channels are one loop over a table
@@ -60,7 +59,6 @@ LN_RT_TARGET_AVX512_PRAGMA
 #include <immintrin.h>
 #define LN_RT_ACT_SIMD_512
 #include "act_simd.h"
-#include "conv_store_avx512.h"
 
 /* NV vectors (1-3) x 8 output channels: acc[3 * r + v] */
 #define S2F_ACC_ROW(r)                                                        \
@@ -213,12 +211,26 @@ int ln_rt__conv2d_s2few_f32_avx512(const ln_rt_conv2d_args *a,
                                                       : s2f_block_1;
                     __m512 acc[24];
                     fn(w0, d, buf + x0, toff, nt, acc);
-                    for (r = 0; r < mv; r++)
-                        ln_rt__conv_store_v512(
-                            out + oo + (size_t)r * npix,
-                            rin ? rin + oo + (size_t)r * npix : NULL,
-                            acc + 3 * r, nv, nl, bias ? bias + o0 + r : NULL,
-                            act, alpha, beta);
+                    for (r = 0; r < mv; r++) {
+                        float *op = out + oo + (size_t)r * npix;
+                        const float *rp = rin ? rin + oo + (size_t)r * npix
+                                              : NULL;
+                        int v;
+                        for (v = 0; v < nv; v++) {
+                            const int32_t rl = nl - 16 * v;
+                            const __mmask16 sm = (__mmask16)(
+                                rl >= 16 ? 0xffffu : (1u << rl) - 1u);
+                            __m512 x = acc[3 * r + v];
+                            if (bias)
+                                x = _mm512_add_ps(
+                                    x, _mm512_set1_ps(bias[o0 + r]));
+                            if (rp)
+                                x = _mm512_add_ps(
+                                    x, _mm512_maskz_loadu_ps(sm, rp + 16 * v));
+                            x = ln_rt__act_v512(x, act, alpha, beta);
+                            _mm512_mask_storeu_ps(op + 16 * v, sm, x);
+                        }
+                    }
                     x0 += nl;
                 }
             }
