@@ -12,6 +12,7 @@
  */
 #include <string.h>
 #include "ln_rt_internal.h"
+#include "x86/conv2d_s2few_avx512.h"
 
 int32_t ln_rt_conv_out_size(int32_t in, int32_t k, int32_t stride,
                             int32_t pad_begin, int32_t pad_end, int32_t dil)
@@ -420,6 +421,20 @@ int ln_rt__conv2d_f32_isa(const ln_rt__gemm_isa *isa,
     /* depthwise shapes reach here only from hand-written IR (the
      * compiler gives them to conv2d_dw_cpu): the GEMM path handles groups */
 #if LN_RT_HAVE_AVX512
+    /* stride 2 with 1-4 input channels (RGB first convs), rows of >= 16
+     * outputs, where the GEMM would run them: x86/conv2d_s2few_avx512.c
+     * (bench/kernels, Intel Xeon, best of 5 alternated: ResNet-18's 3->64
+     * 7x7 @224 1.60 ms against 1.95 through the GEMM, MobileNetV2's 3->32
+     * 3x3 0.20 / 0.25, SqueezeNet's 3->64 3x3 no pad 0.42 / 0.44). It sums
+     * in the GEMM's order, (ci, ky, kx) from 0 with one FMA each, + bias,
+     * so it gives the GEMM's bits (test_rt_conv checks); not where the
+     * direct kernel runs (its order is (ky, kx, ci): MobileNetV1's 3->8
+     * @96 would be 0.0125 ms against 0.0185, but other bits -- and a float
+     * model's bits are what ln-quant calibrates on) */
+    if (isa == &ln_rt__gemm_isa_avx512 && ln_rt__conv2d_s2few_ok(a) &&
+        !ln_rt__conv2d_direct_ok(a) &&
+        ln_rt__conv2d_s2few_f32_avx512(a, src, weight, bias, NULL, dst))
+        return LN_RT_OK;
     if (isa == &ln_rt__gemm_isa_avx512 && ln_rt__conv2d_direct_ok(a) &&
         ln_rt__conv2d_direct_f32_avx512(a, src, weight, bias, dst))
         return LN_RT_OK;
@@ -826,6 +841,10 @@ int ln_rt__conv2d_res_f32_isa(const ln_rt__gemm_isa *isa,
     if (oh <= 0 || ow <= 0 || a->n == 0)
         return LN_RT_OK;
 #if LN_RT_HAVE_AVX512
+    /* not the stride-2 few-channel kernel: the GEMM starts its sums from
+     * res, that kernel adds res after the bias, so the bits would differ
+     * from the plain GEMM path's (and no network adds a residual to its
+     * RGB first conv) */
     if (isa == &ln_rt__gemm_isa_avx512 && ln_rt__conv2d_direct_ok(a) &&
         ln_rt__conv2d_direct_res_f32_avx512(a, src, weight, bias, res, dst))
         return LN_RT_OK;

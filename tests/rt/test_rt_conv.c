@@ -6,6 +6,7 @@
  * [-1, 1] in float); ISA vs portable 2e-5 (different summation order).
  */
 #include "rt_test.h"
+#include "x86/conv2d_s2few_avx512.h"
 
 typedef struct {
     int32_t n, c, h, w, oc, kh, kw, sh, sw, pt, pl, pb, pr, dh, dw, g;
@@ -525,6 +526,27 @@ static int direct_check(const conv_case *k, uint32_t seed)
     return taken;
 }
 
+/* k0 with every activation (bias on the odd ones) through check, inputs
+ * from seed + act; where the CPU has AVX-512, check's kernel must take
+ * each */
+static void every_act(const conv_case *k0, uint32_t seed,
+                      int (*check)(const conv_case *, uint32_t))
+{
+    int act;
+    for (act = LN_RT_ACT_NONE; act < RT_N_ACT; act++) {
+        conv_case k = *k0;
+        int taken;
+        k.act = (ln_rt_act)act;
+        k.bias = act % 2 == 1;
+        taken = check(&k, seed + (uint32_t)act);
+#if LN_RT_HAVE_AVX512
+        if (LN_RT_CPU_AVX512)
+            ck_assert(taken);
+#endif
+        (void)taken;
+    }
+}
+
 /* the AVX-512 direct kernel's 3-channel blocks (a constant channel loop:
  * RGB first convs), every block shape they come in: flat stride-1 blocks
  * of 48 lanes with a 16-lane tail (ResNet-8's 3->16 @32), of 64 lanes (a
@@ -553,19 +575,191 @@ START_TEST(test_conv_direct_c3)
         { 1, 3, 9, 40, 8, 5, 3, 1, 1, 0, 0, 0, 0, 1, 1, 1,
           LN_RT_ACT_NONE, 1 },
     };
-    int act;
-    for (act = LN_RT_ACT_NONE; act < RT_N_ACT; act++) {
-        conv_case k = ks[_i];
-        int taken;
-        k.act = (ln_rt_act)act;
-        k.bias = act % 2 == 1;
-        taken = direct_check(&k, 900u + 7u * (uint32_t)_i + (uint32_t)act);
+    /* the kernel takes every 3-channel shape */
+    every_act(&ks[_i], 900u + 7u * (uint32_t)_i, direct_check);
+}
+END_TEST
+
+/* ---- stride 2, 1-4 input channels (x86/conv2d_s2few_avx512.c) ---------
+ * k through the kernel itself with exact-size buffers (ASan sees a read
+ * past the input): it must take exactly what ln_rt__conv2d_s2few_ok names
+ * and leave dst alone otherwise; where it takes k, against the double
+ * reference (2e-5), with res apart and res as dst (act(conv + bias + res)),
+ * the GEMM path must give the same bits, and so must the public entry
+ * where it picks this kernel (where the direct kernel does not run).
+ * Returns whether the kernel took k. */
+static int s2few_check(const conv_case *k, uint32_t seed)
+{
+    ln_rt_conv2d_args a;
+    conv_case kn = *k;
+    int32_t oh, ow;
+    size_t nx, nw, ny, i;
+    float *x, *wt, *b, *y, *y2, *rs;
+    double *ref, *pre;
+    void *scr;
+    int taken;
+
+    to_args(k, &a);
+    oh = ln_rt_conv_out_size(k->h, k->kh, k->sh, k->pt, k->pb, 1);
+    ow = ln_rt_conv_out_size(k->w, k->kw, k->sw, k->pl, k->pr, 1);
+    nx = (size_t)k->n * k->c * k->h * k->w;
+    nw = (size_t)k->oc * k->c * k->kh * k->kw;
+    ny = (size_t)k->n * k->oc * oh * ow;
+    x = rt_alloc(nx); wt = rt_alloc(nw); b = rt_alloc(k->oc);
+    y = rt_alloc(ny); y2 = rt_alloc(ny); rs = rt_alloc(ny);
+    ref = rt_allocd(ny); pre = rt_allocd(ny);
+    rt_fill(x, nx, -1, 1, seed);
+    rt_fill(wt, nw, -1, 1, seed + 100u);
+    rt_fill(b, k->oc, -1, 1, seed + 200u);
+    rt_fill(rs, ny, -2, 2, seed + 300u);
+    conv_ref(k, x, wt, k->bias ? b : NULL, ref, oh, ow);
+    rt_fill(y, ny, 50, 60, 9);
+    /* only where the CPU (and LN_RT_ISA_LIMIT) has AVX-512: the public
+     * entry takes it there and only there */
+    taken = LN_RT_CPU_AVX512 &&
+            ln_rt__conv2d_s2few_f32_avx512(&a, x, wt, k->bias ? b : NULL,
+                                           NULL, y);
 #if LN_RT_HAVE_AVX512
-        if (LN_RT_CPU_AVX512)
-            ck_assert(taken); /* the kernel takes every 3-channel shape */
+    if (LN_RT_CPU_AVX512)
+        ck_assert_int_eq(taken, ln_rt__conv2d_s2few_ok(&a));
+#else
+    ck_assert_int_eq(taken, 0);
 #endif
-        (void)taken;
+    if (!taken) {
+        for (i = 0; i < ny; i++) /* untouched */
+            ck_assert(y[i] >= 50.0f && y[i] <= 60.0f);
+        /* the public entry (the GEMM path or the other direct kernel) */
+        scr = rt_scratch(ln_rt_conv2d_f32_scratch_size(&a));
+        ck_assert_int_eq(ln_rt_conv2d_f32(&a, x, wt, k->bias ? b : NULL, y,
+                                          scr), LN_RT_OK);
+        RT_CHECK(y, ref, ny, 2e-5, "conv2d (public, stride-2 sweep)");
+        free(scr);
+    } else {
+        RT_CHECK(y, ref, ny, 2e-5, "conv2d (AVX-512 stride 2, c <= 4)");
+        scr = rt_scratch(ln_rt_conv2d_f32_scratch_size(&a));
+#if LN_RT_HAVE_AVX512
+        /* the GEMM path (AVX-512 micro-kernel) gives the same bits: the
+         * kernel sums in its order */
+        rt_fill(y2, ny, 50, 60, 9);
+        ck_assert_int_eq(ln_rt__conv2d_gemm_f32_isa(&ln_rt__gemm_isa_avx512,
+                                                    &a, x, wt,
+                                                    k->bias ? b : NULL, y2,
+                                                    scr), LN_RT_OK);
+        ck_assert_msg(memcmp(y, y2, ny * sizeof(float)) == 0,
+                      "stride-2 few-channel kernel: not the GEMM's bits");
+#endif
+        /* the public entry: this kernel where the direct kernel does not
+         * run (the same bits), the direct kernel otherwise */
+        rt_fill(y2, ny, 50, 60, 9);
+        ck_assert_int_eq(ln_rt_conv2d_f32(&a, x, wt, k->bias ? b : NULL, y2,
+                                          scr), LN_RT_OK);
+        if (!ln_rt__conv2d_direct_ok(&a))
+            ck_assert(memcmp(y, y2, ny * sizeof(float)) == 0);
+        else
+            RT_CHECK(y2, ref, ny, 2e-5, "conv2d (public, direct kernel)");
+        free(scr);
+        /* res: the sums before the activation plus res, then act */
+        kn.act = LN_RT_ACT_NONE;
+        conv_ref(&kn, x, wt, k->bias ? b : NULL, pre, oh, ow);
+        for (i = 0; i < ny; i++)
+            ref[i] = rt_act(pre[i] + rs[i], k->act, 0.1, 0.8);
+        rt_fill(y, ny, 50, 60, 9);
+        ck_assert(ln_rt__conv2d_s2few_f32_avx512(&a, x, wt,
+                                                 k->bias ? b : NULL, rs, y));
+        RT_CHECK(y, ref, ny, 4e-5, "conv2d (stride 2, c <= 4, + res)");
+        memcpy(y2, rs, ny * sizeof(float)); /* res is dst */
+        ck_assert(ln_rt__conv2d_s2few_f32_avx512(&a, x, wt,
+                                                 k->bias ? b : NULL, y2, y2));
+        ck_assert(memcmp(y, y2, ny * sizeof(float)) == 0);
     }
+    free(x); free(wt); free(b); free(y); free(y2); free(rs); free(ref);
+    free(pre);
+    return taken;
+}
+
+/* the shape classes: c 1..4, 3x3 / 5x5 / 7x7 (and 11x11, 2x4), pads 0..3
+ * (asymmetric, wider than half the kernel), odd and even widths, output
+ * rows of 16..67 pixels (1-3 vector blocks, the 2 + 2 split of the last
+ * 4 vectors, lane tails) and 111 / 112 (ImageNet first convs), oc 1..70 (8-row tails),
+ * batch 2; each with every activation, bias on odd ones */
+START_TEST(test_conv_s2few_shapes)
+{
+    static const conv_case ks[] = {
+        /* n c  h  w  oc kh kw sh sw pt pl pb pr dh dw g */
+        { 1, 3, 9, 224, 64, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1, 1,
+          LN_RT_ACT_NONE, 1 },                 /* ResNet-18 conv1 rows */
+        { 1, 3, 7, 224, 64, 3, 3, 2, 2, 0, 0, 0, 0, 1, 1, 1,
+          LN_RT_ACT_NONE, 1 },                 /* SqueezeNet, ow 111 */
+        { 2, 3, 6, 224, 32, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1,
+          LN_RT_ACT_NONE, 1 },                 /* MobileNetV2 */
+        { 1, 1, 5, 33, 9, 3, 3, 2, 2, 0, 0, 0, 0, 1, 1, 1,
+          LN_RT_ACT_NONE, 1 },                 /* ow 16 */
+        { 2, 2, 8, 64, 13, 5, 5, 2, 2, 2, 2, 2, 2, 1, 1, 1,
+          LN_RT_ACT_NONE, 1 },                 /* ow 32 */
+        { 1, 4, 6, 67, 7, 5, 5, 2, 2, 1, 3, 2, 0, 1, 1, 1,
+          LN_RT_ACT_NONE, 1 },                 /* ow 33 */
+        { 1, 3, 7, 95, 17, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1, 1,
+          LN_RT_ACT_NONE, 1 },                 /* ow 48 */
+        { 2, 1, 9, 96, 1, 3, 3, 2, 2, 0, 1, 1, 2, 1, 1, 1,
+          LN_RT_ACT_NONE, 1 },                 /* ow 49 */
+        { 1, 2, 4, 127, 24, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1,
+          LN_RT_ACT_NONE, 1 },                 /* ow 64: 2 + 2 vectors */
+        { 1, 4, 12, 130, 70, 7, 7, 2, 2, 0, 2, 3, 1, 1, 1, 1,
+          LN_RT_ACT_NONE, 1 },                 /* ow 64, oc 70 */
+        { 1, 3, 5, 131, 8, 3, 3, 2, 2, 3, 3, 0, 2, 1, 1, 1,
+          LN_RT_ACT_NONE, 1 },                 /* ow 67, pads 3 > k / 2 */
+        { 1, 2, 13, 100, 5, 11, 11, 2, 2, 3, 0, 3, 5, 1, 1, 1,
+          LN_RT_ACT_NONE, 1 },                 /* 11x11 (c 2: 242 products
+                                                  of the GEMM's 256), ow 48 */
+        { 2, 2, 6, 81, 11, 2, 4, 2, 2, 0, 1, 1, 0, 1, 1, 1,
+          LN_RT_ACT_NONE, 1 },                 /* 2x4, ow 40 */
+        { 2, 1, 3, 62, 3, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1, 1,
+          LN_RT_ACT_NONE, 1 },                 /* ow 31 */
+        { 1, 3, 4, 129, 10, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1,
+          LN_RT_ACT_NONE, 1 },                 /* ow 65: 3 + 2 vectors */
+    };
+    every_act(&ks[_i], 1300u + 11u * (uint32_t)_i, s2few_check);
+}
+END_TEST
+
+/* random shapes (seeded) around and outside what the kernel takes: c 1..6,
+ * kh/kw 1..13, stride 2 (1 sometimes), pads 0..3, widths 20..300, heights
+ * 1..10, oc 1..40, batch 1..2, every activation, bias or not */
+START_TEST(test_conv_s2few_sweep)
+{
+    uint32_t s = 4242u + (uint32_t)_i * 7919u;
+    int it, taken = 0;
+    for (it = 0; it < 40; it++) {
+        conv_case k;
+        memset(&k, 0, sizeof(k));
+        k.n = 1 + (int32_t)(rt_rand(&s) % 2);
+        k.c = 1 + (int32_t)(rt_rand(&s) % 6);
+        k.oc = 1 + (int32_t)(rt_rand(&s) % 40);
+        k.g = 1;
+        k.kh = 1 + (int32_t)(rt_rand(&s) % 13);
+        k.kw = 1 + (int32_t)(rt_rand(&s) % 13);
+        if (rt_rand(&s) % 2 == 0)
+            k.kh = k.kw = 3 + 2 * (int32_t)(rt_rand(&s) % 3);
+        k.sh = k.sw = rt_rand(&s) % 8 == 0 ? 1 : 2;
+        k.dh = k.dw = 1;
+        k.pt = (int32_t)(rt_rand(&s) % 4);
+        k.pb = (int32_t)(rt_rand(&s) % 4);
+        k.pl = (int32_t)(rt_rand(&s) % 4);
+        k.pr = (int32_t)(rt_rand(&s) % 4);
+        k.h = 1 + (int32_t)(rt_rand(&s) % 10);
+        k.w = 20 + (int32_t)(rt_rand(&s) % 281);
+        k.act = (ln_rt_act)(rt_rand(&s) % RT_N_ACT);
+        k.bias = (int)(rt_rand(&s) % 4 != 0);
+        if (ln_rt_conv_out_size(k.h, k.kh, k.sh, k.pt, k.pb, 1) <= 0 ||
+            ln_rt_conv_out_size(k.w, k.kw, k.sw, k.pl, k.pr, 1) <= 0)
+            continue;
+        taken += s2few_check(&k, 5000u + (uint32_t)it);
+    }
+#if LN_RT_HAVE_AVX512
+    if (LN_RT_CPU_AVX512)
+        ck_assert_int_gt(taken, 10);
+#endif
+    (void)taken;
 }
 END_TEST
 
@@ -1328,6 +1522,8 @@ Suite *rt_conv_suite(void)
                         2 * (int)(sizeof(cases) / sizeof(cases[0])));
     tcase_add_loop_test(tc, test_conv_direct_sweep, 0, 8);
     tcase_add_loop_test(tc, test_conv_direct_c3, 0, 7);
+    tcase_add_loop_test(tc, test_conv_s2few_shapes, 0, 15);
+    tcase_add_loop_test(tc, test_conv_s2few_sweep, 0, 6);
     tcase_add_loop_test(tc, test_conv_depthwise_cl_sweep, 0, 8);
     tcase_add_loop_test(tc, test_conv_depthwise_cl_acts, 0, RT_N_ACT);
     tcase_add_loop_test(tc, test_conv_packed_sweep, 0, 6);

@@ -37,7 +37,8 @@
  * has a constant trip count (unrolled): ResNet-8's 3->16 3x3 @32 went
  * from 66 to 74-78 GFLOP/s (Intel Xeon, AVX-512, best of 3 x 100 runs);
  * MobileNetV1's 3->8 s2 @96 stayed at ~50, its time is in the per-block
- * masks and stores.
+ * masks and stores. (Stride 2 with 1-4 input channels and rows of 16+
+ * outputs now goes to x86/conv2d_s2few_avx512.c first: 79 GFLOP/s there.)
  *
  * Returns 0 without touching dst for what it cannot do (groups, dilation,
  * strides other than 1 or 2 on both axes, more than 64 taps); when it is
@@ -51,6 +52,7 @@ LN_RT_TARGET_AVX512_PRAGMA
 #include <immintrin.h>
 #define LN_RT_ACT_SIMD_512
 #include "act_simd.h"
+#include "conv_store_avx512.h"
 
 #define DC_MAXTAPS 64
 
@@ -482,21 +484,9 @@ int ln_rt__conv2d_direct_res_f32_avx512(const ln_rt_conv2d_args *a,
                     float *op = out + oo;
                     const float *rp_ = rin ? rin + oo : NULL;
                     for (r = 0; r < mv; r++) {
-                        int v;
-                        for (v = 0; v < nvb; v++) {
-                            const int rem = nl - 16 * v;
-                            const __mmask16 sm = (__mmask16)(
-                                rem >= 16 ? 0xffffu : (1u << rem) - 1u);
-                            __m512 x = acc[4 * r + v];
-                            if (bias)
-                                x = _mm512_add_ps(
-                                    x, _mm512_set1_ps(bias[o0 + r]));
-                            if (rp_)
-                                x = _mm512_add_ps(
-                                    x, _mm512_maskz_loadu_ps(sm, rp_ + 16 * v));
-                            x = ln_rt__act_v512(x, act, alpha, beta);
-                            _mm512_mask_storeu_ps(op + 16 * v, sm, x);
-                        }
+                        ln_rt__conv_store_v512(op, rp_, acc + 4 * r, nvb, nl,
+                                               bias ? bias + o0 + r : NULL,
+                                               act, alpha, beta);
                         op += npix;
                         if (rp_)
                             rp_ += npix;

@@ -1,0 +1,240 @@
+/*
+ * conv2d_s2few_avx512.c -- AVX-512F stride-2 convolution for few input
+ * channels (1-4): the RGB first convs of ImageNet models (ResNet-18 /
+ * DenseNet-121's 3->64 7x7 pad 3, SqueezeNet 1.1's 3->64 3x3 no pad,
+ * MobileNetV2's 3->32 3x3 pad 1, all at 224x224).
+ *
+ * Lanes run along the pixels of one output row. Before each output row the
+ * kh input rows of every channel it reads are split into their even and
+ * odd columns, zero padding included, in a row buffer on the stack:
+ *   buf[ci][ky][phase][X] = in[ci][2*oy + ky - pad_top][2*X + phase - pad_left]
+ * (0 outside the image), so tap (ky, kx) of output pixel x reads
+ * buf[ci][ky][kx & 1][x + (kx >> 1)]: ONE plain unmasked load per vector
+ * and tap, no permute, no per-tap masks (x86/conv2d_direct_avx512.c needs
+ * two masked loads and a vpermt2ps per vector at stride 2). The split is
+ * two masked loads, two permutes and two stores per 16 columns of both
+ * phase rows, c*kh rows per output row: ~1% of the FMAs' count at 7x7 and
+ * ~3% at 3x3 with 64 output channels.
+ *
+ * Register tile: 8 output channels x up to 3 vectors (48 pixels) = 24
+ * accumulators; the taps of all input channels are one loop over a table
+ * of row-buffer offsets (c*kh*kw <= 484 steps), weights broadcast from the
+ * weight tensor in place ([oc][c][kh][kw], one pointer + 7 row offsets).
+ * The output channel tail (oc % 8) computes duplicate rows, not stored.
+ * Each output is sum over (ci, ky, kx) in that order from 0, + bias,
+ * + res, activation: it depends on shapes only, never on pointers.
+ *
+ * Compiled to something only for AVX-512F; ln_rt__conv2d_s2few_ok is
+ * plain C.
+ */
+#include "conv2d_s2few_avx512.h"
+
+/* row buffer capacity in floats (32 KiB of stack) */
+#define S2F_BUF 8192
+#define S2F_MAXTAPS 484
+
+/* phase row length: whole 16-column chunks, covering every column a
+ * 16-lane vector of the last block reads (x < ceil16(ow), + kw / 2) */
+static int32_t s2f_pw(int32_t ow, int32_t kw)
+{
+    return (ow + 15) / 16 * 16 + ((kw / 2 + 15) / 16) * 16;
+}
+
+int ln_rt__conv2d_s2few_ok(const ln_rt_conv2d_args *a)
+{
+    int32_t ow;
+    if (a->group != 1 || a->dil_h != 1 || a->dil_w != 1 ||
+        a->stride_h != 2 || a->stride_w != 2 || a->c < 1 || a->c > 4 ||
+        a->kh < 1 || a->kw < 1 || a->kh > 11 || a->kw > 11 ||
+        a->c * a->kh * a->kw > 256)
+        return 0;
+    ow = ln_rt_conv_out_size(a->w, a->kw, 2, a->pad_left, a->pad_right, 1);
+    if (ow < 16 || ow > 512 ||
+        ln_rt_conv_out_size(a->h, a->kh, 2, a->pad_top, a->pad_bottom, 1) <
+            1)
+        return 0;
+    return (int64_t)a->c * a->kh * 2 * s2f_pw(ow, a->kw) <= S2F_BUF;
+}
+
+#if LN_RT_HAVE_AVX512
+LN_RT_TARGET_AVX512_PRAGMA
+#include <immintrin.h>
+#define LN_RT_ACT_SIMD_512
+#include "act_simd.h"
+#include "conv_store_avx512.h"
+
+/* NV vectors (1-3) x 8 output channels: acc[3 * r + v] */
+#define S2F_ACC_ROW(r)                                                        \
+    __m512 c##r##0 = _mm512_setzero_ps(), c##r##1 = _mm512_setzero_ps(),     \
+           c##r##2 = _mm512_setzero_ps();
+static inline __attribute__((always_inline)) void
+s2f_block(const float *w0, const ptrdiff_t *d, const float *buf,
+          const int32_t *toff, int32_t nt, int nv, __m512 *acc)
+{
+    S2F_ACC_ROW(0) S2F_ACC_ROW(1) S2F_ACC_ROW(2) S2F_ACC_ROW(3)
+    S2F_ACC_ROW(4) S2F_ACC_ROW(5) S2F_ACC_ROW(6) S2F_ACC_ROW(7)
+    const ptrdiff_t d1 = d[1], d2 = d[2], d3 = d[3], d4 = d[4], d5 = d[5],
+                    d6 = d[6], d7 = d[7];
+    int32_t t;
+    for (t = 0; t < nt; t++) {
+        const float *ip = buf + toff[t];
+        const float *wp = w0 + t;
+        __m512 b0 = _mm512_loadu_ps(ip), b1 = _mm512_setzero_ps(),
+               b2 = _mm512_setzero_ps(), a;
+        if (nv >= 2)
+            b1 = _mm512_loadu_ps(ip + 16);
+        if (nv >= 3)
+            b2 = _mm512_loadu_ps(ip + 32);
+#define S2F_ROW(r, dr)                                                        \
+    a = _mm512_set1_ps(wp[dr]);                                               \
+    c##r##0 = _mm512_fmadd_ps(a, b0, c##r##0);                                \
+    if (nv >= 2)                                                              \
+        c##r##1 = _mm512_fmadd_ps(a, b1, c##r##1);                            \
+    if (nv >= 3)                                                              \
+        c##r##2 = _mm512_fmadd_ps(a, b2, c##r##2);
+        S2F_ROW(0, 0) S2F_ROW(1, d1) S2F_ROW(2, d2) S2F_ROW(3, d3)
+        S2F_ROW(4, d4) S2F_ROW(5, d5) S2F_ROW(6, d6) S2F_ROW(7, d7)
+#undef S2F_ROW
+    }
+#define S2F_OUT_ROW(r)                                                        \
+    acc[3 * r] = c##r##0; acc[3 * r + 1] = c##r##1; acc[3 * r + 2] = c##r##2;
+    S2F_OUT_ROW(0) S2F_OUT_ROW(1) S2F_OUT_ROW(2) S2F_OUT_ROW(3)
+    S2F_OUT_ROW(4) S2F_OUT_ROW(5) S2F_OUT_ROW(6) S2F_OUT_ROW(7)
+#undef S2F_OUT_ROW
+}
+#undef S2F_ACC_ROW
+
+typedef void (*s2f_block_fn)(const float *, const ptrdiff_t *, const float *,
+                             const int32_t *, int32_t, __m512 *);
+#define S2F_INST(nv)                                                          \
+    static void s2f_block_##nv(const float *w0, const ptrdiff_t *d,           \
+                               const float *buf, const int32_t *toff,         \
+                               int32_t nt, __m512 *acc)                       \
+    {                                                                         \
+        s2f_block(w0, d, buf, toff, nt, nv, acc);                             \
+    }
+S2F_INST(1)
+S2F_INST(2)
+S2F_INST(3)
+#undef S2F_INST
+
+/* one input row (NULL: outside the image) split into its even and odd
+ * columns from column -pl on: ev[X] = row[2X - pl], od[X] = row[2X + 1 - pl],
+ * zero outside [0, W); pw a multiple of 16 */
+static void s2f_split(const float *row, int32_t W, int32_t pl, int32_t pw,
+                      float *ev, float *od)
+{
+    const __m512i ie = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18,
+                                         20, 22, 24, 26, 28, 30);
+    const __m512i io = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19,
+                                         21, 23, 25, 27, 29, 31);
+    int32_t x;
+    for (x = 0; x < pw; x += 16) {
+        __m512 l0 = _mm512_setzero_ps(), l1 = _mm512_setzero_ps();
+        if (row) {
+            /* elements i of the 32 from column c0 = 2x - pl with
+             * 0 <= c0 + i < W */
+            const int32_t c0 = 2 * x - pl;
+            const int32_t lo = c0 >= 0 ? 0 : -c0 > 32 ? 32 : -c0;
+            const int32_t hi = W - c0 >= 32 ? 32 : W - c0 <= 0 ? 0 : W - c0;
+            if (lo < hi) {
+                const uint64_t m = (((uint64_t)1 << hi) - 1u) &
+                                   ~(((uint64_t)1 << lo) - 1u);
+                l0 = _mm512_maskz_loadu_ps((__mmask16)(m & 0xffffu),
+                                           row + c0);
+                l1 = _mm512_maskz_loadu_ps((__mmask16)(m >> 16),
+                                           row + c0 + 16);
+            }
+        }
+        _mm512_storeu_ps(ev + x, _mm512_permutex2var_ps(l0, ie, l1));
+        _mm512_storeu_ps(od + x, _mm512_permutex2var_ps(l0, io, l1));
+    }
+}
+
+int ln_rt__conv2d_s2few_f32_avx512(const ln_rt_conv2d_args *a,
+                                   const float *src, const float *weight,
+                                   const float *bias, const float *res,
+                                   float *dst)
+{
+    float buf[S2F_BUF];
+    int32_t toff[S2F_MAXTAPS];
+    int32_t oh, ow, pw, nt, kk, b, oy, o0, r, ci, ky, kx, t;
+    size_t hw, npix;
+    ln_rt_act act;
+    float alpha, beta;
+
+    if (!ln_rt__conv2d_s2few_ok(a))
+        return 0;
+    oh = ln_rt_conv_out_size(a->h, a->kh, 2, a->pad_top, a->pad_bottom, 1);
+    ow = ln_rt_conv_out_size(a->w, a->kw, 2, a->pad_left, a->pad_right, 1);
+    pw = s2f_pw(ow, a->kw);
+    kk = a->c * a->kh * a->kw;
+    nt = kk;
+    hw = (size_t)a->h * a->w;
+    npix = (size_t)oh * ow;
+    act = a->act;
+    alpha = a->alpha;
+    beta = a->beta;
+    /* tap t = (ci, ky, kx), the weights' order */
+    t = 0;
+    for (ci = 0; ci < a->c; ci++)
+        for (ky = 0; ky < a->kh; ky++)
+            for (kx = 0; kx < a->kw; kx++)
+                toff[t++] = ((ci * a->kh + ky) * 2 + (kx & 1)) * pw +
+                            (kx >> 1);
+    for (b = 0; b < a->n; b++) {
+        const float *img = src + (size_t)b * a->c * hw;
+        float *out = dst + (size_t)b * a->oc * npix;
+        const float *rin = res ? res + (size_t)b * a->oc * npix : NULL;
+        for (oy = 0; oy < oh; oy++) {
+            int32_t x0;
+            for (ci = 0; ci < a->c; ci++)
+                for (ky = 0; ky < a->kh; ky++) {
+                    const int32_t iy = 2 * oy + ky - a->pad_top;
+                    float *ev = buf + (size_t)((ci * a->kh + ky) * 2) * pw;
+                    s2f_split(iy >= 0 && iy < a->h
+                                  ? img + ci * hw + (size_t)iy * a->w
+                                  : NULL,
+                              a->w, a->pad_left, pw, ev, ev + pw);
+                }
+            for (o0 = 0; o0 < a->oc; o0 += 8) {
+                const int mv = a->oc - o0 < 8 ? (int)(a->oc - o0) : 8;
+                const float *w0 = weight + (size_t)o0 * kk;
+                ptrdiff_t d[8];
+                for (r = 0; r < 8; r++)
+                    d[r] = r < mv ? (ptrdiff_t)r * kk : 0;
+                for (x0 = 0; x0 < ow;) {
+                    /* vectors of the block: 3, or 2 + 2 for the last 4 */
+                    const int32_t rem = (ow - x0 + 15) / 16;
+                    const int nv = rem >= 3 && rem != 4 ? 3 : rem >= 2 ? 2 : 1;
+                    const int32_t nl = ow - x0 < 16 * nv ? ow - x0 : 16 * nv;
+                    const size_t oo = (size_t)o0 * npix + (size_t)oy * ow + x0;
+                    const s2f_block_fn fn = nv == 3 ? s2f_block_3
+                                            : nv == 2 ? s2f_block_2
+                                                      : s2f_block_1;
+                    __m512 acc[24];
+                    fn(w0, d, buf + x0, toff, nt, acc);
+                    for (r = 0; r < mv; r++)
+                        ln_rt__conv_store_v512(
+                            out + oo + (size_t)r * npix,
+                            rin ? rin + oo + (size_t)r * npix : NULL,
+                            acc + 3 * r, nv, nl, bias ? bias + o0 + r : NULL,
+                            act, alpha, beta);
+                    x0 += nl;
+                }
+            }
+        }
+    }
+    return 1;
+}
+
+#else
+int ln_rt__conv2d_s2few_f32_avx512(const ln_rt_conv2d_args *a,
+                                   const float *src, const float *weight,
+                                   const float *bias, const float *res,
+                                   float *dst)
+{
+    (void)a; (void)src; (void)weight; (void)bias; (void)res; (void)dst;
+    return 0;
+}
+#endif
