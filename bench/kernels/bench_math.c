@@ -25,54 +25,24 @@ static double now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static void libm_exp(const float *x, float *y, size_t n)
-{
-    size_t i;
-    for (i = 0; i < n; i++)
-        y[i] = expf(x[i]);
-}
-
-static void libm_sigmoid(const float *x, float *y, size_t n)
-{
-    size_t i;
-    for (i = 0; i < n; i++)
-        y[i] = 1.0f / (1.0f + expf(-x[i]));
-}
-
-static void libm_silu(const float *x, float *y, size_t n)
-{
-    size_t i;
-    for (i = 0; i < n; i++)
-        y[i] = x[i] / (1.0f + expf(-x[i]));
-}
-
-static void libm_tanh(const float *x, float *y, size_t n)
-{
-    size_t i;
-    for (i = 0; i < n; i++)
-        y[i] = tanhf(x[i]);
-}
-
-static void libm_erf(const float *x, float *y, size_t n)
-{
-    size_t i;
-    for (i = 0; i < n; i++)
-        y[i] = erff(x[i]);
-}
-
-static void libm_log(const float *x, float *y, size_t n)
-{
-    size_t i;
-    for (i = 0; i < n; i++)
-        y[i] = logf(x[i]);
-}
-
-static void libm_softplus(const float *x, float *y, size_t n)
-{
-    size_t i;
-    for (i = 0; i < n; i++)
-        y[i] = x[i] > 0.0f ? x[i] + log1pf(expf(-x[i])) : log1pf(expf(x[i]));
-}
+/* y[i] = expr of x[i] (v) through libm */
+#define LIBM_MAP(name, expr)                                                  \
+    static void name(const float *x, float *y, size_t n)                      \
+    {                                                                         \
+        size_t i;                                                             \
+        for (i = 0; i < n; i++) {                                             \
+            const float v = x[i];                                             \
+            y[i] = (expr);                                                    \
+        }                                                                     \
+    }
+LIBM_MAP(libm_exp, expf(v))
+LIBM_MAP(libm_sigmoid, 1.0f / (1.0f + expf(-v)))
+LIBM_MAP(libm_silu, v / (1.0f + expf(-v)))
+LIBM_MAP(libm_tanh, tanhf(v))
+LIBM_MAP(libm_erf, erff(v))
+LIBM_MAP(libm_log, logf(v))
+LIBM_MAP(libm_softplus, v > 0.0f ? v + log1pf(expf(-v)) : log1pf(expf(v)))
+#undef LIBM_MAP
 
 typedef void (*arr_fn)(const float *, float *, size_t);
 

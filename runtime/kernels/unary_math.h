@@ -144,33 +144,19 @@ static inline float ln_rt__erff(float x)
 #define UM_CAT_(a, b) a##b
 #define UM_CAT(a, b) UM_CAT_(a, b)
 
-UM_LINK void UM_CAT(UM_PREFIX, _exp)(const float *x, float *y, size_t n)
-{
-    size_t i;
-    for (i = 0; i < n; i++)
-        y[i] = ln_rt__expf(x[i]);
-}
-
-UM_LINK void UM_CAT(UM_PREFIX, _log)(const float *x, float *y, size_t n)
-{
-    size_t i;
-    for (i = 0; i < n; i++)
-        y[i] = ln_rt__logf(x[i]);
-}
-
-UM_LINK void UM_CAT(UM_PREFIX, _tanh)(const float *x, float *y, size_t n)
-{
-    size_t i;
-    for (i = 0; i < n; i++)
-        y[i] = ln_rt__tanhf(x[i]);
-}
-
-UM_LINK void UM_CAT(UM_PREFIX, _erf)(const float *x, float *y, size_t n)
-{
-    size_t i;
-    for (i = 0; i < n; i++)
-        y[i] = ln_rt__erff(x[i]);
-}
+/* y[i] = f(x[i]): the loops of the one-value functions above */
+#define UM_MAP(name, f)                                                       \
+    UM_LINK void UM_CAT(UM_PREFIX, name)(const float *x, float *y, size_t n)  \
+    {                                                                         \
+        size_t i;                                                             \
+        for (i = 0; i < n; i++)                                               \
+            y[i] = f(x[i]);                                                   \
+    }
+UM_MAP(_exp, ln_rt__expf)
+UM_MAP(_log, ln_rt__logf)
+UM_MAP(_tanh, ln_rt__tanhf)
+UM_MAP(_erf, ln_rt__erff)
+#undef UM_MAP
 
 /* log(1 + e^v) = max(v, 0) + log1p(e) with e = e^-|v|; log1p(e) = log(u)
  * + (e - (u - 1)) / u, u = 1 + e rounded (the rounding error of u put
