@@ -76,10 +76,16 @@ static void dw_run(int portable, const ln_rt_conv2d_args *a, const float *src,
  * core, docs/performance.md): more than 9 taps (5x5) on rows of up to 28
  * outputs, any stride (0.23-0.75 of the time); up to 9 taps on rows of
  * up to 12 (0.31-0.95) and, at stride 1, of 16..20 (0.80-0.86 against
- * the 16-lane direct kernel). Not: 3x3 stride 1 on rows of 13..15 (the
- * flat kernel, 1.0) or 28 (1.3), 3x3 stride 2 from 56 to 28 (1.27: the
+ * the 16-lane direct kernel) and, at stride 2, of 13..23 (0.47-0.87
+ * against what ran them before, the AVX2 kernel for rows of 13-15 and the
+ * 16-lane direct kernel above: MobileNetV2's 192 @28 -> 14 0.47,
+ * EfficientNet's 240 @28 0.64, 64 @46 -> 23 0.87; best of 4 runs
+ * alternated). Not:
+ * 3x3 stride 1 on rows of 13..15 (the flat kernel, 1.0) or 28 (1.3), 3x3
+ * stride 2 to rows of 24 (0.94-1.03) or 28 (from 56: 1.27-1.30, the
  * input's transposes outweigh the taps), fewer than 16 channels (half
- * the lanes idle: 1.12 at 8). */
+ * the lanes idle: 1.12 at 8). Every kernel sums bias, then the taps in
+ * row-major order: which one runs changes no bit. */
 size_t ln_rt__conv2d_depthwise_cl_floats(const ln_rt_conv2d_args *a)
 {
     const int s1 = a->stride_h == 1 && a->stride_w == 1;
@@ -91,7 +97,8 @@ size_t ln_rt__conv2d_depthwise_cl_floats(const ln_rt_conv2d_args *a)
     ln_rt__conv_out_hw(a, &oh, &ow);
     if (oh <= 0 || ow <= 0 || ow > LN_RT_DW_CL_MAX_OW)
         return 0;
-    if (a->kh * a->kw <= 9 && ow > 12 && !(s1 && ow >= 16 && ow <= 20))
+    if (a->kh * a->kw <= 9 && ow > 12 && !(s1 && ow >= 16 && ow <= 20) &&
+        !(a->stride_w == 2 && ow < 24))
         return 0;
     /* 64-byte alignment, the padded image and the outputs, 16 channels */
     n = 16 + (size_t)16 * ((size_t)(a->h + a->pad_top + a->pad_bottom) *
