@@ -88,6 +88,22 @@ const WORK = path.join(BUILD, 'bench');
 const RT = path.resolve(ROOT, opt.rt);
 fs.mkdirSync(WORK, {recursive: true});
 
+// The interpreter driver links the libraries as they were when it was
+// built (make bench relinks it; running this script alone does not): say
+// so when a library it links is newer, since its kernels may then differ
+// from the emitted C's.
+function staleInterp() {
+  const bin = path.join(WORK, 'interp_driver');
+  let t;
+  try { t = fs.statSync(bin).mtimeMs; } catch (e) { return ''; }
+  const newer = [path.join(BUILD, 'liblightnet.a'), RT, path.join(WORK, 'libln_rt.a')]
+    .filter((f) => { try { return fs.statSync(f).mtimeMs > t; } catch (e) { return false; } });
+  return newer.length ? `interpreter: build/bench/interp_driver is older than ${newer.map((f) => path.relative(ROOT, f)).join(', ')} ` +
+    '(make bench relinks it); its figures are of the kernels it was linked with' : '';
+}
+const INTERP_STALE = staleInterp();
+if (INTERP_STALE) process.stderr.write(`bench: ${INTERP_STALE}\n`);
+
 const TEST_MODELS = ['lenet5', 'ds_cnn', 'mobilenet_v1_025', 'resnet8', 'ad_autoencoder'];
 const BIG_MODELS = ['mobilenet_v2', 'resnet18', 'efficientnet_b0', 'squeezenet1_1',
                     'shufflenet_v2_x0_5', 'mnasnet0_5', 'densenet121'];
@@ -482,6 +498,7 @@ async function benchModel(M, ortVersion) {
   const interpBin = path.join(WORK, 'interp_driver');
   let interpOk = fs.existsSync(interpBin);
   if (!interpOk) res.notes.push('interpreter: build/bench/interp_driver not built');
+  else if (INTERP_STALE) res.notes.push(INTERP_STALE);
 
   // Calibrate on ONNX Runtime (one short run): K runs per round so that a
   // round of one engine takes about --round-ms.
