@@ -80,12 +80,12 @@ static void dw_run(int portable, const ln_rt_conv2d_args *a, const float *src,
  * against what ran them before, the AVX2 kernel for rows of 13-15 and the
  * 16-lane direct kernel above: MobileNetV2's 192 @28 -> 14 0.47,
  * EfficientNet's 240 @28 0.64, 64 @46 -> 23 0.87; best of 4 runs
- * alternated). Not:
- * 3x3 stride 1 on rows of 13..15 (the flat kernel, 1.0) or 28 (1.3), 3x3
- * stride 2 to rows of 24 (0.94-1.03) or 28 (from 56: 1.27-1.30, the
- * input's transposes outweigh the taps), fewer than 16 channels (half
- * the lanes idle: 1.12 at 8). Every kernel sums bias, then the taps in
- * row-major order: which one runs changes no bit. */
+ * alternated). Not: 3x3 stride 1 on rows of 13..15 (the flat kernel,
+ * 1.0) or 28 (1.3), 3x3 stride 2 to rows of 24 (0.94-1.03) or 28 (from
+ * 56: 1.27-1.30, the input's transposes outweigh the taps), fewer than 16
+ * channels (half the lanes idle: 1.12 at 8). Every kernel sums bias, then
+ * the taps in row-major order: which one runs changes no bit (test_rt_conv
+ * checks the channels kernel against the other AVX-512 ones). */
 size_t ln_rt__conv2d_depthwise_cl_floats(const ln_rt_conv2d_args *a)
 {
     const int s1 = a->stride_h == 1 && a->stride_w == 1;

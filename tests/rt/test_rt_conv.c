@@ -860,7 +860,20 @@ START_TEST(test_conv_depthwise_cl_sweep)
                                                         scr);
             ck_assert_int_eq(got, ln_rt__conv2d_depthwise_cl_floats(&a) != 0);
             if (got) {
+                float *y2 = rt_alloc(ny);
                 RT_CHECK(y, ref, ny, 2e-5, "depthwise (AVX-512 channels)");
+                /* the same bits as the other AVX-512 depthwise kernels
+                 * where they take the shape (bias, then the taps in
+                 * row-major order, the same activation code) */
+                if (ln_rt__conv2d_depthwise_f32_avx512(&a, x, wt,
+                                                       k.bias ? b : NULL, y2))
+                    ck_assert_msg(!memcmp(y, y2, ny * sizeof(float)),
+                                  "channels kernel != direct kernel bits");
+                if (ln_rt__conv2d_depthwise_flat_f32_avx512(
+                        &a, x, wt, k.bias ? b : NULL, y2))
+                    ck_assert_msg(!memcmp(y, y2, ny * sizeof(float)),
+                                  "channels kernel != flat kernel bits");
+                free(y2);
                 taken++;
                 t_s2 += k.sh > 1 || k.sw > 1;
                 t_mult += mult > 1;
