@@ -104,6 +104,15 @@ static void conv_ref(const conv_case *k, const float *x, const float *wt,
         }
 }
 
+/* the random sweeps' pads: 0..3 on each side, top, bottom, left, right */
+static void rand_pads(conv_case *k, uint32_t *s)
+{
+    k->pt = (int32_t)(rt_rand(s) % 4);
+    k->pb = (int32_t)(rt_rand(s) % 4);
+    k->pl = (int32_t)(rt_rand(s) % 4);
+    k->pr = (int32_t)(rt_rand(s) % 4);
+}
+
 static void to_args(const conv_case *k, ln_rt_conv2d_args *a)
 {
     memset(a, 0, sizeof(*a));
@@ -742,10 +751,7 @@ START_TEST(test_conv_s2few_sweep)
             k.kh = k.kw = 3 + 2 * (int32_t)(rt_rand(&s) % 3);
         k.sh = k.sw = rt_rand(&s) % 8 == 0 ? 1 : 2;
         k.dh = k.dw = 1;
-        k.pt = (int32_t)(rt_rand(&s) % 4);
-        k.pb = (int32_t)(rt_rand(&s) % 4);
-        k.pl = (int32_t)(rt_rand(&s) % 4);
-        k.pr = (int32_t)(rt_rand(&s) % 4);
+        rand_pads(&k, &s);
         k.h = 1 + (int32_t)(rt_rand(&s) % 10);
         k.w = 20 + (int32_t)(rt_rand(&s) % 281);
         k.act = (ln_rt_act)(rt_rand(&s) % RT_N_ACT);
@@ -815,10 +821,7 @@ START_TEST(test_conv_depthwise_cl_sweep)
             k.pt = k.kh / 2; k.pb = k.kh - 1 - k.pt;
             k.pl = k.kw / 2; k.pr = k.kw - 1 - k.pl;
         } else {
-            k.pt = (int32_t)(rt_rand(&s) % 4);
-            k.pb = (int32_t)(rt_rand(&s) % 4);
-            k.pl = (int32_t)(rt_rand(&s) % 4);
-            k.pr = (int32_t)(rt_rand(&s) % 4);
+            rand_pads(&k, &s);
         }
         k.h = 1 + (int32_t)(rt_rand(&s) % 30);
         k.w = 1 + (int32_t)(rt_rand(&s) % (rt_rand(&s) % 2 ? 15 : 28));
@@ -981,10 +984,7 @@ START_TEST(test_conv_direct_sweep)
             k.pt = k.kh / 2; k.pb = k.kh - 1 - k.pt;
             k.pl = k.kw / 2; k.pr = k.kw - 1 - k.pl;
         } else {
-            k.pt = (int32_t)(rt_rand(&s) % 4);
-            k.pb = (int32_t)(rt_rand(&s) % 4);
-            k.pl = (int32_t)(rt_rand(&s) % 4);
-            k.pr = (int32_t)(rt_rand(&s) % 4);
+            rand_pads(&k, &s);
         }
         k.h = 1 + (int32_t)(rt_rand(&s) % 12);
         switch (rt_rand(&s) % 3) {
