@@ -174,11 +174,11 @@ static size_t host_scratch_size(const ln_rt_conv2d_args *a)
  * pays for it once per MR rows of output channels, so with few output
  * channels, few input channels or small maps the packing costs as much as
  * the products; the direct kernel reads the image in place with k-masked
- * loads and has no blocking over k, so it wants the image and one 8-row
- * weight block in L1/L2. Taken when: group 1, no dilation, stride 1 or 2
- * (same on both axes), at most 64 taps, K = c*kh*kw <= 1024 (no k
- * blocking: ResNet-18's 3x3 convs at 14x14 and 7x7 with K = 2304, 4608 are
- * faster through the blocked GEMM), the input image at most 256 KiB
+ * loads and runs the input channels 64 at a time, so it wants a chunk's
+ * image rows and one 8-row weight block in L1/L2. Taken when: group 1, no
+ * dilation, stride 1 or 2 (same on both axes), at most 64 taps, K =
+ * c*kh*kw <= 1024 (more for 3x3 stride 1: direct_3x3_narrow,
+ * direct_3x3_mid), the input image at most 256 KiB
  * (c*h*w <= 64K floats: every MLPerf Tiny conv, not the big early layers of
  * ResNet-18 / MobileNetV2; 256K floats = 1 MiB, an L2, for 3x3 stride 1:
  * ResNet-18's 64x56x56 3x3 convs run 80% of the FMA peak direct against
@@ -207,6 +207,21 @@ static int direct_3x3_narrow(const ln_rt_conv2d_args *a)
            (int64_t)a->c * a->h * a->w <= 524288;
 }
 
+/* 3x3 stride 1, K up to 2304 (256 input channels) with at most 192 output
+ * channels: since the direct kernel runs 64 input channels at a time it
+ * beat the GEMM there (bench/kernels, Intel Xeon, best of 4-5: ResNet-18's
+ * 128->128 at 28x28 0.93x the GEMM's time, 128->128 at 14x14 0.81x and
+ * 7x7 0.73x, 120->64 at 28x28 0.79x, 192->96 at 28x28 0.88x, 192->192 at
+ * 14x14 0.90x, 256->64 at 28x28 0.77x); with more outputs the GEMM's
+ * packing pays over more rows: 256->256 at 14x14 and 512->512 at 7x7 level,
+ * 128->256 at 28x28 1.03x, so those stay on the GEMM. The image limit (1
+ * MiB) is direct_ok's. */
+static int direct_3x3_mid(const ln_rt_conv2d_args *a)
+{
+    return a->kh == 3 && a->kw == 3 && a->stride_h == 1 &&
+           a->stride_w == 1 && a->oc <= 192 && a->c * 9 <= 2304;
+}
+
 int ln_rt__conv2d_direct_ok(const ln_rt_conv2d_args *a)
 {
     if (a->kh == 1 && a->kw == 1 && a->stride_h == 1 && a->stride_w == 1 &&
@@ -219,7 +234,8 @@ int ln_rt__conv2d_direct_ok(const ln_rt_conv2d_args *a)
            a->stride_h == a->stride_w &&
            (a->stride_w == 1 || a->stride_w == 2) &&
            a->kh * a->kw <= 64 &&
-           (a->c * a->kh * a->kw <= 1024 || direct_3x3_narrow(a)) &&
+           (a->c * a->kh * a->kw <= 1024 || direct_3x3_narrow(a) ||
+            direct_3x3_mid(a)) &&
            ((int64_t)a->c * a->h * a->w <= 65536 ||
             (a->kh == 3 && a->kw == 3 && a->stride_w == 1 &&
              (int64_t)a->c * a->h * a->w <= 262144) ||

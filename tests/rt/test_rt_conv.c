@@ -330,6 +330,20 @@ START_TEST(test_conv2d_scratch_size)
     ck_assert(ln_rt__conv2d_direct_ok(&a));
     a.oc = 33; /* but not with 33 outputs */
     ck_assert(!ln_rt__conv2d_direct_ok(&a));
+    /* 3x3 stride 1 up to K = 2304 with <= 192 outputs, image <= 1 MiB */
+    memset(&a, 0, sizeof(a));
+    a.n = 1; a.c = 128; a.h = a.w = 28; a.oc = 128; a.kh = a.kw = 3;
+    a.stride_h = a.stride_w = 1; a.dil_h = a.dil_w = 1; a.group = 1;
+    a.pad_top = a.pad_left = a.pad_bottom = a.pad_right = 1;
+    ck_assert(ln_rt__conv2d_direct_ok(&a)); /* K = 1152 */
+    a.c = 256; a.oc = 192;
+    ck_assert(ln_rt__conv2d_direct_ok(&a)); /* K = 2304, 784 KiB */
+    a.oc = 193;
+    ck_assert(!ln_rt__conv2d_direct_ok(&a));
+    a.oc = 64; a.c = 257;
+    ck_assert(!ln_rt__conv2d_direct_ok(&a)); /* K = 2313 */
+    a.c = 128; a.stride_h = a.stride_w = 2;
+    ck_assert(!ln_rt__conv2d_direct_ok(&a)); /* stride 2: K <= 1024 */
     to_args(&cases[12], &a); /* 1x1, K = 64, image over 256 KiB: GEMM */
     a.h = a.w = 33;
     ck_assert(!ln_rt__conv2d_direct_ok(&a));
@@ -502,6 +516,10 @@ static int direct_check(const conv_case *k, uint32_t seed)
     double *ref;
     void *scr;
     int taken = 0;
+    /* float sums of K = c*kh*kw products: rounding grows with K (the
+     * portable kernel too reads 2.3e-5 at K = 1350) */
+    const int32_t kk = k->c * k->kh * k->kw;
+    const double tol = kk > 512 ? 4e-8 * kk : 2e-5;
 
     to_args(k, &a);
     oh = ln_rt_conv_out_size(k->h, k->kh, k->sh, k->pt, k->pb, 1);
@@ -519,18 +537,18 @@ static int direct_check(const conv_case *k, uint32_t seed)
     rt_fill(y, ny, 50, 60, 9);
     ck_assert_int_eq(ln_rt_conv2d_f32(&a, x, wt, k->bias ? b : NULL, y,
                                       scr), LN_RT_OK);
-    RT_CHECK(y, ref, ny, 2e-5, "conv2d sweep (build ISA)");
+    RT_CHECK(y, ref, ny, tol, "conv2d sweep (build ISA)");
 #if LN_RT_HAVE_AVX512
     rt_fill(y, ny, 50, 60, 9);
     if (LN_RT_CPU_AVX512 &&
         ln_rt__conv2d_direct_f32_avx512(&a, x, wt, k->bias ? b : NULL, y)) {
-        RT_CHECK(y, ref, ny, 2e-5, "conv2d (AVX-512 direct)");
+        RT_CHECK(y, ref, ny, tol, "conv2d (AVX-512 direct)");
         taken = 1;
     }
 #endif
     rt_fill(y, ny, 50, 60, 9); /* the portable direct kernel, any shape */
     ln_rt__conv2d_direct_f32_c(&a, x, wt, k->bias ? b : NULL, y);
-    RT_CHECK(y, ref, ny, 2e-5, "conv2d (portable direct)");
+    RT_CHECK(y, ref, ny, tol, "conv2d (portable direct)");
     free(x); free(wt); free(b); free(y); free(ref); free(scr);
     return taken;
 }
@@ -586,6 +604,30 @@ START_TEST(test_conv_direct_c3)
     };
     /* the kernel takes every 3-channel shape */
     every_act(&ks[_i], 900u + 7u * (uint32_t)_i, direct_check);
+}
+END_TEST
+
+/* the AVX-512 direct kernel runs its input channels 64 at a time (all taps
+ * of a chunk, then the next chunk): channel counts just past, at and well
+ * past a chunk, a 1-channel last chunk, on flat stride-1 blocks, stride-1
+ * and stride-2 row segments and 1x1, every activation, with and without
+ * bias, against the double reference (sums of 65-1800 products) */
+START_TEST(test_conv_direct_chunks)
+{
+    static const conv_case ks[] = {
+        /* n c  h  w  oc kh kw sh sw pt pl pb pr dh dw g */
+        { 1, 65, 9, 10, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+          LN_RT_ACT_NONE, 1 },
+        { 1, 128, 14, 14, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+          LN_RT_ACT_NONE, 1 },
+        { 2, 150, 15, 20, 10, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1,
+          LN_RT_ACT_NONE, 1 },
+        { 1, 200, 7, 7, 12, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1,
+          LN_RT_ACT_NONE, 1 },
+        { 1, 129, 6, 40, 8, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 1,
+          LN_RT_ACT_NONE, 1 },
+    };
+    every_act(&ks[_i], 950u + 7u * (uint32_t)_i, direct_check);
 }
 END_TEST
 
@@ -1535,6 +1577,7 @@ Suite *rt_conv_suite(void)
                         2 * (int)(sizeof(cases) / sizeof(cases[0])));
     tcase_add_loop_test(tc, test_conv_direct_sweep, 0, 8);
     tcase_add_loop_test(tc, test_conv_direct_c3, 0, 7);
+    tcase_add_loop_test(tc, test_conv_direct_chunks, 0, 5);
     tcase_add_loop_test(tc, test_conv_s2few_shapes, 0, 15);
     tcase_add_loop_test(tc, test_conv_s2few_sweep, 0, 6);
     tcase_add_loop_test(tc, test_conv_depthwise_cl_sweep, 0, 8);
