@@ -344,6 +344,9 @@ START_TEST(test_conv2d_scratch_size)
     ck_assert(!ln_rt__conv2d_direct_ok(&a)); /* K = 2313 */
     a.c = 128; a.stride_h = a.stride_w = 2;
     ck_assert(!ln_rt__conv2d_direct_ok(&a)); /* stride 2: K <= 1024 */
+    a.c = 256; a.oc = 512; a.h = a.w = 14; a.kh = a.kw = 1;
+    a.pad_top = a.pad_left = a.pad_bottom = a.pad_right = 0;
+    ck_assert(!ln_rt__conv2d_direct_ok(&a)); /* 1x1 stride 2: the GEMM */
     to_args(&cases[12], &a); /* 1x1, K = 64, image over 256 KiB: GEMM */
     a.h = a.w = 33;
     ck_assert(!ln_rt__conv2d_direct_ok(&a));
