@@ -194,7 +194,10 @@ static size_t host_scratch_size(const ln_rt_conv2d_args *a)
  * GEMM was 10-25% faster on an Intel Xeon (bench/kernels, best of 3:
  * MobileNetV1-0.25's 8->16 @48 ... 64->64 @12, MobileNetV2's 32->192 @28
  * and 64->384 @14), the direct kernel 7-29% faster below (DS-CNN's @25x5,
- * MobileNetV1's @6 and @3, MobileNetV2's 960->320 @7). */
+ * MobileNetV1's @6 and @3, MobileNetV2's 960->320 @7) -- but for at most
+ * 512 output channels: MobileNetV2's 160->960 and 320->1280 at 7x7 ran
+ * 0.87-0.89x the time through the GEMM, whose B panel packing pays over
+ * that many rows (best of 6 alternated; 960->320 level). */
 /* 3x3 stride 1 with at most 32 output channels: the GEMM pays its patch
  * packing once per 4 A panels there, so the direct kernel stays ahead up
  * to K = 1152 and 2 MiB images: DenseNet-121's 128->32 3x3 convs ran
@@ -233,10 +236,10 @@ int ln_rt__conv2d_direct_ok(const ln_rt_conv2d_args *a)
     if (a->kh == 1 && a->kw == 1 && a->stride_h == 2 && a->stride_w == 2)
         return 0;
     if (a->kh == 1 && a->kw == 1 && a->stride_h == 1 && a->stride_w == 1 &&
-        (int64_t)ln_rt_conv_out_size(a->h, 1, 1, a->pad_top, a->pad_bottom,
+        ((int64_t)ln_rt_conv_out_size(a->h, 1, 1, a->pad_top, a->pad_bottom,
                                      1) *
                 ln_rt_conv_out_size(a->w, 1, 1, a->pad_left, a->pad_right,
-                                    1) > 128)
+                                    1) > 128 || a->oc > 512))
         return 0;
     return a->group == 1 && a->dil_h == 1 && a->dil_w == 1 &&
            a->stride_h == a->stride_w &&

@@ -347,6 +347,10 @@ START_TEST(test_conv2d_scratch_size)
     a.c = 256; a.oc = 512; a.h = a.w = 14; a.kh = a.kw = 1;
     a.pad_top = a.pad_left = a.pad_bottom = a.pad_right = 0;
     ck_assert(!ln_rt__conv2d_direct_ok(&a)); /* 1x1 stride 2: the GEMM */
+    a.stride_h = a.stride_w = 1; a.h = a.w = 7; a.c = 160; a.oc = 512;
+    ck_assert(ln_rt__conv2d_direct_ok(&a)); /* 1x1, 49 pixels: direct */
+    a.oc = 513;
+    ck_assert(!ln_rt__conv2d_direct_ok(&a)); /* but not past 512 outputs */
     to_args(&cases[12], &a); /* 1x1, K = 64, image over 256 KiB: GEMM */
     a.h = a.w = 33;
     ck_assert(!ln_rt__conv2d_direct_ok(&a));
