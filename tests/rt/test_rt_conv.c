@@ -589,52 +589,32 @@ static void every_act(const conv_case *k0, uint32_t seed,
  * rows of <= 8 outputs four a block; stride-1 row segments of 32 + 6 lanes
  * (valid pads, 5x3); every activation, with and without bias, against the
  * double reference, and through the public entry (which may route it
- * elsewhere) */
-START_TEST(test_conv_direct_c3)
-{
-    static const conv_case ks[] = {
-        /* n c  h  w  oc kh kw sh sw pt pl pb pr dh dw g */
-        { 1, 3, 32, 32, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-          LN_RT_ACT_NONE, 1 },
-        { 2, 3, 7, 8, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-          LN_RT_ACT_NONE, 1 },
-        { 1, 3, 5, 6, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-          LN_RT_ACT_NONE, 1 },
-        { 1, 3, 96, 96, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1,
-          LN_RT_ACT_NONE, 1 },
-        { 1, 3, 20, 30, 10, 3, 3, 2, 2, 0, 1, 1, 0, 1, 1, 1,
-          LN_RT_ACT_NONE, 1 },
-        { 2, 3, 11, 13, 17, 2, 3, 2, 2, 1, 0, 0, 1, 1, 1, 1,
-          LN_RT_ACT_NONE, 1 },
-        { 1, 3, 9, 40, 8, 5, 3, 1, 1, 0, 0, 0, 0, 1, 1, 1,
-          LN_RT_ACT_NONE, 1 },
-    };
-    /* the kernel takes every 3-channel shape */
-    every_act(&ks[_i], 900u + 7u * (uint32_t)_i, direct_check);
-}
-END_TEST
+ * elsewhere); and its input channels 64 at a time (all taps of a chunk,
+ * then the next chunk): channel counts just past, at and well past a chunk, a 1-channel
+ * last chunk, on flat stride-1 blocks, stride-1 and stride-2 row segments
+ * and 1x1 (sums of 65-1800 products) */
+static const conv_case direct_cases[] = {
+    /* n c  h  w  oc kh kw sh sw pt pl pb pr dh dw g */
+    /* 3 channels */
+    { 1, 3, 32, 32, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, LN_RT_ACT_NONE, 1 },
+    { 2, 3, 7, 8, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, LN_RT_ACT_NONE, 1 },
+    { 1, 3, 5, 6, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, LN_RT_ACT_NONE, 1 },
+    { 1, 3, 96, 96, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, LN_RT_ACT_NONE, 1 },
+    { 1, 3, 20, 30, 10, 3, 3, 2, 2, 0, 1, 1, 0, 1, 1, 1, LN_RT_ACT_NONE, 1 },
+    { 2, 3, 11, 13, 17, 2, 3, 2, 2, 1, 0, 0, 1, 1, 1, 1, LN_RT_ACT_NONE, 1 },
+    { 1, 3, 9, 40, 8, 5, 3, 1, 1, 0, 0, 0, 0, 1, 1, 1, LN_RT_ACT_NONE, 1 },
+    /* channel chunks */
+    { 1, 65, 9, 10, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, LN_RT_ACT_NONE, 1 },
+    { 1, 128, 14, 14, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, LN_RT_ACT_NONE, 1 },
+    { 2, 150, 15, 20, 10, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, LN_RT_ACT_NONE, 1 },
+    { 1, 200, 7, 7, 12, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, LN_RT_ACT_NONE, 1 },
+    { 1, 129, 6, 40, 8, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 1, LN_RT_ACT_NONE, 1 },
+};
 
-/* the AVX-512 direct kernel runs its input channels 64 at a time (all taps
- * of a chunk, then the next chunk): channel counts just past, at and well
- * past a chunk, a 1-channel last chunk, on flat stride-1 blocks, stride-1
- * and stride-2 row segments and 1x1, every activation, with and without
- * bias, against the double reference (sums of 65-1800 products) */
-START_TEST(test_conv_direct_chunks)
+/* the kernel takes every one of them */
+START_TEST(test_conv_direct_cases)
 {
-    static const conv_case ks[] = {
-        /* n c  h  w  oc kh kw sh sw pt pl pb pr dh dw g */
-        { 1, 65, 9, 10, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-          LN_RT_ACT_NONE, 1 },
-        { 1, 128, 14, 14, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-          LN_RT_ACT_NONE, 1 },
-        { 2, 150, 15, 20, 10, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1,
-          LN_RT_ACT_NONE, 1 },
-        { 1, 200, 7, 7, 12, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1,
-          LN_RT_ACT_NONE, 1 },
-        { 1, 129, 6, 40, 8, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 1,
-          LN_RT_ACT_NONE, 1 },
-    };
-    every_act(&ks[_i], 950u + 7u * (uint32_t)_i, direct_check);
+    every_act(&direct_cases[_i], 900u + 7u * (uint32_t)_i, direct_check);
 }
 END_TEST
 
@@ -1583,8 +1563,8 @@ Suite *rt_conv_suite(void)
     tcase_add_loop_test(tc, test_conv2d_act_unfused, 0,
                         2 * (int)(sizeof(cases) / sizeof(cases[0])));
     tcase_add_loop_test(tc, test_conv_direct_sweep, 0, 8);
-    tcase_add_loop_test(tc, test_conv_direct_c3, 0, 7);
-    tcase_add_loop_test(tc, test_conv_direct_chunks, 0, 5);
+    tcase_add_loop_test(tc, test_conv_direct_cases, 0,
+                        (int)(sizeof(direct_cases) / sizeof(direct_cases[0])));
     tcase_add_loop_test(tc, test_conv_s2few_shapes, 0, 15);
     tcase_add_loop_test(tc, test_conv_s2few_sweep, 0, 6);
     tcase_add_loop_test(tc, test_conv_depthwise_cl_sweep, 0, 8);
