@@ -590,9 +590,9 @@ static void every_act(const conv_case *k0, uint32_t seed,
  * (valid pads, 5x3); every activation, with and without bias, against the
  * double reference, and through the public entry (which may route it
  * elsewhere); and its input channels 64 at a time (all taps of a chunk,
- * then the next chunk): channel counts just past, at and well past a chunk, a 1-channel
- * last chunk, on flat stride-1 blocks, stride-1 and stride-2 row segments
- * and 1x1 (sums of 65-1800 products) */
+ * then the next chunk): channel counts just past, at and well past a
+ * chunk, a 1-channel last chunk, on flat stride-1 blocks, stride-1 and
+ * stride-2 row segments and 1x1 (sums of 65-1800 products) */
 static const conv_case direct_cases[] = {
     /* n c  h  w  oc kh kw sh sw pt pl pb pr dh dw g */
     /* 3 channels */
