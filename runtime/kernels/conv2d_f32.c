@@ -233,14 +233,18 @@ int ln_rt__conv2d_direct_ok(const ln_rt_conv2d_args *a)
      * ResNet-18's 256->512 at 14x14 ran 0.57x the time through the GEMM,
      * 64->128 at 56x56 0.63x, 128->256 at 28x28 0.66x, ResNet-8's 16->32
      * at 32x32 level (bench/kernels, Intel Xeon, best of 3-4) */
-    if (a->kh == 1 && a->kw == 1 && a->stride_h == 2 && a->stride_w == 2)
-        return 0;
-    if (a->kh == 1 && a->kw == 1 && a->stride_h == 1 && a->stride_w == 1 &&
-        ((int64_t)ln_rt_conv_out_size(a->h, 1, 1, a->pad_top, a->pad_bottom,
-                                     1) *
-                ln_rt_conv_out_size(a->w, 1, 1, a->pad_left, a->pad_right,
-                                    1) > 128 || a->oc > 512))
-        return 0;
+    if (a->kh == 1 && a->kw == 1) {
+        if (a->stride_h == 2 && a->stride_w == 2)
+            return 0;
+        /* stride 1: <= 128 output pixels, <= 512 outputs (above) */
+        if (a->stride_h == 1 && a->stride_w == 1 &&
+            ((int64_t)ln_rt_conv_out_size(a->h, 1, 1, a->pad_top,
+                                          a->pad_bottom, 1) *
+                     ln_rt_conv_out_size(a->w, 1, 1, a->pad_left,
+                                         a->pad_right, 1) > 128 ||
+             a->oc > 512))
+            return 0;
+    }
     return a->group == 1 && a->dil_h == 1 && a->dil_w == 1 &&
            a->stride_h == a->stride_w &&
            (a->stride_w == 1 || a->stride_w == 2) &&

@@ -61,9 +61,7 @@ LN_RT_TARGET_AVX512_PRAGMA
 #include "conv_store_avx512.h"
 
 #define DC_MAXTAPS 64
-#ifndef DC_CHUNK
-#define DC_CHUNK 64
-#endif
+#define DC_CHUNK 64 /* input channels per chunk (see the top) */
 
 
 /* even bits of a 32-bit mask from a 16-bit lane mask: lane j -> bit 2j */
@@ -116,36 +114,39 @@ dc_block(const dc_wblk *wb, const float *img, const ptrdiff_t *off,
     int32_t ic, c0;
 
     for (c0 = 0; c0 < nc; c0 += DC_CHUNK) {
-    const int32_t ce = nc - c0 < DC_CHUNK ? nc : c0 + DC_CHUNK;
-    for (t = 0; t < ntap; t++) {
-        const __mmask16 m0 = (__mmask16)m[t][0], m1 = (__mmask16)m[t][1],
-                        m2 = (__mmask16)m[t][2], m3 = (__mmask16)m[t][3];
-        const __mmask16 m0h = (__mmask16)(m[t][0] >> 16);
-        const float *ip = img + off[t] + (ptrdiff_t)c0 * (ptrdiff_t)hw;
-        const float *wp = wb->w[0] + t + (ptrdiff_t)c0 * khw;
-        if (!(m[t][0] | m[t][1] | m[t][2] | m[t][3]))
-            continue; /* the whole tap is padding (top / bottom rows) */
-        for (ic = c0; ic < ce; ic++) {
-            __m512 b0, b1 = _mm512_setzero_ps(), b2 = _mm512_setzero_ps(),
-                       b3 = _mm512_setzero_ps(), a;
-            if (s == 1) {
-                b0 = _mm512_maskz_loadu_ps(m0, ip);
-                if (nv >= 2)
-                    b1 = _mm512_maskz_loadu_ps(m1, ip + 16);
-                if (nv >= 3)
-                    b2 = _mm512_maskz_loadu_ps(m2, ip + 32);
-                if (nv >= 4)
-                    b3 = _mm512_maskz_loadu_ps(m3, ip + 48);
-            } else {
-                __m512 l0 = _mm512_maskz_loadu_ps(m0, ip);
-                __m512 l1 = _mm512_maskz_loadu_ps(m0h, ip + rs);
-                b0 = _mm512_permutex2var_ps(l0, ev, l1);
-                if (nv == 2) {
-                    __m512 l2 = _mm512_maskz_loadu_ps(m2, ip + vs);
-                    __m512 l3 = _mm512_maskz_loadu_ps(m3, ip + vs + rs);
-                    b1 = _mm512_permutex2var_ps(l2, ev, l3);
+        const int32_t ce = nc - c0 < DC_CHUNK ? nc : c0 + DC_CHUNK;
+        for (t = 0; t < ntap; t++) {
+            const __mmask16 m0 = (__mmask16)m[t][0],
+                            m1 = (__mmask16)m[t][1],
+                            m2 = (__mmask16)m[t][2],
+                            m3 = (__mmask16)m[t][3];
+            const __mmask16 m0h = (__mmask16)(m[t][0] >> 16);
+            const float *ip = img + off[t] + (ptrdiff_t)c0 * (ptrdiff_t)hw;
+            const float *wp = wb->w[0] + t + (ptrdiff_t)c0 * khw;
+            if (!(m[t][0] | m[t][1] | m[t][2] | m[t][3]))
+                continue; /* the whole tap is padding (top / bottom rows) */
+            for (ic = c0; ic < ce; ic++) {
+                __m512 b0, b1 = _mm512_setzero_ps(),
+                           b2 = _mm512_setzero_ps(),
+                           b3 = _mm512_setzero_ps(), a;
+                if (s == 1) {
+                    b0 = _mm512_maskz_loadu_ps(m0, ip);
+                    if (nv >= 2)
+                        b1 = _mm512_maskz_loadu_ps(m1, ip + 16);
+                    if (nv >= 3)
+                        b2 = _mm512_maskz_loadu_ps(m2, ip + 32);
+                    if (nv >= 4)
+                        b3 = _mm512_maskz_loadu_ps(m3, ip + 48);
+                } else {
+                    __m512 l0 = _mm512_maskz_loadu_ps(m0, ip);
+                    __m512 l1 = _mm512_maskz_loadu_ps(m0h, ip + rs);
+                    b0 = _mm512_permutex2var_ps(l0, ev, l1);
+                    if (nv == 2) {
+                        __m512 l2 = _mm512_maskz_loadu_ps(m2, ip + vs);
+                        __m512 l3 = _mm512_maskz_loadu_ps(m3, ip + vs + rs);
+                        b1 = _mm512_permutex2var_ps(l2, ev, l3);
+                    }
                 }
-            }
 #define DC_ROW(r)                                                             \
     if (nr > r) {                                                             \
         a = _mm512_set1_ps(wp[d##r]);                                            \
@@ -157,13 +158,13 @@ dc_block(const dc_wblk *wb, const float *img, const ptrdiff_t *off,
         if (nv >= 4)                                                          \
             c##r##3 = _mm512_fmadd_ps(a, b3, c##r##3);                        \
     }
-            DC_ROW(0) DC_ROW(1) DC_ROW(2) DC_ROW(3)
-            DC_ROW(4) DC_ROW(5) DC_ROW(6) DC_ROW(7)
+                DC_ROW(0) DC_ROW(1) DC_ROW(2) DC_ROW(3)
+                DC_ROW(4) DC_ROW(5) DC_ROW(6) DC_ROW(7)
 #undef DC_ROW
-            ip += hw;
-            wp += khw;
+                ip += hw;
+                wp += khw;
+            }
         }
-    }
     }
 #define DC_OUT_ROW(r)                                                         \
     acc[4 * r] = c##r##0; acc[4 * r + 1] = c##r##1;                           \
