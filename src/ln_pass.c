@@ -753,33 +753,45 @@ int ln_pass_fold_pad(ln_context *ctx)
  * new constant: the weight packed once, now
  * (ln_rt_conv2d_f32_pack; same shape, the packed order), so that the
  * interpreter packs when the model is loaded and ln-aot emits the packed
- * data. Host targets only (the caller's business): the Cortex-M4 runtime
- * has no packed conv.
+ * data. A 3x3 stride-1 conv the Winograd kernel takes
+ * (ln_rt_conv2d_wino_ok; larger maps, so never both) becomes a
+ * conv2d_wino_cpu (conv2d_wino_res_cpu) the same way, its weight
+ * transformed (ln_rt_conv2d_wino_f32_pack: [4][4][oc][c]). Host targets
+ * only (the caller's business): the Cortex-M4 runtime has neither.
  */
 static int pack_conv_one(ln_context *ctx, ln_op *conv, ln_bool *done)
 {
     ln_tensor_entry *we = ln_pass_tin(ctx, conv, "weight");
-    const ln_op *proto = ln_arch_op_proto(ln_streq(conv->op_arg->optype, "conv2d_res_cpu")
-                                              ? "conv2d_packed_res_cpu"
-                                              : "conv2d_packed_cpu");
+    const int res = ln_streq(conv->op_arg->optype, "conv2d_res_cpu");
+    const ln_op *proto;
     ln_rt_conv2d_args a;
     ln_tensor *w, *tw;
     ln_op *cw, *newop;
     char *wname, *t;
-    int ret;
+    int wino, ret;
 
     *done = LN_FALSE;
-    if (!proto || !we || !we->isstatic || we->tensor->dtype != LN_DTYPE_FLOAT32 ||
+    if (!we || !we->isstatic || we->tensor->dtype != LN_DTYPE_FLOAT32 ||
         we->tensor->ndim != 4)
         return 0;
     ln_ophook_conv2d_args(conv->op_arg, &a);
-    if (!ln_rt_conv2d_packed_ok(&a) || we->tensor->len != (size_t)a.oc * a.c * a.kh * a.kw)
+    wino = ln_rt_conv2d_wino_ok(&a);
+    proto = ln_arch_op_proto(wino ? (res ? "conv2d_wino_res_cpu" : "conv2d_wino_cpu")
+                                  : res ? "conv2d_packed_res_cpu" : "conv2d_packed_cpu");
+    if (!proto || !(wino || ln_rt_conv2d_packed_ok(&a)) ||
+        we->tensor->len != (size_t)a.oc * a.c * a.kh * a.kw)
         return 0;
     if ((ret = ln_context_static_data(ctx, we->name, &w)))
         return ret;
-    tw = ln_tensor_create_alloc(LN_DTYPE_FLOAT32, w->ndim, w->dims);
-    ln_rt_conv2d_f32_pack(&a, w->data, tw->data);
-    t = ln_sprintf("%s_packed", we->name);
+    if (wino) {
+        const int ud[4] = {4, 4, a.oc, a.c};
+        tw = ln_tensor_create_alloc(LN_DTYPE_FLOAT32, 4, ud);
+        ln_rt_conv2d_wino_f32_pack(&a, w->data, tw->data);
+    } else {
+        tw = ln_tensor_create_alloc(LN_DTYPE_FLOAT32, w->ndim, w->dims);
+        ln_rt_conv2d_f32_pack(&a, w->data, tw->data);
+    }
+    t = ln_sprintf(wino ? "%s_wino" : "%s_packed", we->name);
     wname = ln_pass_unique(ctx, t);
     ln_free(t);
     ln_context_const_set(ctx, wname, tw);

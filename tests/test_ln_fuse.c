@@ -408,6 +408,53 @@ START_TEST(test_conv_packed_res)
 }
 END_TEST
 
+/* A 3x3 stride-1 conv on rows of 24+ outputs with 16+ channels becomes a
+ * Winograd conv (its weight transformed to [4][4][oc][c]) on the host,
+ * with the residual add + ReLU fused whichever conv takes it; plain
+ * conv2d_res_cpu / conv2d_cpu for the Cortex-M4. Same numbers as the
+ * unoptimized graph (up to rounding: compare's 1e-5). */
+START_TEST(test_conv_wino)
+{
+    char *w = create("w", "[16,16,3,3]", 2304, -1, 2), *bias = create("b", "[16]", 16, -1, 2);
+    char *w2 = create("w2", "[16,16,1,1]", 256, -1, 2);
+    char *ir = ln_sprintf(
+        "{\"ops\":[{\"name\":\"x\",\"optype\":\"input\",\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"x\"}],"
+        "\"params\":[{\"arg_name\":\"dtype\",\"value\":\"float32\"},{\"arg_name\":\"dims\",\"value\":[1,16,6,26]}]},"
+        "%s,%s,%s,"
+        "{\"name\":\"conv\",\"optype\":\"conv2d\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"x\"},"
+        "{\"arg_name\":\"weight\",\"name\":\"w\"},{\"arg_name\":\"bias\",\"name\":\"b\"}],"
+        "\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"c\"}],\"params\":[{\"arg_name\":\"pads\",\"value\":[1,1,1,1]}]},"
+        "{\"name\":\"conv2\",\"optype\":\"conv2d\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"x\"},"
+        "{\"arg_name\":\"weight\",\"name\":\"w2\"}],"
+        "\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"d\"}]},"
+        "{\"name\":\"add\",\"optype\":\"add\",\"tensors_in\":[{\"arg_name\":\"src1\",\"name\":\"c\"},"
+        "{\"arg_name\":\"src2\",\"name\":\"d\"}],\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"s\"}]},"
+        "{\"name\":\"act\",\"optype\":\"relu\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"s\"}],"
+        "\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"y\"}]},"
+        "{\"name\":\"out\",\"optype\":\"output\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"y\"}]}]}",
+        w, bias, w2);
+    int nopt, nref;
+    const char *targets[2] = {"cpu", "cortex-m4"};
+
+    compare(ir, "x", 16 * 6 * 26, "y", 16 * 6 * 26, &nopt, &nref);
+    for (int t = 0; t < 2; t++) {
+        ln_context *ctx = ln_context_create();
+        ck_assert_int_eq(ln_context_init_str(ctx, ir, "fuse.json"), 0);
+        ck_assert_msg(ln_context_compile(ctx, targets[t]) == 0, "%s", ln_error_message());
+        ck_assert_int_eq(count_optype(ctx->ops, "add_cpu"), 0);
+        ck_assert_int_eq(count_optype(ctx->ops, "relu_cpu"), 0);
+        ck_assert_int_eq(count_optype(ctx->ops, "conv2d_wino_res_cpu") +
+                             count_optype(ctx->ops, "conv2d_wino_cpu"),
+                         t == 0);
+        ck_assert_int_eq(count_optype(ctx->ops, "conv2d_res_cpu") +
+                             count_optype(ctx->ops, "conv2d_wino_res_cpu"), 1);
+        ln_context_free(ctx);
+    }
+    ln_free(ir);
+    ln_free(w); ln_free(bias); ln_free(w2);
+}
+END_TEST
+
 START_TEST(test_conv_add_relu)
 {
     char *w = create("w", "[4,3,3,3]", 108, -1, 2), *bias = create("b", "[4]", 4, -1, 2);
@@ -762,6 +809,7 @@ Suite *test_ln_fuse_suite(void)
     tcase_add_test(tc, test_conv_packed);
     tcase_add_test(tc, test_conv_add_relu);
     tcase_add_test(tc, test_conv_packed_res);
+    tcase_add_test(tc, test_conv_wino);
     tcase_add_test(tc, test_conv_silu);
     tcase_add_test(tc, test_conv_channel_scale);
     tcase_add_test(tc, test_gelu);

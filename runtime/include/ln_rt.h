@@ -273,6 +273,29 @@ size_t ln_rt_conv2d_packed_f32_scratch_size(const ln_rt_conv2d_args *a);
 int ln_rt_conv2d_packed_res_f32(const ln_rt_conv2d_args *a, const float *src,
                                 const float *packed, const float *bias,
                                 const float *res, float *dst, void *scratch);
+/* 3x3 stride-1 group-1 convolution by Winograd's F(2x2, 3x3): 2x2 output
+ * tiles, 16 products per tile and input channel instead of 36, the same
+ * result up to rounding (the transforms' coefficients are 0, +-1, +-1/2).
+ * Taken for the shapes ln_rt_conv2d_wino_ok() accepts, the same on every
+ * host ISA (3x3, stride 1, group 1, no dilation, pads <= 2, c and oc >= 16,
+ * output rows of 24 or more). ln_rt_conv2d_wino_f32_pack() transforms
+ * weight [oc][c][3][3] into U [4][4][oc][c] (U = G g G^T per (oc, c):
+ * 16 * oc * c floats, not in-place); ln_rt_conv2d_wino_f32 then needs
+ * ln_rt_conv2d_wino_f32_scratch_size() bytes of scratch (any alignment).
+ * The _res_ form adds res ([n][oc][oh][ow], not overlapping dst) before
+ * the activation. LN_RT_ARG_ERROR for shapes it does not take, and for
+ * res == dst. Host only: the compiler never transforms for the
+ * Cortex-M4. */
+int ln_rt_conv2d_wino_ok(const ln_rt_conv2d_args *a);
+void ln_rt_conv2d_wino_f32_pack(const ln_rt_conv2d_args *a,
+                                const float *weight, float *u);
+size_t ln_rt_conv2d_wino_f32_scratch_size(const ln_rt_conv2d_args *a);
+int ln_rt_conv2d_wino_f32(const ln_rt_conv2d_args *a, const float *src,
+                          const float *u, const float *bias, float *dst,
+                          void *scratch);
+int ln_rt_conv2d_wino_res_f32(const ln_rt_conv2d_args *a, const float *src,
+                              const float *u, const float *bias,
+                              const float *res, float *dst, void *scratch);
 /* The same conv with a residual input added in its epilogue:
  * dst = act(conv(src) + bias + res), res [n][oc][oh][ow] like dst and not
  * overlapping it (a residual add, + ReLU, fused into the conv that

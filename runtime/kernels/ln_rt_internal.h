@@ -95,6 +95,13 @@ static inline float ln_rt__hardsig1(float v)
     return g > 1.0f ? 1.0f : g;
 }
 
+/* Winograd F(2x2, 3x3) (conv2d_wino_f32.c): blocks of LN_RT_WINO_LANES
+ * tiles, LN_RT_WINO_NR output channels at a time; scratch
+ * ln_rt__conv2d_wino_scratch_floats(c) floats, 64-byte aligned */
+#define LN_RT_WINO_LANES 48
+#define LN_RT_WINO_NR 8
+size_t ln_rt__conv2d_wino_scratch_floats(int32_t c);
+
 /* Apply a fused activation to one value. */
 static inline float ln_rt__act1(float v, ln_rt_act act, float alpha,
                                 float beta)
@@ -546,6 +553,11 @@ int ln_rt__conv2d_direct_res_f32_avx512(const ln_rt_conv2d_args *a,
                                         const float *weight,
                                         const float *bias, const float *res,
                                         float *dst);
+/* the AVX-512 Winograd kernel (see conv2d_wino_f32.c) */
+void ln_rt__conv2d_wino_f32_avx512(const ln_rt_conv2d_args *a,
+                                   const float *src, const float *u,
+                                   const float *bias, const float *res,
+                                   float *dst, float *scratch);
 #ifndef LN_RT_DW512_MIN_OW
 #define LN_RT_DW512_MIN_OW 16
 #endif

@@ -84,6 +84,7 @@ ln_rt_act ln_ophook_act(const ln_op_arg *op_arg, float *alpha, float *beta);
 int ln_ophook_conv2d_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
 void ln_ophook_conv2d_args(const ln_op_arg *op_arg, ln_rt_conv2d_args *args);
 int ln_ophook_conv2d_packed_ok(const ln_op_arg *op_arg);
+int ln_ophook_conv2d_wino_ok(const ln_op_arg *op_arg);
 /* conv2d_res_cpu: residual has the conv output's shape (1) or not (0) */
 int ln_ophook_conv2d_residual_ok(const ln_op_arg *op_arg, const ln_tensor *res);
 /* The runtime target of the ops being pre_run (ln_ophook_target.c):

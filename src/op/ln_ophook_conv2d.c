@@ -8,14 +8,28 @@
 #include <string.h>
 #include "ln_ophook.h"
 
-/* Window geometry shared by both ops: kernel from weight dims 2, 3. */
+/* conv2d_wino_cpu / conv2d_wino_res_cpu: the weight is the Winograd
+ * transform [4][4][oc][c] of 3x3 kernels (ln_rt_conv2d_wino_f32_pack) */
+static int is_wino(const ln_op_arg *op_arg)
+{
+    return strncmp(op_arg->optype, "conv2d_wino", 11) == 0;
+}
+
+/* output channels: weight dims[0], or dims[2] of a Winograd transform */
+static int weight_oc(const ln_op_arg *op_arg, const ln_tensor *w)
+{
+    return is_wino(op_arg) ? w->dims[2] : w->dims[0];
+}
+
+/* Window geometry shared by both ops: kernel from weight dims 2, 3 (3x3
+ * for a Winograd transform). */
 static int geometry(const ln_op_arg *op_arg, const ln_tensor *src, const ln_tensor *w,
                     int *k, int *stride, int *dil, int *pads)
 {
     int in[2];
 
-    k[0] = w->dims[2];
-    k[1] = w->dims[3];
+    k[0] = is_wino(op_arg) ? 3 : w->dims[2];
+    k[1] = is_wino(op_arg) ? 3 : w->dims[3];
     stride[0] = stride[1] = 1;
     dil[0] = dil[1] = 1;
     ln_ophook_param_ints(op_arg, "stride", stride, 2);
@@ -30,7 +44,7 @@ static int check_kernel_shape(const ln_op_arg *op_arg, const ln_tensor *w)
 {
     int ks[2];
 
-    if (ln_ophook_param_ints(op_arg, "kernel_shape", ks, 2) == 0)
+    if (ln_ophook_param_ints(op_arg, "kernel_shape", ks, 2) == 0 || is_wino(op_arg))
         return 0;
     return ln_opck(op_arg, ks[0] == w->dims[2] && ks[1] == w->dims[3],
                    "'kernel_shape' [%d, %d] does not match 'weight' dims[2..3] [%d, %d]",
@@ -54,7 +68,7 @@ int ln_ophook_conv2d_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims)
                     pads[0], pads[1], pads[2], pads[3], oh, ow));
     *ndim = 4;
     dims[0] = src->dims[0];
-    dims[1] = w->dims[0];
+    dims[1] = weight_oc(op_arg, w);
     dims[2] = oh;
     dims[3] = ow;
     return 0;
@@ -85,7 +99,7 @@ void ln_ophook_conv2d_args(const ln_op_arg *op_arg, ln_rt_conv2d_args *a)
     a->c = src->dims[1];
     a->h = src->dims[2];
     a->w = src->dims[3];
-    a->oc = w->dims[0];
+    a->oc = weight_oc(op_arg, w);
     a->kh = k[0];
     a->kw = k[1];
     a->stride_h = stride[0];
@@ -110,6 +124,18 @@ int ln_ophook_conv2d_packed_ok(const ln_op_arg *op_arg)
     ln_ophook_conv2d_args(op_arg, &a);
     ln_ophook_rt_target(op_arg, &t);
     return t != LN_RT_TARGET_CORTEX_M4 && ln_rt_conv2d_packed_ok(&a);
+}
+
+/* conv2d_wino_cpu's shape check: the Winograd kernel takes it, and the
+ * target is the host. */
+int ln_ophook_conv2d_wino_ok(const ln_op_arg *op_arg)
+{
+    ln_rt_conv2d_args a;
+    ln_rt_target t;
+
+    ln_ophook_conv2d_args(op_arg, &a);
+    ln_ophook_rt_target(op_arg, &t);
+    return t != LN_RT_TARGET_CORTEX_M4 && ln_rt_conv2d_wino_ok(&a);
 }
 
 void ln_ophook_s8_conv_args(const ln_op_arg *op_arg, ln_rt_s8_conv_args *a)

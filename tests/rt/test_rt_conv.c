@@ -1402,6 +1402,151 @@ static void packed_check(const conv_case *k, uint32_t seed, const char *what)
     free(x); free(wt); free(wp); free(b); free(y); free(ref); free(scr);
 }
 
+/* ---- Winograd F(2x2, 3x3) (conv2d_wino_f32.c, x86/conv2d_wino_avx512.c)
+ * Weights transformed by ln_rt_conv2d_wino_f32_pack into an exact-size
+ * buffer, against the double reference, plain and with a residual, through
+ * the public entry (test-dispatch runs it at every ISA level: the AVX-512
+ * kernel and the portable one). The tolerance is the direct kernel's: the
+ * transforms only scale by 1/2 and add, and K = 9c products' rounding
+ * (read: 1.3e-6 at c = 16 .. 9.1e-6 at c = 130, against 2e-5 and 4.7e-5). */
+static void wino_check(const conv_case *k, uint32_t seed, const char *what)
+{
+    const double kk = (double)k->c * k->kh * k->kw;
+    const double tol = kk > 512 ? 4e-8 * kk : 2e-5;
+    ln_rt_conv2d_args a;
+    int32_t oh, ow;
+    size_t nx, nw, ny, j;
+    float *x, *wt, *u, *b, *y, *res;
+    double *ref;
+    void *scr;
+    conv_case k0 = *k;
+
+    to_args(k, &a);
+    ck_assert_msg(ln_rt_conv2d_wino_ok(&a), "%s: not taken", what);
+    oh = ln_rt_conv_out_size(k->h, 3, 1, k->pt, k->pb, 1);
+    ow = ln_rt_conv_out_size(k->w, 3, 1, k->pl, k->pr, 1);
+    nx = (size_t)k->n * k->c * k->h * k->w;
+    nw = (size_t)k->oc * k->c * 9;
+    ny = (size_t)k->n * k->oc * oh * ow;
+    x = rt_alloc(nx); wt = rt_alloc(nw); u = rt_alloc(nw / 9 * 16);
+    b = rt_alloc(k->oc); y = rt_alloc(ny); res = rt_alloc(ny);
+    ref = rt_allocd(ny);
+    rt_fill(x, nx, -1, 1, seed);
+    rt_fill(wt, nw, -1, 1, seed + 1);
+    rt_fill(b, k->oc, -1, 1, seed + 2);
+    conv_ref(k, x, wt, k->bias ? b : NULL, ref, oh, ow);
+    ln_rt_conv2d_wino_f32_pack(&a, wt, u);
+    scr = rt_scratch(ln_rt_conv2d_wino_f32_scratch_size(&a));
+    rt_fill(y, ny, 50, 60, 9);
+    ck_assert_int_eq(ln_rt_conv2d_wino_f32(&a, x, u, k->bias ? b : NULL, y,
+                                           scr), LN_RT_OK);
+    RT_CHECK(y, ref, ny, tol, what);
+    /* act(conv + bias + res) */
+    k0.act = LN_RT_ACT_NONE;
+    conv_ref(&k0, x, wt, k->bias ? b : NULL, ref, oh, ow);
+    rt_fill(res, ny, -2, 2, seed + 3);
+    for (j = 0; j < ny; j++)
+        ref[j] = rt_act(ref[j] + res[j], k->act, 0.1, 0.8);
+    rt_fill(y, ny, 50, 60, 10);
+    ck_assert_int_eq(ln_rt_conv2d_wino_res_f32(&a, x, u, k->bias ? b : NULL,
+                                               res, y, scr), LN_RT_OK);
+    RT_CHECK(y, ref, ny, tol, what);
+    ck_assert_int_eq(ln_rt_conv2d_wino_res_f32(&a, x, u, NULL, y, y, scr),
+                     LN_RT_ARG_ERROR);
+    free(x); free(wt); free(u); free(b); free(y); free(res); free(ref);
+    free(scr);
+}
+
+/* every way the output is cut into tiles: rows of 12-16 tiles (a tile row
+ * per vector, three rows a block, the last block short), 17-48 (one row's
+ * segments) and over 48 (a second block per row), odd output heights and
+ * widths (a half tile), the smallest height (2), pads 0-2 and asymmetric,
+ * c just over 16 and past 128 (K = 1170), output-channel tails of 1-7,
+ * batch 2 */
+static const conv_case wino_cases[] = {
+    /* n c  h  w  oc kh kw sh sw pt pl pb pr dh dw g */
+    { 1, 16, 24, 24, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, LN_RT_ACT_NONE, 1 },
+    { 2, 17, 25, 26, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, LN_RT_ACT_RELU, 1 },
+    { 1, 24, 30, 40, 24, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 1, LN_RT_ACT_RELU6, 0 },
+    { 1, 16, 9, 100, 17, 3, 3, 1, 1, 2, 2, 2, 2, 1, 1, 1, LN_RT_ACT_SILU, 1 },
+    { 1, 16, 5, 33, 16, 3, 3, 1, 1, 2, 0, 1, 2, 1, 1, 1, LN_RT_ACT_LEAKYRELU, 1 },
+    { 1, 16, 2, 30, 23, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, LN_RT_ACT_CLIP, 1 },
+    { 1, 32, 56, 56, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, LN_RT_ACT_RELU, 1 },
+    { 1, 130, 26, 26, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, LN_RT_ACT_HARDSWISH, 1 },
+    { 1, 19, 31, 49, 31, 3, 3, 1, 1, 0, 1, 2, 0, 1, 1, 1, LN_RT_ACT_NONE, 0 },
+};
+
+START_TEST(test_conv_wino_cases)
+{
+    wino_check(&wino_cases[_i], 700u + (uint32_t)_i, "conv2d wino cases");
+}
+END_TEST
+
+/* random shapes it takes (c, oc 16..40, h 2..33, w 22..70, pads 0..2,
+ * batch 1..2, any activation, bias or not) */
+START_TEST(test_conv_wino_sweep)
+{
+    uint32_t s = 9001u + (uint32_t)_i * 7919u;
+    int it, taken = 0;
+    for (it = 0; it < 12; it++) {
+        conv_case k;
+        ln_rt_conv2d_args a;
+        memset(&k, 0, sizeof(k));
+        k.n = 1 + (int32_t)(rt_rand(&s) % 2);
+        k.c = 16 + (int32_t)(rt_rand(&s) % 25);
+        k.oc = 16 + (int32_t)(rt_rand(&s) % 25);
+        k.h = 2 + (int32_t)(rt_rand(&s) % 32);
+        k.w = 22 + (int32_t)(rt_rand(&s) % 49);
+        k.kh = k.kw = 3;
+        k.sh = k.sw = k.dh = k.dw = k.g = 1;
+        k.pt = (int32_t)(rt_rand(&s) % 3);
+        k.pb = (int32_t)(rt_rand(&s) % 3);
+        k.pl = (int32_t)(rt_rand(&s) % 3);
+        k.pr = (int32_t)(rt_rand(&s) % 3);
+        k.act = (ln_rt_act)(rt_rand(&s) % RT_N_ACT);
+        k.bias = (int)(rt_rand(&s) % 2);
+        to_args(&k, &a);
+        if (!ln_rt_conv2d_wino_ok(&a))
+            continue;
+        wino_check(&k, s, "conv2d wino sweep");
+        taken++;
+    }
+    ck_assert_int_ge(taken, 6);
+}
+END_TEST
+
+/* what ln_rt_conv2d_wino_ok must refuse, one change each from a shape it
+ * takes, and the kernel returns LN_RT_ARG_ERROR for */
+START_TEST(test_conv_wino_refuses)
+{
+    static const conv_case ok =
+        { 1, 16, 24, 24, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, LN_RT_ACT_NONE, 1 };
+    conv_case bad[9];
+    float dummy[16];
+    ln_rt_conv2d_args a;
+    int i;
+    for (i = 0; i < 9; i++)
+        bad[i] = ok;
+    bad[0].sh = bad[0].sw = 2;       /* stride 2 */
+    bad[1].kh = bad[1].kw = 5;       /* 5x5 */
+    bad[2].g = 2;                    /* grouped */
+    bad[3].c = 15;                   /* too few input channels */
+    bad[4].oc = 15;                  /* too few output channels */
+    bad[5].w = 23;                   /* output rows of 23 */
+    bad[6].dh = bad[6].dw = 2;       /* dilated */
+    bad[7].pl = 3;                   /* pad 3 */
+    bad[8].h = 1; bad[8].pt = 0; bad[8].pb = 1; /* one output row */
+    to_args(&ok, &a);
+    ck_assert(ln_rt_conv2d_wino_ok(&a));
+    for (i = 0; i < 9; i++) {
+        to_args(&bad[i], &a);
+        ck_assert_msg(!ln_rt_conv2d_wino_ok(&a), "refusal %d taken", i);
+        ck_assert_int_eq(ln_rt_conv2d_wino_f32(&a, dummy, dummy, NULL, dummy,
+                                               dummy), LN_RT_ARG_ERROR);
+    }
+}
+END_TEST
+
 /* ---- packed small-map conv (conv2d_packed_f32.c) -----------------------
  * Random shapes (seeded) the packed kernel takes: oc 16..70 (partial last
  * blocks, 1-4 full blocks per group), c 1..24, 1x1 / 3x3 / any kh, kw up
@@ -1573,6 +1718,10 @@ Suite *rt_conv_suite(void)
     tcase_add_loop_test(tc, test_conv_packed_steps, 0, 3);
     tcase_add_loop_test(tc, test_conv_packed_taps, 0, 8);
     tcase_add_test(tc, test_conv_packed_refuses);
+    tcase_add_loop_test(tc, test_conv_wino_cases, 0,
+                        (int)(sizeof wino_cases / sizeof wino_cases[0]));
+    tcase_add_loop_test(tc, test_conv_wino_sweep, 0, 4);
+    tcase_add_test(tc, test_conv_wino_refuses);
     tcase_add_loop_test(tc, test_conv_direct_flat_tiles, 0, 12);
     tcase_add_test(tc, test_conv2d_bad_args);
     tcase_add_test(tc, test_conv2d_scratch_size);
