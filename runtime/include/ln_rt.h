@@ -278,7 +278,7 @@ int ln_rt_conv2d_packed_res_f32(const ln_rt_conv2d_args *a, const float *src,
  * result up to rounding (the transforms' coefficients are 0, +-1, +-1/2).
  * Taken for the shapes ln_rt_conv2d_wino_ok() accepts, the same on every
  * host ISA (3x3, stride 1, group 1, no dilation, pads <= 2, c and oc >= 16,
- * output rows of 24 or more). ln_rt_conv2d_wino_f32_pack() transforms
+ * output rows of 12 or more). ln_rt_conv2d_wino_f32_pack() transforms
  * weight [oc][c][3][3] into U [4][4][oc][c] (U = G g G^T per (oc, c):
  * 16 * oc * c floats, not in-place); ln_rt_conv2d_wino_f32 then needs
  * ln_rt_conv2d_wino_f32_scratch_size() bytes of scratch (any alignment).

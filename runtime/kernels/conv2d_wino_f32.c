@@ -41,10 +41,12 @@ void ln_rt_conv2d_wino_f32_pack(const ln_rt_conv2d_args *a,
 }
 
 /* Where it is taken: 3x3 stride 1 group 1, no dilation, pads <= 2, at
- * least 16 channels in and out, and output rows of 24 or more (2x2 tiles,
- * 16 to a vector: narrower rows leave lanes idle; ResNet-18's 256->256 at
- * 14x14 ran 1.05x and SqueezeNet's 64->256 at 13x13 1.15x the GEMM's time,
- * against 0.55-0.67x at 27x27-56x56; Intel Xeon, AVX-512, best of 8-30). */
+ * least 16 channels in and out, and output rows of 12 or more (2x2 tiles,
+ * 16 lanes a vector: rows of 6-8 tiles go two to a vector, 9-16 one, and
+ * fewer tiles leave lanes idle). Intel Xeon, AVX-512, against what ran
+ * before (best of 8-30): 0.51-0.62x the time at 16x16-56x56, 0.62-0.80x at
+ * 12x12-14x14 (ResNet-18's 256->256 at 14x14 0.77x the packed kernel),
+ * 0.88x at 10x10 and 20x20 (rows of 5 and 10 tiles), 1.44x at 7x7. */
 int ln_rt_conv2d_wino_ok(const ln_rt_conv2d_args *a)
 {
     return a->group == 1 && a->kh == 3 && a->kw == 3 && a->stride_h == 1 &&
@@ -52,7 +54,7 @@ int ln_rt_conv2d_wino_ok(const ln_rt_conv2d_args *a)
            a->pad_top <= 2 && a->pad_bottom <= 2 && a->pad_left <= 2 &&
            a->pad_right <= 2 && a->c >= 16 && a->oc >= 16 && a->n >= 1 &&
            ln_rt_conv_out_size(a->w, 3, 1, a->pad_left, a->pad_right, 1) >=
-               24 &&
+               12 &&
            ln_rt_conv_out_size(a->h, 3, 1, a->pad_top, a->pad_bottom, 1) >= 2;
 }
 

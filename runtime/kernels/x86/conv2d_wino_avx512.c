@@ -37,10 +37,13 @@ LN_RT_TARGET_AVX512_PRAGMA
 #error "LN_RT_WINO_LANES is three vectors"
 #endif
 
-/* one block's vectors: tile (ty, tx0) of lane 0, valid lanes n */
+/* one block's vectors: lane 0's tile (ty, tx0); with half set (rows of
+ * 8 tiles or fewer) lanes 0-7 are tile row ty and lanes 8-15 tile row
+ * ty + 1 (when yb: ty + 1 is a tile row of the map) */
 typedef struct {
-    int32_t ty[WG_NV], tx0[WG_NV], n[WG_NV];
-    int nv;
+    int32_t ty[WG_NV], tx0[WG_NV];
+    int yb[WG_NV];
+    int nv, half;
 } wg_blk;
 
 /* 1. V[pos][ic][v * 16 + lane] for every input channel */
@@ -55,14 +58,18 @@ static void wg_in(const ln_rt_conv2d_args *a, const float *img,
     int v;
 
     for (v = 0; v < bk->nv; v++) {
-        /* input columns x0 .. x0 + 33 of the vector's tiles */
+        /* loads A and B of each patch row at columns x0 and x0 + 2: one
+         * row's columns x0 .. x0 + 33 (A its first 16, B the next), or
+         * with half, A on tile row ty's input row and B on ty + 1's */
         const int32_t x0 = 2 * bk->tx0[v] - a->pad_left;
         const int32_t y0 = 2 * bk->ty[v] - a->pad_top;
-        __mmask16 mk[4]; /* loads at x0, x0 + 16, x0 + 2, x0 + 18 */
+        const ptrdiff_t bo = bk->half ? 2 * (ptrdiff_t)W : 16;
+        __mmask16 mk[4]; /* A at x0, B, A at x0 + 2, B at x0 + 2 */
         int q, r;
         int32_t ic;
         for (q = 0; q < 4; q++) {
-            const int32_t xs = x0 + (q & 1) * 16 + (q >> 1) * 2;
+            const int32_t xs = x0 + (q & 1) * (bk->half ? 0 : 16) +
+                               (q >> 1) * 2;
             uint32_t m = 0;
             int l;
             for (l = 0; l < 16; l++)
@@ -74,16 +81,20 @@ static void wg_in(const ln_rt_conv2d_args *a, const float *img,
             __m512 d[4][4];
             const float *pl = img + (size_t)ic * hw;
             for (r = 0; r < 4; r++) {
-                const int32_t iy = y0 + r;
-                if (iy < 0 || iy >= H) {
+                const int32_t iy = y0 + r, iyb = bk->half ? iy + 2 : iy;
+                const int ina = iy >= 0 && iy < H;
+                const int inb = iyb >= 0 && iyb < H && (!bk->half || bk->yb[v]);
+                if (!ina && !inb) {
                     d[r][0] = d[r][1] = d[r][2] = d[r][3] =
                         _mm512_setzero_ps();
                 } else {
                     const float *p = pl + (ptrdiff_t)iy * W + x0;
-                    const __m512 l0 = _mm512_maskz_loadu_ps(mk[0], p);
-                    const __m512 l1 = _mm512_maskz_loadu_ps(mk[1], p + 16);
-                    const __m512 l2 = _mm512_maskz_loadu_ps(mk[2], p + 2);
-                    const __m512 l3 = _mm512_maskz_loadu_ps(mk[3], p + 18);
+                    const __mmask16 ma0 = ina ? mk[0] : 0, ma2 = ina ? mk[2] : 0,
+                                    mb0 = inb ? mk[1] : 0, mb2 = inb ? mk[3] : 0;
+                    const __m512 l0 = _mm512_maskz_loadu_ps(ma0, p);
+                    const __m512 l1 = _mm512_maskz_loadu_ps(mb0, p + bo);
+                    const __m512 l2 = _mm512_maskz_loadu_ps(ma2, p + 2);
+                    const __m512 l3 = _mm512_maskz_loadu_ps(mb2, p + bo + 2);
                     d[r][0] = _mm512_permutex2var_ps(l0, ev, l1);
                     d[r][1] = _mm512_permutex2var_ps(l0, od, l1);
                     d[r][2] = _mm512_permutex2var_ps(l2, ev, l3);
@@ -200,14 +211,21 @@ static void wg_out(const ln_rt_conv2d_args *a, const wg_blk *bk,
     int r, v;
 
     for (v = 0; v < bk->nv; v++) {
+        /* e0 (lanes 0-7 interleaved) goes to columns ox .. ox + 15 of
+         * tile row ty's output rows, e1 (lanes 8-15) to the next 16
+         * columns, or with half to tile row ty + 1's */
         const int32_t oy = 2 * bk->ty[v], ox = 2 * bk->tx0[v];
         const int32_t ncol = ow - ox < 32 ? ow - ox : 32;
         const __mmask16 s0 = (__mmask16)(ncol >= 16 ? 0xffffu
                                          : (1u << ncol) - 1u);
-        const __mmask16 s1 = (__mmask16)(ncol >= 32 ? 0xffffu
-                                         : ncol <= 16 ? 0u
-                                         : (1u << (ncol - 16)) - 1u);
+        const __mmask16 s1 = bk->half ? (bk->yb[v] ? s0 : 0)
+                             : (__mmask16)(ncol >= 32 ? 0xffffu
+                                           : ncol <= 16 ? 0u
+                                           : (1u << (ncol - 16)) - 1u);
+        const ptrdiff_t eo = bk->half ? 2 * (ptrdiff_t)ow : 16;
         const int rows = oh - oy < 2 ? 1 : 2;
+        /* with half, tile row ty + 1's second output row may be past oh */
+        const int rowsb = !bk->half ? rows : oh - oy - 2 < 2 ? 1 : 2;
         for (r = 0; r < mv; r++) {
             const float *m = mb + (size_t)r * WG_LANES + 16 * v;
             __m512 s[2][4], y[2][2];
@@ -229,6 +247,7 @@ static void wg_out(const ln_rt_conv2d_args *a, const wg_blk *bk,
             for (i = 0; i < rows; i++) {
                 const size_t off = (size_t)(o0 + r) * npix +
                                    (size_t)(oy + i) * ow + (size_t)ox;
+                const __mmask16 s1i = i < rowsb ? s1 : 0;
                 __m512 e0 = _mm512_permutex2var_ps(y[i][0], lo, y[i][1]);
                 __m512 e1 = _mm512_permutex2var_ps(y[i][0], hi, y[i][1]);
                 if (bias) {
@@ -240,12 +259,12 @@ static void wg_out(const ln_rt_conv2d_args *a, const wg_blk *bk,
                     e0 = _mm512_add_ps(e0,
                                        _mm512_maskz_loadu_ps(s0, res + off));
                     e1 = _mm512_add_ps(
-                        e1, _mm512_maskz_loadu_ps(s1, res + off + 16));
+                        e1, _mm512_maskz_loadu_ps(s1i, res + off + eo));
                 }
                 e0 = ln_rt__act_v512(e0, a->act, a->alpha, a->beta);
                 e1 = ln_rt__act_v512(e1, a->act, a->alpha, a->beta);
                 _mm512_mask_storeu_ps(out + off, s0, e0);
-                _mm512_mask_storeu_ps(out + off + 16, s1, e1);
+                _mm512_mask_storeu_ps(out + off + eo, s1i, e1);
             }
         }
     }
@@ -269,19 +288,25 @@ void ln_rt__conv2d_wino_f32_avx512(const ln_rt_conv2d_args *a,
         const float *img = src + (size_t)b * a->c * a->h * a->w;
         float *out = dst + (size_t)b * a->oc * oh * ow;
         const float *rin = res ? res + (size_t)b * a->oc * oh * ow : NULL;
-        for (ty = 0; ty < th; ty += tw > 16 ? 1 : WG_NV) {
+        /* tile rows per block: 1 (rows of 17+ tiles, in segments of up
+         * to 48), 3 (9-16 tiles, a row a vector) or 6 (up to 8, two rows
+         * a vector) */
+        const int half = tw <= 8;
+        const int32_t rpb = tw > 16 ? 1 : half ? 2 * WG_NV : WG_NV;
+        for (ty = 0; ty < th; ty += rpb) {
             for (tx0 = 0; tx0 < tw; tx0 += tw > 16 ? WG_LANES : tw) {
                 wg_blk bk;
                 int v;
                 bk.nv = 0;
+                bk.half = half;
                 for (v = 0; v < WG_NV; v++) {
-                    const int32_t y = tw > 16 ? ty : ty + v;
+                    const int32_t y = tw > 16 ? ty : ty + (half ? 2 * v : v);
                     const int32_t x = tw > 16 ? tx0 + 16 * v : 0;
                     if (y >= th || x >= tw)
                         break;
                     bk.ty[v] = y;
                     bk.tx0[v] = x;
-                    bk.n[v] = tw - x < 16 ? tw - x : 16;
+                    bk.yb[v] = y + 1 < th;
                     bk.nv++;
                 }
                 wg_in(a, img, &bk, vb);

@@ -686,7 +686,7 @@ ln_op ln_opimpl_conv2d_scale_cpu = {
     .pre_run = conv2d_scale_cpu_pre_run, .run = conv2d_scale_cpu_run,
     .post_run = ln_op_post_run_outputs, .mem_kind = LN_MEMPLAN_OWN};
 
-/* ---- conv2d_wino_cpu (arch cpu): 3x3 stride-1 group-1 conv2d by Winograd's F(2x2, 3x3) (ln_rt_conv2d_wino_ok: c and oc >= 16, output rows >= 24) with its constant weight transformed ahead of time (ln_rt_conv2d_wino_f32_pack: U = G g G^T, [4][4][oc][c]): 16 products per 2x2 tile and input channel instead of 36. Made by the host recipe's pack pass (ln_pass_pack_conv), never for the Cortex-M4. */
+/* ---- conv2d_wino_cpu (arch cpu): 3x3 stride-1 group-1 conv2d by Winograd's F(2x2, 3x3) (ln_rt_conv2d_wino_ok: c and oc >= 16, output rows >= 12) with its constant weight transformed ahead of time (ln_rt_conv2d_wino_f32_pack: U = G g G^T, [4][4][oc][c]): 16 products per 2x2 tile and input channel instead of 36. Made by the host recipe's pack pass (ln_pass_pack_conv), never for the Cortex-M4. */
 
 /* What conv2d_wino_cpu's run() needs, computed once by pre_run. */
 struct conv2d_wino_cpu_priv {
