@@ -267,6 +267,13 @@ static int run_conv_pre_s2few(const void *p)
     return run_conv_gemm(p);
 }
 
+/* the Winograd kernel on weights transformed beforehand (c->w) */
+static int run_conv_wino(const void *p)
+{
+    const conv_ctx *c = p;
+    return ln_rt_conv2d_wino_f32(&c->a, c->x, c->w, c->b, c->y, c->scr);
+}
+
 /* the packed small-map kernel on weights packed beforehand (c->w) */
 static int run_conv_packed(const void *p)
 {
@@ -439,6 +446,17 @@ int main(int argc, char **argv)
             c.w = wp;
             t = best_time(run_conv_packed, &c, flops);
             row("  (same, packed weights)", "", t, flops, peak);
+            c.w = w;
+        }
+        /* what ln-aot picks for 3x3 stride 1 where it takes it: GFLOP/s
+         * counts the direct conv's products, 2.25x the ones it does */
+        if (ln_rt_conv2d_wino_ok(&c.a) &&
+            ln_rt_conv2d_wino_f32_scratch_size(&c.a) <= (8u << 20) &&
+            (size_t)16 * l->oc * l->c <= big) {
+            ln_rt_conv2d_wino_f32_pack(&c.a, w, wp);
+            c.w = wp;
+            t = best_time(run_conv_wino, &c, flops);
+            row("  (same, Winograd F(2,3))", "", t, flops, peak);
             c.w = w;
         }
     }
