@@ -22,7 +22,8 @@ planners and fusions:
   - Pad (constant zero or not, reflect, edge) before Conv, AveragePool and
     MaxPool (a zero pad folds only where that is exact);
   - Conv (plain, grouped, depthwise, dilated, strided, asymmetric pads,
-    with and without bias), ConvTranspose, pooling (ceil mode,
+    with and without bias; 16+ channels on 12+ wide maps, the Winograd
+    conv's shapes), ConvTranspose, pooling (ceil mode,
     count_include_pad), GlobalAverage/MaxPool, ReduceMean, BN after conv
     and after Gemm, Gemm (transposes, alpha, beta) and MatMul (with a
     constant and between two activations), Softmax/LogSoftmax on any axis,
@@ -223,8 +224,8 @@ def conv(g, x):
         group, oc = 2, 2 * g.rint(1, 3)                        # grouped
     elif kind == 2 and c % 3 == 0:
         group, oc = 3, 3 * g.rint(1, 2)
-    else:
-        group, oc = 1, g.rint(1, 8)
+    else:                               # 16+ outputs: the Winograd conv's
+        group, oc = 1, g.rint(16, 20) if g.r.rand() < 0.15 else g.rint(1, 8)
     kh = g.choice([1, 3, 3, 5]) if min(h, w) >= 5 else g.choice([1, 3])
     kw = kh if g.r.rand() < 0.85 else g.choice([1, 3])
     sh = g.choice([1, 1, 2])
@@ -233,6 +234,10 @@ def conv(g, x):
     pads = [g.rint(0, kh // 2), g.rint(0, kw // 2), g.rint(0, kh // 2), g.rint(0, kw // 2)]
     oh = (h + pads[0] + pads[2] - dil * (kh - 1) - 1) // sh + 1
     ow = (w + pads[1] + pads[3] - dil * (kw - 1) - 1) // sw + 1
+    if c >= 16 and w >= 12 and g.r.rand() < 0.5:        # the Winograd conv's
+        group, oc, kh, kw, sh, sw, dil = 1, g.rint(16, 20), 3, 3, 1, 1, 1
+        pads = [g.rint(0, 2) for _ in range(4)]
+        oh, ow = h + pads[0] + pads[2] - 2, w + pads[1] + pads[3] - 2
     if oh < 1 or ow < 1:
         kh = kw = sh = sw = dil = 1
         pads = [0, 0, 0, 0]
@@ -684,10 +689,14 @@ def gen(seed):
     h, w = g.rint(1, 10), g.rint(1, 10)
     if r.rand() < 0.15:
         h, w = g.rint(8, 16), g.rint(8, 16)
+    # 16+ channels on maps 12+ wide: what the Winograd conv takes
+    wide = r.rand() < 0.1
+    if wide:
+        h, w = g.rint(4, 20), g.rint(12, 24)
     inputs = []
     for i in range(ninp):
         nm = "in%d" % i if g.style != "torch" else "input.%d" % (i + 1)
-        c = g.rint(1, 5)
+        c = g.rint(16, 18) if wide else g.rint(1, 5)
         g.shapes[nm] = [nb, c, h, w]
         g.uses[nm] = 0
         inputs.append((nm, r.uniform(-1, 1, [nb, c, h, w]).astype(np.float32)))
