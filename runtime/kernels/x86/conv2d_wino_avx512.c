@@ -1,12 +1,13 @@
 /*
  * conv2d_wino_avx512.c -- AVX-512F Winograd F(2x2, 3x3) convolution: 3x3,
  * stride 1, group 1, no dilation, any pads, weights transformed ahead of
- * time (ln_rt_conv2d_wino_f32_pack: U = G g G^T, [16][oc][c]).
+ * time (ln_rt_conv2d_wino_f32_pack: U = G g G^T, [4][4][oc][c]).
  *
  * The output is cut into 2x2 tiles; a block is up to 48 tiles (three
  * vectors of 16 lanes, a lane per tile): one tile row's consecutive tiles
- * when tile rows are longer than 16, else up to three tile rows, a vector
- * each. Per block:
+ * when tile rows are longer than 16; up to three tile rows, a vector each,
+ * for rows of 9-16 tiles; up to six, two to a vector (lanes 0-7 and 8-15),
+ * for rows of 8 or fewer. Per block:
  *   1. every input channel's 4x4 patches are transformed, V = B^T d B (16
  *      values per tile, adds only), into the scratch block V[16][c][48]:
  *      the four columns of a patch row are the even and odd lanes of two
