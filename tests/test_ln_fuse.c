@@ -368,13 +368,13 @@ static int count_optype(const ln_list *ops, const char *optype)
  * (the residual branch) -> add -> relu. The 3x3 conv takes the residual
  * and then its weights are packed (conv2d_packed_res_cpu), the 1x1 conv is
  * packed too; results agree with -O0. For the Cortex-M4 neither packs. */
-START_TEST(test_conv_packed_res)
+/* x (dims) -> conv 3x3 pads 1 (w, bias) and conv2 (w2, no pads, no
+ * bias), their sum, ReLU -> y: a residual block's tail */
+static char *conv_add_relu_ir(const char *dims, const char *w, const char *bias, const char *w2)
 {
-    char *w = create("w", "[24,8,3,3]", 1728, -1, 2), *bias = create("b", "[24]", 24, -1, 2);
-    char *w2 = create("w2", "[24,8,1,1]", 192, -1, 2);
-    char *ir = ln_sprintf(
+    return ln_sprintf(
         "{\"ops\":[{\"name\":\"x\",\"optype\":\"input\",\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"x\"}],"
-        "\"params\":[{\"arg_name\":\"dtype\",\"value\":\"float32\"},{\"arg_name\":\"dims\",\"value\":[1,8,5,5]}]},"
+        "\"params\":[{\"arg_name\":\"dtype\",\"value\":\"float32\"},{\"arg_name\":\"dims\",\"value\":%s}]},"
         "%s,%s,%s,"
         "{\"name\":\"conv\",\"optype\":\"conv2d\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"x\"},"
         "{\"arg_name\":\"weight\",\"name\":\"w\"},{\"arg_name\":\"bias\",\"name\":\"b\"}],"
@@ -387,7 +387,14 @@ START_TEST(test_conv_packed_res)
         "{\"name\":\"act\",\"optype\":\"relu\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"s\"}],"
         "\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"y\"}]},"
         "{\"name\":\"out\",\"optype\":\"output\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"y\"}]}]}",
-        w, bias, w2);
+        dims, w, bias, w2);
+}
+
+START_TEST(test_conv_packed_res)
+{
+    char *w = create("w", "[24,8,3,3]", 1728, -1, 2), *bias = create("b", "[24]", 24, -1, 2);
+    char *w2 = create("w2", "[24,8,1,1]", 192, -1, 2);
+    char *ir = conv_add_relu_ir("[1,8,5,5]", w, bias, w2);
     int nopt, nref;
     const char *targets[2] = {"cpu", "cortex-m4"};
 
@@ -417,22 +424,7 @@ START_TEST(test_conv_wino)
 {
     char *w = create("w", "[16,16,3,3]", 2304, -1, 2), *bias = create("b", "[16]", 16, -1, 2);
     char *w2 = create("w2", "[16,16,1,1]", 256, -1, 2);
-    char *ir = ln_sprintf(
-        "{\"ops\":[{\"name\":\"x\",\"optype\":\"input\",\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"x\"}],"
-        "\"params\":[{\"arg_name\":\"dtype\",\"value\":\"float32\"},{\"arg_name\":\"dims\",\"value\":[1,16,6,26]}]},"
-        "%s,%s,%s,"
-        "{\"name\":\"conv\",\"optype\":\"conv2d\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"x\"},"
-        "{\"arg_name\":\"weight\",\"name\":\"w\"},{\"arg_name\":\"bias\",\"name\":\"b\"}],"
-        "\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"c\"}],\"params\":[{\"arg_name\":\"pads\",\"value\":[1,1,1,1]}]},"
-        "{\"name\":\"conv2\",\"optype\":\"conv2d\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"x\"},"
-        "{\"arg_name\":\"weight\",\"name\":\"w2\"}],"
-        "\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"d\"}]},"
-        "{\"name\":\"add\",\"optype\":\"add\",\"tensors_in\":[{\"arg_name\":\"src1\",\"name\":\"c\"},"
-        "{\"arg_name\":\"src2\",\"name\":\"d\"}],\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"s\"}]},"
-        "{\"name\":\"act\",\"optype\":\"relu\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"s\"}],"
-        "\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"y\"}]},"
-        "{\"name\":\"out\",\"optype\":\"output\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"y\"}]}]}",
-        w, bias, w2);
+    char *ir = conv_add_relu_ir("[1,16,6,26]", w, bias, w2);
     int nopt, nref;
     const char *targets[2] = {"cpu", "cortex-m4"};
 

@@ -114,28 +114,28 @@ void ln_ophook_conv2d_args(const ln_op_arg *op_arg, ln_rt_conv2d_args *a)
     a->act = ln_ophook_act(op_arg, &a->alpha, &a->beta);
 }
 
-/* conv2d_packed_cpu's shape check: the packed kernel takes it, and the
- * target is the host (the Cortex-M4 runtime has no packed conv). */
-int ln_ophook_conv2d_packed_ok(const ln_op_arg *op_arg)
+/* the runtime's kernel takes the op's shape (ok) and the target is the
+ * host: the Cortex-M4 runtime has neither the packed nor the Winograd conv */
+static int host_kernel_ok(const ln_op_arg *op_arg, int (*ok)(const ln_rt_conv2d_args *))
 {
     ln_rt_conv2d_args a;
     ln_rt_target t;
 
     ln_ophook_conv2d_args(op_arg, &a);
     ln_ophook_rt_target(op_arg, &t);
-    return t != LN_RT_TARGET_CORTEX_M4 && ln_rt_conv2d_packed_ok(&a);
+    return t != LN_RT_TARGET_CORTEX_M4 && ok(&a);
 }
 
-/* conv2d_wino_cpu's shape check: the Winograd kernel takes it, and the
- * target is the host. */
+/* conv2d_packed_cpu's shape check */
+int ln_ophook_conv2d_packed_ok(const ln_op_arg *op_arg)
+{
+    return host_kernel_ok(op_arg, ln_rt_conv2d_packed_ok);
+}
+
+/* conv2d_wino_cpu's shape check */
 int ln_ophook_conv2d_wino_ok(const ln_op_arg *op_arg)
 {
-    ln_rt_conv2d_args a;
-    ln_rt_target t;
-
-    ln_ophook_conv2d_args(op_arg, &a);
-    ln_ophook_rt_target(op_arg, &t);
-    return t != LN_RT_TARGET_CORTEX_M4 && ln_rt_conv2d_wino_ok(&a);
+    return host_kernel_ok(op_arg, ln_rt_conv2d_wino_ok);
 }
 
 void ln_ophook_s8_conv_args(const ln_op_arg *op_arg, ln_rt_s8_conv_args *a)
