@@ -447,6 +447,45 @@ START_TEST(test_conv_wino)
 }
 END_TEST
 
+/* A conv2d_wino_cpu in an IR read back is checked like any op: each bad
+ * one gets one error naming the op and what is wrong. */
+START_TEST(test_conv_wino_refused)
+{
+    static const struct {
+        const char *wdims, *params, *msg;
+        int wlen;
+    } bad[] = {
+        {"[3,4,16,16]", "", "is not a Winograd transform [4][4][oc][c]", 3072},
+        {"[4,4,16,8]", "", "'weight' dims[3] (8) != 'src' dims[1] (16)", 2048},
+        {"[4,4,16,16]", ",{\"arg_name\":\"group\",\"value\":2}", "the Winograd conv is group 1 only", 4096},
+        {"[4,4,16,16]", ",{\"arg_name\":\"kernel_shape\",\"value\":[5,5]}", "is not the Winograd conv's 3x3", 4096},
+        {"[4,4,16,16]", ",{\"arg_name\":\"stride\",\"value\":[2,2]}", "not a shape of the Winograd conv", 4096},
+        {"[4,4,8,16]", "", "not a shape of the Winograd conv", 2048},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *w = create("w", bad[i].wdims, bad[i].wlen, -1, 2);
+        char *ir = ln_sprintf(
+            "{\"ops\":[{\"name\":\"x\",\"optype\":\"input\",\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"x\"}],"
+            "\"params\":[{\"arg_name\":\"dtype\",\"value\":\"float32\"},{\"arg_name\":\"dims\",\"value\":[1,16,6,26]}]},%s,"
+            "{\"name\":\"conv\",\"optype\":\"conv2d_wino_cpu\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"x\"},"
+            "{\"arg_name\":\"weight\",\"name\":\"w\"}],\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"y\"}],"
+            "\"params\":[{\"arg_name\":\"pads\",\"value\":[1,1,1,1]}%s]},"
+            "{\"name\":\"out\",\"optype\":\"output\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"y\"}]}]}",
+            w, bad[i].params);
+        ln_context *ctx = ln_context_create();
+        int ret = ln_context_init_str(ctx, ir, "wino.json");
+        if (ret == 0)
+            ret = ln_context_compile(ctx, "cpu");
+        ck_assert_msg(ret != 0, "case %zu accepted", i);
+        ck_assert_msg(strstr(ln_error_message(), bad[i].msg) && strstr(ln_error_message(), "conv"),
+                      "case %zu: %s", i, ln_error_message());
+        ln_context_free(ctx);
+        ln_free(ir);
+        ln_free(w);
+    }
+}
+END_TEST
+
 START_TEST(test_conv_add_relu)
 {
     char *w = create("w", "[4,3,3,3]", 108, -1, 2), *bias = create("b", "[4]", 4, -1, 2);
@@ -802,6 +841,7 @@ Suite *test_ln_fuse_suite(void)
     tcase_add_test(tc, test_conv_add_relu);
     tcase_add_test(tc, test_conv_packed_res);
     tcase_add_test(tc, test_conv_wino);
+    tcase_add_test(tc, test_conv_wino_refused);
     tcase_add_test(tc, test_conv_silu);
     tcase_add_test(tc, test_conv_channel_scale);
     tcase_add_test(tc, test_gelu);

@@ -44,8 +44,11 @@ static int check_kernel_shape(const ln_op_arg *op_arg, const ln_tensor *w)
 {
     int ks[2];
 
-    if (ln_ophook_param_ints(op_arg, "kernel_shape", ks, 2) == 0 || is_wino(op_arg))
+    if (ln_ophook_param_ints(op_arg, "kernel_shape", ks, 2) == 0)
         return 0;
+    if (is_wino(op_arg))
+        return ln_opck(op_arg, ks[0] == 3 && ks[1] == 3,
+                       "'kernel_shape' [%d, %d] is not the Winograd conv's 3x3", ks[0], ks[1]);
     return ln_opck(op_arg, ks[0] == w->dims[2] && ks[1] == w->dims[3],
                    "'kernel_shape' [%d, %d] does not match 'weight' dims[2..3] [%d, %d]",
                    ks[0], ks[1], w->dims[2], w->dims[3]);

@@ -760,8 +760,10 @@ static int conv2d_wino_cpu_pre_run(ln_op_arg *op_arg)
     LN_OPCK(ln_opck_param_type_if(op_arg, "act_beta", LN_PARAM_NUMBER, &act_beta_pe));
     LN_OPCK(ln_opck(op_arg, weight->dims[0] == 4 && weight->dims[1] == 4,
                     "'weight' is not a Winograd transform [4][4][oc][c] (dims[0..1] %d, %d)", weight->dims[0], weight->dims[1]));
-    LN_OPCK(ln_opck(op_arg, weight->dims[3] == src->dims[1] && group == 1,
-                    "'weight' dims[3] (%d) != 'src' dims[1] (%d), or group %d != 1", weight->dims[3], src->dims[1], group));
+    LN_OPCK(ln_opck(op_arg, weight->dims[3] == src->dims[1],
+                    "'weight' dims[3] (%d) != 'src' dims[1] (%d)", weight->dims[3], src->dims[1]));
+    LN_OPCK(ln_opck(op_arg, group == 1,
+                    "'group' is %d: the Winograd conv is group 1 only", group));
     LN_OPCK(ln_opck(op_arg, !bias || bias->dims[0] == weight->dims[2],
                     "'bias' has %d elements, 'weight' dims[2] is %d", bias ? bias->dims[0] : 0, weight->dims[2]));
     LN_OPCK(ln_opck(op_arg, ln_ophook_act_target_ok(op_arg),
@@ -885,8 +887,10 @@ static int conv2d_wino_res_cpu_pre_run(ln_op_arg *op_arg)
     LN_OPCK(ln_opck_param_type_if(op_arg, "act_beta", LN_PARAM_NUMBER, &act_beta_pe));
     LN_OPCK(ln_opck(op_arg, weight->dims[0] == 4 && weight->dims[1] == 4,
                     "'weight' is not a Winograd transform [4][4][oc][c] (dims[0..1] %d, %d)", weight->dims[0], weight->dims[1]));
-    LN_OPCK(ln_opck(op_arg, weight->dims[3] == src->dims[1] && group == 1,
-                    "'weight' dims[3] (%d) != 'src' dims[1] (%d), or group %d != 1", weight->dims[3], src->dims[1], group));
+    LN_OPCK(ln_opck(op_arg, weight->dims[3] == src->dims[1],
+                    "'weight' dims[3] (%d) != 'src' dims[1] (%d)", weight->dims[3], src->dims[1]));
+    LN_OPCK(ln_opck(op_arg, group == 1,
+                    "'group' is %d: the Winograd conv is group 1 only", group));
     LN_OPCK(ln_opck(op_arg, !bias || bias->dims[0] == weight->dims[2],
                     "'bias' has %d elements, 'weight' dims[2] is %d", bias ? bias->dims[0] : 0, weight->dims[2]));
     LN_OPCK(ln_opck(op_arg, ln_ophook_act_target_ok(op_arg),
