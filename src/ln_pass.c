@@ -754,9 +754,10 @@ int ln_pass_fold_pad(ln_context *ctx)
  * (ln_rt_conv2d_f32_pack; same shape, the packed order), so that the
  * interpreter packs when the model is loaded and ln-aot emits the packed
  * data. A 3x3 stride-1 conv the Winograd kernel takes
- * (ln_rt_conv2d_wino_ok; larger maps, so never both) becomes a
- * conv2d_wino_cpu (conv2d_wino_res_cpu) the same way, its weight
- * transformed (ln_rt_conv2d_wino_f32_pack: [4][4][oc][c]). Host targets
+ * (ln_rt_conv2d_wino_ok) becomes a conv2d_wino_cpu (conv2d_wino_res_cpu)
+ * the same way, its weight transformed (ln_rt_conv2d_wino_f32_pack:
+ * [4][4][oc][c]); where both kernels take a shape (rows of 12+ outputs on
+ * a map of <= 64 or 256 pixels), the Winograd one. Host targets
  * only (the caller's business): the Cortex-M4 runtime has neither.
  */
 static int pack_conv_one(ln_context *ctx, ln_op *conv, ln_bool *done)
