@@ -143,7 +143,7 @@ my %DESC_SPEC = (
     core => 'bool', tensors_in => 'array', tensors_out => 'array',
     params => 'array', checks => 'array', priv => 'array', mem => 'object',
     run => 'array', static_run => 'array', aot => 'str', kernel => 'str', onnx => 'array',
-    scratch => 'object',
+    scratch => 'object', add_params => 'array',
 );
 my @ARCHS = qw(none cpu);
 
@@ -247,6 +247,11 @@ sub load_op_descs {
             $d->{_root} = $p->{_root};
         } else {
             $d->{_root} = $d->{optype};
+        }
+        # "add_params": appended to the params it has or inherits (and so
+        # inherited by its own children with them)
+        if (my $add = delete $d->{add_params}) {
+            push @{ $d->{params} }, @$add;
         }
         $done{$d->{optype}} = 1;
     };

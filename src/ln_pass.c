@@ -865,6 +865,64 @@ int ln_pass_fold_channel_scale(ln_context *ctx)
     return ln_pass_fold_all(ctx, "mul_cpu", channel_scale_one);
 }
 
+/*
+ * An inverted residual block's expand and depthwise convs: a 1x1 stride-1
+ * unpadded group-1 conv2d_cpu whose output only a conv2d_dw_cpu with
+ * multiplier 1 reads becomes, with it, one conv2d_pwdw_cpu
+ * (ln_rt_conv2d_pwdw_f32: the expand runs a block of channels at a time
+ * into scratch and the depthwise conv consumes it there). The fused op
+ * keeps the depthwise conv's name, params, weight and bias and takes the
+ * 1x1 conv's src, weight (pw_weight), bias (pw_bias) and activation
+ * params (pw_activation, pw_act_alpha, pw_act_beta). Host targets only
+ * (the caller's business); after the pack pass, so an expand packed for
+ * a small map keeps its packed kernel.
+ */
+static int pwdw_one(ln_context *ctx, ln_op *dw, ln_bool *done)
+{
+    static const char *const act_params[] = {"activation", "act_alpha", "act_beta"};
+    const char *t = ln_pass_tname_in(dw, "src");
+    const ln_op *proto = ln_arch_op_proto("conv2d_pwdw_cpu");
+    ln_op *pw, *newop;
+    ln_rt_conv2d_args pa, da;
+    const char *pb;
+    int ret;
+
+    *done = LN_FALSE;
+    pw = t ? ln_dfg_producer(ctx->dfg, t) : NULL;
+    if (!proto || !pw || !ln_streq(pw->op_arg->optype, "conv2d_cpu") ||
+        ln_pass_sole_reader(ctx, t) != dw)
+        return 0;
+    ln_ophook_conv2d_args(pw->op_arg, &pa);
+    ln_ophook_conv2d_args(dw->op_arg, &da);
+    if (!ln_rt_conv2d_pwdw_ok(&pa, &da))
+        return 0;
+    newop = ln_op_copy_as(dw, proto);
+    set_tensor_name(newop->op_arg->tensors_in, "src", ln_pass_tname_in(pw, "src"));
+    set_tensor_name(newop->op_arg->tensors_in, "pw_weight", ln_pass_tname_in(pw, "weight"));
+    if ((pb = ln_pass_tname_in(pw, "bias")))
+        set_tensor_name(newop->op_arg->tensors_in, "pw_bias", pb);
+    for (size_t i = 0; i < sizeof act_params / sizeof act_params[0]; i++) {
+        const ln_param_entry *pe = ln_param_list_find(pw->op_arg->params, act_params[i]);
+        ln_param_entry *c;
+        if (!pe)
+            continue;
+        c = ln_param_entry_copy(pe);
+        ln_free(c->arg_name);
+        c->arg_name = ln_sprintf("pw_%s", act_params[i]);
+        newop->op_arg->params = set_param(newop->op_arg->params, c);
+    }
+    if ((ret = ln_pass_replace_with(ctx, dw, NULL, newop)) ||
+        (ret = ln_context_remove_op(ctx, pw->op_arg->name)))
+        return ret;
+    *done = LN_TRUE;
+    return 0;
+}
+
+int ln_pass_fuse_pwdw(ln_context *ctx)
+{
+    return ln_pass_fold_all(ctx, "conv2d_dw_cpu", pwdw_one);
+}
+
 int ln_pass_pack_conv(ln_context *ctx)
 {
     int ret = ln_pass_fold_all(ctx, "conv2d_cpu", pack_conv_one);

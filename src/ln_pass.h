@@ -46,6 +46,9 @@ int ln_pass_pack_conv(ln_context *ctx);
  * where those are fewer numbers than a plane of x (squeeze-excitation);
  * host targets only. */
 int ln_pass_fold_channel_scale(ln_context *ctx);
+/* A 1x1 conv2d_cpu and the depthwise conv2d_dw_cpu that alone reads it
+ * become one conv2d_pwdw_cpu (host targets only). */
+int ln_pass_fuse_pwdw(ln_context *ctx);
 /* GELU's erf form as exported (x / c or x * c -> erf -> + 1 -> times x and
  * 0.5, in either order) becomes one gelu_cpu with the chain's constants,
  * bit for bit (ln_pass_gelu.c). */

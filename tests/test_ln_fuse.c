@@ -486,6 +486,143 @@ START_TEST(test_conv_wino_refused)
 }
 END_TEST
 
+/* An inverted residual block's front: x -> 1x1 conv 8->24 + bias -> Clip
+ * [0, 6] -> depthwise 3x3 s2 + bias -> Relu -> y. On the host the two
+ * convs become one conv2d_pwdw_cpu (the activations in it), for the
+ * Cortex-M4 they stay two; not fused either when the expand's output is
+ * also a graph output. Numbers as the unoptimized graph's. */
+static char *pwdw_ir(int expand_out)
+{
+    char *w = create("w", "[24,8,1,1]", 192, -1, 2), *b = create("b", "[24]", 24, -1, 2);
+    char *wd = create("wd", "[24,1,3,3]", 216, -1, 2), *bd = create("bd", "[24]", 24, -1, 2);
+    char *ir = ln_sprintf(
+        "{\"ops\":[{\"name\":\"x\",\"optype\":\"input\",\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"x\"}],"
+        "\"params\":[{\"arg_name\":\"dtype\",\"value\":\"float32\"},{\"arg_name\":\"dims\",\"value\":[1,8,20,20]}]},"
+        "%s,%s,%s,%s,"
+        "{\"name\":\"expand\",\"optype\":\"conv2d\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"x\"},"
+        "{\"arg_name\":\"weight\",\"name\":\"w\"},{\"arg_name\":\"bias\",\"name\":\"b\"}],"
+        "\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"e\"}]},"
+        "{\"name\":\"clip\",\"optype\":\"clip\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"e\"}],"
+        "\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"ec\"}],"
+        "\"params\":[{\"arg_name\":\"min\",\"value\":0},{\"arg_name\":\"max\",\"value\":6}]},"
+        "{\"name\":\"dw\",\"optype\":\"conv2d\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"ec\"},"
+        "{\"arg_name\":\"weight\",\"name\":\"wd\"},{\"arg_name\":\"bias\",\"name\":\"bd\"}],"
+        "\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"d\"}],\"params\":[{\"arg_name\":\"group\",\"value\":24},"
+        "{\"arg_name\":\"stride\",\"value\":[2,2]},{\"arg_name\":\"pads\",\"value\":[1,1,1,1]}]},"
+        "{\"name\":\"act\",\"optype\":\"relu\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"d\"}],"
+        "\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"y\"}]},"
+        "{\"name\":\"out\",\"optype\":\"output\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"y\"}]}%s]}",
+        w, b, wd, bd,
+        expand_out ? ",{\"name\":\"out2\",\"optype\":\"output\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"ec\"}]}"
+                   : "");
+    ln_free(w); ln_free(b); ln_free(wd); ln_free(bd);
+    return ir;
+}
+
+START_TEST(test_conv_pwdw)
+{
+    const char *targets[2] = {"cpu", "cortex-m4"};
+    int nopt, nref;
+
+    for (int eo = 0; eo < 2; eo++) {
+        char *ir = pwdw_ir(eo);
+        compare(ir, "x", 8 * 20 * 20, "y", 24 * 10 * 10, &nopt, &nref);
+        for (int t = 0; t < 2; t++) {
+            ln_context *ctx = ln_context_create();
+            const int fused = t == 0 && !eo;
+            ck_assert_int_eq(ln_context_init_str(ctx, ir, "fuse.json"), 0);
+            ck_assert_msg(ln_context_compile(ctx, targets[t]) == 0, "%s", ln_error_message());
+            ck_assert_int_eq(count_optype(ctx->ops, "conv2d_pwdw_cpu"), fused);
+            ck_assert_int_eq(count_optype(ctx->ops, "conv2d_dw_cpu"), !fused);
+            ck_assert_int_eq(count_optype(ctx->ops, "conv2d_cpu"), !fused);
+            ck_assert_int_eq(count_optype(ctx->ops, "relu_cpu") + count_optype(ctx->ops, "clip_cpu"),
+                             0);
+            if (fused) {
+                LN_LIST_FOREACH(ln_op, op, ctx->ops) {
+                    if (!ln_streq(op->op_arg->optype, "conv2d_pwdw_cpu"))
+                        continue;
+                    ck_assert_str_eq(ln_param_list_find(op->op_arg->params, "pw_activation")->value_string,
+                                     "clip");
+                    ck_assert_str_eq(ln_param_list_find(op->op_arg->params, "activation")->value_string,
+                                     "relu");
+                }
+            }
+            ln_context_free(ctx);
+        }
+        ln_free(ir);
+    }
+}
+END_TEST
+
+/* A conv2d_pwdw_cpu in an IR read back is checked like any op: each bad
+ * one gets one error naming the op and what is wrong. */
+START_TEST(test_conv_pwdw_refused)
+{
+    static const struct {
+        const char *pwdims, *wdims, *params, *target, *msg;
+        int pwlen, wlen, group;
+    } bad[] = {
+        {"[24,4,1,1]", "[24,1,3,3]", "", "cpu", "'pw_weight' is not [m][8][1][1]", 96, 216, 24},
+        {"[24,8,3,3]", "[24,1,3,3]", "", "cpu", "'pw_weight' is not [m][8][1][1]", 1728, 216, 24},
+        {"[24,8,1,1]", "[24,2,3,3]", "", "cpu", "not a depthwise conv of the 1x1 conv's 24 channels", 192, 432, 24},
+        {"[24,8,1,1]", "[12,1,3,3]", ",{\"arg_name\":\"stride\",\"value\":[2,2]}", "cpu",
+         "not a depthwise conv of the 1x1 conv's 24 channels", 192, 108, 12},
+        {"[24,8,1,1]", "[24,1,3,3]", ",{\"arg_name\":\"pw_activation\",\"value\":\"tanh\"}", "cpu",
+         "pw_activation", 192, 216, 24},
+        {"[24,8,1,1]", "[24,1,3,3]", "", "cpu", "not a depthwise conv of the 1x1 conv's 24 channels",
+         192, 216, 8},
+        {"[24,8,1,1]", "[24,1,3,3]", "", "cortex-m4", "made for host targets only", 192, 216, 24},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *pw = create("pw", bad[i].pwdims, bad[i].pwlen, -1, 2);
+        char *w = create("w", bad[i].wdims, bad[i].wlen, -1, 2);
+        /* the Cortex-M4 case: an IR compiled for it (its ops pre_run for
+         * that target when read) */
+        const int m4 = ln_streq(bad[i].target, "cortex-m4");
+        char *ir = ln_sprintf(
+            "{%s\"ops\":[{\"name\":\"x\",\"optype\":\"input\",\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"x\"}],"
+            "\"params\":[{\"arg_name\":\"dtype\",\"value\":\"float32\"},{\"arg_name\":\"dims\",\"value\":[1,8,20,20]}]},%s,%s,"
+            "{\"name\":\"conv\",\"optype\":\"conv2d_pwdw_cpu\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"x\"},"
+            "{\"arg_name\":\"pw_weight\",\"name\":\"pw\"},{\"arg_name\":\"weight\",\"name\":\"w\"}],"
+            "\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"y\"}],"
+            "\"params\":[{\"arg_name\":\"group\",\"value\":%d},{\"arg_name\":\"pads\",\"value\":[1,1,1,1]}%s]},"
+            "{\"name\":\"out\",\"optype\":\"output\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"y\"}]}]}",
+            m4 ? "\"arch\":\"cortex-m4\"," : "", pw, w, bad[i].group, bad[i].params);
+        ln_context *ctx = ln_context_create();
+        int ret = ln_context_init_str(ctx, ir, "pwdw.json");
+        if (ret == 0 && !m4)
+            ret = ln_context_compile(ctx, "cpu");
+        ck_assert_msg(ret != 0, "case %zu accepted", i);
+        ck_assert_msg(strstr(ln_error_message(), bad[i].msg) && strstr(ln_error_message(), "conv"),
+                      "case %zu: %s", i, ln_error_message());
+        ln_context_free(ctx);
+        ln_free(ir);
+        ln_free(pw);
+        ln_free(w);
+    }
+    /* and a good one runs */
+    {
+        char *pw = create("pw", "[24,8,1,1]", 192, -1, 2), *w = create("w", "[24,1,3,3]", 216, -1, 2);
+        char *ir = ln_sprintf(
+            "{\"ops\":[{\"name\":\"x\",\"optype\":\"input\",\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"x\"}],"
+            "\"params\":[{\"arg_name\":\"dtype\",\"value\":\"float32\"},{\"arg_name\":\"dims\",\"value\":[1,8,20,20]}]},%s,%s,"
+            "{\"name\":\"conv\",\"optype\":\"conv2d_pwdw_cpu\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"x\"},"
+            "{\"arg_name\":\"pw_weight\",\"name\":\"pw\"},{\"arg_name\":\"weight\",\"name\":\"w\"}],"
+            "\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"y\"}],"
+            "\"params\":[{\"arg_name\":\"group\",\"value\":24},{\"arg_name\":\"pads\",\"value\":[1,1,1,1]}]},"
+            "{\"name\":\"out\",\"optype\":\"output\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"y\"}]}]}",
+            pw, w);
+        ln_context *ctx = ln_context_create();
+        ck_assert_int_eq(ln_context_init_str(ctx, ir, "pwdw.json"), 0);
+        ck_assert_msg(ln_context_compile(ctx, "cpu") == 0, "%s", ln_error_message());
+        ln_context_free(ctx);
+        ln_free(ir);
+        ln_free(pw);
+        ln_free(w);
+    }
+}
+END_TEST
+
 START_TEST(test_conv_add_relu)
 {
     char *w = create("w", "[4,3,3,3]", 108, -1, 2), *bias = create("b", "[4]", 4, -1, 2);
@@ -842,6 +979,8 @@ Suite *test_ln_fuse_suite(void)
     tcase_add_test(tc, test_conv_packed_res);
     tcase_add_test(tc, test_conv_wino);
     tcase_add_test(tc, test_conv_wino_refused);
+    tcase_add_test(tc, test_conv_pwdw);
+    tcase_add_test(tc, test_conv_pwdw_refused);
     tcase_add_test(tc, test_conv_silu);
     tcase_add_test(tc, test_conv_channel_scale);
     tcase_add_test(tc, test_gelu);

@@ -322,6 +322,26 @@ int ln_rt_conv2d_scaled_f32(const ln_rt_conv2d_args *a, const float *src,
                             const float *bias, const float *res, float *dst,
                             void *scratch);
 
+/* A 1x1 conv and the depthwise conv that alone reads it, fused (an
+ * inverted residual block's expand and depthwise convs): dst = dw(pw(src)),
+ * pw a 1x1 stride-1 unpadded group-1 conv of src (pw->c = src's channels,
+ * pw->oc = m), dw a depthwise conv with multiplier 1 of its output
+ * (dw->c = dw->oc = dw->group = m, dw's n, h, w = pw's), each with its own
+ * weights ([m][c] and [m][kh][kw]), optional bias and activation. The
+ * expand runs a block of its output channels at a time into scratch and
+ * the depthwise conv consumes the block there: pw's output is never
+ * written whole. Scratch: ln_rt_conv2d_pwdw_f32_scratch_size() bytes.
+ * Returns LN_RT_ARG_ERROR unless ln_rt_conv2d_pwdw_ok(pw, dw). */
+int ln_rt_conv2d_pwdw_ok(const ln_rt_conv2d_args *pw,
+                         const ln_rt_conv2d_args *dw);
+size_t ln_rt_conv2d_pwdw_f32_scratch_size(const ln_rt_conv2d_args *pw,
+                                          const ln_rt_conv2d_args *dw);
+int ln_rt_conv2d_pwdw_f32(const ln_rt_conv2d_args *pw,
+                          const ln_rt_conv2d_args *dw, const float *src,
+                          const float *pw_weight, const float *pw_bias,
+                          const float *dw_weight, const float *dw_bias,
+                          float *dst, void *scratch);
+
 /* Depthwise 2-D convolution only: group == c, oc a multiple of c (same
  * args, weight [oc][1][kh][kw]). What ln_rt_conv2d_f32 runs for such
  * shapes, as a kernel of its own so that code calling only this one does

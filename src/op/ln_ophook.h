@@ -79,12 +79,17 @@ int ln_ophook_window_check(const ln_op_arg *op_arg, const int *in, const int *k,
                            const int *dil, const int *pads);
 /* 'activation', 'act_alpha', 'act_beta' as the runtime's fused activation. */
 ln_rt_act ln_ophook_act(const ln_op_arg *op_arg, float *alpha, float *beta);
+/* the same from params prefix + "activation", "act_alpha", "act_beta" */
+ln_rt_act ln_ophook_act_prefixed(const ln_op_arg *op_arg, const char *prefix,
+                                  float *alpha, float *beta);
 
 /* conv2d, conv_transpose2d */
 int ln_ophook_conv2d_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
 void ln_ophook_conv2d_args(const ln_op_arg *op_arg, ln_rt_conv2d_args *args);
 int ln_ophook_conv2d_packed_ok(const ln_op_arg *op_arg);
 int ln_ophook_conv2d_wino_ok(const ln_op_arg *op_arg);
+void ln_ophook_conv2d_pwdw_pw_args(const ln_op_arg *op_arg, ln_rt_conv2d_args *a);
+void ln_ophook_conv2d_pwdw_dw_args(const ln_op_arg *op_arg, ln_rt_conv2d_args *a);
 /* conv2d_res_cpu: residual has the conv output's shape (1) or not (0) */
 int ln_ophook_conv2d_residual_ok(const ln_op_arg *op_arg, const ln_tensor *res);
 /* The runtime target of the ops being pre_run (ln_ophook_target.c):
@@ -98,7 +103,7 @@ void ln_ophook_rt_target(const ln_op_arg *op_arg, ln_rt_target *t);
  * hardswish (fused on the host only) */
 int ln_ophook_act_target_ok(const ln_op_arg *op_arg);
 /* 1 unless the target is the Cortex-M4 (conv2d_scale_cpu: host only) */
-int ln_ophook_conv2d_scale_target_ok(const ln_op_arg *op_arg);
+int ln_ophook_host_target_ok(const ln_op_arg *op_arg);
 /* conv2d_s8: conv2d's geometry, the zero points as offsets, the clamp */
 void ln_ophook_s8_conv_args(const ln_op_arg *op_arg, ln_rt_s8_conv_args *a);
 int ln_ophook_conv_transpose2d_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);

@@ -117,6 +117,31 @@ void ln_ophook_conv2d_args(const ln_op_arg *op_arg, ln_rt_conv2d_args *a)
     a->act = ln_ophook_act(op_arg, &a->alpha, &a->beta);
 }
 
+/* conv2d_pwdw_cpu: the 1x1 conv, src -> pw_weight dims[0] channels */
+void ln_ophook_conv2d_pwdw_pw_args(const ln_op_arg *op_arg, ln_rt_conv2d_args *a)
+{
+    const ln_tensor *src = ln_op_tensor_in(op_arg, "src")->tensor;
+    const ln_tensor *pw = ln_op_tensor_in(op_arg, "pw_weight")->tensor;
+
+    memset(a, 0, sizeof *a);
+    a->n = src->dims[0];
+    a->c = src->dims[1];
+    a->h = src->dims[2];
+    a->w = src->dims[3];
+    a->oc = pw->dims[0];
+    a->kh = a->kw = a->stride_h = a->stride_w = 1;
+    a->dil_h = a->dil_w = a->group = 1;
+    a->act = ln_ophook_act_prefixed(op_arg, "pw_", &a->alpha, &a->beta);
+}
+
+/* conv2d_pwdw_cpu: the depthwise conv (the op's own params) of the 1x1
+ * conv's output */
+void ln_ophook_conv2d_pwdw_dw_args(const ln_op_arg *op_arg, ln_rt_conv2d_args *a)
+{
+    ln_ophook_conv2d_args(op_arg, a);
+    a->c = ln_op_tensor_in(op_arg, "pw_weight")->tensor->dims[0];
+}
+
 /* the runtime's kernel takes the op's shape (ok) and the target is the
  * host: the Cortex-M4 runtime has neither the packed nor the Winograd conv */
 static int host_kernel_ok(const ln_op_arg *op_arg, int (*ok)(const ln_rt_conv2d_args *))

@@ -6,6 +6,7 @@
  * ONNX's auto_pad.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include "ln_ophook.h"
 
@@ -128,19 +129,30 @@ int ln_ophook_window_check(const ln_op_arg *op_arg, const int *in, const int *k,
 
 /* Fused activation params (activation, act_alpha, act_beta) of conv2d,
  * conv_transpose2d and gemm. */
-ln_rt_act ln_ophook_act(const ln_op_arg *op_arg, float *alpha, float *beta)
+ln_rt_act ln_ophook_act_prefixed(const ln_op_arg *op_arg, const char *prefix,
+                                  float *alpha, float *beta)
 {
     static const char *const names[] = {"none", "relu", "relu6", "leakyrelu", "clip", "silu",
                                         "hardswish"};
-    const char *a = ln_ophook_param_str(op_arg, "activation", "none");
+    char name[32];
+    const char *a;
     ln_rt_act act = LN_RT_ACT_NONE;
 
+    snprintf(name, sizeof name, "%sactivation", prefix);
+    a = ln_ophook_param_str(op_arg, name, "none");
     for (int i = 0; i < (int)(sizeof(names) / sizeof(names[0])); i++)
         if (!strcmp(a, names[i]))
             act = (ln_rt_act)i;
-    *alpha = ln_ophook_param_float(op_arg, "act_alpha", 0.01f);
-    *beta = ln_ophook_param_float(op_arg, "act_beta", 6.0f);
+    snprintf(name, sizeof name, "%sact_alpha", prefix);
+    *alpha = ln_ophook_param_float(op_arg, name, 0.01f);
+    snprintf(name, sizeof name, "%sact_beta", prefix);
+    *beta = ln_ophook_param_float(op_arg, name, 6.0f);
     return act;
+}
+
+ln_rt_act ln_ophook_act(const ln_op_arg *op_arg, float *alpha, float *beta)
+{
+    return ln_ophook_act_prefixed(op_arg, "", alpha, beta);
 }
 
 /* cast_cpu between equal dtypes: a plain copy (nothing when in place). */

@@ -21,9 +21,10 @@ void ln_ophook_rt_target(const ln_op_arg *op_arg, ln_rt_target *t)
     *t = cur_target;
 }
 
-/* conv2d_scale_cpu: host targets only (ln_pass_fold_channel_scale runs
- * for them alone) */
-int ln_ophook_conv2d_scale_target_ok(const ln_op_arg *op_arg)
+/* conv2d_scale_cpu, conv2d_pwdw_cpu: host targets only (the passes that
+ * make them, ln_pass_fold_channel_scale and ln_pass_fuse_pwdw, run for
+ * them alone) */
+int ln_ophook_host_target_ok(const ln_op_arg *op_arg)
 {
     (void)op_arg;
     return cur_target != LN_RT_TARGET_CORTEX_M4;

@@ -23,7 +23,8 @@ planners and fusions:
     MaxPool (a zero pad folds only where that is exact);
   - Conv (plain, grouped, depthwise, dilated, strided, asymmetric pads,
     with and without bias; 16+ channels on 12+ wide maps, the Winograd
-    conv's shapes), ConvTranspose, pooling (ceil mode,
+    conv's shapes; 1x1 expand + depthwise pairs, the fused
+    conv2d_pwdw_cpu's), ConvTranspose, pooling (ceil mode,
     count_include_pad), GlobalAverage/MaxPool, ReduceMean, BN after conv
     and after Gemm, Gemm (transposes, alpha, beta) and MatMul (with a
     constant and between two activations), Softmax/LogSoftmax on any axis,
@@ -394,6 +395,30 @@ def se_block(g, x):
     return y
 
 
+def mbconv(g, x):
+    """An inverted residual block's front: 1x1 expand, its activation (or
+    none), a depthwise conv (3x3 or 5x5, stride 1 or 2, multiplier 1) that
+    alone reads it, its activation -- a 1x1 conv + depthwise conv pair the
+    host fuses (conv2d_pwdw_cpu) unless the expand is also read elsewhere."""
+    n, c, h, w = g.shapes[x]
+    m = c * g.choice([2, 3, 4, 6]) if c <= 8 else g.rint(8, 24)
+    ins = [x, g.weight([m, c, 1, 1], c)] + ([g.weight([m], 4)] if g.r.rand() < 0.7 else [])
+    e = g.node("Conv", ins, [n, m, h, w], kernel_shape=[1, 1])
+    if g.r.rand() < 0.7:
+        e = act(g, e, g.choice(["Relu", "Clip", "SiLU", "HardSwishMul", "LeakyRelu"]))
+    g.fusable.add(e)                # a graph output now and then: then not fused
+    k = g.choice([3, 3, 5]) if min(h, w) >= 5 else 3
+    s = g.choice([1, 2])
+    p = k // 2
+    oh, ow = (h + 2 * p - k) // s + 1, (w + 2 * p - k) // s + 1
+    ins = [e, g.weight([m, 1, k, k], k * k)] + ([g.weight([m], 4)] if g.r.rand() < 0.7 else [])
+    y = g.node("Conv", ins, [n, m, oh, ow], group=m, kernel_shape=[k, k], strides=[s, s],
+               pads=[p] * 4)
+    if g.r.rand() < 0.7:
+        y = act(g, y, g.choice(["Relu", "Clip", "SiLU", "HardSwishMul"]))
+    return y
+
+
 # ---------------------------------------------------------------- views
 def view(g, x):
     s = g.shapes[x]
@@ -676,6 +701,8 @@ def step(g):
         y = misc(g, x)
     elif r < 0.97:
         y = const_subgraph(g, x)
+    elif r < 0.985:
+        y = mbconv(g, x)
     else:
         y = act(g, x)
     return maybe_act(g, y)

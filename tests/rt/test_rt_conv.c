@@ -1554,6 +1554,136 @@ START_TEST(test_conv_wino_refuses)
 }
 END_TEST
 
+/* ---- 1x1 expand + depthwise, fused (conv2d_pwdw_f32.c) ----------------
+ * Each case: the 1x1 conv c -> m (activation pact) and the depthwise conv
+ * over its output (the case's kernel, stride, pads, dilation, act), against
+ * the double reference of the pair (the 1x1 output rounded to float, as
+ * the kernel keeps it). The maps are big enough for several channel blocks
+ * (64x64: blocks of 16; 48x48: 24; 40x40: 40) with a short last block, or
+ * small (one block); batch 2; no bias on either half; every activation. */
+typedef struct {
+    conv_case dw;       /* c = oc = g = m: the depthwise conv */
+    int32_t c;          /* the 1x1 conv's input channels */
+    ln_rt_act pact;
+    int pbias;
+} pwdw_case;
+
+static const pwdw_case pwdw_cases[] = {
+    /*   n  m   h   w   m  kh kw sh sw pt pl pb pr dh dw  g */
+    { { 1, 40, 64, 64, 40, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 40, LN_RT_ACT_RELU6, 1 },
+      16, LN_RT_ACT_RELU6, 1 },
+    { { 2, 56, 48, 48, 56, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 56, LN_RT_ACT_SILU, 1 },
+      24, LN_RT_ACT_SILU, 1 },
+    { { 1, 90, 40, 40, 90, 5, 5, 2, 2, 2, 2, 2, 2, 1, 1, 90, LN_RT_ACT_CLIP, 0 },
+      20, LN_RT_ACT_LEAKYRELU, 1 },
+    { { 1, 33, 37, 29, 33, 3, 3, 1, 1, 0, 2, 1, 0, 1, 1, 33, LN_RT_ACT_NONE, 1 },
+      7, LN_RT_ACT_HARDSWISH, 0 },
+    { { 2, 24, 9, 11, 24, 3, 3, 2, 2, 1, 1, 1, 1, 2, 2, 24, LN_RT_ACT_RELU, 1 },
+      8, LN_RT_ACT_NONE, 1 },
+    { { 1, 8, 3, 3, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 8, LN_RT_ACT_HARDSWISH, 1 },
+      3, LN_RT_ACT_CLIP, 1 },
+};
+
+START_TEST(test_conv_pwdw_cases)
+{
+    const pwdw_case *k = &pwdw_cases[_i];
+    conv_case pk = { k->dw.n, k->c, k->dw.h, k->dw.w, k->dw.c, 1, 1, 1, 1, 0, 0, 0, 0,
+                     1, 1, 1, k->pact, k->pbias };
+    ln_rt_conv2d_args pa, da;
+    int32_t oh, ow;
+    size_t nx, nt, ny, j;
+    float *x, *w1, *b1, *w2, *b2, *t, *y;
+    double *tref, *ref;
+    void *scr;
+
+    to_args(&pk, &pa);
+    to_args(&k->dw, &da);
+    ck_assert(ln_rt_conv2d_pwdw_ok(&pa, &da));
+    oh = ln_rt_conv_out_size(k->dw.h, k->dw.kh, k->dw.sh, k->dw.pt, k->dw.pb, k->dw.dh);
+    ow = ln_rt_conv_out_size(k->dw.w, k->dw.kw, k->dw.sw, k->dw.pl, k->dw.pr, k->dw.dw);
+    nx = (size_t)pk.n * pk.c * pk.h * pk.w;
+    nt = (size_t)pk.n * pk.oc * pk.h * pk.w;
+    ny = (size_t)pk.n * pk.oc * oh * ow;
+    x = rt_alloc(nx); w1 = rt_alloc((size_t)pk.oc * pk.c); b1 = rt_alloc(pk.oc);
+    w2 = rt_alloc((size_t)pk.oc * k->dw.kh * k->dw.kw); b2 = rt_alloc(pk.oc);
+    t = rt_alloc(nt); y = rt_alloc(ny); tref = rt_allocd(nt); ref = rt_allocd(ny);
+    rt_fill(x, nx, -1, 1, 500 + _i);
+    rt_fill(w1, (size_t)pk.oc * pk.c, -1, 1, 510 + _i);
+    rt_fill(b1, pk.oc, -1, 1, 520 + _i);
+    rt_fill(w2, (size_t)pk.oc * k->dw.kh * k->dw.kw, -1, 1, 530 + _i);
+    rt_fill(b2, pk.oc, -1, 1, 540 + _i);
+    conv_ref(&pk, x, w1, k->pbias ? b1 : NULL, tref, pk.h, pk.w);
+    for (j = 0; j < nt; j++)
+        t[j] = (float)tref[j];
+    conv_ref(&k->dw, t, w2, k->dw.bias ? b2 : NULL, ref, oh, ow);
+    scr = rt_scratch(ln_rt_conv2d_pwdw_f32_scratch_size(&pa, &da));
+    rt_fill(y, ny, 50, 60, 11);
+    ck_assert_int_eq(ln_rt_conv2d_pwdw_f32(&pa, &da, x, w1, k->pbias ? b1 : NULL, w2,
+                                           k->dw.bias ? b2 : NULL, y, scr),
+                     LN_RT_OK);
+    RT_CHECK(y, ref, ny, 4e-5, "1x1 + depthwise fused");
+    /* the unfused pair on the same inputs: the same sums (bits where the
+     * 1x1 conv takes one path for a block as for all of its channels: the
+     * GEMM, on every map over 128 pixels) */
+    {
+        float *y2 = rt_alloc(ny);
+        void *s1 = rt_scratch(ln_rt_conv2d_f32_scratch_size(&pa));
+        void *s2 = rt_scratch(ln_rt_conv2d_depthwise_f32_scratch_size(&da));
+        ck_assert_int_eq(ln_rt_conv2d_f32(&pa, x, w1, k->pbias ? b1 : NULL, t, s1), LN_RT_OK);
+        ck_assert_int_eq(ln_rt_conv2d_depthwise_f32(&da, t, w2, k->dw.bias ? b2 : NULL, y2, s2),
+                         LN_RT_OK);
+        if ((int64_t)pk.h * pk.w > 128)
+            ck_assert_msg(memcmp(y, y2, ny * sizeof(float)) == 0,
+                          "case %d: not the unfused pair's bits", _i);
+        else
+            RT_CHECK(y2, ref, ny, 4e-5, "the unfused pair");
+        free(y2); free(s1); free(s2);
+    }
+    free(x); free(w1); free(b1); free(w2); free(b2); free(t); free(y); free(tref);
+    free(ref); free(scr);
+}
+END_TEST
+
+/* what the fused kernel refuses: a 1x1 conv that is not one (3x3, stride
+ * 2, padded, grouped), a depthwise conv that is not over the 1x1 conv's
+ * output (other channels, multiplier 2, other map, other batch), no
+ * scratch */
+START_TEST(test_conv_pwdw_refuses)
+{
+    ln_rt_conv2d_args pa0, da0, pa, da;
+    float dummy[64];
+    int i;
+    const conv_case p = { 1, 8, 16, 16, 16, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1,
+                          LN_RT_ACT_RELU, 1 };
+    const conv_case d = { 1, 16, 16, 16, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 16,
+                          LN_RT_ACT_RELU, 1 };
+    to_args(&p, &pa0);
+    to_args(&d, &da0);
+    ck_assert(ln_rt_conv2d_pwdw_ok(&pa0, &da0));
+    ck_assert_int_eq(ln_rt_conv2d_pwdw_f32(&pa0, &da0, dummy, dummy, NULL, dummy, NULL,
+                                           dummy, NULL), LN_RT_ARG_ERROR);
+    for (i = 0; i < 9; i++) {
+        pa = pa0;
+        da = da0;
+        switch (i) {
+        case 0: pa.kh = pa.kw = 3; break;
+        case 1: pa.stride_h = pa.stride_w = 2; break;
+        case 2: pa.pad_top = 1; break;
+        case 3: pa.group = 2; break;
+        case 4: da.c = da.oc = da.group = 8; break;
+        case 5: da.oc = 32; break;
+        case 6: da.h = 15; break;
+        case 7: da.n = 2; break;
+        default: da.group = 1; break;
+        }
+        ck_assert_msg(!ln_rt_conv2d_pwdw_ok(&pa, &da), "refusal %d taken", i);
+        ck_assert_int_eq(ln_rt_conv2d_pwdw_f32_scratch_size(&pa, &da), 0);
+        ck_assert_int_eq(ln_rt_conv2d_pwdw_f32(&pa, &da, dummy, dummy, NULL, dummy, NULL,
+                                               dummy, dummy), LN_RT_ARG_ERROR);
+    }
+}
+END_TEST
+
 /* ---- packed small-map conv (conv2d_packed_f32.c) -----------------------
  * Random shapes (seeded) the packed kernel takes: oc 16..70 (partial last
  * blocks, 1-4 full blocks per group), c 1..24, 1x1 / 3x3 / any kh, kw up
@@ -1729,6 +1859,9 @@ Suite *rt_conv_suite(void)
                         (int)(sizeof wino_cases / sizeof wino_cases[0]));
     tcase_add_loop_test(tc, test_conv_wino_sweep, 0, 4);
     tcase_add_test(tc, test_conv_wino_refuses);
+    tcase_add_loop_test(tc, test_conv_pwdw_cases, 0,
+                        sizeof(pwdw_cases) / sizeof(pwdw_cases[0]));
+    tcase_add_test(tc, test_conv_pwdw_refuses);
     tcase_add_loop_test(tc, test_conv_direct_flat_tiles, 0, 12);
     tcase_add_test(tc, test_conv2d_bad_args);
     tcase_add_test(tc, test_conv2d_scratch_size);

@@ -1194,6 +1194,8 @@ static const char *const status_kernels[] = {
     "ln_rt_conv2d_packed_f32",
     "ln_rt_conv2d_packed_ok",
     "ln_rt_conv2d_packed_res_f32",
+    "ln_rt_conv2d_pwdw_f32",
+    "ln_rt_conv2d_pwdw_ok",
     "ln_rt_conv2d_res_f32_for",
     "ln_rt_conv2d_s8",
     "ln_rt_conv2d_scaled_f32",
