@@ -20,12 +20,15 @@ else
 DIFF_RT := $(DIFF_DIR)/rt/libln_rt.a
 DIFF_RT_SRCS := $(wildcard runtime/kernels/*.c runtime/kernels/x86/*.c)
 DIFF_RT_OBJS := $(DIFF_RT_SRCS:runtime/kernels/%.c=$(DIFF_DIR)/rt/%.o)
+# -MMD: an object is rebuilt when a header it includes changes (a stale
+# copy of an inline activation once left a fused SiLU out of the GEMM here)
 $(DIFF_DIR)/rt/%.o: runtime/kernels/%.c
 	@mkdir -p $(dir $@)
-	$(CC) -std=c99 -O1 -g -march=native -Iruntime/include -Iruntime/kernels $(SAN) -c $< -o $@
+	$(CC) -std=c99 -O1 -g -march=native -Iruntime/include -Iruntime/kernels $(SAN) -MMD -MP -c $< -o $@
 $(DIFF_RT): $(DIFF_RT_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $^
+-include $(DIFF_RT_OBJS:.o=.d)
 endif
 
 DIFF_RUN = $(DIFF_PY) tests/difftest/difftest.py --bin $(BUILD)/bin \
