@@ -16,25 +16,61 @@
 /* ---- sum, mean, max, min ---------------------------------------------- */
 enum { RED_SUM, RED_MEAN, RED_MAX, RED_MIN };
 
+/* the sum of a reduced row into acc: eight partial sums (independent
+ * chains the compiler can put in one vector) from 16 elements on, a plain
+ * walk below. MnasNet's closing mean over 1280 planes of 7x7 took 3x ONNX
+ * Runtime's time with one chain of 7-element rows (before the merge of
+ * the reduced axes: reduce) */
+static float row_sum(const float *x, int32_t len, float acc)
+{
+    int32_t i = 0;
+    if (len >= 16) {
+        float p[8];
+        int j;
+        for (j = 0; j < 8; j++)
+            p[j] = x[j];
+        for (i = 8; i + 8 <= len; i += 8)
+            for (j = 0; j < 8; j++)
+                p[j] += x[i + j];
+        acc += ((p[0] + p[1]) + (p[2] + p[3])) + ((p[4] + p[5]) + (p[6] + p[7]));
+    }
+    for (; i < len; i++)
+        acc += x[i];
+    return acc;
+}
+
 static void reduce(const ln_rt_reduce_args *a, const float *x, float *y,
                    int op)
 {
     ptrdiff_t yst[LN_RT_MAX_DIMS], s = 1, yi = 0;
-    int32_t cnt[LN_RT_MAX_DIMS] = {0}, len, i;
+    int32_t cnt[LN_RT_MAX_DIMS] = {0}, dims[LN_RT_MAX_DIMS], len, i;
+    uint32_t mask = 0;
     size_t ny = 1, nred = 1, q;
-    int nd = a->ndim, d;
+    int nd = 0, d;
     float init = op == RED_MAX ? -INFINITY : op == RED_MIN ? INFINITY : 0.0f;
 
-    for (d = nd - 1; d >= 0; d--) {
+    /* adjacent axes both reduced or both kept become one (a [n][c][h][w]
+     * mean over h and w walks rows of h * w) */
+    for (d = 0; d < a->ndim; d++) {
+        const uint32_t r = (a->axes_mask >> d) & 1u;
         if (a->dims[d] == 0)
             return;
-        if (a->axes_mask & (1u << d)) {
+        if (nd > 0 && ((mask >> (nd - 1)) & 1u) == r) {
+            dims[nd - 1] *= a->dims[d];
+        } else {
+            dims[nd] = a->dims[d];
+            mask |= r << nd;
+            nd++;
+        }
+    }
+    for (d = nd - 1; d >= 0; d--) {
+        if (mask & (1u << d)) {
             yst[d] = 0;
-            nred *= (size_t)a->dims[d];
+            nred *= (size_t)dims[d];
         } else {
             yst[d] = s;
-            s *= a->dims[d];
-            ny *= (size_t)a->dims[d];
+            s *= dims[d];
+            ny *= (size_t)dims[d];
         }
     }
     for (q = 0; q < ny; q++)
@@ -43,10 +79,12 @@ static void reduce(const ln_rt_reduce_args *a, const float *x, float *y,
         y[0] = x[0];
         return;
     }
-    len = a->dims[nd - 1];
+    len = dims[nd - 1];
     for (;;) {
         float *yp = y + yi;
-        if (yst[nd - 1] == 0) {
+        if (yst[nd - 1] == 0 && op != RED_MAX && op != RED_MIN) {
+            *yp = row_sum(x, len, *yp);
+        } else if (yst[nd - 1] == 0) {
             float acc = *yp;
             for (i = 0; i < len; i++) {
                 float v = x[i];
@@ -72,9 +110,9 @@ static void reduce(const ln_rt_reduce_args *a, const float *x, float *y,
         x += len;
         for (d = nd - 2; d >= 0; d--) {
             yi += yst[d];
-            if (++cnt[d] < a->dims[d])
+            if (++cnt[d] < dims[d])
                 break;
-            yi -= yst[d] * a->dims[d];
+            yi -= yst[d] * dims[d];
             cnt[d] = 0;
         }
         if (d < 0)

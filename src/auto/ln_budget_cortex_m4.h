@@ -441,7 +441,7 @@ static const ln_budget_node ln_budget_cortex_m4_nodes[] = {
     {"pool3d", LN_BUDGET_RUNTIME, LN_BUDGET_TEXT, 980, 4, 264, 0, 675, 2},
     {"pool_edge", LN_BUDGET_RUNTIME, LN_BUDGET_TEXT, 384, 4, 36, 0, 677, 0},
     {"pool_plane", LN_BUDGET_RUNTIME, LN_BUDGET_TEXT, 1560, 4, 1280, 0, 677, 2},
-    {"reduce", LN_BUDGET_RUNTIME, LN_BUDGET_TEXT, 604, 4, 144, 0, 679, 1},
+    {"reduce", LN_BUDGET_RUNTIME, LN_BUDGET_TEXT, 888, 4, 216, 0, 679, 1},
     {"reduce_ext_f32", LN_BUDGET_RUNTIME, LN_BUDGET_TEXT, 620, 4, 296, 0, 680, 4},
     {"reduce_ext_f64", LN_BUDGET_RUNTIME, LN_BUDGET_TEXT, 780, 8, 312, 0, 684, 8},
     {"reduce_s64", LN_BUDGET_RUNTIME, LN_BUDGET_TEXT, 428, 4, 272, 0, 692, 1},

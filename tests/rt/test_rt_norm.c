@@ -152,15 +152,18 @@ END_TEST
 
 START_TEST(test_reduce)
 {
-    /* shape 2x3x4x3, every axes subset */
-    const int32_t dims[4] = { 2, 3, 4, 3 };
-    float x[72], y[72];
-    double rs[72], rmx[72], rmn[72], rme[72];
-    int cnt[72];
+    /* shapes 2x3x4x3 and 2x5x7x7 (rows of 49 and 245 once the reduced
+     * axes merge: the eight-chain sums, their tails), every axes subset */
+    static const int32_t shapes[2][4] = { { 2, 3, 4, 3 }, { 2, 5, 7, 7 } };
+    const int32_t *dims = shapes[_i / 16];
+    float x[490], y[490];
+    double rs[490], rmx[490], rmn[490], rme[490];
+    int cnt[490];
     ln_rt_reduce_args a;
-    uint32_t mask = (uint32_t)_i;
+    uint32_t mask = (uint32_t)_i % 16;
+    const int nx = dims[0] * dims[1] * dims[2] * dims[3];
     int i, d, ny = 1;
-    rt_fill(x, 72, -1, 1, 77);
+    rt_fill(x, (size_t)nx, -1, 1, 77);
     memset(&a, 0, sizeof(a));
     a.ndim = 4;
     for (d = 0; d < 4; d++) {
@@ -172,7 +175,7 @@ START_TEST(test_reduce)
     for (i = 0; i < ny; i++) {
         rs[i] = 0; rmx[i] = -INFINITY; rmn[i] = INFINITY; cnt[i] = 0;
     }
-    for (i = 0; i < 72; i++) {
+    for (i = 0; i < nx; i++) {
         int rem = i, yi = 0, ys = 1;
         for (d = 3; d >= 0; d--) {
             int idx = rem % dims[d];
@@ -506,7 +509,7 @@ Suite *rt_norm_suite(void)
     tcase_add_test(tc, test_instance_layer_norm);
     tcase_add_test(tc, test_norm_constant_row);
     tcase_add_loop_test(tc, test_lrn, 0, 2);
-    tcase_add_loop_test(tc, test_reduce, 0, 16);
+    tcase_add_loop_test(tc, test_reduce, 0, 32);
     tcase_add_loop_test(tc, test_softmax_argmax, 0, 2);
     tcase_add_test(tc, test_argmax_ties);
     tcase_add_loop_test(tc, test_reduce_ext, 0, 16);
