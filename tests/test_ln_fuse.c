@@ -554,8 +554,29 @@ START_TEST(test_conv_pwdw)
 }
 END_TEST
 
+/* x [1,8,20,20] -> conv2d_pwdw_cpu (pw_weight pw, weight w, group, 3x3
+ * pads 1, more params) -> y; as compiled for the Cortex-M4 when m4 (an IR
+ * with that arch: its ops pre_run for it when read) */
+static char *pwdw_op_ir(const char *pwdims, int pwlen, const char *wdims, int wlen, int group,
+                        const char *params, int m4)
+{
+    char *pw = create("pw", pwdims, pwlen, -1, 2), *w = create("w", wdims, wlen, -1, 2);
+    char *ir = ln_sprintf(
+        "{%s\"ops\":[{\"name\":\"x\",\"optype\":\"input\",\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"x\"}],"
+        "\"params\":[{\"arg_name\":\"dtype\",\"value\":\"float32\"},{\"arg_name\":\"dims\",\"value\":[1,8,20,20]}]},%s,%s,"
+        "{\"name\":\"conv\",\"optype\":\"conv2d_pwdw_cpu\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"x\"},"
+        "{\"arg_name\":\"pw_weight\",\"name\":\"pw\"},{\"arg_name\":\"weight\",\"name\":\"w\"}],"
+        "\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"y\"}],"
+        "\"params\":[{\"arg_name\":\"group\",\"value\":%d},{\"arg_name\":\"pads\",\"value\":[1,1,1,1]}%s]},"
+        "{\"name\":\"out\",\"optype\":\"output\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"y\"}]}]}",
+        m4 ? "\"arch\":\"cortex-m4\"," : "", pw, w, group, params);
+    ln_free(pw);
+    ln_free(w);
+    return ir;
+}
+
 /* A conv2d_pwdw_cpu in an IR read back is checked like any op: each bad
- * one gets one error naming the op and what is wrong. */
+ * one gets one error naming the op and what is wrong; a good one runs. */
 START_TEST(test_conv_pwdw_refused)
 {
     static const struct {
@@ -573,23 +594,16 @@ START_TEST(test_conv_pwdw_refused)
          192, 216, 8},
         {"[24,8,1,1]", "[24,1,3,3]", "", "cortex-m4", "made for host targets only", 192, 216, 24},
     };
+    char *ir;
+    ln_context *ctx;
+
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        char *pw = create("pw", bad[i].pwdims, bad[i].pwlen, -1, 2);
-        char *w = create("w", bad[i].wdims, bad[i].wlen, -1, 2);
-        /* the Cortex-M4 case: an IR compiled for it (its ops pre_run for
-         * that target when read) */
         const int m4 = ln_streq(bad[i].target, "cortex-m4");
-        char *ir = ln_sprintf(
-            "{%s\"ops\":[{\"name\":\"x\",\"optype\":\"input\",\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"x\"}],"
-            "\"params\":[{\"arg_name\":\"dtype\",\"value\":\"float32\"},{\"arg_name\":\"dims\",\"value\":[1,8,20,20]}]},%s,%s,"
-            "{\"name\":\"conv\",\"optype\":\"conv2d_pwdw_cpu\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"x\"},"
-            "{\"arg_name\":\"pw_weight\",\"name\":\"pw\"},{\"arg_name\":\"weight\",\"name\":\"w\"}],"
-            "\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"y\"}],"
-            "\"params\":[{\"arg_name\":\"group\",\"value\":%d},{\"arg_name\":\"pads\",\"value\":[1,1,1,1]}%s]},"
-            "{\"name\":\"out\",\"optype\":\"output\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"y\"}]}]}",
-            m4 ? "\"arch\":\"cortex-m4\"," : "", pw, w, bad[i].group, bad[i].params);
-        ln_context *ctx = ln_context_create();
-        int ret = ln_context_init_str(ctx, ir, "pwdw.json");
+        int ret;
+        ir = pwdw_op_ir(bad[i].pwdims, bad[i].pwlen, bad[i].wdims, bad[i].wlen, bad[i].group,
+                        bad[i].params, m4);
+        ctx = ln_context_create();
+        ret = ln_context_init_str(ctx, ir, "pwdw.json");
         if (ret == 0 && !m4)
             ret = ln_context_compile(ctx, "cpu");
         ck_assert_msg(ret != 0, "case %zu accepted", i);
@@ -597,29 +611,15 @@ START_TEST(test_conv_pwdw_refused)
                       "case %zu: %s", i, ln_error_message());
         ln_context_free(ctx);
         ln_free(ir);
-        ln_free(pw);
-        ln_free(w);
     }
-    /* and a good one runs */
-    {
-        char *pw = create("pw", "[24,8,1,1]", 192, -1, 2), *w = create("w", "[24,1,3,3]", 216, -1, 2);
-        char *ir = ln_sprintf(
-            "{\"ops\":[{\"name\":\"x\",\"optype\":\"input\",\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"x\"}],"
-            "\"params\":[{\"arg_name\":\"dtype\",\"value\":\"float32\"},{\"arg_name\":\"dims\",\"value\":[1,8,20,20]}]},%s,%s,"
-            "{\"name\":\"conv\",\"optype\":\"conv2d_pwdw_cpu\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"x\"},"
-            "{\"arg_name\":\"pw_weight\",\"name\":\"pw\"},{\"arg_name\":\"weight\",\"name\":\"w\"}],"
-            "\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"y\"}],"
-            "\"params\":[{\"arg_name\":\"group\",\"value\":24},{\"arg_name\":\"pads\",\"value\":[1,1,1,1]}]},"
-            "{\"name\":\"out\",\"optype\":\"output\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"y\"}]}]}",
-            pw, w);
-        ln_context *ctx = ln_context_create();
-        ck_assert_int_eq(ln_context_init_str(ctx, ir, "pwdw.json"), 0);
-        ck_assert_msg(ln_context_compile(ctx, "cpu") == 0, "%s", ln_error_message());
-        ln_context_free(ctx);
-        ln_free(ir);
-        ln_free(pw);
-        ln_free(w);
-    }
+    ir = pwdw_op_ir("[24,8,1,1]", 192, "[24,1,3,3]", 216, 24, "", 0);
+    ctx = ln_context_create();
+    ck_assert_int_eq(ln_context_init_str(ctx, ir, "pwdw.json"), 0);
+    ck_assert_msg(ln_context_compile(ctx, "cpu") == 0, "%s", ln_error_message());
+    ck_assert_int_eq(ln_context_load(ctx, NULL), 0);
+    ck_assert_int_eq(ln_context_run(ctx), 0);
+    ln_context_free(ctx);
+    ln_free(ir);
 }
 END_TEST
 
