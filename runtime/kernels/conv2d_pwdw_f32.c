@@ -25,7 +25,11 @@
  */
 #include "ln_rt_internal.h"
 
+/* -DPWDW_BLOCK_BYTES=... to try another block size (the scratch size
+ * follows it, so the compiler and the kernels must agree) */
+#ifndef PWDW_BLOCK_BYTES
 #define PWDW_BLOCK_BYTES (256u << 10)
+#endif
 
 /* the two convs fit together: pw 1x1 stride 1 unpadded group 1, dw
  * depthwise with multiplier 1 over pw's outputs, the same images */
