@@ -873,9 +873,11 @@ int ln_pass_fold_channel_scale(ln_context *ctx)
  * into scratch and the depthwise conv consumes it there). The fused op
  * keeps the depthwise conv's name, params, weight and bias and takes the
  * 1x1 conv's src, weight (pw_weight), bias (pw_bias) and activation
- * params (pw_activation, pw_act_alpha, pw_act_beta). Host targets only
- * (the caller's business); after the pack pass, so an expand packed for
- * a small map keeps its packed kernel.
+ * params (pw_activation, pw_act_alpha, pw_act_beta). Only where the
+ * expanded tensor is larger than the kernel's scratch (several blocks):
+ * a map that fits one block gains nothing and plans more. Host targets
+ * only (the caller's business); after the pack pass, so an expand packed
+ * for a small map keeps its packed kernel.
  */
 static int pwdw_one(ln_context *ctx, ln_op *dw, ln_bool *done)
 {
@@ -894,7 +896,13 @@ static int pwdw_one(ln_context *ctx, ln_op *dw, ln_bool *done)
         return 0;
     ln_ophook_conv2d_args(pw->op_arg, &pa);
     ln_ophook_conv2d_args(dw->op_arg, &da);
-    if (!ln_rt_conv2d_pwdw_ok(&pa, &da))
+    /* and only where its scratch is smaller than the expanded tensor: the
+     * kernel runs several blocks. One block is the unfused pair with the
+     * tensor moved into scratch, live beside the inner kernels' scratch:
+     * MobileNetV1-0.25's arena grew 222 -> 271 KB that way, for no speed */
+    if (!ln_rt_conv2d_pwdw_ok(&pa, &da) ||
+        ln_rt_conv2d_pwdw_f32_scratch_size(&pa, &da) >=
+            (size_t)pa.n * pa.oc * pa.h * pa.w * sizeof(float))
         return 0;
     newop = ln_op_copy_as(dw, proto);
     set_tensor_name(newop->op_arg->tensors_in, "src", ln_pass_tname_in(pw, "src"));

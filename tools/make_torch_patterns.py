@@ -271,6 +271,37 @@ def _mnv3():
 
 
 # --------------------------------------------------------------------------------------
+# Inverted residual blocks on a map large enough that the host fuses each 1x1 expand
+# with its depthwise conv (conv2d_pwdw_cpu runs them in channel blocks)
+# --------------------------------------------------------------------------------------
+
+class InvertedResidual(nn.Module):
+    """MobileNetV2's block (expand 4->24, ReLU6, depthwise 3x3, project, residual)
+    then EfficientNet's (expand 4->32, SiLU, depthwise 5x5 stride 2, project 32->8),
+    batch norms folded at export; 4x96x96 in."""
+    def __init__(self):
+        super().__init__()
+        def cbn(ci, co, k, s=1, g=1):
+            return nn.Sequential(nn.Conv2d(ci, co, k, s, k // 2, groups=g, bias=False),
+                                 nn.BatchNorm2d(co))
+        self.e1, self.d1, self.p1 = cbn(4, 24, 1), cbn(24, 24, 3, 1, 24), cbn(24, 4, 1)
+        self.e2, self.d2, self.p2 = cbn(4, 32, 1), cbn(32, 32, 5, 2, 32), cbn(32, 8, 1)
+        for mod in self.modules():
+            if isinstance(mod, nn.BatchNorm2d):
+                mod.running_mean.uniform_(-0.2, 0.2)
+                mod.running_var.uniform_(0.5, 1.5)
+
+    def forward(self, x):
+        x = x + self.p1(F.relu6(self.d1(F.relu6(self.e1(x)))))
+        return self.p2(F.silu(self.d2(F.silu(self.e2(x)))))
+
+
+@pattern("inverted_residual_96")
+def _inverted_residual():
+    return InvertedResidual(), (randn(1, 4, 96, 96),), ["x"], ["y"]
+
+
+# --------------------------------------------------------------------------------------
 # Common export patterns, each small
 # --------------------------------------------------------------------------------------
 
