@@ -75,13 +75,15 @@ typedef struct {
         if (u1)                                                               \
             A1 = DW_FMA(w1, x, A1);                                           \
     }
-#define DW_S1_STORE1(C, A, O)                                                 \
+/* vector C of a block's output row O: V (the sum, activation applied
+ * here), masked at an edge block; _s1 and _s2 store with it */
+#define DW_STORE_ACC(C, V, O)                                                 \
     if (NCH > C) {                                                            \
-        DW_V v = DW_ACT(A, act, alpha, beta);                                 \
+        DW_V v_ = DW_ACT(V, act, alpha, beta);                                \
         if (MASKED)                                                           \
-            DW_MSTORE(O + C * DW_VL, bk->sm[C], v);                           \
+            DW_MSTORE(O + C * DW_VL, bk->sm[C], v_);                          \
         else                                                                  \
-            DW_STORE(O + C * DW_VL, v);                                       \
+            DW_STORE(O + C * DW_VL, v_);                                      \
     }
 DW_INLINE void DW_CAT(DW_FN, _s1)(const int KH, const int KW, const int NCH,
                                   const int R, const int MASKED,
@@ -107,11 +109,11 @@ DW_INLINE void DW_CAT(DW_FN, _s1)(const int KH, const int KW, const int NCH,
             DW_S1_TAP(3, a03, a13)
         }
     }
-    DW_S1_STORE1(0, a00, o0) DW_S1_STORE1(1, a01, o0)
-    DW_S1_STORE1(2, a02, o0) DW_S1_STORE1(3, a03, o0)
+    DW_STORE_ACC(0, a00, o0) DW_STORE_ACC(1, a01, o0)
+    DW_STORE_ACC(2, a02, o0) DW_STORE_ACC(3, a03, o0)
     if (R > 1) {
-        DW_S1_STORE1(0, a10, o1) DW_S1_STORE1(1, a11, o1)
-        DW_S1_STORE1(2, a12, o1) DW_S1_STORE1(3, a13, o1)
+        DW_STORE_ACC(0, a10, o1) DW_STORE_ACC(1, a11, o1)
+        DW_STORE_ACC(2, a12, o1) DW_STORE_ACC(3, a13, o1)
     }
 }
 #undef DW_S1_TAP
@@ -127,14 +129,6 @@ DW_INLINE void DW_CAT(DW_FN, _s1)(const int KH, const int KW, const int NCH,
         A = DW_FMA(we, DW_EVEN(lo, hi), A);                                   \
         if (2 * m + 1 < KW)                                                   \
             A = DW_FMA(wo, DW_ODD(lo, hi), A);                                \
-    }
-#define DW_S2_STORE1(C, A)                                                    \
-    if (NCH > C) {                                                            \
-        DW_V v = DW_ACT(DW_FIX(A), act, alpha, beta);                         \
-        if (MASKED)                                                           \
-            DW_MSTORE(o0 + C * DW_VL, bk->sm[C], v);                          \
-        else                                                                  \
-            DW_STORE(o0 + C * DW_VL, v);                                      \
     }
 DW_INLINE void DW_CAT(DW_FN, _s2)(const int KH, const int KW, const int NCH,
                                   const int MASKED, const float *const *irow,
@@ -158,10 +152,11 @@ DW_INLINE void DW_CAT(DW_FN, _s2)(const int KH, const int KW, const int NCH,
             DW_S2_TAP(3, a3)
         }
     }
-    DW_S2_STORE1(0, a0) DW_S2_STORE1(1, a1) DW_S2_STORE1(2, a2)
-    DW_S2_STORE1(3, a3)
+    DW_STORE_ACC(0, DW_FIX(a0), o0) DW_STORE_ACC(1, DW_FIX(a1), o0)
+    DW_STORE_ACC(2, DW_FIX(a2), o0) DW_STORE_ACC(3, DW_FIX(a3), o0)
 }
 #undef DW_S2_TAP
+#undef DW_STORE_ACC
 
 /* one block: dispatch to an instance with constant sizes */
 #define DW_S1_CASES(KH, KW, R)                                                \
