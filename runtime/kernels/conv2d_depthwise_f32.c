@@ -2,7 +2,8 @@
  * conv2d_depthwise_f32.c -- depthwise 2-D convolution (group == c, oc a
  * multiple of c), NCHW, float32: a direct kernel, on x86 the one in
  * x86/conv2d_depthwise_f32_simd.h (masked edges, no copy) or, for narrow
- * maps with AVX-512, 16 channels across the lanes (scratch: a padded
+ * maps with AVX-512, 3x3 stride 1 lane shifts of the flat plane (rows of
+ * 2..15, no scratch) or 16 channels across the lanes (scratch: a padded
  * pixel-major copy of 16 planes and the outputs), else (and for
  * dilation etc.) sums over a zero-padded copy of each input plane
  * (scratch: one padded plane, reserved whatever the ISA).  No reference to
@@ -32,6 +33,14 @@ static void dw_run(int portable, const ln_rt_conv2d_args *a, const float *src,
 #if LN_RT_HAVE_AVX2
     if (!portable) {
 #if LN_RT_HAVE_AVX512
+        /* 3x3 stride 1 "same" on rows of 2..15: lane shifts of the flat
+         * plane (DS-CNN's 64 @25x5 0.62 of the channels kernel's time,
+         * MobileNetV1's 64 @12 0.72, 128 @6 0.82, 256 @3 0.89,
+         * MobileNetV2's 960 @7 0.81; 384 @14 0.61 of the flat kernel's;
+         * best of 3000, one process) */
+        if (LN_RT_CPU_AVX512 &&
+            ln_rt__conv2d_depthwise_flat3_f32_avx512(a, src, weight, bias, dst))
+            return;
         /* narrow maps (ln_rt__conv2d_depthwise_cl_floats says which):
          * 16 channels across the lanes */
         if (LN_RT_CPU_AVX512 &&
@@ -71,6 +80,18 @@ static void dw_run(int portable, const ln_rt_conv2d_args *a, const float *src,
 }
 
 #if !LN_RT_TARGET_IS_CORTEX_M4
+/* The shapes the 3x3 lane-shift kernel takes (it runs before the
+ * channels kernel, which then needs no scratch for them): 3x3, stride 1,
+ * no dilation, pads 1 on every side, rows of 2..15 (a tap's flat offset
+ * then stays within one vector), any height. */
+int ln_rt__conv2d_depthwise_flat3_ok(const ln_rt_conv2d_args *a)
+{
+    return a->kh == 3 && a->kw == 3 && a->stride_h == 1 &&
+           a->stride_w == 1 && a->dil_h == 1 && a->dil_w == 1 &&
+           a->pad_top == 1 && a->pad_bottom == 1 && a->pad_left == 1 &&
+           a->pad_right == 1 && a->w >= 2 && a->w <= 15 && a->h >= 1;
+}
+
 /* Which shapes the channels-across-lanes kernel takes, from side-by-side
  * runs against the kernels it replaces (time per channel, AVX-512, one
  * core, docs/performance.md): more than 9 taps (5x5) on rows of up to 28
@@ -92,7 +113,7 @@ size_t ln_rt__conv2d_depthwise_cl_floats(const ln_rt_conv2d_args *a)
     int32_t oh, ow;
     size_t n;
     if (a->dil_h != 1 || a->dil_w != 1 || a->kh > 8 || a->kw > 8 ||
-        a->oc < 16)
+        a->oc < 16 || ln_rt__conv2d_depthwise_flat3_ok(a))
         return 0;
     ln_rt__conv_out_hw(a, &oh, &ow);
     if (oh <= 0 || ow <= 0 || ow > LN_RT_DW_CL_MAX_OW)

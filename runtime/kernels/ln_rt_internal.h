@@ -495,7 +495,8 @@ static inline void ln_rt__conv_out_hw(const ln_rt_conv2d_args *a, int32_t *oh,
  * the scratch floats it needs for a shape (64-byte alignment included),
  * 0 for shapes it does not take (see conv2d_depthwise_f32.c: dilation,
  * kh or kw > 8, fewer than 16 output channels, output rows wider than
- * LN_RT_DW_CL_MAX_OW, some 3x3 stride-1 widths, more than
+ * LN_RT_DW_CL_MAX_OW, some 3x3 stride-1 widths and those the 3x3
+ * lane-shift kernel takes, more than
  * LN_RT_DW_CL_MAXF floats). The depthwise scratch size covers it on
  * every host build, whatever the CPU. */
 #ifndef LN_RT_DW_CL_MAX_OW
@@ -503,6 +504,9 @@ static inline void ln_rt__conv_out_hw(const ln_rt_conv2d_args *a, int32_t *oh,
 #endif
 #define LN_RT_DW_CL_MAXF 131072
 size_t ln_rt__conv2d_depthwise_cl_floats(const ln_rt_conv2d_args *a);
+/* the shapes ln_rt__conv2d_depthwise_flat3_f32_avx512 takes (3x3, stride
+ * 1, pads 1, rows of 2..15); the channels kernel leaves them to it */
+int ln_rt__conv2d_depthwise_flat3_ok(const ln_rt_conv2d_args *a);
 /* depthwise: pp is the padded-plane scratch, rows of
  * w + pad_left + pad_right + LN_RT_DW_SLACK floats */
 #define LN_RT_DW_SLACK 16
@@ -532,6 +536,13 @@ int ln_rt__conv2d_depthwise_f32_avx512(const ln_rt_conv2d_args *a, const float *
 int ln_rt__conv2d_depthwise_flat_f32_avx512(const ln_rt_conv2d_args *a,
                                   const float *src, const float *weight,
                                   const float *bias, float *dst);
+/* 3x3, stride 1, pads 1, rows of 2..15, any height: the flat plane with
+ * one aligned load per vector and lane shifts per tap; returns 0 without
+ * touching dst otherwise */
+int ln_rt__conv2d_depthwise_flat3_f32_avx512(const ln_rt_conv2d_args *a,
+                                             const float *src,
+                                             const float *weight,
+                                             const float *bias, float *dst);
 /* channels across the 16 lanes (narrow maps, any stride and pads):
  * returns 0 without touching dst when ln_rt__conv2d_depthwise_cl_floats
  * is 0; scratch as ln_rt_conv2d_depthwise_f32_scratch_size */

@@ -491,6 +491,12 @@ START_TEST(test_conv2d_depthwise_sweep)
             ck_assert_msg(y[0] >= 50.0f && y[ny - 1] >= 50.0f,
                           "flat declined but wrote");
         }
+        rt_fill(y, ny, 50, 60, 9);
+        if (ln_rt__conv2d_depthwise_flat3_f32_avx512(&a, x, wt, k.bias ? b : NULL, y))
+            RT_CHECK(y, ref, ny, 2e-5, "depthwise (AVX-512 flat 3x3)");
+        else
+            ck_assert_msg(y[0] >= 50.0f && y[ny - 1] >= 50.0f,
+                          "flat 3x3 declined but wrote");
         }
 #endif
         free(x); free(wt); free(b); free(y); free(ref); free(scr);
@@ -506,6 +512,86 @@ START_TEST(test_conv2d_depthwise_sweep)
     }
 #endif
     (void)taken2; (void)taken512; (void)takenflat;
+}
+END_TEST
+
+/* The 3x3 stride-1 lane-shift kernel (ln_rt__conv2d_depthwise_flat3_f32_avx512)
+ * on every row width it takes (2..15), heights 1..19 (so planes of one
+ * partial vector up to 18 vectors, and every column-mask period), batch
+ * 2, channel multiplier 2, with and without bias, every activation:
+ * against the double reference, and for the flat kernel's bits where that
+ * takes the shape (the same sums: bias, then the taps in row-major order,
+ * a tap off the plane adding 0 * w). Then the shapes it must refuse. */
+START_TEST(test_conv2d_depthwise_flat3)
+{
+#if LN_RT_HAVE_AVX512
+    uint32_t s = 4242u + (uint32_t)_i;
+    const int32_t W = 2 + _i; /* the loop runs _i 0..13 */
+    int32_t h, taken = 0, same = 0;
+    if (!LN_RT_CPU_AVX512)
+        return;
+    for (h = 1; h <= 19; h += 1 + (int32_t)(rt_rand(&s) % 3)) {
+        conv_case k = { 1, 3, 0, 0, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3,
+                        LN_RT_ACT_NONE, 1 };
+        ln_rt_conv2d_args a;
+        size_t nx, ny;
+        float *x, *wt, *b, *y, *y2;
+        double *ref;
+        k.n = 1 + (int32_t)(rt_rand(&s) % 2);
+        k.c = k.g = 1 + (int32_t)(rt_rand(&s) % 20);
+        k.oc = k.c * (1 + (int32_t)(rt_rand(&s) % 2));
+        k.h = h;
+        k.w = W;
+        k.act = (ln_rt_act)(rt_rand(&s) % RT_N_ACT);
+        k.bias = (int)(rt_rand(&s) % 3 != 0);
+        to_args(&k, &a);
+        nx = (size_t)k.n * k.c * k.h * k.w;
+        ny = (size_t)k.n * k.oc * k.h * k.w;
+        x = rt_alloc(nx); wt = rt_alloc((size_t)k.oc * 9); b = rt_alloc(k.oc);
+        y = rt_alloc(ny); y2 = rt_alloc(ny); ref = rt_allocd(ny);
+        rt_fill(x, nx, -1, 1, 10u + (uint32_t)h);
+        rt_fill(wt, (size_t)k.oc * 9, -1, 1, 20u + (uint32_t)h);
+        rt_fill(b, k.oc, -1, 1, 30u + (uint32_t)h);
+        conv_ref(&k, x, wt, k.bias ? b : NULL, ref, k.h, k.w);
+        ck_assert(ln_rt__conv2d_depthwise_flat3_f32_avx512(
+            &a, x, wt, k.bias ? b : NULL, y));
+        RT_CHECK(y, ref, ny, 2e-5, "depthwise (AVX-512 flat 3x3)");
+        taken++;
+        if (ln_rt__conv2d_depthwise_flat_f32_avx512(&a, x, wt,
+                                                    k.bias ? b : NULL, y2)) {
+            ck_assert_msg(!memcmp(y, y2, ny * sizeof(float)),
+                          "flat 3x3 kernel != flat kernel bits (%dx%d)", h, W);
+            same++;
+        }
+        free(x); free(wt); free(b); free(y); free(y2); free(ref);
+    }
+    ck_assert_int_gt(taken, 5);
+    ck_assert_int_eq(same, taken);
+    {
+        /* refused: 16-wide rows, 5x5, stride 2, pads 0, dilation 2, 1-wide
+         * rows; dst untouched */
+        static const conv_case no[] = {
+            { 1, 2, 5, 16, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2, LN_RT_ACT_NONE, 1 },
+            { 1, 2, 5, 7, 2, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 2, LN_RT_ACT_NONE, 1 },
+            { 1, 2, 5, 7, 2, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 2, LN_RT_ACT_NONE, 1 },
+            { 1, 2, 5, 7, 2, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 2, LN_RT_ACT_NONE, 1 },
+            { 1, 2, 5, 7, 2, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 2, LN_RT_ACT_NONE, 1 },
+            { 1, 2, 5, 1, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2, LN_RT_ACT_NONE, 1 },
+        };
+        float y[2 * 5 * 16];
+        size_t i;
+        int j;
+        for (i = 0; i < sizeof(no) / sizeof(no[0]); i++) {
+            ln_rt_conv2d_args a;
+            to_args(&no[i], &a);
+            for (j = 0; j < 2 * 5 * 16; j++)
+                y[j] = 7.0f;
+            ck_assert(!ln_rt__conv2d_depthwise_flat3_f32_avx512(&a, y, y, y, y));
+            for (j = 0; j < 2 * 5 * 16; j++)
+                ck_assert(y[j] == 7.0f);
+        }
+    }
+#endif
 }
 END_TEST
 
@@ -940,45 +1026,61 @@ START_TEST(test_conv_depthwise_cl_sweep)
 }
 END_TEST
 
-/* every activation through the channels kernel (one shape each, DS-CNN's
- * 25 x 5 with a channel tail and no bias for half) */
+/* every activation through the channels kernel (a stride-2 shape to
+ * DS-CNN's 25 x 5) and the 3x3 lane-shift kernel (DS-CNN's 25 x 5, which
+ * the channels kernel leaves to it), with a channel tail and no bias for
+ * half */
 START_TEST(test_conv_depthwise_cl_acts)
 {
-    conv_case k = { 1, 40, 25, 5, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 40,
-                    LN_RT_ACT_NONE, 1 };
-    ln_rt_conv2d_args a;
-    const int32_t oh = 25, ow = 5;
-    size_t nx, nw, ny;
-    float *x, *wt, *b, *y;
-    double *ref;
-    void *scr;
-    k.act = (ln_rt_act)_i;
-    k.bias = _i % 2;
-    to_args(&k, &a);
-    nx = (size_t)k.c * k.h * k.w;
-    nw = (size_t)k.oc * 9;
-    ny = (size_t)k.oc * oh * ow;
-    x = rt_alloc(nx); wt = rt_alloc(nw); b = rt_alloc(k.oc);
-    y = rt_alloc(ny); ref = rt_allocd(ny);
-    scr = rt_scratch(ln_rt_conv2d_depthwise_f32_scratch_size(&a));
-    rt_fill(x, nx, -3, 3, 11u + (uint32_t)_i);
-    rt_fill(wt, nw, -1, 1, 12u);
-    rt_fill(b, k.oc, -1, 1, 13u);
-    conv_ref(&k, x, wt, k.bias ? b : NULL, ref, oh, ow);
-    ck_assert_uint_gt(ln_rt__conv2d_depthwise_cl_floats(&a), 0);
-    rt_fill(y, ny, 50, 60, 9);
-    ck_assert_int_eq(ln_rt_conv2d_depthwise_f32(&a, x, wt, k.bias ? b : NULL,
-                                                y, scr), LN_RT_OK);
-    RT_CHECK(y, ref, ny, 2e-5, "depthwise (public, cl acts)");
-#if LN_RT_HAVE_AVX512
-    if (LN_RT_CPU_AVX512) {
+    static const conv_case ks[2] = {
+        { 1, 40, 49, 9, 40, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 40,
+          LN_RT_ACT_NONE, 1 },
+        { 1, 40, 25, 5, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 40,
+          LN_RT_ACT_NONE, 1 },
+    };
+    int ki;
+    for (ki = 0; ki < 2; ki++) {
+        conv_case k = ks[ki];
+        ln_rt_conv2d_args a;
+        const int32_t oh = 25, ow = 5;
+        size_t nx, nw, ny;
+        float *x, *wt, *b, *y;
+        double *ref;
+        void *scr;
+        k.act = (ln_rt_act)_i;
+        k.bias = _i % 2;
+        to_args(&k, &a);
+        nx = (size_t)k.c * k.h * k.w;
+        nw = (size_t)k.oc * 9;
+        ny = (size_t)k.oc * oh * ow;
+        x = rt_alloc(nx); wt = rt_alloc(nw); b = rt_alloc(k.oc);
+        y = rt_alloc(ny); ref = rt_allocd(ny);
+        scr = rt_scratch(ln_rt_conv2d_depthwise_f32_scratch_size(&a));
+        rt_fill(x, nx, -3, 3, 11u + (uint32_t)_i);
+        rt_fill(wt, nw, -1, 1, 12u);
+        rt_fill(b, k.oc, -1, 1, 13u);
+        conv_ref(&k, x, wt, k.bias ? b : NULL, ref, oh, ow);
+        ck_assert_int_eq(ln_rt__conv2d_depthwise_cl_floats(&a) > 0, ki == 0);
+        ck_assert_int_eq(ln_rt__conv2d_depthwise_flat3_ok(&a), ki == 1);
         rt_fill(y, ny, 50, 60, 9);
-        ck_assert_int_eq(ln_rt__conv2d_depthwise_cl_f32_avx512(
-                             &a, x, wt, k.bias ? b : NULL, y, scr), 1);
-        RT_CHECK(y, ref, ny, 2e-5, "depthwise (AVX-512 channels, acts)");
-    }
+        ck_assert_int_eq(ln_rt_conv2d_depthwise_f32(&a, x, wt,
+                                                    k.bias ? b : NULL, y,
+                                                    scr), LN_RT_OK);
+        RT_CHECK(y, ref, ny, 2e-5, "depthwise (public, cl / flat3 acts)");
+#if LN_RT_HAVE_AVX512
+        if (LN_RT_CPU_AVX512) {
+            rt_fill(y, ny, 50, 60, 9);
+            if (ki == 0)
+                ck_assert_int_eq(ln_rt__conv2d_depthwise_cl_f32_avx512(
+                                     &a, x, wt, k.bias ? b : NULL, y, scr), 1);
+            else
+                ck_assert_int_eq(ln_rt__conv2d_depthwise_flat3_f32_avx512(
+                                     &a, x, wt, k.bias ? b : NULL, y), 1);
+            RT_CHECK(y, ref, ny, 2e-5, "depthwise (AVX-512 cl / flat3, acts)");
+        }
 #endif
-    free(x); free(wt); free(b); free(y); free(ref); free(scr);
+        free(x); free(wt); free(b); free(y); free(ref); free(scr);
+    }
 }
 END_TEST
 
@@ -1840,6 +1942,7 @@ Suite *rt_conv_suite(void)
     tcase_add_loop_test(tc, test_conv2d_res_cases, 0,
                         (int)(sizeof(cases) / sizeof(cases[0])));
     tcase_add_loop_test(tc, test_conv2d_depthwise_sweep, 0, 8);
+    tcase_add_loop_test(tc, test_conv2d_depthwise_flat3, 0, 14);
     tcase_add_loop_test(tc, test_conv2d_scaled, 0,
                         (int)(sizeof(cases) / sizeof(cases[0])));
     tcase_add_loop_test(tc, test_conv2d_act_unfused, 0,

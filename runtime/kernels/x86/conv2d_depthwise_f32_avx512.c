@@ -152,6 +152,110 @@ int ln_rt__conv2d_depthwise_flat_f32_avx512(const ln_rt_conv2d_args *a,
     return 1;
 }
 
+/* ---- 3x3 stride 1 on rows of 2..15: one load per vector, lane shifts -
+ * The flat kernel above pays a masked load per (vector, tap) that splits
+ * two cache lines; the channels kernel below, two 16 x 16 transposes per
+ * 16 pixels. Here each input vector of the flat plane is loaded once (in
+ * order, a window of three: v - 1, v, v + 1), with two copies beside it:
+ * one with the plane's last column zeroed, read by the left taps (kx 0),
+ * one with its first column zeroed, read by the right taps (kx 2). A
+ * tap's input for output vector v is then one two-register lane shift
+ * (vpermt2ps) of the window: with rows of at most 15 a tap's flat offset
+ * (ky - 1) * W + kx - 1 stays within one vector either way, and a tap
+ * that falls off the left or right edge reads a zeroed column, one above
+ * or below the plane reads a zero vector. So there is no mask in the
+ * loop, and a zero tap is 0 * w as in the flat and channels kernels:
+ * the same bits (bias, then the taps in row-major order). */
+int ln_rt__conv2d_depthwise_flat3_f32_avx512(const ln_rt_conv2d_args *a,
+                                             const float *src,
+                                             const float *weight,
+                                             const float *bias, float *dst)
+{
+    const int32_t H = a->h, W = a->w, npix = H * W, nv = (npix + 15) / 16;
+    const int32_t mult = a->oc / a->c;
+    /* column masks repeat every W / gcd(16, W) <= 15 vectors */
+    __mmask16 keep_l[15], keep_r[15];
+    __m512i idx[9];
+    int32_t per, v, t, b, o, j;
+
+    if (!ln_rt__conv2d_depthwise_flat3_ok(a))
+        return 0;
+    for (per = 1; (per * 16) % W; per++)
+        ;
+    for (v = 0; v < per; v++) {
+        uint32_t ml = 0, mr = 0;
+        for (j = 0; j < 16; j++) {
+            const int32_t x = (v * 16 + j) % W;
+            ml |= (uint32_t)(x != W - 1) << j; /* read by kx 0 */
+            mr |= (uint32_t)(x != 0) << j;     /* read by kx 2 */
+        }
+        keep_l[v] = (__mmask16)ml;
+        keep_r[v] = (__mmask16)mr;
+    }
+    /* tap t = 3 ky + kx, flat offset off: lanes 16 + off + j of
+     * (v - 1, v) above (off < 0), off + j of (v, v + 1) below */
+    for (t = 0; t < 9; t++) {
+        const int32_t off = (t / 3 - 1) * W + t % 3 - 1;
+        idx[t] = _mm512_add_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8,
+                                                    9, 10, 11, 12, 13, 14,
+                                                    15),
+                                  _mm512_set1_epi32(off < 0 ? 16 + off : off));
+    }
+    for (b = 0; b < a->n; b++) {
+        for (o = 0; o < a->oc; o++) {
+            const float *in = src + ((size_t)b * a->c + o / mult) * npix;
+            float *out = dst + ((size_t)b * a->oc + o) * npix;
+            const float *wk = weight + (size_t)o * 9;
+            const __m512 b0 = _mm512_set1_ps(bias ? bias[o] : 0.0f);
+            const __m512 w0 = _mm512_set1_ps(wk[0]), w1 = _mm512_set1_ps(wk[1]),
+                         w2 = _mm512_set1_ps(wk[2]), w3 = _mm512_set1_ps(wk[3]),
+                         w4 = _mm512_set1_ps(wk[4]), w5 = _mm512_set1_ps(wk[5]),
+                         w6 = _mm512_set1_ps(wk[6]), w7 = _mm512_set1_ps(wk[7]),
+                         w8 = _mm512_set1_ps(wk[8]);
+            const __m512 z = _mm512_setzero_ps();
+            /* the window: plain, last column zeroed (L), first (R) */
+            __m512 p = z, pl = z, pr = z, c, cl, cr;
+            int32_t m = 0; /* v % per */
+            c = npix >= 16 ? _mm512_loadu_ps(in)
+                           : _mm512_maskz_loadu_ps((__mmask16)((1u << npix) - 1u),
+                                                   in);
+            cl = _mm512_maskz_mov_ps(keep_l[0], c);
+            cr = _mm512_maskz_mov_ps(keep_r[0], c);
+            for (v = 0; v < nv; v++) {
+                const int32_t q = v * 16 + 16, left = npix - q;
+                const int32_t mn = m + 1 == per ? 0 : m + 1;
+                __m512 n, nl, nr, acc;
+                n = left >= 16 ? _mm512_loadu_ps(in + q)
+                    : left > 0 ? _mm512_maskz_loadu_ps(
+                                     (__mmask16)((1u << left) - 1u), in + q)
+                               : z;
+                nl = _mm512_maskz_mov_ps(keep_l[mn], n);
+                nr = _mm512_maskz_mov_ps(keep_r[mn], n);
+                acc = _mm512_fmadd_ps(_mm512_permutex2var_ps(pl, idx[0], cl), w0, b0);
+                acc = _mm512_fmadd_ps(_mm512_permutex2var_ps(p, idx[1], c), w1, acc);
+                acc = _mm512_fmadd_ps(_mm512_permutex2var_ps(pr, idx[2], cr), w2, acc);
+                acc = _mm512_fmadd_ps(_mm512_permutex2var_ps(pl, idx[3], cl), w3, acc);
+                acc = _mm512_fmadd_ps(c, w4, acc);
+                acc = _mm512_fmadd_ps(_mm512_permutex2var_ps(cr, idx[5], nr), w5, acc);
+                acc = _mm512_fmadd_ps(_mm512_permutex2var_ps(cl, idx[6], nl), w6, acc);
+                acc = _mm512_fmadd_ps(_mm512_permutex2var_ps(c, idx[7], n), w7, acc);
+                acc = _mm512_fmadd_ps(_mm512_permutex2var_ps(cr, idx[8], nr), w8, acc);
+                acc = ln_rt__act_v512(acc, a->act, a->alpha, a->beta);
+                if (left + 16 >= 16)
+                    _mm512_storeu_ps(out + q - 16, acc);
+                else
+                    _mm512_mask_storeu_ps(out + q - 16,
+                                          (__mmask16)((1u << (left + 16)) - 1u),
+                                          acc);
+                p = c; pl = cl; pr = cr;
+                c = n; cl = nl; cr = nr;
+                m = mn;
+            }
+        }
+    }
+    return 1;
+}
+
 /* ---- channels across lanes, for narrow maps ----------------------------
  * With 16 lanes along a row of 3..15 outputs, or along the flat plane
  * (the kernel above), every (vector, tap) costs a load that straddles two
