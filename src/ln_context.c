@@ -395,7 +395,8 @@ static cJSON *quant_json(const ln_context *ctx)
     return q;
 }
 
-static int init_tree(ln_context *ctx, cJSON *root, const char *source, ln_hash *consts)
+static int init_tree(ln_context *ctx, cJSON *root, const char *source, ln_hash *consts,
+                     const char *target)
 {
     const cJSON *data, *arch, *plan;
     ln_list *ops = NULL;
@@ -425,10 +426,14 @@ static int init_tree(ln_context *ctx, cJSON *root, const char *source, ln_hash *
         ln_op_table_insert(ctx->op_table, op);
     }
     /* a compiled IR's ops pre_run for the target it was planned for (the
-     * scratch sizes its memory_plan holds) */
+     * scratch sizes its memory_plan holds); an uncompiled one's for the
+     * target the caller will compile it for, so that ops already concrete
+     * in it are checked for that target (conv2d_packed_cpu and the other
+     * host-only ops are refused for the Cortex-M4 here: compile does not
+     * pre_run them again) */
     arch = cJSON_GetObjectItemCaseSensitive(root, "arch");
-    if (cJSON_IsString(arch)) {
-        const ln_arch *a = ln_arch_find(arch->valuestring);
+    if (cJSON_IsString(arch) || target) {
+        const ln_arch *a = ln_arch_find(cJSON_IsString(arch) ? arch->valuestring : target);
         ctx->target = a ? a->arch_name : NULL;
     }
     /* pre_run in order; on failure, undo the ones that ran */
@@ -481,7 +486,7 @@ int ln_context_init_str(ln_context *ctx, const char *json, const char *source)
     ln_context_cleanup(ctx);
     if ((ret = ln_json_parse_text(json, source ? source : "<string>", &root)))
         return ret;
-    return init_tree(ctx, root, source, NULL);
+    return init_tree(ctx, root, source, NULL, NULL);
 }
 
 int ln_context_init_mem(ln_context *ctx, const void *buf, size_t len, const char *source,
@@ -501,7 +506,7 @@ int ln_context_init_mem(ln_context *ctx, const void *buf, size_t len, const char
                         : "%s: unknown model format%s", source, format ? format : "");
     if ((ret = ser->load(buf, len, source, opts, &root, &consts)))
         return ret;
-    return init_tree(ctx, root, source, consts);
+    return init_tree(ctx, root, source, consts, opts ? opts->target : NULL);
 }
 
 static char *read_stdin(size_t *lenp)

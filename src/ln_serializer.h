@@ -20,6 +20,10 @@ struct cJSON;
 typedef struct ln_serializer_opts {
     /* "name=1x3x224x224" strings; NULL-terminated; may be NULL */
     const char *const *shapes;
+    /* the arch the model will be compiled for ("cortex-m4"), or NULL: an
+     * IR without "arch" whose ops are already concrete is checked for it
+     * when read (host-only ops are refused for the Cortex-M4) */
+    const char *target;
 } ln_serializer_opts;
 
 typedef struct ln_serializer {

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <check.h>
 #include "ln_interp.h"
+#include "ln_serializer.h"
 
 static unsigned seed = 1;
 
@@ -615,7 +616,22 @@ START_TEST(test_conv_pwdw_refused)
         ln_context_free(ctx);
         ln_free(ir);
     }
+    /* an IR without "arch" read to be compiled for the Cortex-M4 (lightnet
+     * -t cortex-m4, ln-aot -t cortex-m4): its ops pre_run for that target
+     * when read, so the host-only op is refused there, not at run time */
     ir = pwdw_op_ir("[24,8,1,1]", 192, "[24,1,3,3]", 216, 24, "", 0);
+    {
+        ln_serializer_opts m4 = {NULL, "cortex-m4"}, host = {NULL, "cpu"};
+        ctx = ln_context_create();
+        ck_assert_int_ne(ln_context_init_mem(ctx, ir, strlen(ir), "pwdw.json", "json", &m4), 0);
+        ck_assert_msg(strstr(ln_error_message(), "made for host targets only") &&
+                      strstr(ln_error_message(), "pwdw.json"), "%s", ln_error_message());
+        ln_context_free(ctx);
+        ctx = ln_context_create();
+        ck_assert_int_eq(ln_context_init_mem(ctx, ir, strlen(ir), "pwdw.json", "json", &host), 0);
+        ck_assert_msg(ln_context_compile(ctx, "cpu") == 0, "%s", ln_error_message());
+        ln_context_free(ctx);
+    }
     ctx = ln_context_create();
     ck_assert_int_eq(ln_context_init_str(ctx, ir, "pwdw.json"), 0);
     ck_assert_msg(ln_context_compile(ctx, "cpu") == 0, "%s", ln_error_message());

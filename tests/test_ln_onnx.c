@@ -32,7 +32,7 @@ static char *slurp(const char *path, size_t *len)
 static int import(const char *path, const char *const *shapes, cJSON **ir, ln_hash **consts)
 {
     const ln_serializer *ser = ln_serializer_find("onnx");
-    ln_serializer_opts opts = {shapes};
+    ln_serializer_opts opts = {shapes, NULL};
     size_t len;
     char *buf = slurp(path, &len);
     int ret;
@@ -89,7 +89,7 @@ START_TEST(test_basic_run)
 {
     const float x[6] = {1, 2, 3, -9, 0, 1}, want[6] = {4.5f, 3, 15, 0, 0, 9};
     const char *shapes[] = {"x=2x3", NULL};
-    ln_serializer_opts opts = {shapes};
+    ln_serializer_opts opts = {shapes, NULL};
     ln_context *ctx = ln_context_create();
     size_t len;
     char *buf = slurp("onnx/basic.onnx", &len);

@@ -140,9 +140,11 @@ static int save_output(const ln_context *ctx, const char *arg)
 static ln_context *compare_ctx(const char *path, const ln_serializer_opts *opts, ln_bool fuse)
 {
     ln_context *c = ln_context_create();
+    ln_serializer_opts host = *opts;
+    host.target = "cpu";
     c->no_opt = !fuse;
     c->plan_noreuse = LN_TRUE;
-    if (ln_context_init_opts(c, path, opts) || ln_context_compile(c, "cpu")) {
+    if (ln_context_init_opts(c, path, &host) || ln_context_compile(c, "cpu")) {
         ln_context_free(c);
         return NULL;
     }
@@ -269,6 +271,7 @@ int main(int argc, char **argv)
     }
     shapes[nshapes] = NULL;
     opts.shapes = shapes;
+    opts.target = run_only ? NULL : target;
     if (budget) {   /* before the model is read: no partial output */
         ln_budget b;
         if (ln_budget_parse(budget, &b)) {

@@ -298,6 +298,7 @@ static ln_context *compiled_model(const aot_args *g, const char *text, size_t le
     ln_serializer_opts sopts;
 
     sopts.shapes = g->nshapes ? g->shapes : NULL;
+    sopts.target = g->target;
     if (ln_context_init_mem(ctx, text, len, ln_streq(g->model, "-") ? "<stdin>" : g->model, NULL,
                             &sopts) ||
         (g->datafile && ln_context_set_data_file(ctx, g->datafile)))

@@ -178,6 +178,7 @@ int main(int argc, char **argv)
                         "protobuf-c-compiler, libprotobuf-c-dev and libonnx-dev at build time)");
     }
     opts.shapes = shapes;
+    opts.target = NULL;
     json_path = out ? ln_strdup(out) : swap_ext(model, ".onnx", ".json");
     params_path = data ? ln_strdup(data) : swap_ext(json_path, ".json", ".params");
     if (!data && !ln_outfile_is_regular(json_path)) {

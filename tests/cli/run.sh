@@ -60,6 +60,21 @@ expect_error "unknown target" "unknown target 'gpu9' (known: cpu, cortex-m4)" -t
 if "$LN_BIN/lightnet" -t cortex-m4 examples/slice/slice.json >"$T/m4.out" 2>&1 &&
    "$LN_BIN/lightnet" examples/slice/slice.json >"$T/cpu.out" 2>&1 && cmp -s "$T/m4.out" "$T/cpu.out"; then ok
 else bad "lightnet -t cortex-m4 differs from -t cpu or fails"; fi
+# an IR compiled for the host, its "arch" line removed, then compiled for
+# the Cortex-M4: its host-only ops (here conv2d_packed_cpu) are refused
+# when it is read, by lightnet and ln-aot alike, and nothing is written
+"$LN" -c -o "$T/ds_host.json" tests/models/ds_cnn/model.onnx 2>"$T/err" || bad "ds_cnn host compile: $(cat "$T/err")"
+sed '/^	"arch":/d' "$T/ds_host.json" >"$T/ds_noarch.json"
+expect_error "host-only op for the M4" "conv2d_packed_cpu): conv2d_packed_cpu is made for host targets only" \
+    -t cortex-m4 -c -o "$T/ds_m4.json" "$T/ds_noarch.json"
+if [ -e "$T/ds_m4.json" ]; then bad "host-only op for the M4: output written"; else ok; fi
+if "$LN_BIN/ln-aot" -t cortex-m4 -o "$T/ds_m4.c" "$T/ds_noarch.json" 2>"$T/err"; then
+    bad "ln-aot -t cortex-m4 took a host-only op"
+elif ! grep -q "made for host targets only" "$T/err" || [ -e "$T/ds_m4.c" ]; then
+    bad "ln-aot -t cortex-m4 host-only op: $(cat "$T/err")"
+else ok; fi
+if "$LN" -c -o "$T/ds_again.json" "$T/ds_noarch.json" 2>"$T/err"; then ok
+else bad "the arch-less host IR no longer compiles for the host: $(cat "$T/err")"; fi
 expect_error "unknown option" "unknown option '-x'" -x examples/slice/slice.json
 # no partial output file on failure
 expect_error "no partial output" "malformed JSON" -c -o "$T/never.json" "$T/malformed.json"

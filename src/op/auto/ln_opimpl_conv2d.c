@@ -6,7 +6,7 @@
 #include "ln_opregistry.h"
 
 #if !(defined(LN_OP_STRIP_conv2d))
-/* What the pre_runs of conv2d, conv2d_cpu, conv2d_dw_cpu, conv2d_packed_cpu have in common: the checks, the outputs. */
+/* What the pre_runs of conv2d, conv2d_cpu, conv2d_dw_cpu have in common: the checks, the outputs. */
 static const char *const auto_pad_choices[] = {"NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID", NULL};
 static const char *const activation_choices[] = {"none", "relu", "relu6", "leakyrelu", "clip", "silu", "hardswish", NULL};
 
@@ -14,7 +14,6 @@ struct conv2d_vals {
     int group;
     ln_bool has_scratch;
     const ln_tensor *src;
-    const ln_tensor *weight;
 };
 
 static int conv2d_check(ln_op_arg *op_arg, struct conv2d_vals *v, ln_bool scratch_ok)
@@ -91,7 +90,6 @@ static int conv2d_check(ln_op_arg *op_arg, struct conv2d_vals *v, ln_bool scratc
     v->group = group;
     v->has_scratch = has_scratch;
     v->src = src;
-    v->weight = weight;
     return 0;
 }
 #endif
@@ -251,28 +249,86 @@ const ln_opregistry_aot_field ln_opimpl_conv2d_packed_cpu_aot_priv[] = {
 
 static int conv2d_packed_cpu_pre_run(ln_op_arg *op_arg)
 {
-    struct conv2d_vals v;
-    int group;
-    const ln_tensor *weight;
-    int ret;
+    ln_tensor_entry *src_te, *weight_te, *bias_te;
+    const ln_tensor *src, *weight, *bias;
+    ln_param_entry *group_pe, *stride_pe, *dilation_pe, *pads_pe, *auto_pad_pe,
+        *kernel_shape_pe, *activation_pe, *act_alpha_pe, *act_beta_pe;
+    int group, auto_pad_index, activation_index, dst_ndim, dst_dims[LN_MAXDIM];
+    ln_bool has_scratch;
+    const char *dst_name;
     struct conv2d_packed_cpu_priv *priv;
 
-    LN_OPCK(conv2d_check(op_arg, &v, LN_TRUE));
-    group = v.group;
-    weight = v.weight;
-    ret = ln_opck(op_arg, ln_ophook_conv2d_packed_ok(op_arg),
-                      "not a shape of the packed conv kernel (ln_rt_conv2d_packed_ok: group %d, %d output channels) or not a host target", group, weight->dims[0]);
-    if (ret) {
-        ln_op_post_run_outputs(op_arg);
-        return ret;
+    LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_GE, 2));
+    LN_OPCK(ln_opck_tensors_in_len(op_arg, LN_CMP_LE, 3));
+    LN_OPCK(ln_opck_tensor_in_exist(op_arg, "src", &src_te));
+    LN_OPCK(ln_opck_tensor_dtype(op_arg, "src", src_te, LN_DTYPE_FLOAT32));
+    LN_OPCK(ln_opck_tensor_ndim(op_arg, "src", src_te, LN_CMP_EQ, 4));
+    src = src_te->tensor;
+    LN_OPCK(ln_opck_tensor_in_exist(op_arg, "weight", &weight_te));
+    LN_OPCK(ln_opck_tensor_dtype(op_arg, "weight", weight_te, LN_DTYPE_FLOAT32));
+    LN_OPCK(ln_opck_tensor_ndim(op_arg, "weight", weight_te, LN_CMP_EQ, 4));
+    weight = weight_te->tensor;
+    LN_OPCK(ln_opck_tensor_in_opt(op_arg, "bias", &bias_te));
+    if (bias_te) {
+        LN_OPCK(ln_opck_tensor_dtype(op_arg, "bias", bias_te, LN_DTYPE_FLOAT32));
+        LN_OPCK(ln_opck_tensor_ndim(op_arg, "bias", bias_te, LN_CMP_EQ, 1));
     }
+    bias = bias_te ? bias_te->tensor : NULL;
+    LN_OPCK(ln_opck_param_type_if(op_arg, "group", LN_PARAM_NUMBER, &group_pe));
+    if (group_pe)
+        LN_OPCK(ln_opck_param_number(op_arg, group_pe, LN_CMP_GE, 1));
+    group = group_pe ? group_pe->value_int : 1;
+    LN_OPCK(ln_opck_param_type_if(op_arg, "stride", LN_PARAM_ARRAY_NUMBER, &stride_pe));
+    if (stride_pe) {
+        LN_OPCK(ln_opck_param_array_number(op_arg, stride_pe, LN_CMP_GE, 1));
+        LN_OPCK(ln_opck_param_array_len(op_arg, stride_pe, LN_CMP_EQ, 2));
+    }
+    LN_OPCK(ln_opck_param_type_if(op_arg, "dilation", LN_PARAM_ARRAY_NUMBER, &dilation_pe));
+    if (dilation_pe) {
+        LN_OPCK(ln_opck_param_array_number(op_arg, dilation_pe, LN_CMP_GE, 1));
+        LN_OPCK(ln_opck_param_array_len(op_arg, dilation_pe, LN_CMP_EQ, 2));
+    }
+    LN_OPCK(ln_opck_param_type_if(op_arg, "pads", LN_PARAM_ARRAY_NUMBER, &pads_pe));
+    if (pads_pe) {
+        LN_OPCK(ln_opck_param_array_number(op_arg, pads_pe, LN_CMP_GE, 0));
+        LN_OPCK(ln_opck_param_array_len(op_arg, pads_pe, LN_CMP_EQ, 4));
+    }
+    auto_pad_index = 0;
+    LN_OPCK(ln_opck_param_type_if(op_arg, "auto_pad", LN_PARAM_STRING, &auto_pad_pe));
+    if (auto_pad_pe)
+        LN_OPCK(ln_opck_param_string_in(op_arg, auto_pad_pe, auto_pad_choices, &auto_pad_index));
+    LN_OPCK(ln_opck_param_type_if(op_arg, "kernel_shape", LN_PARAM_ARRAY_NUMBER, &kernel_shape_pe));
+    activation_index = 0;
+    LN_OPCK(ln_opck_param_type_if(op_arg, "activation", LN_PARAM_STRING, &activation_pe));
+    if (activation_pe)
+        LN_OPCK(ln_opck_param_string_in(op_arg, activation_pe, activation_choices, &activation_index));
+    LN_OPCK(ln_opck_param_type_if(op_arg, "act_alpha", LN_PARAM_NUMBER, &act_alpha_pe));
+    LN_OPCK(ln_opck_param_type_if(op_arg, "act_beta", LN_PARAM_NUMBER, &act_beta_pe));
+    LN_OPCK(ln_opck(op_arg, ln_ophook_host_target_ok(op_arg),
+                    "conv2d_packed_cpu is made for host targets only, not for the Cortex-M4"));
+    LN_OPCK(ln_opck(op_arg, (long long)weight->dims[1] * group == src->dims[1],
+                    "'weight' dims[1]*group (%lld) != 'src' dims[1] (%d)", (long long)weight->dims[1] * group, src->dims[1]));
+    LN_OPCK(ln_opck(op_arg, weight->dims[0] % group == 0,
+                    "'weight' dims[0] (%d) is not a multiple of 'group' (%d)", weight->dims[0], group));
+    LN_OPCK(ln_opck(op_arg, !bias || bias->dims[0] == weight->dims[0],
+                    "'bias' has %d elements, 'weight' dims[0] is %d", bias ? bias->dims[0] : 0, weight->dims[0]));
+    LN_OPCK(ln_opck(op_arg, ln_ophook_act_target_ok(op_arg),
+                    "activation %s is fused on host targets only, not for the Cortex-M4", ln_ophook_param_str(op_arg, "activation", "none")));
+    LN_OPCK(ln_opck(op_arg, ln_ophook_conv2d_packed_ok(op_arg),
+                    "not a shape of the packed conv kernel (ln_rt_conv2d_packed_ok: group %d, %d output channels) or not a host target", group, weight->dims[0]));
+    has_scratch = ln_tensor_list_find_name(op_arg->tensors_out, "scratch") != NULL;
+    LN_OPCK(ln_opck_tensors_out_len(op_arg, LN_CMP_EQ, 1 + has_scratch));
+    LN_OPCK(ln_opck_tensor_out_new(op_arg, "dst", &dst_name));
+    LN_OPCK(ln_ophook_conv2d_dst_shape(op_arg, &dst_ndim, dst_dims));
+
+    ln_op_output_create(op_arg, dst_name, src_te->tensor->dtype, dst_ndim, dst_dims, 0);
 
     priv = ln_alloc(sizeof *priv);
     ln_ophook_conv2d_args(op_arg, &priv->args);
     ln_ophook_rt_target(op_arg, &priv->target);
     op_arg->priv = priv;
     /* kernel scratch: an output no op reads, planned in the arena */
-    LN_OPCK(ln_op_add_scratch(op_arg, ln_rt_conv2d_packed_f32_scratch_size((&priv->args)), v.has_scratch));
+    LN_OPCK(ln_op_add_scratch(op_arg, ln_rt_conv2d_packed_f32_scratch_size((&priv->args)), has_scratch));
     return 0;
 }
 
@@ -375,6 +431,8 @@ static int conv2d_packed_res_cpu_pre_run(ln_op_arg *op_arg)
         LN_OPCK(ln_opck_param_string_in(op_arg, activation_pe, activation_choices, &activation_index));
     LN_OPCK(ln_opck_param_type_if(op_arg, "act_alpha", LN_PARAM_NUMBER, &act_alpha_pe));
     LN_OPCK(ln_opck_param_type_if(op_arg, "act_beta", LN_PARAM_NUMBER, &act_beta_pe));
+    LN_OPCK(ln_opck(op_arg, ln_ophook_host_target_ok(op_arg),
+                    "conv2d_packed_res_cpu is made for host targets only, not for the Cortex-M4"));
     LN_OPCK(ln_opck(op_arg, (long long)weight->dims[1] * group == src->dims[1],
                     "'weight' dims[1]*group (%lld) != 'src' dims[1] (%d)", (long long)weight->dims[1] * group, src->dims[1]));
     LN_OPCK(ln_opck(op_arg, weight->dims[0] % group == 0,
@@ -903,6 +961,8 @@ static int conv2d_wino_cpu_pre_run(ln_op_arg *op_arg)
         LN_OPCK(ln_opck_param_string_in(op_arg, activation_pe, activation_choices, &activation_index));
     LN_OPCK(ln_opck_param_type_if(op_arg, "act_alpha", LN_PARAM_NUMBER, &act_alpha_pe));
     LN_OPCK(ln_opck_param_type_if(op_arg, "act_beta", LN_PARAM_NUMBER, &act_beta_pe));
+    LN_OPCK(ln_opck(op_arg, ln_ophook_host_target_ok(op_arg),
+                    "conv2d_wino_cpu is made for host targets only, not for the Cortex-M4"));
     LN_OPCK(ln_opck(op_arg, weight->dims[0] == 4 && weight->dims[1] == 4,
                     "'weight' is not a Winograd transform [4][4][oc][c] (dims[0..1] %d, %d)", weight->dims[0], weight->dims[1]));
     LN_OPCK(ln_opck(op_arg, weight->dims[3] == src->dims[1],
@@ -1030,6 +1090,8 @@ static int conv2d_wino_res_cpu_pre_run(ln_op_arg *op_arg)
         LN_OPCK(ln_opck_param_string_in(op_arg, activation_pe, activation_choices, &activation_index));
     LN_OPCK(ln_opck_param_type_if(op_arg, "act_alpha", LN_PARAM_NUMBER, &act_alpha_pe));
     LN_OPCK(ln_opck_param_type_if(op_arg, "act_beta", LN_PARAM_NUMBER, &act_beta_pe));
+    LN_OPCK(ln_opck(op_arg, ln_ophook_host_target_ok(op_arg),
+                    "conv2d_wino_res_cpu is made for host targets only, not for the Cortex-M4"));
     LN_OPCK(ln_opck(op_arg, weight->dims[0] == 4 && weight->dims[1] == 4,
                     "'weight' is not a Winograd transform [4][4][oc][c] (dims[0..1] %d, %d)", weight->dims[0], weight->dims[1]));
     LN_OPCK(ln_opck(op_arg, weight->dims[3] == src->dims[1],
