@@ -193,7 +193,8 @@ int ln_rt__conv2d_depthwise_flat3_f32_avx512(const ln_rt_conv2d_args *a,
         keep_r[v] = (__mmask16)mr;
     }
     /* tap t = 3 ky + kx, flat offset off: lanes 16 + off + j of
-     * (v - 1, v) above (off < 0), off + j of (v, v + 1) below */
+     * (v - 1, v) above (off < 0), off + j of (v, v + 1) below (idx[4],
+     * the centre tap's, goes unused: it reads v as it is) */
     for (t = 0; t < 9; t++) {
         const int32_t off = (t / 3 - 1) * W + t % 3 - 1;
         idx[t] = _mm512_add_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8,
