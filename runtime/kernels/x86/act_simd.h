@@ -55,8 +55,14 @@ static inline __m512 ln_rt__rcp1_v512(__m512 d)
 #define SG_NAME ln_rt__sigmoid_v512
 #include "act_f32_simd.h"
 
-static inline __m512 ln_rt__act_v512(__m512 v, ln_rt_act act, float alpha,
-                                     float beta)
+/* every activation but SiLU (v comes back unchanged for it), always
+ * inlined: each is an op or two. The depthwise direct kernel stores
+ * from many places; there GCC called ln_rt__act_v512 (SiLU's sigmoid
+ * inlined in it) out of line, which spills every live vector register
+ * around each call. That kernel stores through this one and applies
+ * SiLU to each finished plane with ln_rt__act_v512. */
+static inline __attribute__((always_inline)) __m512
+ln_rt__act_nosilu_v512(__m512 v, ln_rt_act act, float alpha, float beta)
 {
     switch (act) {
     case LN_RT_ACT_RELU:
@@ -71,8 +77,6 @@ static inline __m512 ln_rt__act_v512(__m512 v, ln_rt_act act, float alpha,
     case LN_RT_ACT_CLIP:
         return _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(alpha)),
                              _mm512_set1_ps(beta));
-    case LN_RT_ACT_SILU:
-        return _mm512_mul_ps(v, ln_rt__sigmoid_v512_core(v));
     case LN_RT_ACT_HARDSWISH: /* ln_rt__hardsig1: a mul and an add, no FMA */
         return _mm512_mul_ps(v, _mm512_min_ps(_mm512_max_ps(
             _mm512_add_ps(_mm512_mul_ps(v, _mm512_set1_ps(1.0f / 6.0f)),
@@ -81,6 +85,14 @@ static inline __m512 ln_rt__act_v512(__m512 v, ln_rt_act act, float alpha,
     default:
         return v;
     }
+}
+
+static inline __m512 ln_rt__act_v512(__m512 v, ln_rt_act act, float alpha,
+                                     float beta)
+{
+    if (act == LN_RT_ACT_SILU)
+        return _mm512_mul_ps(v, ln_rt__sigmoid_v512_core(v));
+    return ln_rt__act_nosilu_v512(v, act, alpha, beta);
 }
 #else
 /* rcpps has 12 bits: two Newton steps */
@@ -114,8 +126,14 @@ static inline __m256 ln_rt__rcp2_v256(__m256 d)
 #define SG_NAME ln_rt__sigmoid_v256
 #include "act_f32_simd.h"
 
-static inline __m256 ln_rt__act_v256(__m256 v, ln_rt_act act, float alpha,
-                                     float beta)
+/* every activation but SiLU (v comes back unchanged for it), always
+ * inlined: each is an op or two. The depthwise direct kernel stores
+ * from many places; there GCC called ln_rt__act_v256 (SiLU's sigmoid
+ * inlined in it) out of line, which spills every live vector register
+ * around each call. That kernel stores through this one and applies
+ * SiLU to each finished plane with ln_rt__act_v256. */
+static inline __attribute__((always_inline)) __m256
+ln_rt__act_nosilu_v256(__m256 v, ln_rt_act act, float alpha, float beta)
 {
     switch (act) {
     case LN_RT_ACT_RELU:
@@ -130,8 +148,6 @@ static inline __m256 ln_rt__act_v256(__m256 v, ln_rt_act act, float alpha,
     case LN_RT_ACT_CLIP:
         return _mm256_min_ps(_mm256_max_ps(v, _mm256_set1_ps(alpha)),
                              _mm256_set1_ps(beta));
-    case LN_RT_ACT_SILU:
-        return _mm256_mul_ps(v, ln_rt__sigmoid_v256_core(v));
     case LN_RT_ACT_HARDSWISH: /* ln_rt__hardsig1: a mul and an add, no FMA */
         return _mm256_mul_ps(v, _mm256_min_ps(_mm256_max_ps(
             _mm256_add_ps(_mm256_mul_ps(v, _mm256_set1_ps(1.0f / 6.0f)),
@@ -140,6 +156,14 @@ static inline __m256 ln_rt__act_v256(__m256 v, ln_rt_act act, float alpha,
     default:
         return v;
     }
+}
+
+static inline __m256 ln_rt__act_v256(__m256 v, ln_rt_act act, float alpha,
+                                     float beta)
+{
+    if (act == LN_RT_ACT_SILU)
+        return _mm256_mul_ps(v, ln_rt__sigmoid_v256_core(v));
+    return ln_rt__act_nosilu_v256(v, act, alpha, beta);
 }
 #endif
 #endif

@@ -49,7 +49,8 @@ static __m256i dw_range_mask(int32_t i0, int32_t n)
 #define DW_ODD(lo, hi) _mm256_shuffle_ps(lo, hi, _MM_SHUFFLE(3, 1, 3, 1))
 #define DW_FIX(v) _mm256_castpd_ps(_mm256_permute4x64_pd( \
     _mm256_castps_pd(v), _MM_SHUFFLE(3, 1, 2, 0)))
-#define DW_ACT(v, act, al, be) ln_rt__act_v256(v, act, al, be)
+#define DW_ACT(v, act, al, be) ln_rt__act_nosilu_v256(v, act, al, be)
+#define DW_ACT_FULL(v, act, al, be) ln_rt__act_v256(v, act, al, be)
 #define DW_FN ln_rt__conv2d_depthwise_f32_avx2
 #include "conv2d_depthwise_f32_simd.h"
 

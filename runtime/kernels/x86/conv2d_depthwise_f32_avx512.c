@@ -47,7 +47,8 @@ static __mmask16 dw_range_mask(int32_t i0, int32_t n)
 #define DW_ODD(lo, hi) _mm512_permutex2var_ps(lo, _mm512_setr_epi32(         \
     1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31), hi)
 #define DW_FIX(v) (v)
-#define DW_ACT(v, act, al, be) ln_rt__act_v512(v, act, al, be)
+#define DW_ACT(v, act, al, be) ln_rt__act_nosilu_v512(v, act, al, be)
+#define DW_ACT_FULL(v, act, al, be) ln_rt__act_v512(v, act, al, be)
 #define DW_FN ln_rt__conv2d_depthwise_f32_avx512
 #include "conv2d_depthwise_f32_simd.h"
 

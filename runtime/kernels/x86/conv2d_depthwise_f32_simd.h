@@ -13,7 +13,9 @@
  *   DW_EVEN(lo, hi), DW_ODD(lo, hi)   stride 2: even / odd elements of the
  *                          2 * DW_VL floats lo:hi, in an order DW_FIX undoes
  *   DW_FIX(v)              reorder a stride-2 accumulator for the store
- *   DW_ACT(v, act, alpha, beta)
+ *   DW_ACT(v, act, alpha, beta)       every activation but SiLU, inlined
+ *   DW_ACT_FULL(v, act, alpha, beta)  every activation (applied to each
+ *                          finished plane when act is SiLU: see DW_FN)
  *   DW_FN                  name of the entry point
  *
  * Output rows are cut into blocks of up to DW_NCH vectors (4 x DW_VL
@@ -320,6 +322,23 @@ int DW_FN(const ln_rt_conv2d_args *a, const float *src, const float *weight,
                     o1 += bw;
                 }
                 oy += R;
+            }
+            /* SiLU over the finished plane (still in L1): the block
+             * instances store through DW_ACT, which leaves SiLU out so
+             * that it stays inlined at every store */
+            if (act == LN_RT_ACT_SILU) {
+                const int32_t np = oh * ow;
+                for (i = 0; i < np; i += DW_VL) {
+                    if (np - i >= DW_VL) {
+                        DW_STORE(out + i, DW_ACT_FULL(DW_LOAD(out + i), act,
+                                                      al, be));
+                    } else {
+                        const DW_M m = DW_RANGE_MASK(i, np);
+                        DW_MSTORE(out + i, m,
+                                  DW_ACT_FULL(DW_MLOAD(out + i, m), act, al,
+                                              be));
+                    }
+                }
             }
         }
     }
