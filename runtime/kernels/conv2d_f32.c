@@ -453,17 +453,15 @@ int ln_rt__conv2d_f32_isa(const ln_rt__gemm_isa *isa,
      * compiler gives them to conv2d_dw_cpu): the GEMM path handles groups */
 #if LN_RT_HAVE_AVX512
     /* stride 2 with 1-4 input channels (RGB first convs), rows of >= 16
-     * outputs, where the GEMM would run them: x86/conv2d_s2few_avx512.c
-     * (bench/kernels, Intel Xeon, best of 5 alternated: ResNet-18's 3->64
-     * 7x7 @224 1.60 ms against 1.95 through the GEMM, MobileNetV2's 3->32
-     * 3x3 0.20 / 0.25, SqueezeNet's 3->64 3x3 no pad 0.42 / 0.44). It sums
-     * in the GEMM's order, (ci, ky, kx) from 0 with one FMA each, + bias,
-     * so it gives the GEMM's bits (test_rt_conv checks); not where the
-     * direct kernel runs (its order is (ky, kx, ci): MobileNetV1's 3->8
-     * @96 would be 0.0125 ms against 0.0185, but other bits -- and a float
-     * model's bits are what ln-quant calibrates on) */
+     * outputs: x86/conv2d_s2few_avx512.c, before the GEMM (bench/kernels,
+     * Intel Xeon, best of 5 alternated: ResNet-18's 3->64 7x7 @224 1.60 ms
+     * against 1.95 through the GEMM, MobileNetV2's 3->32 3x3 0.20 / 0.25,
+     * SqueezeNet's 3->64 3x3 no pad 0.42 / 0.44) and before the direct
+     * kernel where that one takes the shape too (MobileNetV1-0.25's 3->8
+     * @96). It sums in the order of the kernel it stands in for, the direct
+     * kernel's (ky, kx, ci) or the GEMM's (ci, ky, kx), from 0 with one FMA
+     * each, + bias, so it gives that kernel's bits (test_rt_conv checks) */
     if (isa == &ln_rt__gemm_isa_avx512 && ln_rt__conv2d_s2few_ok(a) &&
-        !ln_rt__conv2d_direct_ok(a) &&
         ln_rt__conv2d_s2few_f32_avx512(a, src, weight, bias, NULL, dst))
         return LN_RT_OK;
     if (isa == &ln_rt__gemm_isa_avx512 && ln_rt__conv2d_direct_ok(a) &&

@@ -21,8 +21,12 @@
  * of row-buffer offsets (c*kh*kw <= 484 steps), weights broadcast from the
  * weight tensor in place ([oc][c][kh][kw], one pointer + 7 row offsets).
  * The output channel tail (oc % 8) computes duplicate rows, not stored.
- * Each output is sum over (ci, ky, kx) in that order from 0, + bias,
- * + res, activation: it depends on shapes only, never on pointers.
+ * Each output is a sum from 0, one FMA per tap, + bias, + res,
+ * activation, with the taps in the order of the kernel the public entry
+ * would otherwise run (conv2d_f32.c), so this one changes no bits: the
+ * direct kernel's (ky, kx, ci) where ln_rt__conv2d_direct_ok holds
+ * (small images: MobileNetV1-0.25's 3->8 @96), the GEMM's (ci, ky, kx)
+ * elsewhere. The order depends on shapes only, never on pointers.
  *
  * Compiled to something only for AVX-512F; ln_rt__conv2d_s2few_ok is
  * plain C.
@@ -69,7 +73,8 @@ LN_RT_TARGET_AVX512_PRAGMA
            c##r##2 = _mm512_setzero_ps();
 static inline __attribute__((always_inline)) void
 s2f_block(const float *w0, const ptrdiff_t *d, const float *buf,
-          const int32_t *toff, int32_t nt, int nv, __m512 *acc)
+          const int32_t *toff, const int32_t *woff, int32_t nt, int nv,
+          __m512 *acc)
 {
     S2F_ACC_ROW(0) S2F_ACC_ROW(1) S2F_ACC_ROW(2) S2F_ACC_ROW(3)
     S2F_ACC_ROW(4) S2F_ACC_ROW(5) S2F_ACC_ROW(6) S2F_ACC_ROW(7)
@@ -78,7 +83,7 @@ s2f_block(const float *w0, const ptrdiff_t *d, const float *buf,
     int32_t t;
     for (t = 0; t < nt; t++) {
         const float *ip = buf + toff[t];
-        const float *wp = w0 + t;
+        const float *wp = w0 + woff[t];
         __m512 b0 = _mm512_loadu_ps(ip), b1 = _mm512_setzero_ps(),
                b2 = _mm512_setzero_ps(), a;
         if (nv >= 2)
@@ -105,13 +110,15 @@ s2f_block(const float *w0, const ptrdiff_t *d, const float *buf,
 #undef S2F_ACC_ROW
 
 typedef void (*s2f_block_fn)(const float *, const ptrdiff_t *, const float *,
-                             const int32_t *, int32_t, __m512 *);
+                             const int32_t *, const int32_t *, int32_t,
+                             __m512 *);
 #define S2F_INST(nv)                                                          \
     static void s2f_block_##nv(const float *w0, const ptrdiff_t *d,           \
                                const float *buf, const int32_t *toff,         \
-                               int32_t nt, __m512 *acc)                       \
+                               const int32_t *woff, int32_t nt,               \
+                               __m512 *acc)                                   \
     {                                                                         \
-        s2f_block(w0, d, buf, toff, nt, nv, acc);                             \
+        s2f_block(w0, d, buf, toff, woff, nt, nv, acc);                       \
     }
 S2F_INST(1)
 S2F_INST(2)
@@ -157,7 +164,7 @@ int ln_rt__conv2d_s2few_f32_avx512(const ln_rt_conv2d_args *a,
                                    float *dst)
 {
     float buf[S2F_BUF];
-    int32_t toff[S2F_MAXTAPS];
+    int32_t toff[S2F_MAXTAPS], woff[S2F_MAXTAPS];
     int32_t oh, ow, pw, nt, kk, b, oy, o0, r, ci, ky, kx, t;
     size_t hw, npix;
     ln_rt_act act;
@@ -175,13 +182,26 @@ int ln_rt__conv2d_s2few_f32_avx512(const ln_rt_conv2d_args *a,
     act = a->act;
     alpha = a->alpha;
     beta = a->beta;
-    /* tap t = (ci, ky, kx), the weights' order */
+    /* tap t: its row buffer offset and weight ([oc][c][kh][kw]) offset,
+     * in the order of the sum (see the top) */
     t = 0;
-    for (ci = 0; ci < a->c; ci++)
+    if (ln_rt__conv2d_direct_ok(a)) {
         for (ky = 0; ky < a->kh; ky++)
             for (kx = 0; kx < a->kw; kx++)
-                toff[t++] = ((ci * a->kh + ky) * 2 + (kx & 1)) * pw +
-                            (kx >> 1);
+                for (ci = 0; ci < a->c; ci++, t++) {
+                    toff[t] = ((ci * a->kh + ky) * 2 + (kx & 1)) * pw +
+                              (kx >> 1);
+                    woff[t] = (ci * a->kh + ky) * a->kw + kx;
+                }
+    } else {
+        for (ci = 0; ci < a->c; ci++)
+            for (ky = 0; ky < a->kh; ky++)
+                for (kx = 0; kx < a->kw; kx++, t++) {
+                    toff[t] = ((ci * a->kh + ky) * 2 + (kx & 1)) * pw +
+                              (kx >> 1);
+                    woff[t] = t;
+                }
+    }
     for (b = 0; b < a->n; b++) {
         const float *img = src + (size_t)b * a->c * hw;
         float *out = dst + (size_t)b * a->oc * npix;
@@ -213,7 +233,7 @@ int ln_rt__conv2d_s2few_f32_avx512(const ln_rt_conv2d_args *a,
                                             : nv == 2 ? s2f_block_2
                                                       : s2f_block_1;
                     __m512 acc[24];
-                    fn(w0, d, buf + x0, toff, nt, acc);
+                    fn(w0, d, buf + x0, toff, woff, nt, acc);
                     for (r = 0; r < mv; r++)
                         ln_rt__conv_store_v512(
                             out + oo + (size_t)r * npix,
