@@ -3,10 +3,10 @@
  * multiple of c), NCHW, float32: a direct kernel, on x86 the one in
  * x86/conv2d_depthwise_f32_simd.h (masked edges, no copy) or, for narrow
  * maps with AVX-512, 3x3 stride 1 lane shifts of the flat plane (rows of
- * 2..15, no scratch) or 16 channels across the lanes (scratch: a padded
- * pixel-major copy of 16 planes and the outputs), else (and for
- * dilation etc.) sums over a zero-padded copy of each input plane
- * (scratch: one padded plane, reserved whatever the ISA).  No reference to
+ * 2..15 and 17..31, no scratch) or 16 channels across the lanes
+ * (scratch: a padded pixel-major copy of 16 planes and the outputs),
+ * else (and for dilation etc.) sums over a zero-padded copy of each input
+ * plane (scratch: one padded plane, reserved whatever the ISA).  No reference to
  * the GEMM engine, so a model without standard convs does not link it.
  */
 #include <string.h>
@@ -33,11 +33,14 @@ static void dw_run(int portable, const ln_rt_conv2d_args *a, const float *src,
 #if LN_RT_HAVE_AVX2
     if (!portable) {
 #if LN_RT_HAVE_AVX512
-        /* 3x3 stride 1 "same" on rows of 2..15: lane shifts of the flat
-         * plane (DS-CNN's 64 @25x5 0.62 of the channels kernel's time,
-         * MobileNetV1's 64 @12 0.72, 128 @6 0.82, 256 @3 0.89,
-         * MobileNetV2's 960 @7 0.81; 384 @14 0.61 of the flat kernel's;
-         * best of 3000, one process) */
+        /* 3x3 stride 1 "same" on rows of 2..15 and 17..31: lane shifts
+         * of the flat plane (DS-CNN's 64 @25x5 0.62 of the channels
+         * kernel's time, MobileNetV1's 64 @12 0.72, 128 @6 0.82, 256 @3
+         * 0.89, MobileNetV2's 960 @7 0.81; 384 @14 0.61 of the flat
+         * kernel's; against the direct kernel, MobileNetV1-0.25's 32 @24
+         * 0.58, MobileNetV2's 192 @28 0.65, ShuffleNetV2's 24 @28 0.68,
+         * 64 @21..31 0.55-0.76, and the channels kernel's 64 @17 / @20
+         * 0.65 / 0.79; best of 300-3000, one process) */
         if (LN_RT_CPU_AVX512 &&
             ln_rt__conv2d_depthwise_flat3_f32_avx512(a, src, weight, bias, dst))
             return;
@@ -82,14 +85,16 @@ static void dw_run(int portable, const ln_rt_conv2d_args *a, const float *src,
 #if !LN_RT_TARGET_IS_CORTEX_M4
 /* The shapes the 3x3 lane-shift kernel takes (it runs before the
  * channels kernel, which then needs no scratch for them): 3x3, stride 1,
- * no dilation, pads 1 on every side, rows of 2..15 (a tap's flat offset
- * then stays within one vector), any height. */
+ * no dilation, pads 1 on every side, rows of 2..15 or 17..31 (a tap's
+ * flat offset then stays within a pair of the kernel's window of three or
+ * five vectors), any height. */
 int ln_rt__conv2d_depthwise_flat3_ok(const ln_rt_conv2d_args *a)
 {
     return a->kh == 3 && a->kw == 3 && a->stride_h == 1 &&
            a->stride_w == 1 && a->dil_h == 1 && a->dil_w == 1 &&
            a->pad_top == 1 && a->pad_bottom == 1 && a->pad_left == 1 &&
-           a->pad_right == 1 && a->w >= 2 && a->w <= 15 && a->h >= 1;
+           a->pad_right == 1 && a->w >= 2 && a->w <= 31 && a->w != 16 &&
+           a->h >= 1;
 }
 
 /* Which shapes the channels-across-lanes kernel takes, from side-by-side

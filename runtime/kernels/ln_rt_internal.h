@@ -505,7 +505,8 @@ static inline void ln_rt__conv_out_hw(const ln_rt_conv2d_args *a, int32_t *oh,
 #define LN_RT_DW_CL_MAXF 131072
 size_t ln_rt__conv2d_depthwise_cl_floats(const ln_rt_conv2d_args *a);
 /* the shapes ln_rt__conv2d_depthwise_flat3_f32_avx512 takes (3x3, stride
- * 1, pads 1, rows of 2..15); the channels kernel leaves them to it */
+ * 1, pads 1, rows of 2..15 and 17..31); the channels kernel leaves them to
+ * it */
 int ln_rt__conv2d_depthwise_flat3_ok(const ln_rt_conv2d_args *a);
 /* depthwise: pp is the padded-plane scratch, rows of
  * w + pad_left + pad_right + LN_RT_DW_SLACK floats */
@@ -536,9 +537,9 @@ int ln_rt__conv2d_depthwise_f32_avx512(const ln_rt_conv2d_args *a, const float *
 int ln_rt__conv2d_depthwise_flat_f32_avx512(const ln_rt_conv2d_args *a,
                                   const float *src, const float *weight,
                                   const float *bias, float *dst);
-/* 3x3, stride 1, pads 1, rows of 2..15, any height: the flat plane with
- * one aligned load per vector and lane shifts per tap; returns 0 without
- * touching dst otherwise */
+/* 3x3, stride 1, pads 1, rows of 2..15 and 17..31, any height: the flat
+ * plane with one load per vector and lane shifts per tap; returns 0
+ * without touching dst otherwise */
 int ln_rt__conv2d_depthwise_flat3_f32_avx512(const ln_rt_conv2d_args *a,
                                              const float *src,
                                              const float *weight,

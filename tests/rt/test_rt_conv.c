@@ -516,8 +516,9 @@ START_TEST(test_conv2d_depthwise_sweep)
 END_TEST
 
 /* The 3x3 stride-1 lane-shift kernel (ln_rt__conv2d_depthwise_flat3_f32_avx512)
- * on every row width it takes (2..15), heights 1..19 (so planes of one
- * partial vector up to 18 vectors, and every column-mask period), batch
+ * on every row width it takes (2..15 with a window of three vectors,
+ * 17..31 with five), heights 1..19 (so planes of one partial vector up
+ * to 37 vectors, and every column-mask period), batch
  * 2, channel multiplier 2, with and without bias, every activation:
  * against the double reference, and for the flat kernel's bits where that
  * takes the shape (the same sums: bias, then the taps in row-major order,
@@ -526,7 +527,8 @@ START_TEST(test_conv2d_depthwise_flat3)
 {
 #if LN_RT_HAVE_AVX512
     uint32_t s = 4242u + (uint32_t)_i;
-    const int32_t W = 2 + _i; /* the loop runs _i 0..13 */
+    /* the loop runs _i 0..28: widths 2..15, 17..31 */
+    const int32_t W = _i < 14 ? 2 + _i : 3 + _i;
     int32_t h, taken = 0, same = 0;
     if (!LN_RT_CPU_AVX512)
         return;
@@ -568,26 +570,27 @@ START_TEST(test_conv2d_depthwise_flat3)
     ck_assert_int_gt(taken, 5);
     ck_assert_int_eq(same, taken);
     {
-        /* refused: 16-wide rows, 5x5, stride 2, pads 0, dilation 2, 1-wide
-         * rows; dst untouched */
+        /* refused: 16- and 32-wide rows, 5x5, stride 2, pads 0, dilation
+         * 2, 1-wide rows; dst untouched */
         static const conv_case no[] = {
             { 1, 2, 5, 16, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2, LN_RT_ACT_NONE, 1 },
+            { 1, 2, 5, 32, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2, LN_RT_ACT_NONE, 1 },
             { 1, 2, 5, 7, 2, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 2, LN_RT_ACT_NONE, 1 },
             { 1, 2, 5, 7, 2, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 2, LN_RT_ACT_NONE, 1 },
             { 1, 2, 5, 7, 2, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 2, LN_RT_ACT_NONE, 1 },
             { 1, 2, 5, 7, 2, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 2, LN_RT_ACT_NONE, 1 },
             { 1, 2, 5, 1, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2, LN_RT_ACT_NONE, 1 },
         };
-        float y[2 * 5 * 16];
+        float y[2 * 5 * 32];
         size_t i;
         int j;
         for (i = 0; i < sizeof(no) / sizeof(no[0]); i++) {
             ln_rt_conv2d_args a;
             to_args(&no[i], &a);
-            for (j = 0; j < 2 * 5 * 16; j++)
+            for (j = 0; j < 2 * 5 * 32; j++)
                 y[j] = 7.0f;
             ck_assert(!ln_rt__conv2d_depthwise_flat3_f32_avx512(&a, y, y, y, y));
-            for (j = 0; j < 2 * 5 * 16; j++)
+            for (j = 0; j < 2 * 5 * 32; j++)
                 ck_assert(y[j] == 7.0f);
         }
     }
@@ -1949,7 +1952,7 @@ Suite *rt_conv_suite(void)
     tcase_add_loop_test(tc, test_conv2d_res_cases, 0,
                         (int)(sizeof(cases) / sizeof(cases[0])));
     tcase_add_loop_test(tc, test_conv2d_depthwise_sweep, 0, 8);
-    tcase_add_loop_test(tc, test_conv2d_depthwise_flat3, 0, 14);
+    tcase_add_loop_test(tc, test_conv2d_depthwise_flat3, 0, 29);
     tcase_add_loop_test(tc, test_conv2d_scaled, 0,
                         (int)(sizeof(cases) / sizeof(cases[0])));
     tcase_add_loop_test(tc, test_conv2d_act_unfused, 0,

@@ -153,106 +153,174 @@ int ln_rt__conv2d_depthwise_flat_f32_avx512(const ln_rt_conv2d_args *a,
     return 1;
 }
 
-/* ---- 3x3 stride 1 on rows of 2..15: one load per vector, lane shifts -
+/* ---- 3x3 stride 1 on rows of 2..31: one load per vector, lane shifts -
  * The flat kernel above pays a masked load per (vector, tap) that splits
  * two cache lines; the channels kernel below, two 16 x 16 transposes per
- * 16 pixels. Here each input vector of the flat plane is loaded once (in
- * order, a window of three: v - 1, v, v + 1), with two copies beside it:
- * one with the plane's last column zeroed, read by the left taps (kx 0),
- * one with its first column zeroed, read by the right taps (kx 2). A
- * tap's input for output vector v is then one two-register lane shift
- * (vpermt2ps) of the window: with rows of at most 15 a tap's flat offset
- * (ky - 1) * W + kx - 1 stays within one vector either way, and a tap
- * that falls off the left or right edge reads a zeroed column, one above
- * or below the plane reads a zero vector. So there is no mask in the
- * loop, and a zero tap is 0 * w as in the flat and channels kernels:
- * the same bits (bias, then the taps in row-major order). */
+ * 16 pixels; the direct kernel, on rows of 16 or more, masked edge
+ * vectors (a 24-wide row is two vectors, one of them half idle). Here
+ * each input vector of the flat plane is loaded once, in order, into a
+ * window of 2D + 1 (v - D .. v + D: D = 1 for rows of up to 15, 2 for
+ * 17..31), with two copies beside each: one with the plane's last column
+ * zeroed, read by the left taps (kx 0), one with its first column zeroed,
+ * read by the right taps (kx 2). A tap's input for output vector v is
+ * then one two-register lane shift (vpermt2ps) of a pair of the window:
+ * the row above reads the pair starting at v - D, the row below the pair
+ * starting at v + D - 1, the own row (v - 1, v) on the left and (v, v + 1)
+ * on the right; a tap's flat offset (ky - 1) * W + kx - 1 is within that
+ * pair for every such row width (not 16, whose row above is exactly
+ * v - 1: there the direct kernel's vectors are full anyway). A tap that
+ * falls off the left or right edge reads a zeroed column, one above or
+ * below the plane a zero vector. So there is no mask in the loop, and a
+ * zero tap is 0 * w as in the flat and channels kernels: the same bits
+ * (bias, then the taps in row-major order). */
+#define DWL_TAP(t, lo, hi) _mm512_permutex2var_ps(lo, idx[t], hi)
+static inline __attribute__((always_inline)) void
+dwl_plane(const int D, const float *in, float *out, int32_t npix,
+          int32_t nv, int32_t per, const __mmask16 *keep_l,
+          const __mmask16 *keep_r, const __m512i *idx, const float *wk,
+          __m512 b0, ln_rt_act act, float alpha, float beta)
+{
+    const __m512 w0 = _mm512_set1_ps(wk[0]), w1 = _mm512_set1_ps(wk[1]),
+                 w2 = _mm512_set1_ps(wk[2]), w3 = _mm512_set1_ps(wk[3]),
+                 w4 = _mm512_set1_ps(wk[4]), w5 = _mm512_set1_ps(wk[5]),
+                 w6 = _mm512_set1_ps(wk[6]), w7 = _mm512_set1_ps(wk[7]),
+                 w8 = _mm512_set1_ps(wk[8]);
+    const __m512 z = _mm512_setzero_ps();
+    /* the window v - 2 .. v + 2 (D = 1 uses v - 1 .. v + 1): plain, last
+     * column zeroed (L), first (R) */
+    __m512 a2 = z, a2l = z, a2r = z, a1 = z, a1l = z, a1r = z;
+    __m512 c0 = z, c0l = z, c0r = z, n1 = z, n1l = z, n1r = z;
+    __m512 n2, n2l, n2r, acc;
+    int32_t v, m = 0, j; /* m: (v + D) % per, the newest vector's */
+
+    /* vectors 0 .. D - 1 into the window's upper end */
+    for (j = 0; j < D; j++) {
+        const int32_t left = npix - 16 * j;
+        const __m512 x = left >= 16 ? _mm512_loadu_ps(in + 16 * j)
+                         : left > 0 ? _mm512_maskz_loadu_ps(
+                                          (__mmask16)((1u << left) - 1u),
+                                          in + 16 * j)
+                                    : z;
+        a2 = a1; a2l = a1l; a2r = a1r;
+        a1 = c0; a1l = c0l; a1r = c0r;
+        c0 = n1; c0l = n1l; c0r = n1r;
+        n1 = x;
+        n1l = _mm512_maskz_mov_ps(keep_l[m], x);
+        n1r = _mm512_maskz_mov_ps(keep_r[m], x);
+        m = m + 1 == per ? 0 : m + 1;
+    }
+    if (D == 1) { /* window (a1, c0, n1) = (v - 1, v, v + 1) at v = 0 */
+        a1 = c0; a1l = c0l; a1r = c0r;
+        c0 = n1; c0l = n1l; c0r = n1r;
+    }
+    for (v = 0; v < nv; v++) {
+        const int32_t q = (v + D) * 16, left = npix - q;
+        const int32_t out_left = npix - v * 16;
+        n2 = left >= 16 ? _mm512_loadu_ps(in + q)
+             : left > 0 ? _mm512_maskz_loadu_ps(
+                              (__mmask16)((1u << left) - 1u), in + q)
+                        : z;
+        n2l = _mm512_maskz_mov_ps(keep_l[m], n2);
+        n2r = _mm512_maskz_mov_ps(keep_r[m], n2);
+        if (D == 1) {
+            /* window (a1, c0, n2) = (v - 1, v, v + 1) */
+            acc = _mm512_fmadd_ps(DWL_TAP(0, a1l, c0l), w0, b0);
+            acc = _mm512_fmadd_ps(DWL_TAP(1, a1, c0), w1, acc);
+            acc = _mm512_fmadd_ps(DWL_TAP(2, a1r, c0r), w2, acc);
+            acc = _mm512_fmadd_ps(DWL_TAP(3, a1l, c0l), w3, acc);
+            acc = _mm512_fmadd_ps(c0, w4, acc);
+            acc = _mm512_fmadd_ps(DWL_TAP(5, c0r, n2r), w5, acc);
+            acc = _mm512_fmadd_ps(DWL_TAP(6, c0l, n2l), w6, acc);
+            acc = _mm512_fmadd_ps(DWL_TAP(7, c0, n2), w7, acc);
+            acc = _mm512_fmadd_ps(DWL_TAP(8, c0r, n2r), w8, acc);
+        } else {
+            /* window (a2, a1, c0, n1, n2) = (v - 2 .. v + 2) */
+            acc = _mm512_fmadd_ps(DWL_TAP(0, a2l, a1l), w0, b0);
+            acc = _mm512_fmadd_ps(DWL_TAP(1, a2, a1), w1, acc);
+            acc = _mm512_fmadd_ps(DWL_TAP(2, a2r, a1r), w2, acc);
+            acc = _mm512_fmadd_ps(DWL_TAP(3, a1l, c0l), w3, acc);
+            acc = _mm512_fmadd_ps(c0, w4, acc);
+            acc = _mm512_fmadd_ps(DWL_TAP(5, c0r, n1r), w5, acc);
+            acc = _mm512_fmadd_ps(DWL_TAP(6, n1l, n2l), w6, acc);
+            acc = _mm512_fmadd_ps(DWL_TAP(7, n1, n2), w7, acc);
+            acc = _mm512_fmadd_ps(DWL_TAP(8, n1r, n2r), w8, acc);
+        }
+        acc = ln_rt__act_v512(acc, act, alpha, beta);
+        if (out_left >= 16)
+            _mm512_storeu_ps(out + v * 16, acc);
+        else
+            _mm512_mask_storeu_ps(out + v * 16,
+                                  (__mmask16)((1u << out_left) - 1u), acc);
+        if (D == 1) {
+            a1 = c0; a1l = c0l; a1r = c0r;
+            c0 = n2; c0l = n2l; c0r = n2r;
+        } else {
+            a2 = a1; a2l = a1l; a2r = a1r;
+            a1 = c0; a1l = c0l; a1r = c0r;
+            c0 = n1; c0l = n1l; c0r = n1r;
+            n1 = n2; n1l = n2l; n1r = n2r;
+        }
+        m = m + 1 == per ? 0 : m + 1;
+    }
+}
+#undef DWL_TAP
+
 int ln_rt__conv2d_depthwise_flat3_f32_avx512(const ln_rt_conv2d_args *a,
                                              const float *src,
                                              const float *weight,
                                              const float *bias, float *dst)
 {
     const int32_t H = a->h, W = a->w, npix = H * W, nv = (npix + 15) / 16;
-    const int32_t mult = a->oc / a->c;
-    /* column masks repeat every W / gcd(16, W) <= 15 vectors */
-    __mmask16 keep_l[15], keep_r[15];
+    const int32_t mult = a->oc / a->c, D = W <= 15 ? 1 : 2;
+    /* column masks repeat every W / gcd(16, W) <= 31 vectors */
+    __mmask16 keep_l[31], keep_r[31];
     __m512i idx[9];
-    int32_t per, v, t, b, o, j;
+    int32_t per, v, t, b, o;
 
     if (!ln_rt__conv2d_depthwise_flat3_ok(a))
         return 0;
     for (per = 1; (per * 16) % W; per++)
         ;
     for (v = 0; v < per; v++) {
-        uint32_t ml = 0, mr = 0;
-        for (j = 0; j < 16; j++) {
-            const int32_t x = (v * 16 + j) % W;
-            ml |= (uint32_t)(x != W - 1) << j; /* read by kx 0 */
-            mr |= (uint32_t)(x != 0) << j;     /* read by kx 2 */
-        }
-        keep_l[v] = (__mmask16)ml;
-        keep_r[v] = (__mmask16)mr;
+        /* column x = p - W floor(p / W) of the lanes' flat positions p
+         * (< 512: the float quotient's floor is exact) */
+        const __m512i p = _mm512_add_epi32(
+            _mm512_set1_epi32(v * 16),
+            _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
+                              14, 15));
+        const __m512 fq = _mm512_floor_ps(_mm512_div_ps(
+            _mm512_cvtepi32_ps(p), _mm512_set1_ps((float)W)));
+        const __m512i x = _mm512_sub_epi32(
+            p, _mm512_mullo_epi32(_mm512_cvtps_epi32(fq),
+                                  _mm512_set1_epi32(W)));
+        keep_l[v] = _mm512_cmpneq_epi32_mask(x, _mm512_set1_epi32(W - 1));
+        keep_r[v] = _mm512_cmpneq_epi32_mask(x, _mm512_setzero_si512());
     }
-    /* tap t = 3 ky + kx, flat offset off: lanes 16 + off + j of
-     * (v - 1, v) above (off < 0), off + j of (v, v + 1) below (idx[4],
-     * the centre tap's, goes unused: it reads v as it is) */
+    /* tap t = 3 ky + kx at flat offset off reads lanes off - 16 q + j of
+     * the pair (v + q, v + q + 1): q = -D for the row above, D - 1 below,
+     * -1 / 0 left / right in the own row (the centre tap reads v) */
     for (t = 0; t < 9; t++) {
-        const int32_t off = (t / 3 - 1) * W + t % 3 - 1;
+        const int32_t ky = t / 3, kx = t % 3;
+        const int32_t off = (ky - 1) * W + kx - 1;
+        const int32_t q = ky == 0 ? -D : ky == 2 ? D - 1 : kx == 0 ? -1 : 0;
         idx[t] = _mm512_add_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8,
                                                     9, 10, 11, 12, 13, 14,
                                                     15),
-                                  _mm512_set1_epi32(off < 0 ? 16 + off : off));
+                                  _mm512_set1_epi32(off - 16 * q));
     }
     for (b = 0; b < a->n; b++) {
         for (o = 0; o < a->oc; o++) {
             const float *in = src + ((size_t)b * a->c + o / mult) * npix;
             float *out = dst + ((size_t)b * a->oc + o) * npix;
-            const float *wk = weight + (size_t)o * 9;
             const __m512 b0 = _mm512_set1_ps(bias ? bias[o] : 0.0f);
-            const __m512 w0 = _mm512_set1_ps(wk[0]), w1 = _mm512_set1_ps(wk[1]),
-                         w2 = _mm512_set1_ps(wk[2]), w3 = _mm512_set1_ps(wk[3]),
-                         w4 = _mm512_set1_ps(wk[4]), w5 = _mm512_set1_ps(wk[5]),
-                         w6 = _mm512_set1_ps(wk[6]), w7 = _mm512_set1_ps(wk[7]),
-                         w8 = _mm512_set1_ps(wk[8]);
-            const __m512 z = _mm512_setzero_ps();
-            /* the window: plain, last column zeroed (L), first (R) */
-            __m512 p = z, pl = z, pr = z, c, cl, cr;
-            int32_t m = 0; /* v % per */
-            c = npix >= 16 ? _mm512_loadu_ps(in)
-                           : _mm512_maskz_loadu_ps((__mmask16)((1u << npix) - 1u),
-                                                   in);
-            cl = _mm512_maskz_mov_ps(keep_l[0], c);
-            cr = _mm512_maskz_mov_ps(keep_r[0], c);
-            for (v = 0; v < nv; v++) {
-                const int32_t q = v * 16 + 16, left = npix - q;
-                const int32_t mn = m + 1 == per ? 0 : m + 1;
-                __m512 n, nl, nr, acc;
-                n = left >= 16 ? _mm512_loadu_ps(in + q)
-                    : left > 0 ? _mm512_maskz_loadu_ps(
-                                     (__mmask16)((1u << left) - 1u), in + q)
-                               : z;
-                nl = _mm512_maskz_mov_ps(keep_l[mn], n);
-                nr = _mm512_maskz_mov_ps(keep_r[mn], n);
-                acc = _mm512_fmadd_ps(_mm512_permutex2var_ps(pl, idx[0], cl), w0, b0);
-                acc = _mm512_fmadd_ps(_mm512_permutex2var_ps(p, idx[1], c), w1, acc);
-                acc = _mm512_fmadd_ps(_mm512_permutex2var_ps(pr, idx[2], cr), w2, acc);
-                acc = _mm512_fmadd_ps(_mm512_permutex2var_ps(pl, idx[3], cl), w3, acc);
-                acc = _mm512_fmadd_ps(c, w4, acc);
-                acc = _mm512_fmadd_ps(_mm512_permutex2var_ps(cr, idx[5], nr), w5, acc);
-                acc = _mm512_fmadd_ps(_mm512_permutex2var_ps(cl, idx[6], nl), w6, acc);
-                acc = _mm512_fmadd_ps(_mm512_permutex2var_ps(c, idx[7], n), w7, acc);
-                acc = _mm512_fmadd_ps(_mm512_permutex2var_ps(cr, idx[8], nr), w8, acc);
-                acc = ln_rt__act_v512(acc, a->act, a->alpha, a->beta);
-                if (left + 16 >= 16)
-                    _mm512_storeu_ps(out + q - 16, acc);
-                else
-                    _mm512_mask_storeu_ps(out + q - 16,
-                                          (__mmask16)((1u << (left + 16)) - 1u),
-                                          acc);
-                p = c; pl = cl; pr = cr;
-                c = n; cl = nl; cr = nr;
-                m = mn;
-            }
+            if (D == 1)
+                dwl_plane(1, in, out, npix, nv, per, keep_l, keep_r, idx,
+                          weight + (size_t)o * 9, b0, a->act, a->alpha,
+                          a->beta);
+            else
+                dwl_plane(2, in, out, npix, nv, per, keep_l, keep_r, idx,
+                          weight + (size_t)o * 9, b0, a->act, a->alpha,
+                          a->beta);
         }
     }
     return 1;
