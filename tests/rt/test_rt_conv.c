@@ -598,6 +598,105 @@ START_TEST(test_conv2d_depthwise_flat3)
 }
 END_TEST
 
+/* The 3x3 stride-2 lane-shift kernel (ln_rt__conv2d_depthwise_s2_f32_avx512)
+ * on input rows of 1..70 (output rows of one partial vector up to five
+ * vectors, every lane tail, inputs ending inside or past the last
+ * vector pair), heights 1..9 with bottom and right pads 0..2, batch 2,
+ * channel multiplier 2, with and without bias, every activation: against
+ * the double reference, for the direct kernel's bits (the same sums: bias,
+ * rows outside skipped, then the taps in row-major order, a column
+ * outside adding 0 * w), and the public entry's. Then the shapes it must
+ * refuse. */
+START_TEST(test_conv2d_depthwise_s2)
+{
+#if LN_RT_HAVE_AVX512
+    uint32_t s = 777u + (uint32_t)_i;
+    int it, taken = 0;
+    if (!LN_RT_CPU_AVX512)
+        return;
+    for (it = 0; it < 24; it++) {
+        conv_case k = { 1, 3, 0, 0, 3, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1, 3,
+                        LN_RT_ACT_NONE, 1 };
+        ln_rt_conv2d_args a;
+        int32_t oh, ow;
+        size_t nx, ny;
+        float *x, *wt, *b, *y, *y2;
+        double *ref;
+        void *scr;
+        k.n = 1 + (int32_t)(rt_rand(&s) % 2);
+        k.c = k.g = 1 + (int32_t)(rt_rand(&s) % 6);
+        k.oc = k.c * (1 + (int32_t)(rt_rand(&s) % 2));
+        k.h = 1 + (int32_t)(rt_rand(&s) % 9);
+        k.w = 1 + (int32_t)((_i * 24 + it) % 70);
+        k.pb = (int32_t)(rt_rand(&s) % 3);
+        k.pr = (int32_t)(rt_rand(&s) % 3);
+        k.act = (ln_rt_act)(rt_rand(&s) % RT_N_ACT);
+        k.bias = (int)(rt_rand(&s) % 3 != 0);
+        to_args(&k, &a);
+        oh = ln_rt_conv_out_size(k.h, 3, 2, 1, k.pb, 1);
+        ow = ln_rt_conv_out_size(k.w, 3, 2, 1, k.pr, 1);
+        if (oh <= 0 || ow <= 0)
+            continue;
+        nx = (size_t)k.n * k.c * k.h * k.w;
+        ny = (size_t)k.n * k.oc * oh * ow;
+        x = rt_alloc(nx); wt = rt_alloc((size_t)k.oc * 9); b = rt_alloc(k.oc);
+        y = rt_alloc(ny); y2 = rt_alloc(ny); ref = rt_allocd(ny);
+        rt_fill(x, nx, -1, 1, 40u + (uint32_t)it);
+        rt_fill(wt, (size_t)k.oc * 9, -1, 1, 50u + (uint32_t)it);
+        rt_fill(b, k.oc, -1, 1, 60u + (uint32_t)it);
+        conv_ref(&k, x, wt, k.bias ? b : NULL, ref, oh, ow);
+        ck_assert(ln_rt__conv2d_depthwise_s2_ok(&a));
+        ck_assert(ln_rt__conv2d_depthwise_s2_f32_avx512(
+            &a, x, wt, k.bias ? b : NULL, y));
+        RT_CHECK(y, ref, ny, 2e-5, "depthwise (AVX-512 stride-2 lane shifts)");
+        taken++;
+        rt_fill(y2, ny, 50, 60, 9);
+        if (ln_rt__conv2d_depthwise_f32_avx512(&a, x, wt, k.bias ? b : NULL,
+                                               y2))
+            ck_assert_msg(!memcmp(y, y2, ny * sizeof(float)),
+                          "stride-2 lane shifts != direct kernel bits "
+                          "(%dx%d)", k.h, k.w);
+        scr = rt_scratch(ln_rt_conv2d_depthwise_f32_scratch_size(&a));
+        rt_fill(y2, ny, 50, 60, 9);
+        ck_assert_int_eq(ln_rt_conv2d_depthwise_f32(&a, x, wt,
+                                                    k.bias ? b : NULL, y2,
+                                                    scr), LN_RT_OK);
+        ck_assert_msg(!memcmp(y, y2, ny * sizeof(float)),
+                      "public depthwise != stride-2 lane shifts (%dx%d)",
+                      k.h, k.w);
+        free(x); free(wt); free(b); free(y); free(y2); free(ref); free(scr);
+    }
+    ck_assert_int_gt(taken, 12);
+    {
+        /* refused: pads 0 or 2 on the top or left, stride 1, 5x5,
+         * dilation 2, output rows of 1025; dst untouched */
+        static const conv_case no[] = {
+            { 1, 2, 5, 7, 2, 3, 3, 2, 2, 0, 1, 1, 1, 1, 1, 2, LN_RT_ACT_NONE, 1 },
+            { 1, 2, 5, 7, 2, 3, 3, 2, 2, 1, 0, 1, 1, 1, 1, 2, LN_RT_ACT_NONE, 1 },
+            { 1, 2, 5, 7, 2, 3, 3, 2, 2, 2, 2, 1, 1, 1, 1, 2, LN_RT_ACT_NONE, 1 },
+            { 1, 2, 5, 7, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2, LN_RT_ACT_NONE, 1 },
+            { 1, 2, 5, 7, 2, 5, 5, 2, 2, 1, 1, 1, 1, 1, 1, 2, LN_RT_ACT_NONE, 1 },
+            { 1, 2, 5, 7, 2, 3, 3, 2, 2, 1, 1, 1, 1, 2, 2, 2, LN_RT_ACT_NONE, 1 },
+            { 1, 2, 1, 2049, 2, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 2, LN_RT_ACT_NONE, 1 },
+        };
+        float y[64];
+        size_t i;
+        int j;
+        for (i = 0; i < sizeof(no) / sizeof(no[0]); i++) {
+            ln_rt_conv2d_args a;
+            to_args(&no[i], &a);
+            ck_assert(!ln_rt__conv2d_depthwise_s2_ok(&a));
+            for (j = 0; j < 64; j++)
+                y[j] = 7.0f;
+            ck_assert(!ln_rt__conv2d_depthwise_s2_f32_avx512(&a, y, y, y, y));
+            for (j = 0; j < 64; j++)
+                ck_assert(y[j] == 7.0f);
+        }
+    }
+#endif
+}
+END_TEST
+
 /* k (a shape with a non-empty output) through the public conv, the
  * AVX-512 direct kernel when the CPU has it and the kernel takes the
  * shape, and the portable direct kernel, against the double reference;
@@ -1953,6 +2052,7 @@ Suite *rt_conv_suite(void)
                         (int)(sizeof(cases) / sizeof(cases[0])));
     tcase_add_loop_test(tc, test_conv2d_depthwise_sweep, 0, 8);
     tcase_add_loop_test(tc, test_conv2d_depthwise_flat3, 0, 29);
+    tcase_add_loop_test(tc, test_conv2d_depthwise_s2, 0, 3);
     tcase_add_loop_test(tc, test_conv2d_scaled, 0,
                         (int)(sizeof(cases) / sizeof(cases[0])));
     tcase_add_loop_test(tc, test_conv2d_act_unfused, 0,
