@@ -166,6 +166,7 @@ int ln_rt__conv2d_s2few_f32_avx512(const ln_rt_conv2d_args *a,
     float buf[S2F_BUF];
     int32_t toff[S2F_MAXTAPS], woff[S2F_MAXTAPS];
     int32_t oh, ow, pw, nt, kk, b, oy, o0, r, ci, ky, kx, t;
+    int direct;
     size_t hw, npix;
     ln_rt_act act;
     float alpha, beta;
@@ -184,23 +185,19 @@ int ln_rt__conv2d_s2few_f32_avx512(const ln_rt_conv2d_args *a,
     beta = a->beta;
     /* tap t: its row buffer offset and weight ([oc][c][kh][kw]) offset,
      * in the order of the sum (see the top) */
-    t = 0;
-    if (ln_rt__conv2d_direct_ok(a)) {
-        for (ky = 0; ky < a->kh; ky++)
-            for (kx = 0; kx < a->kw; kx++)
-                for (ci = 0; ci < a->c; ci++, t++) {
-                    toff[t] = ((ci * a->kh + ky) * 2 + (kx & 1)) * pw +
-                              (kx >> 1);
-                    woff[t] = (ci * a->kh + ky) * a->kw + kx;
-                }
-    } else {
-        for (ci = 0; ci < a->c; ci++)
-            for (ky = 0; ky < a->kh; ky++)
-                for (kx = 0; kx < a->kw; kx++, t++) {
-                    toff[t] = ((ci * a->kh + ky) * 2 + (kx & 1)) * pw +
-                              (kx >> 1);
-                    woff[t] = t;
-                }
+    direct = ln_rt__conv2d_direct_ok(a);
+    for (t = 0; t < nt; t++) {
+        if (direct) {
+            ci = t % a->c;
+            kx = t / a->c % a->kw;
+            ky = t / (a->c * a->kw);
+        } else {
+            kx = t % a->kw;
+            ky = t / a->kw % a->kh;
+            ci = t / (a->kh * a->kw);
+        }
+        toff[t] = ((ci * a->kh + ky) * 2 + (kx & 1)) * pw + (kx >> 1);
+        woff[t] = (ci * a->kh + ky) * a->kw + kx;
     }
     for (b = 0; b < a->n; b++) {
         const float *img = src + (size_t)b * a->c * hw;
