@@ -222,28 +222,26 @@ dwl_plane(const int D, const float *in, float *out, int32_t npix,
                         : z;
         n2l = _mm512_maskz_mov_ps(keep_l[m], n2);
         n2r = _mm512_maskz_mov_ps(keep_r[m], n2);
-        if (D == 1) {
-            /* window (a1, c0, n2) = (v - 1, v, v + 1) */
-            acc = _mm512_fmadd_ps(DWL_TAP(0, a1l, c0l), w0, b0);
-            acc = _mm512_fmadd_ps(DWL_TAP(1, a1, c0), w1, acc);
-            acc = _mm512_fmadd_ps(DWL_TAP(2, a1r, c0r), w2, acc);
+        {
+            /* the pairs the rows above and below read, and the vector
+             * after v: (v - 1, v), (v, v + 1), v + 1 with D = 1 (window
+             * a1, c0, n2); (v - 2, v - 1), (v + 1, v + 2), v + 1 with D = 2
+             * (a2, a1, c0, n1, n2) */
+            const __m512 u0 = D == 1 ? a1 : a2, u0l = D == 1 ? a1l : a2l,
+                         u0r = D == 1 ? a1r : a2r, u1 = D == 1 ? c0 : a1,
+                         u1l = D == 1 ? c0l : a1l, u1r = D == 1 ? c0r : a1r;
+            const __m512 d0 = D == 1 ? c0 : n1, d0l = D == 1 ? c0l : n1l,
+                         d0r = D == 1 ? c0r : n1r;
+            const __m512 nxr = D == 1 ? n2r : n1r;
+            acc = _mm512_fmadd_ps(DWL_TAP(0, u0l, u1l), w0, b0);
+            acc = _mm512_fmadd_ps(DWL_TAP(1, u0, u1), w1, acc);
+            acc = _mm512_fmadd_ps(DWL_TAP(2, u0r, u1r), w2, acc);
             acc = _mm512_fmadd_ps(DWL_TAP(3, a1l, c0l), w3, acc);
             acc = _mm512_fmadd_ps(c0, w4, acc);
-            acc = _mm512_fmadd_ps(DWL_TAP(5, c0r, n2r), w5, acc);
-            acc = _mm512_fmadd_ps(DWL_TAP(6, c0l, n2l), w6, acc);
-            acc = _mm512_fmadd_ps(DWL_TAP(7, c0, n2), w7, acc);
-            acc = _mm512_fmadd_ps(DWL_TAP(8, c0r, n2r), w8, acc);
-        } else {
-            /* window (a2, a1, c0, n1, n2) = (v - 2 .. v + 2) */
-            acc = _mm512_fmadd_ps(DWL_TAP(0, a2l, a1l), w0, b0);
-            acc = _mm512_fmadd_ps(DWL_TAP(1, a2, a1), w1, acc);
-            acc = _mm512_fmadd_ps(DWL_TAP(2, a2r, a1r), w2, acc);
-            acc = _mm512_fmadd_ps(DWL_TAP(3, a1l, c0l), w3, acc);
-            acc = _mm512_fmadd_ps(c0, w4, acc);
-            acc = _mm512_fmadd_ps(DWL_TAP(5, c0r, n1r), w5, acc);
-            acc = _mm512_fmadd_ps(DWL_TAP(6, n1l, n2l), w6, acc);
-            acc = _mm512_fmadd_ps(DWL_TAP(7, n1, n2), w7, acc);
-            acc = _mm512_fmadd_ps(DWL_TAP(8, n1r, n2r), w8, acc);
+            acc = _mm512_fmadd_ps(DWL_TAP(5, c0r, nxr), w5, acc);
+            acc = _mm512_fmadd_ps(DWL_TAP(6, d0l, n2l), w6, acc);
+            acc = _mm512_fmadd_ps(DWL_TAP(7, d0, n2), w7, acc);
+            acc = _mm512_fmadd_ps(DWL_TAP(8, d0r, n2r), w8, acc);
         }
         acc = ln_rt__act_v512(acc, act, alpha, beta);
         if (out_left >= 16)
