@@ -2,12 +2,12 @@
  * conv2d_depthwise_f32.c -- depthwise 2-D convolution (group == c, oc a
  * multiple of c), NCHW, float32: a direct kernel, on x86 the one in
  * x86/conv2d_depthwise_f32_simd.h (masked edges, no copy); with AVX-512
- * before it, 3x3 stride 2 with pads 1 on the top and left as lane shifts
- * of each row's even and odd columns and, for narrow maps, 3x3 stride 1
- * lane shifts of the flat plane (rows of 2..15 and 17..31, no scratch)
- * or 16 channels across the lanes (scratch: a padded pixel-major copy of
- * 16 planes and the outputs); else (and for dilation etc.) sums over a
- * zero-padded copy of each input plane (scratch: one padded plane,
+ * before it, 3x3 stride 2 with pads 0 or 1 on the top and left as lane
+ * shifts of each row's even and odd columns and, for narrow maps, 3x3
+ * stride 1 lane shifts of the flat plane (rows of 2..15 and 17..31, no
+ * scratch) or 16 channels across the lanes (scratch: a padded pixel-major
+ * copy of 16 planes and the outputs); else (and for dilation etc.) sums
+ * over a zero-padded copy of each input plane (scratch: one padded plane,
  * reserved whatever the ISA).  No reference to
  * the GEMM engine, so a model without standard convs does not link it.
  */
@@ -52,8 +52,8 @@ static void dw_run(int portable, const ln_rt_conv2d_args *a, const float *src,
             ln_rt__conv2d_depthwise_cl_f32_avx512(a, src, weight, bias, dst,
                                                   scratch))
             return;
-        /* 3x3 stride 2, pads 1 on the top and left: lane shifts of the
-         * rows' even and odd columns (against the direct kernel, one
+        /* 3x3 stride 2, pads 0 or 1 on the top and left: lane shifts of
+         * the rows' even and odd columns (against the direct kernel, one
          * process: MobileNetV1-0.25's 16 @48 0.59, MobileNetV2's 144 @56
          * 0.64 and 96 @112 0.76, 32 @64 0.59, 8 @33 0.67; the channels
          * kernel, before it, stays ahead on output rows of up to 12 and
@@ -109,15 +109,15 @@ int ln_rt__conv2d_depthwise_flat3_ok(const ln_rt_conv2d_args *a)
 }
 
 /* The shapes the 3x3 stride-2 lane-shift kernel takes: 3x3, stride 2,
- * no dilation, pads 1 on the top and the left (any on the bottom and the
- * right: output column x reads input columns 2x - 1 .. 2x + 1), output
- * rows of up to 1024 (its masks: 64 vectors). */
+ * no dilation, pads 0 or 1 on the top and the left (any on the bottom and
+ * the right: output column x reads input columns 2x - pad_left ..
+ * 2x - pad_left + 2), output rows of up to 1024 (its masks: 64 vectors). */
 int ln_rt__conv2d_depthwise_s2_ok(const ln_rt_conv2d_args *a)
 {
     int32_t oh, ow;
     if (a->kh != 3 || a->kw != 3 || a->stride_h != 2 || a->stride_w != 2 ||
-        a->dil_h != 1 || a->dil_w != 1 || a->pad_top != 1 ||
-        a->pad_left != 1)
+        a->dil_h != 1 || a->dil_w != 1 || a->pad_top > 1 ||
+        a->pad_left > 1)
         return 0;
     ln_rt__conv_out_hw(a, &oh, &ow);
     return oh > 0 && ow > 0 && ow <= 1024;

@@ -544,8 +544,8 @@ int ln_rt__conv2d_depthwise_flat3_f32_avx512(const ln_rt_conv2d_args *a,
                                              const float *src,
                                              const float *weight,
                                              const float *bias, float *dst);
-/* 3x3 stride 2 with pads 1 on the top and left (any bottom, right), no
- * dilation, output rows of up to 1024: lane shifts of each row's even and
+/* 3x3 stride 2 with pads 0 or 1 on the top and left (any bottom, right),
+ * no dilation, output rows of up to 1024: lane shifts of each row's even and
  * odd columns; ..._ok names the shapes, the kernel returns 0 without
  * touching dst for others */
 int ln_rt__conv2d_depthwise_s2_ok(const ln_rt_conv2d_args *a);

@@ -601,7 +601,8 @@ END_TEST
 /* The 3x3 stride-2 lane-shift kernel (ln_rt__conv2d_depthwise_s2_f32_avx512)
  * on input rows of 1..70 (output rows of one partial vector up to five
  * vectors, every lane tail, inputs ending inside or past the last
- * vector pair), heights 1..9 with bottom and right pads 0..2, batch 2,
+ * vector pair), heights 1..9, top and left pads 0 or 1 (PyTorch's 1 and
+ * TensorFlow's "same" 0 / 1), bottom and right pads 0..2, batch 2,
  * channel multiplier 2, with and without bias, every activation: against
  * the double reference, for the direct kernel's bits (the same sums: bias,
  * rows outside skipped, then the taps in row-major order, a column
@@ -628,13 +629,15 @@ START_TEST(test_conv2d_depthwise_s2)
         k.oc = k.c * (1 + (int32_t)(rt_rand(&s) % 2));
         k.h = 1 + (int32_t)(rt_rand(&s) % 9);
         k.w = 1 + (int32_t)((_i * 24 + it) % 70);
+        k.pt = (int32_t)(rt_rand(&s) % 2);
+        k.pl = (int32_t)(rt_rand(&s) % 2);
         k.pb = (int32_t)(rt_rand(&s) % 3);
         k.pr = (int32_t)(rt_rand(&s) % 3);
         k.act = (ln_rt_act)(rt_rand(&s) % RT_N_ACT);
         k.bias = (int)(rt_rand(&s) % 3 != 0);
         to_args(&k, &a);
-        oh = ln_rt_conv_out_size(k.h, 3, 2, 1, k.pb, 1);
-        ow = ln_rt_conv_out_size(k.w, 3, 2, 1, k.pr, 1);
+        oh = ln_rt_conv_out_size(k.h, 3, 2, k.pt, k.pb, 1);
+        ow = ln_rt_conv_out_size(k.w, 3, 2, k.pl, k.pr, 1);
         if (oh <= 0 || ow <= 0)
             continue;
         nx = (size_t)k.n * k.c * k.h * k.w;
@@ -668,11 +671,11 @@ START_TEST(test_conv2d_depthwise_s2)
     }
     ck_assert_int_gt(taken, 12);
     {
-        /* refused: pads 0 or 2 on the top or left, stride 1, 5x5,
-         * dilation 2, output rows of 1025; dst untouched */
+        /* refused: pads 2 on the top or left, stride 1, 5x5, dilation 2,
+         * output rows of 1025; dst untouched */
         static const conv_case no[] = {
-            { 1, 2, 5, 7, 2, 3, 3, 2, 2, 0, 1, 1, 1, 1, 1, 2, LN_RT_ACT_NONE, 1 },
-            { 1, 2, 5, 7, 2, 3, 3, 2, 2, 1, 0, 1, 1, 1, 1, 2, LN_RT_ACT_NONE, 1 },
+            { 1, 2, 5, 7, 2, 3, 3, 2, 2, 2, 1, 1, 1, 1, 1, 2, LN_RT_ACT_NONE, 1 },
+            { 1, 2, 5, 7, 2, 3, 3, 2, 2, 1, 2, 1, 1, 1, 1, 2, LN_RT_ACT_NONE, 1 },
             { 1, 2, 5, 7, 2, 3, 3, 2, 2, 2, 2, 1, 1, 1, 1, 2, LN_RT_ACT_NONE, 1 },
             { 1, 2, 5, 7, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2, LN_RT_ACT_NONE, 1 },
             { 1, 2, 5, 7, 2, 5, 5, 2, 2, 1, 1, 1, 1, 1, 1, 2, LN_RT_ACT_NONE, 1 },

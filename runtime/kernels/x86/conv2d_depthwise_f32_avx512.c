@@ -573,46 +573,119 @@ int ln_rt__conv2d_depthwise_cl_f32_avx512(const ln_rt_conv2d_args *a,
     return 1;
 }
 
-/* ---- 3x3 stride 2 with pads 1 on the left and top: lane shifts --------
- * Output vector j of a row (outputs 16 j ..) reads input columns
- * 32 j - 1 .. 32 j + 31 of each of its three input rows: the row's two
- * vectors A, B at 32 j, split into even (E: columns 32 j + 2 l, tap kx 1)
- * and odd (O: 32 j + 2 l + 1, tap kx 2) lanes by vpermt2ps, and tap kx 0
- * (column 32 j + 2 l - 1) is O shifted up one lane with the previous
- * vector's O[15] in lane 0 (valignd; zero before the first: the padding).
- * Columns past the row read zeros (k-masked loads), rows outside the
- * image are skipped, and each output is its bias, then the taps in
- * row-major order: the direct kernel's sums (the same bits), for two
- * masked loads and three shuffles per row and vector where it spends
- * four loads, three permutes and per-block masks. Output rows of up to
- * 1024; returns 0 without touching dst otherwise. */
+/* ---- 3x3 stride 2 with pads 0 or 1 on the left and top: lane shifts --
+ * Output vector j of a row (outputs x = 16 j + l) reads input columns
+ * 2 x - pl .. 2 x - pl + 2 of each of its three input rows. The row's two
+ * vectors A, B at column 32 j split into even (E: column 2 x) and odd (O:
+ * 2 x + 1) lanes by vpermt2ps; with pads 1 (PyTorch's) the taps kx 0, 1,
+ * 2 are O shifted up one lane with the previous vector's O[15] in lane 0
+ * (valignd; zero before the first: the padding), E and O; with pads 0
+ * (TensorFlow's "same" on even sizes, pads 0 / 1) they are E, O and E
+ * shifted down one lane with the next vector's E[0] (the next pair is
+ * loaded one vector ahead). Columns past the row read zeros (k-masked
+ * loads), rows outside the image are skipped, and each output is its bias,
+ * then the taps in row-major order: the direct kernel's sums (the same
+ * bits), for two masked loads and three shuffles per row and vector where
+ * it spends four loads, three permutes and per-block masks. Output rows
+ * of up to 1024; returns 0 without touching dst otherwise. */
 #define DWE_MAXV 64
+
+typedef struct {
+    __m512i ev, od;
+    const __mmask16 *ma, *mb, *ms; /* pair j's loads, output vector j */
+    int32_t nv;
+    ln_rt_act act;
+    float alpha, beta;
+} dwe_geom;
+
+/* input row r's pair j split: *e even, *o odd columns */
+static inline __attribute__((always_inline)) void
+dwe_split(const dwe_geom *g, const float *r, int32_t j, __m512 *e, __m512 *o)
+{
+    const __m512 x = _mm512_maskz_loadu_ps(g->ma[j], r + 32 * j);
+    const __m512 y = _mm512_maskz_loadu_ps(g->mb[j], r + 32 * j + 16);
+    *e = _mm512_permutex2var_ps(x, g->ev, y);
+    *o = _mm512_permutex2var_ps(x, g->od, y);
+}
+
+#define DWE_SHIFT(hi, lo, n)                                                  \
+    _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(hi),          \
+                                            _mm512_castps_si512(lo), n))
+
+/* one output row from input rows r[0..2] (NULL: outside the image) */
+static inline __attribute__((always_inline)) void
+dwe_row(const int PL, const dwe_geom *g, const float *const *r,
+        const __m512 *w, __m512 bv, float *orow)
+{
+    __m512 e[3], o[3];
+    int32_t j;
+    int k;
+    for (k = 0; k < 3; k++) {
+        e[k] = o[k] = _mm512_setzero_ps();
+        if (PL == 0 && r[k]) /* pair 0, one vector ahead */
+            dwe_split(g, r[k], 0, &e[k], &o[k]);
+    }
+    for (j = 0; j < g->nv; j++) {
+        __m512 acc = bv;
+        for (k = 0; k < 3; k++) {
+            __m512 en, on;
+            if (!r[k])
+                continue;
+            if (PL == 1) {
+                /* o[k]: the previous vector's odd lanes */
+                dwe_split(g, r[k], j, &en, &on);
+                acc = _mm512_fmadd_ps(DWE_SHIFT(on, o[k], 15), w[3 * k],
+                                      acc);
+                acc = _mm512_fmadd_ps(en, w[3 * k + 1], acc);
+                acc = _mm512_fmadd_ps(on, w[3 * k + 2], acc);
+            } else {
+                /* e[k], o[k]: this vector's; en: the next one's */
+                dwe_split(g, r[k], j + 1, &en, &on);
+                acc = _mm512_fmadd_ps(e[k], w[3 * k], acc);
+                acc = _mm512_fmadd_ps(o[k], w[3 * k + 1], acc);
+                acc = _mm512_fmadd_ps(DWE_SHIFT(en, e[k], 1), w[3 * k + 2],
+                                      acc);
+            }
+            e[k] = en;
+            o[k] = on;
+        }
+        _mm512_mask_storeu_ps(orow + 16 * j, g->ms[j],
+                              ln_rt__act_v512(acc, g->act, g->alpha,
+                                              g->beta));
+    }
+}
+#undef DWE_SHIFT
+
 int ln_rt__conv2d_depthwise_s2_f32_avx512(const ln_rt_conv2d_args *a,
                                           const float *src,
                                           const float *weight,
                                           const float *bias, float *dst)
 {
-    const __m512i ev = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18,
-                                         20, 22, 24, 26, 28, 30);
-    const __m512i od = _mm512_add_epi32(ev, _mm512_set1_epi32(1));
     const int32_t H = a->h, W = a->w, mult = a->oc / a->c;
-    __mmask16 ma[DWE_MAXV], mb[DWE_MAXV], ms[DWE_MAXV];
-    int32_t oh, ow, nv, b, o, oy, j;
+    __mmask16 ma[DWE_MAXV + 1], mb[DWE_MAXV + 1], ms[DWE_MAXV];
+    int32_t oh, ow, b, o, oy, j;
+    dwe_geom g;
 
     if (!ln_rt__conv2d_depthwise_s2_ok(a))
         return 0;
     ln_rt__conv_out_hw(a, &oh, &ow);
-    nv = (ow + 15) / 16;
-    for (j = 0; j < nv; j++) {
+    g.nv = (ow + 15) / 16;
+    for (j = 0; j <= g.nv; j++) { /* pairs 0 .. nv: one ahead */
         ma[j] = (__mmask16)(W - 32 * j >= 16 ? 0xffffu
                             : W - 32 * j <= 0 ? 0u
                             : (1u << (W - 32 * j)) - 1u);
         mb[j] = (__mmask16)(W - 32 * j - 16 >= 16 ? 0xffffu
                             : W - 32 * j - 16 <= 0 ? 0u
                             : (1u << (W - 32 * j - 16)) - 1u);
+    }
+    for (j = 0; j < g.nv; j++)
         ms[j] = (__mmask16)(ow - 16 * j >= 16 ? 0xffffu
                             : (1u << (ow - 16 * j)) - 1u);
-    }
+    g.ev = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24,
+                             26, 28, 30);
+    g.od = _mm512_add_epi32(g.ev, _mm512_set1_epi32(1));
+    g.ma = ma; g.mb = mb; g.ms = ms;
+    g.act = a->act; g.alpha = a->alpha; g.beta = a->beta;
     for (b = 0; b < a->n; b++) {
         for (o = 0; o < a->oc; o++) {
             const float *in = src + ((size_t)b * a->c + o / mult) *
@@ -620,42 +693,20 @@ int ln_rt__conv2d_depthwise_s2_f32_avx512(const ln_rt_conv2d_args *a,
             float *out = dst + ((size_t)b * a->oc + o) * (size_t)oh * ow;
             const float *wk = weight + (size_t)o * 9;
             const __m512 bv = _mm512_set1_ps(bias ? bias[o] : 0.0f);
-            const __m512 w0 = _mm512_set1_ps(wk[0]), w1 = _mm512_set1_ps(wk[1]),
-                         w2 = _mm512_set1_ps(wk[2]), w3 = _mm512_set1_ps(wk[3]),
-                         w4 = _mm512_set1_ps(wk[4]), w5 = _mm512_set1_ps(wk[5]),
-                         w6 = _mm512_set1_ps(wk[6]), w7 = _mm512_set1_ps(wk[7]),
-                         w8 = _mm512_set1_ps(wk[8]);
+            __m512 w[9];
+            int k;
+            for (k = 0; k < 9; k++)
+                w[k] = _mm512_set1_ps(wk[k]);
             for (oy = 0; oy < oh; oy++) {
-                const int32_t iy = 2 * oy - 1;
-                const float *r0 = iy >= 0 && iy < H ? in + (size_t)iy * W : NULL;
-                const float *r1 = iy + 1 < H ? in + (size_t)(iy + 1) * W : NULL;
-                const float *r2 = iy + 2 < H ? in + (size_t)(iy + 2) * W : NULL;
-                __m512 p0 = _mm512_setzero_ps(), p1 = p0, p2 = p0;
-                float *orow = out + (size_t)oy * ow;
-                for (j = 0; j < nv; j++) {
-                    __m512 acc = bv, x, y, e, q;
-#define DWE_ROW(r, p, wa, wb, wc)                                             \
-    if (r) {                                                                  \
-        x = _mm512_maskz_loadu_ps(ma[j], r + 32 * j);                         \
-        y = _mm512_maskz_loadu_ps(mb[j], r + 32 * j + 16);                    \
-        e = _mm512_permutex2var_ps(x, ev, y);                                 \
-        q = _mm512_permutex2var_ps(x, od, y);                                 \
-        acc = _mm512_fmadd_ps(_mm512_castsi512_ps(_mm512_alignr_epi32(       \
-                                  _mm512_castps_si512(q),                     \
-                                  _mm512_castps_si512(p), 15)),               \
-                              wa, acc);                                       \
-        acc = _mm512_fmadd_ps(e, wb, acc);                                    \
-        acc = _mm512_fmadd_ps(q, wc, acc);                                    \
-        p = q;                                                                \
-    }
-                    DWE_ROW(r0, p0, w0, w1, w2)
-                    DWE_ROW(r1, p1, w3, w4, w5)
-                    DWE_ROW(r2, p2, w6, w7, w8)
-#undef DWE_ROW
-                    _mm512_mask_storeu_ps(orow + 16 * j, ms[j],
-                                          ln_rt__act_v512(acc, a->act,
-                                                          a->alpha, a->beta));
+                const float *r[3];
+                for (k = 0; k < 3; k++) {
+                    const int32_t iy = 2 * oy - a->pad_top + k;
+                    r[k] = iy >= 0 && iy < H ? in + (size_t)iy * W : NULL;
                 }
+                if (a->pad_left)
+                    dwe_row(1, &g, r, w, bv, out + (size_t)oy * ow);
+                else
+                    dwe_row(0, &g, r, w, bv, out + (size_t)oy * ow);
             }
         }
     }
