@@ -591,7 +591,6 @@ int ln_rt__conv2d_depthwise_cl_f32_avx512(const ln_rt_conv2d_args *a,
 #define DWE_MAXV 64
 
 typedef struct {
-    __m512i ev, od;
     const __mmask16 *ma, *mb, *ms; /* pair j's loads, output vector j */
     int32_t nv;
     ln_rt_act act;
@@ -604,8 +603,8 @@ dwe_split(const dwe_geom *g, const float *r, int32_t j, __m512 *e, __m512 *o)
 {
     const __m512 x = _mm512_maskz_loadu_ps(g->ma[j], r + 32 * j);
     const __m512 y = _mm512_maskz_loadu_ps(g->mb[j], r + 32 * j + 16);
-    *e = _mm512_permutex2var_ps(x, g->ev, y);
-    *o = _mm512_permutex2var_ps(x, g->od, y);
+    *e = DW_EVEN(x, y);
+    *o = DW_ODD(x, y);
 }
 
 #define DWE_SHIFT(hi, lo, n)                                                  \
@@ -671,19 +670,11 @@ int ln_rt__conv2d_depthwise_s2_f32_avx512(const ln_rt_conv2d_args *a,
     ln_rt__conv_out_hw(a, &oh, &ow);
     g.nv = (ow + 15) / 16;
     for (j = 0; j <= g.nv; j++) { /* pairs 0 .. nv: one ahead */
-        ma[j] = (__mmask16)(W - 32 * j >= 16 ? 0xffffu
-                            : W - 32 * j <= 0 ? 0u
-                            : (1u << (W - 32 * j)) - 1u);
-        mb[j] = (__mmask16)(W - 32 * j - 16 >= 16 ? 0xffffu
-                            : W - 32 * j - 16 <= 0 ? 0u
-                            : (1u << (W - 32 * j - 16)) - 1u);
+        ma[j] = dw_range_mask(32 * j, W);
+        mb[j] = dw_range_mask(32 * j + 16, W);
     }
     for (j = 0; j < g.nv; j++)
-        ms[j] = (__mmask16)(ow - 16 * j >= 16 ? 0xffffu
-                            : (1u << (ow - 16 * j)) - 1u);
-    g.ev = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24,
-                             26, 28, 30);
-    g.od = _mm512_add_epi32(g.ev, _mm512_set1_epi32(1));
+        ms[j] = dw_range_mask(16 * j, ow);
     g.ma = ma; g.mb = mb; g.ms = ms;
     g.act = a->act; g.alpha = a->alpha; g.beta = a->beta;
     for (b = 0; b < a->n; b++) {
