@@ -87,6 +87,9 @@ const BIN = path.join(BUILD, 'bin');
 const WORK = path.join(BUILD, 'bench');
 const RT = path.resolve(ROOT, opt.rt);
 fs.mkdirSync(WORK, {recursive: true});
+// The report's folder is made now, so that a run of many minutes does not
+// end in ENOENT when --out names a folder that does not exist yet.
+fs.mkdirSync(path.dirname(opt.out), {recursive: true});
 
 // The interpreter driver links the libraries as they were when it was
 // built (make bench relinks it; running this script alone does not): say

@@ -446,58 +446,72 @@ dwc_px(const int KH, const int KW, const int SW, const int XB, const int R,
                             ln_rt__act_v512(acc[i][x], act, al, be));
 }
 
-/* output rows oy.. oy + R - 1 (R = 1, 2) */
-#define DWC_ROW(R)                                                            \
+/* xb (a run-time value) output pixels from ox in two rows (xb 1..8) or
+ * in one (xb 8, 4, 2 or 1): the unrolled instance for xb */
+#define DWC_PX(XB, R)                                                         \
+    dwc_px(KH, KW, SW, XB, R, ir + (size_t)16 * ox * sw, wp, sw, rs, wt, b0,  \
+           orow + 16 * ox, os, act, al, be)
+#define DWC_XB2(xb)                                                           \
     do {                                                                      \
-        const float *ir = g->pad + (size_t)16 * oy * sh * wp;                 \
-        float *orow = g->ob + (size_t)16 * oy * ow;                           \
-        const size_t rs = (size_t)16 * sh * wp, os = (size_t)16 * ow;         \
-        for (ox = 0; ox + 8 <= ow; ox += 8)                                   \
-            dwc_px(KH, KW, SW, 8, 1, ir + (size_t)16 * ox * sw, wp, sw, rs,   \
-                   wt, b0, orow + 16 * ox, os, act, al, be);                  \
-        if (R == 2 && ox < ow)                                                \
-            for (ox = 0; ox + 8 <= ow; ox += 8) /* 8-wide: row 2 alone */     \
-                dwc_px(KH, KW, SW, 8, 1, ir + rs + (size_t)16 * ox * sw, wp,  \
-                       sw, rs, wt, b0, orow + os + 16 * ox, os, act, al, be); \
-        if (ox + 4 <= ow) {                                                   \
-            dwc_px(KH, KW, SW, 4, R, ir + (size_t)16 * ox * sw, wp, sw, rs,   \
-                   wt, b0, orow + 16 * ox, os, act, al, be);                  \
-            ox += 4;                                                          \
+        switch (xb) {                                                         \
+        case 8: DWC_PX(8, 2); break;                                          \
+        case 7: DWC_PX(7, 2); break;                                          \
+        case 6: DWC_PX(6, 2); break;                                          \
+        case 5: DWC_PX(5, 2); break;                                          \
+        case 4: DWC_PX(4, 2); break;                                          \
+        case 3: DWC_PX(3, 2); break;                                          \
+        case 2: DWC_PX(2, 2); break;                                          \
+        default: DWC_PX(1, 2); break;                                         \
         }                                                                     \
-        if (ox + 2 <= ow) {                                                   \
-            dwc_px(KH, KW, SW, 2, R, ir + (size_t)16 * ox * sw, wp, sw, rs,   \
-                   wt, b0, orow + 16 * ox, os, act, al, be);                  \
-            ox += 2;                                                          \
+    } while (0)
+#define DWC_XB1(xb)                                                           \
+    do {                                                                      \
+        switch (xb) {                                                         \
+        case 8: DWC_PX(8, 1); break;                                          \
+        case 4: DWC_PX(4, 1); break;                                          \
+        case 2: DWC_PX(2, 1); break;                                          \
+        default: DWC_PX(1, 1); break;                                         \
         }                                                                     \
-        if (ox < ow)                                                          \
-            dwc_px(KH, KW, SW, 1, R, ir + (size_t)16 * ox * sw, wp, sw, rs,   \
-                   wt, b0, orow + 16 * ox, os, act, al, be);                  \
     } while (0)
 
-/* all output rows, two at a time (more independent FMA chains on narrow
- * rows); the input transposed in as the rows need it and the outputs
+/* all output rows, two at a time, each row in ceil(ow / 8) runs of as
+ * even a length as there can be (ow 14: 7 + 7), so that every pass keeps
+ * 2 x 4..8 sums in flight. With an odd row count the last row runs again
+ * with the one before it (the same values written twice); a single row
+ * alone. The input is transposed in as the rows need it and the outputs
  * transposed back as they complete, so the shuffles of one interleave
- * with the FMAs of the other */
+ * with the FMAs of the other. */
 static inline __attribute__((always_inline)) void
 dwc_rows(const int KH, const int KW, const int SW, dwc_grp *g, int32_t kh,
          int32_t sh, int32_t sw_, int32_t oh, int32_t ow, const float *wt,
          __m512 b0, ln_rt_act act, float al, float be)
 {
     const int32_t sw = SW ? SW : sw_, wp = g->wp;
-    int32_t oy, ox;
+    const int32_t nrun = (ow + 7) / 8, base = ow / nrun, ext = ow % nrun;
+    const size_t rs = (size_t)16 * sh * wp, os = (size_t)16 * ow;
+    int32_t oy, ox, i;
     for (oy = 0; oy < oh;) {
-        const int R = oy + 1 < oh && ow < 8 ? 2 : 1;
+        /* rows y0 and y0 + 1, or y0 alone */
+        const int32_t y0 = oy + 1 < oh || oh == 1 ? oy : oh - 2;
+        const float *ir = g->pad + (size_t)16 * y0 * sh * wp;
+        float *orow = g->ob + (size_t)16 * y0 * ow;
         /* the last input row these output rows read (+1), in pixels */
-        dwc_in(g, ((oy + R - 1) * sh + kh - g->pt) * g->W);
-        if (R == 2)
-            DWC_ROW(2);
-        else
-            DWC_ROW(1);
-        oy += R;
+        dwc_in(g, ((y0 + (oh > 1)) * sh + kh - g->pt) * g->W);
+        if (oh > 1)
+            for (i = 0, ox = 0; i < nrun; ox += base + (i < ext), i++)
+                DWC_XB2(base + (i < ext));
+        else /* runs of 8, 4, 2, 1: a single row is rare */
+            for (ox = 0; ox < ow; ox += i) {
+                i = ow - ox >= 8 ? 8 : ow - ox >= 4 ? 4 : ow - ox >= 2 ? 2 : 1;
+                DWC_XB1(i);
+            }
+        oy = y0 + 1 + (oh > 1);
         dwc_out(g, oy * ow);
     }
 }
-#undef DWC_ROW
+#undef DWC_XB1
+#undef DWC_XB2
+#undef DWC_PX
 
 int ln_rt__conv2d_depthwise_cl_f32_avx512(const ln_rt_conv2d_args *a,
                                           const float *src,
