@@ -561,8 +561,10 @@ int ln_rt__conv2d_depthwise_cl_f32_avx512(const ln_rt_conv2d_args *a,
                                            tm, weight + (size_t)(o0 + r) * ntap + t)
                                      : _mm512_setzero_ps();
                 ln_rt__tr16_ps(rv);
-                for (j = 0; j < nt; j++)
-                    _mm512_store_ps(wt + 16 * (t + j), rv[j]);
+                /* not a loop to nt: GCC made that a memcpy call */
+                for (j = 0; j < 16; j++)
+                    if (j < nt)
+                        _mm512_store_ps(wt + 16 * (t + j), rv[j]);
             }
             b0 = bias ? _mm512_maskz_loadu_ps((__mmask16)((1u << g.nc) - 1u),
                                               bias + o0)

@@ -29,19 +29,19 @@ static inline __attribute__((always_inline)) void ln_rt__tr16_ps(__m512 *r)
         r[4 * i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(a1, a3));
         r[4 * i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(a1, a3));
     }
-    /* 4 x 4 transpose of 128-bit lanes, for each k */
+    /* 4 x 4 transpose of 128-bit lanes, for each k: rows i, 4 + i, 8 + i,
+     * 12 + i in, the same rows out (no copy back from a second array: GCC
+     * made that copy, and the loads of callers' rows, memcpy calls) */
     for (i = 0; i < 4; i++) {
         const __m512 u0 = _mm512_shuffle_f32x4(r[i], r[4 + i], 0x44);
         const __m512 u1 = _mm512_shuffle_f32x4(r[i], r[4 + i], 0xee);
         const __m512 u2 = _mm512_shuffle_f32x4(r[8 + i], r[12 + i], 0x44);
         const __m512 u3 = _mm512_shuffle_f32x4(r[8 + i], r[12 + i], 0xee);
-        t[i] = _mm512_shuffle_f32x4(u0, u2, 0x88);
-        t[4 + i] = _mm512_shuffle_f32x4(u0, u2, 0xdd);
-        t[8 + i] = _mm512_shuffle_f32x4(u1, u3, 0x88);
-        t[12 + i] = _mm512_shuffle_f32x4(u1, u3, 0xdd);
+        r[i] = _mm512_shuffle_f32x4(u0, u2, 0x88);
+        r[4 + i] = _mm512_shuffle_f32x4(u0, u2, 0xdd);
+        r[8 + i] = _mm512_shuffle_f32x4(u1, u3, 0x88);
+        r[12 + i] = _mm512_shuffle_f32x4(u1, u3, 0xdd);
     }
-    for (i = 0; i < 16; i++)
-        r[i] = t[i];
 }
 
 #endif
