@@ -2006,6 +2006,33 @@ START_TEST(test_conv_packed_taps)
 }
 END_TEST
 
+/* maps of a multiple of 7 pixels but not of 6 (7x7, 14x14, 7x1) run the
+ * AVX-512 kernel's 7-pixel tiles in groups of 3 blocks of 16 channels:
+ * oc 48 / 64 / 80 (3, 3 + 1, 3 + 2 blocks), 37 and 45 (partial last
+ * block after 2 full ones), a reduction in two steps (c 160: 128 + 32)
+ * and 9 taps (3x3 pads 1), batch 2 */
+START_TEST(test_conv_packed_tile7)
+{
+    static const conv_case ks[] = {
+        /* n c  h  w  oc kh kw sh sw pt pl pb pr dh dw g */
+        { 1, 24, 7, 7, 48, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1,
+          LN_RT_ACT_RELU, 1 },
+        { 2, 16, 7, 7, 64, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1,
+          LN_RT_ACT_NONE, 1 },
+        { 1, 160, 7, 7, 80, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1,
+          LN_RT_ACT_CLIP, 1 },
+        { 1, 130, 14, 14, 37, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1,
+          LN_RT_ACT_NONE, 0 },
+        { 1, 20, 7, 7, 45, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+          LN_RT_ACT_LEAKYRELU, 1 },
+        { 2, 9, 7, 1, 33, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1,
+          LN_RT_ACT_NONE, 1 },
+    };
+    packed_check(&ks[_i], 57u + 7u * (uint32_t)_i,
+                 "conv2d packed (7-pixel tiles)");
+}
+END_TEST
+
 START_TEST(test_conv_packed_refuses)
 {
     const conv_case ok = { 1, 8, 5, 5, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1,
@@ -2068,6 +2095,7 @@ Suite *rt_conv_suite(void)
     tcase_add_loop_test(tc, test_conv_depthwise_cl_sweep, 0, 8);
     tcase_add_loop_test(tc, test_conv_depthwise_cl_acts, 0, RT_N_ACT);
     tcase_add_loop_test(tc, test_conv_packed_sweep, 0, 6);
+    tcase_add_loop_test(tc, test_conv_packed_tile7, 0, 6);
     tcase_add_loop_test(tc, test_conv_packed_steps, 0, 3);
     tcase_add_loop_test(tc, test_conv_packed_taps, 0, 8);
     tcase_add_test(tc, test_conv_packed_refuses);
