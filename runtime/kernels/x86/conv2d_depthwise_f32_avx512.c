@@ -160,20 +160,24 @@ int ln_rt__conv2d_depthwise_flat_f32_avx512(const ln_rt_conv2d_args *a,
  * vectors (a 24-wide row is two vectors, one of them half idle). Here
  * each input vector of the flat plane is loaded once, in order, into a
  * window of 2D + 1 (v - D .. v + D: D = 1 for rows of up to 15, 2 for
- * 17..31), with two copies beside each: one with the plane's last column
- * zeroed, read by the left taps (kx 0), one with its first column zeroed,
- * read by the right taps (kx 2). A tap's input for output vector v is
- * then one two-register lane shift (vpermt2ps) of a pair of the window:
+ * 17..31). A tap's input for output vector v is then one two-register
+ * lane shift (vpermt2ps) of a pair of the window:
  * the row above reads the pair starting at v - D, the row below the pair
  * starting at v + D - 1, the own row (v - 1, v) on the left and (v, v + 1)
  * on the right; a tap's flat offset (ky - 1) * W + kx - 1 is within that
  * pair for every such row width (not 16, whose row above is exactly
- * v - 1: there the direct kernel's vectors are full anyway). A tap that
- * falls off the left or right edge reads a zeroed column, one above or
- * below the plane a zero vector. So there is no mask in the loop, and a
- * zero tap is 0 * w as in the flat and channels kernels: the same bits
- * (bias, then the taps in row-major order). */
+ * v - 1: there the direct kernel's vectors are full anyway). A left tap
+ * (kx 0) of an output in the first column, or a right tap (kx 2) of one
+ * in the last, is zeroed by the shift's own k-mask (stop 33 kept two
+ * copies of each window vector with a column zeroed instead: two more
+ * ops a vector; 0.91-0.98 of its time on a Zen 5 without them), a tap
+ * above or below the plane reads a zero vector. No mask is computed in
+ * the loop (the column masks repeat every per vectors), and a zero tap is
+ * 0 * w as in the flat and channels kernels: the same bits (bias, then
+ * the taps in row-major order). */
 #define DWL_TAP(t, lo, hi) _mm512_permutex2var_ps(lo, idx[t], hi)
+/* the same, with the lanes off k zeroed (a column in the padding) */
+#define DWL_MTAP(t, k, lo, hi) _mm512_maskz_permutex2var_ps(k, lo, idx[t], hi)
 static inline __attribute__((always_inline)) void
 dwl_plane(const int D, const float *in, float *out, int32_t npix,
           int32_t nv, int32_t per, const __mmask16 *keep_l,
@@ -186,12 +190,9 @@ dwl_plane(const int D, const float *in, float *out, int32_t npix,
                  w6 = _mm512_set1_ps(wk[6]), w7 = _mm512_set1_ps(wk[7]),
                  w8 = _mm512_set1_ps(wk[8]);
     const __m512 z = _mm512_setzero_ps();
-    /* the window v - 2 .. v + 2 (D = 1 uses v - 1 .. v + 1): plain, last
-     * column zeroed (L), first (R) */
-    __m512 a2 = z, a2l = z, a2r = z, a1 = z, a1l = z, a1r = z;
-    __m512 c0 = z, c0l = z, c0r = z, n1 = z, n1l = z, n1r = z;
-    __m512 n2, n2l, n2r, acc;
-    int32_t v, m = 0, j; /* m: (v + D) % per, the newest vector's */
+    /* the window v - 2 .. v + 2 (D = 1 uses v - 1 .. v + 1) */
+    __m512 a2 = z, a1 = z, c0 = z, n1 = z, n2, acc;
+    int32_t v, m = 0, j; /* m: v % per, the output vector's column masks */
 
     /* vectors 0 .. D - 1 into the window's upper end */
     for (j = 0; j < D; j++) {
@@ -201,47 +202,41 @@ dwl_plane(const int D, const float *in, float *out, int32_t npix,
                                           (__mmask16)((1u << left) - 1u),
                                           in + 16 * j)
                                     : z;
-        a2 = a1; a2l = a1l; a2r = a1r;
-        a1 = c0; a1l = c0l; a1r = c0r;
-        c0 = n1; c0l = n1l; c0r = n1r;
+        a2 = a1;
+        a1 = c0;
+        c0 = n1;
         n1 = x;
-        n1l = _mm512_maskz_mov_ps(keep_l[m], x);
-        n1r = _mm512_maskz_mov_ps(keep_r[m], x);
-        m = m + 1 == per ? 0 : m + 1;
     }
     if (D == 1) { /* window (a1, c0, n1) = (v - 1, v, v + 1) at v = 0 */
-        a1 = c0; a1l = c0l; a1r = c0r;
-        c0 = n1; c0l = n1l; c0r = n1r;
+        a1 = c0;
+        c0 = n1;
     }
     for (v = 0; v < nv; v++) {
         const int32_t q = (v + D) * 16, left = npix - q;
         const int32_t out_left = npix - v * 16;
+        /* lanes whose output column is not the first (left taps) / not
+         * the last (right taps) */
+        const __mmask16 kl = keep_r[m], kr = keep_l[m];
         n2 = left >= 16 ? _mm512_loadu_ps(in + q)
              : left > 0 ? _mm512_maskz_loadu_ps(
                               (__mmask16)((1u << left) - 1u), in + q)
                         : z;
-        n2l = _mm512_maskz_mov_ps(keep_l[m], n2);
-        n2r = _mm512_maskz_mov_ps(keep_r[m], n2);
         {
             /* the pairs the rows above and below read, and the vector
              * after v: (v - 1, v), (v, v + 1), v + 1 with D = 1 (window
              * a1, c0, n2); (v - 2, v - 1), (v + 1, v + 2), v + 1 with D = 2
              * (a2, a1, c0, n1, n2) */
-            const __m512 u0 = D == 1 ? a1 : a2, u0l = D == 1 ? a1l : a2l,
-                         u0r = D == 1 ? a1r : a2r, u1 = D == 1 ? c0 : a1,
-                         u1l = D == 1 ? c0l : a1l, u1r = D == 1 ? c0r : a1r;
-            const __m512 d0 = D == 1 ? c0 : n1, d0l = D == 1 ? c0l : n1l,
-                         d0r = D == 1 ? c0r : n1r;
-            const __m512 nxr = D == 1 ? n2r : n1r;
-            acc = _mm512_fmadd_ps(DWL_TAP(0, u0l, u1l), w0, b0);
+            const __m512 u0 = D == 1 ? a1 : a2, u1 = D == 1 ? c0 : a1;
+            const __m512 d0 = D == 1 ? c0 : n1, nx = D == 1 ? n2 : n1;
+            acc = _mm512_fmadd_ps(DWL_MTAP(0, kl, u0, u1), w0, b0);
             acc = _mm512_fmadd_ps(DWL_TAP(1, u0, u1), w1, acc);
-            acc = _mm512_fmadd_ps(DWL_TAP(2, u0r, u1r), w2, acc);
-            acc = _mm512_fmadd_ps(DWL_TAP(3, a1l, c0l), w3, acc);
+            acc = _mm512_fmadd_ps(DWL_MTAP(2, kr, u0, u1), w2, acc);
+            acc = _mm512_fmadd_ps(DWL_MTAP(3, kl, a1, c0), w3, acc);
             acc = _mm512_fmadd_ps(c0, w4, acc);
-            acc = _mm512_fmadd_ps(DWL_TAP(5, c0r, nxr), w5, acc);
-            acc = _mm512_fmadd_ps(DWL_TAP(6, d0l, n2l), w6, acc);
+            acc = _mm512_fmadd_ps(DWL_MTAP(5, kr, c0, nx), w5, acc);
+            acc = _mm512_fmadd_ps(DWL_MTAP(6, kl, d0, n2), w6, acc);
             acc = _mm512_fmadd_ps(DWL_TAP(7, d0, n2), w7, acc);
-            acc = _mm512_fmadd_ps(DWL_TAP(8, d0r, n2r), w8, acc);
+            acc = _mm512_fmadd_ps(DWL_MTAP(8, kr, d0, n2), w8, acc);
         }
         acc = ln_rt__act_v512(acc, act, alpha, beta);
         if (out_left >= 16)
@@ -250,17 +245,18 @@ dwl_plane(const int D, const float *in, float *out, int32_t npix,
             _mm512_mask_storeu_ps(out + v * 16,
                                   (__mmask16)((1u << out_left) - 1u), acc);
         if (D == 1) {
-            a1 = c0; a1l = c0l; a1r = c0r;
-            c0 = n2; c0l = n2l; c0r = n2r;
+            a1 = c0;
+            c0 = n2;
         } else {
-            a2 = a1; a2l = a1l; a2r = a1r;
-            a1 = c0; a1l = c0l; a1r = c0r;
-            c0 = n1; c0l = n1l; c0r = n1r;
-            n1 = n2; n1l = n2l; n1r = n2r;
+            a2 = a1;
+            a1 = c0;
+            c0 = n1;
+            n1 = n2;
         }
         m = m + 1 == per ? 0 : m + 1;
     }
 }
+#undef DWL_MTAP
 #undef DWL_TAP
 
 int ln_rt__conv2d_depthwise_flat3_f32_avx512(const ln_rt_conv2d_args *a,
