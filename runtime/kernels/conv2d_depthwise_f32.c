@@ -56,8 +56,7 @@ static void dw_run(int portable, const ln_rt_conv2d_args *a, const float *src,
          * the rows' even and odd columns (against the direct kernel, one
          * process: MobileNetV1-0.25's 16 @48 0.59, MobileNetV2's 144 @56
          * 0.64 and 96 @112 0.76, 32 @64 0.59, 8 @33 0.67; the channels
-         * kernel, before it, stays ahead on output rows of up to 12 and
-         * about level up to 23) */
+         * kernel, before it, stays ahead on output rows of up to 11) */
         if (LN_RT_CPU_AVX512 &&
             ln_rt__conv2d_depthwise_s2_f32_avx512(a, src, weight, bias, dst))
             return;
@@ -135,7 +134,11 @@ int ln_rt__conv2d_depthwise_s2_ok(const ln_rt_conv2d_args *a)
  * alternated). Not: 3x3 stride 1 on rows of 13..15 (the flat kernel,
  * 1.0) or 28 (1.3), 3x3 stride 2 to rows of 24 (0.94-1.03) or 28 (from
  * 56: 1.27-1.30, the input's transposes outweigh the taps), fewer than 16
- * channels (half the lanes idle: 1.12 at 8). Every kernel sums bias, then
+ * channels (half the lanes idle: 1.12 at 8). Later (the stride-2
+ * lane-shift kernel two rows a pass), 3x3 stride 2 with pads 0 / 1 on rows
+ * of 12 or more went to that kernel: against this one on a Zen 5, rows of
+ * 12 0.79-0.93, 14 0.71-0.81, 16 0.55, 23 0.81; rows of 11 0.96-0.97,
+ * 10 1.07, 8 1.32-1.37, 7 1.5-1.6 stay here. Every kernel sums bias, then
  * the taps in row-major order: which one runs changes no bit (test_rt_conv
  * checks the channels kernel against the other AVX-512 ones). */
 size_t ln_rt__conv2d_depthwise_cl_floats(const ln_rt_conv2d_args *a)
@@ -151,6 +154,10 @@ size_t ln_rt__conv2d_depthwise_cl_floats(const ln_rt_conv2d_args *a)
         return 0;
     if (a->kh * a->kw <= 9 && ow > 12 && !(s1 && ow >= 16 && ow <= 20) &&
         !(a->stride_w == 2 && ow < 24))
+        return 0;
+    /* 3x3 stride 2 on rows of 12 or more: the lane-shift kernel, since it
+     * runs two output rows a pass */
+    if (ow >= 12 && ln_rt__conv2d_depthwise_s2_ok(a))
         return 0;
     /* 64-byte alignment, the padded image and the outputs, 16 channels */
     n = 16 + (size_t)16 * ((size_t)(a->h + a->pad_top + a->pad_bottom) *
