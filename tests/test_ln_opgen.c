@@ -143,7 +143,12 @@ START_TEST(test_slice_checks)
                "s (slice)", "'axis' (5) must be less than 'src' ndim (2)");
     init_fails(SLICE("{\"arg_name\": \"axis\", \"value\": 1},",
                      "{\"arg_name\": \"start\", \"value\": 2},", "{\"arg_name\": \"len\", \"value\": 3}"),
-               "s (slice)", "'start' + 'len' (5) exceeds 'src' dims[1] (4)");
+               "s (slice)", "'start' (2) + 'len' (3) exceeds 'src' dims[1] (4)");
+    /* start + len past INT_MAX: refused, not overflowed (UBSan) */
+    init_fails(SLICE("{\"arg_name\": \"axis\", \"value\": 1},",
+                     "{\"arg_name\": \"start\", \"value\": 2147483647},",
+                     "{\"arg_name\": \"len\", \"value\": 3}"),
+               "s (slice)", "'start' (2147483647) + 'len' (3) exceeds 'src' dims[1] (4)");
     init_fails(SLICE("{\"arg_name\": \"axis\", \"value\": 1},",
                      "{\"arg_name\": \"start\", \"value\": 0}", ""),
                "s (slice)", "len");

@@ -77,8 +77,10 @@ static int lightnet_form(const ln_op_arg *op_arg, ln_rt_slice_args *a)
     len = ln_ophook_param_int(op_arg, "len", 1);
     LN_OPCK(ln_opck(op_arg, axis < src->ndim,
                     "'axis' (%d) must be less than 'src' ndim (%d)", axis, src->ndim));
-    LN_OPCK(ln_opck(op_arg, start + len <= src->dims[axis],
-                    "'start' + 'len' (%d) exceeds 'src' dims[%d] (%d)", start + len, axis,
+    /* start <= dims - len, not start + len <= dims: the params' checks
+     * (axis, start >= 0, len >= 1) leave start + len free to overflow */
+    LN_OPCK(ln_opck(op_arg, start <= src->dims[axis] - len,
+                    "'start' (%d) + 'len' (%d) exceeds 'src' dims[%d] (%d)", start, len, axis,
                     src->dims[axis]));
     a->starts[axis] = start;
     a->dst_dims[axis] = len;
