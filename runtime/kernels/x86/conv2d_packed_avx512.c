@@ -183,35 +183,29 @@ PK_GROUP(1, 7)
 PK_GROUP(2, 7)
 PK_GROUP(3, 7)
 
+typedef void (*pk_group_fn)(const ln_rt__pk_geom *, const float *, size_t,
+                            int32_t, __mmask16, int32_t, int32_t, float *);
+
 void ln_rt__conv2d_packed_avx512(const ln_rt__pk_geom *g, const float *w,
                                  float *dst)
 {
+    /* [n]: n blocks of 16 channels a group; 7-pixel tiles take up to 3 */
+    static const pk_group_fn g6[5] = {NULL, pk_group1_6, pk_group2_6,
+                                      pk_group3_6, pk_group4_6};
+    static const pk_group_fn g7[4] = {NULL, pk_group1_7, pk_group2_7,
+                                      pk_group3_7};
+    const int tile7 = g->ohw % 7 == 0 && g->ohw % 6 != 0;
+    const pk_group_fn *grp = tile7 ? g7 : g6;
+    const int32_t gmax = tile7 ? 3 : 4;
     const size_t kk = (size_t)g->c * g->ntap, bs = 16 * kk;
     const int32_t full = g->oc / 16, nlast = g->oc % 16;
-    const __mmask16 all = (__mmask16)0xffff;
-    int32_t b = 0;
-    if (g->ohw % 7 == 0 && g->ohw % 6 != 0) {
-        for (; b + 3 <= full; b += 3)
-            pk_group3_7(g, w + b * bs, bs, 16, all, b * 16, 16, dst);
-        if (full - b == 2)
-            pk_group2_7(g, w + b * bs, bs, 16, all, b * 16, 16, dst);
-        else if (full - b == 1)
-            pk_group1_7(g, w + b * bs, bs, 16, all, b * 16, 16, dst);
-        if (nlast)
-            pk_group1_7(g, w + full * bs, 0, nlast,
-                        (__mmask16)((1u << nlast) - 1), full * 16, nlast, dst);
-        return;
+    int32_t b, n;
+    for (b = 0; b < full; b += n) {
+        n = full - b < gmax ? full - b : gmax;
+        grp[n](g, w + b * bs, bs, 16, (__mmask16)0xffff, b * 16, 16, dst);
     }
-    for (; b + 4 <= full; b += 4)
-        pk_group4_6(g, w + b * bs, bs, 16, all, b * 16, 16, dst);
-    if (full - b == 3)
-        pk_group3_6(g, w + b * bs, bs, 16, all, b * 16, 16, dst);
-    else if (full - b == 2)
-        pk_group2_6(g, w + b * bs, bs, 16, all, b * 16, 16, dst);
-    else if (full - b == 1)
-        pk_group1_6(g, w + b * bs, bs, 16, all, b * 16, 16, dst);
     if (nlast)
-        pk_group1_6(g, w + full * bs, 0, nlast,
-                    (__mmask16)((1u << nlast) - 1), full * 16, nlast, dst);
+        grp[1](g, w + full * bs, 0, nlast, (__mmask16)((1u << nlast) - 1),
+               full * 16, nlast, dst);
 }
 #endif
