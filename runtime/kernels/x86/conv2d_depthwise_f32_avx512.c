@@ -180,8 +180,8 @@ int ln_rt__conv2d_depthwise_flat_f32_avx512(const ln_rt_conv2d_args *a,
 #define DWL_MTAP(t, k, lo, hi) _mm512_maskz_permutex2var_ps(k, lo, idx[t], hi)
 static inline __attribute__((always_inline)) void
 dwl_plane(const int D, const float *in, float *out, int32_t npix,
-          int32_t nv, int32_t per, const __mmask16 *keep_l,
-          const __mmask16 *keep_r, const __m512i *idx, const float *wk,
+          int32_t nv, int32_t per, const __mmask16 *not_first,
+          const __mmask16 *not_last, const __m512i *idx, const float *wk,
           __m512 b0, ln_rt_act act, float alpha, float beta)
 {
     const __m512 w0 = _mm512_set1_ps(wk[0]), w1 = _mm512_set1_ps(wk[1]),
@@ -214,9 +214,9 @@ dwl_plane(const int D, const float *in, float *out, int32_t npix,
     for (v = 0; v < nv; v++) {
         const int32_t q = (v + D) * 16, left = npix - q;
         const int32_t out_left = npix - v * 16;
-        /* lanes whose output column is not the first (left taps) / not
-         * the last (right taps) */
-        const __mmask16 kl = keep_r[m], kr = keep_l[m];
+        /* the lanes the left taps (output column not the first) and the
+         * right taps (not the last) keep */
+        const __mmask16 kl = not_first[m], kr = not_last[m];
         n2 = left >= 16 ? _mm512_loadu_ps(in + q)
              : left > 0 ? _mm512_maskz_loadu_ps(
                               (__mmask16)((1u << left) - 1u), in + q)
@@ -267,7 +267,7 @@ int ln_rt__conv2d_depthwise_flat3_f32_avx512(const ln_rt_conv2d_args *a,
     const int32_t H = a->h, W = a->w, npix = H * W, nv = (npix + 15) / 16;
     const int32_t mult = a->oc / a->c, D = W <= 15 ? 1 : 2;
     /* column masks repeat every W / gcd(16, W) <= 31 vectors */
-    __mmask16 keep_l[31], keep_r[31];
+    __mmask16 not_first[31], not_last[31];
     __m512i idx[9];
     int32_t per, v, t, b, o;
 
@@ -287,8 +287,8 @@ int ln_rt__conv2d_depthwise_flat3_f32_avx512(const ln_rt_conv2d_args *a,
         const __m512i x = _mm512_sub_epi32(
             p, _mm512_mullo_epi32(_mm512_cvtps_epi32(fq),
                                   _mm512_set1_epi32(W)));
-        keep_l[v] = _mm512_cmpneq_epi32_mask(x, _mm512_set1_epi32(W - 1));
-        keep_r[v] = _mm512_cmpneq_epi32_mask(x, _mm512_setzero_si512());
+        not_last[v] = _mm512_cmpneq_epi32_mask(x, _mm512_set1_epi32(W - 1));
+        not_first[v] = _mm512_cmpneq_epi32_mask(x, _mm512_setzero_si512());
     }
     /* tap t = 3 ky + kx at flat offset off reads lanes off - 16 q + j of
      * the pair (v + q, v + q + 1): q = -D for the row above, D - 1 below,
@@ -308,11 +308,11 @@ int ln_rt__conv2d_depthwise_flat3_f32_avx512(const ln_rt_conv2d_args *a,
             float *out = dst + ((size_t)b * a->oc + o) * npix;
             const __m512 b0 = _mm512_set1_ps(bias ? bias[o] : 0.0f);
             if (D == 1)
-                dwl_plane(1, in, out, npix, nv, per, keep_l, keep_r, idx,
+                dwl_plane(1, in, out, npix, nv, per, not_first, not_last, idx,
                           weight + (size_t)o * 9, b0, a->act, a->alpha,
                           a->beta);
             else
-                dwl_plane(2, in, out, npix, nv, per, keep_l, keep_r, idx,
+                dwl_plane(2, in, out, npix, nv, per, not_first, not_last, idx,
                           weight + (size_t)o * 9, b0, a->act, a->alpha,
                           a->beta);
         }
