@@ -138,7 +138,13 @@ int ln_rt__conv2d_depthwise_s2_ok(const ln_rt_conv2d_args *a)
  * lane-shift kernel two rows a pass), 3x3 stride 2 with pads 0 / 1 on rows
  * of 12 or more went to that kernel: against this one on a Zen 5, rows of
  * 12 0.79-0.93, 14 0.71-0.81, 16 0.55, 23 0.81; rows of 11 0.96-0.97,
- * 10 1.07, 8 1.32-1.37, 7 1.5-1.6 stay here. Every kernel sums bias, then
+ * 10 1.07, 8 1.32-1.37, 7 1.5-1.6 stay here. And 5x5 on rows of 29..47
+ * came here from the direct kernel, but for 32 (two whole vectors there;
+ * 1.08-1.10): on a Zen 5, 96 ch @29 0.61, @30 0.65, @33 0.52, @38 0.67,
+ * @40 0.77, @44 0.74, 144 @31 0.76, @35 0.54, 240 @30 0.66, 60 -> 30 s2
+ * 0.68; rows of 48 (0.93) and 56 (0.88) were left out for the scratch
+ * they would plan (16 channels of padded input and output). Every kernel
+ * sums bias, then
  * the taps in row-major order: which one runs changes no bit (test_rt_conv
  * checks the channels kernel against the other AVX-512 ones). */
 size_t ln_rt__conv2d_depthwise_cl_floats(const ln_rt_conv2d_args *a)
@@ -154,6 +160,10 @@ size_t ln_rt__conv2d_depthwise_cl_floats(const ln_rt_conv2d_args *a)
         return 0;
     if (a->kh * a->kw <= 9 && ow > 12 && !(s1 && ow >= 16 && ow <= 20) &&
         !(a->stride_w == 2 && ow < 24))
+        return 0;
+    /* rows of 29..47: more than 9 taps, and not 32 wide (two whole
+     * vectors for the direct kernel) */
+    if (ow > 28 && (a->kh * a->kw <= 9 || ow % 16 == 0))
         return 0;
     /* 3x3 stride 2 on rows of 12 or more: the lane-shift kernel, since it
      * runs two output rows a pass */

@@ -500,7 +500,7 @@ static inline void ln_rt__conv_out_hw(const ln_rt_conv2d_args *a, int32_t *oh,
  * LN_RT_DW_CL_MAXF floats). The depthwise scratch size covers it on
  * every host build, whatever the CPU. */
 #ifndef LN_RT_DW_CL_MAX_OW
-#define LN_RT_DW_CL_MAX_OW 28
+#define LN_RT_DW_CL_MAX_OW 47 /* 29..47: 5x5 and larger, not 32 */
 #endif
 #define LN_RT_DW_CL_MAXF 131072
 size_t ln_rt__conv2d_depthwise_cl_floats(const ln_rt_conv2d_args *a);

@@ -1196,6 +1196,71 @@ START_TEST(test_conv_depthwise_cl_acts)
 }
 END_TEST
 
+/* 5x5 and larger on output rows of 29..47 go to the channels kernel but
+ * for 32 (and 48 and wider, and 3x3, which stay on the direct kernel):
+ * which shapes it takes, the double reference, and on AVX-512 the direct
+ * kernel's bits (the one it replaces there); a partial channel group
+ * (40 = 16 + 16 + 8), stride 2, 7x7, batch 2 */
+START_TEST(test_conv_depthwise_cl_wide)
+{
+    static const struct {
+        conv_case k;
+        int taken;
+    } ks[] = {
+        /* n c  h  w  oc kh kw sh sw pt pl pb pr dh dw g */
+        { { 1, 16, 29, 29, 16, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 16,
+            LN_RT_ACT_RELU, 1 }, 1 },
+        { { 2, 40, 9, 30, 40, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 40,
+            LN_RT_ACT_NONE, 1 }, 1 },
+        { { 1, 16, 6, 47, 16, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 16,
+            LN_RT_ACT_RELU6, 0 }, 1 },
+        { { 1, 16, 9, 60, 16, 5, 5, 2, 2, 2, 2, 2, 1, 1, 1, 16,
+            LN_RT_ACT_SILU, 1 }, 1 },
+        { { 1, 24, 7, 33, 24, 7, 7, 1, 1, 3, 3, 3, 3, 1, 1, 24,
+            LN_RT_ACT_NONE, 1 }, 1 },
+        { { 1, 16, 5, 32, 16, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 16,
+            LN_RT_ACT_NONE, 1 }, 0 },
+        { { 1, 16, 5, 48, 16, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 16,
+            LN_RT_ACT_NONE, 1 }, 0 },
+        { { 1, 16, 5, 30, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 16,
+            LN_RT_ACT_NONE, 1 }, 0 },
+    };
+    const conv_case k = ks[_i].k;
+    ln_rt_conv2d_args a;
+    int32_t oh, ow;
+    size_t nx, nw, ny;
+    float *x, *wt, *b, *y, *y2;
+    double *ref;
+    void *scr;
+    to_args(&k, &a);
+    oh = ln_rt_conv_out_size(k.h, k.kh, k.sh, k.pt, k.pb, 1);
+    ow = ln_rt_conv_out_size(k.w, k.kw, k.sw, k.pl, k.pr, 1);
+    nx = (size_t)k.n * k.c * k.h * k.w;
+    nw = (size_t)k.oc * k.kh * k.kw;
+    ny = (size_t)k.n * k.oc * oh * ow;
+    x = rt_alloc(nx); wt = rt_alloc(nw); b = rt_alloc(k.oc);
+    y = rt_alloc(ny); y2 = rt_alloc(ny); ref = rt_allocd(ny);
+    scr = rt_scratch(ln_rt_conv2d_depthwise_f32_scratch_size(&a));
+    rt_fill(x, nx, -2, 2, 21u + (uint32_t)_i);
+    rt_fill(wt, nw, -1, 1, 22u);
+    rt_fill(b, k.oc, -1, 1, 23u);
+    conv_ref(&k, x, wt, k.bias ? b : NULL, ref, oh, ow);
+    ck_assert_int_eq(ln_rt__conv2d_depthwise_cl_floats(&a) > 0, ks[_i].taken);
+    ck_assert_int_eq(ln_rt_conv2d_depthwise_f32(&a, x, wt, k.bias ? b : NULL,
+                                                y, scr), LN_RT_OK);
+    RT_CHECK(y, ref, ny, 2e-5, "depthwise (public, wide rows)");
+#if LN_RT_HAVE_AVX512
+    if (LN_RT_CPU_AVX512 && ks[_i].taken) {
+        ck_assert_int_eq(ln_rt__conv2d_depthwise_f32_avx512(
+                             &a, x, wt, k.bias ? b : NULL, y2), 1);
+        ck_assert_msg(!memcmp(y, y2, ny * sizeof(float)),
+                      "channels kernel bits differ from the direct kernel's");
+    }
+#endif
+    free(x); free(wt); free(b); free(y); free(y2); free(ref); free(scr);
+}
+END_TEST
+
 /* ---- direct group-1 conv sweep (x86/conv2d_direct_avx512.c) -----------
  * Random shapes (seeded): flat pixel blocks across rows ("same" stride-1
  * rows) and row segments (valid / asymmetric pads, stride 2), widths
@@ -2094,6 +2159,7 @@ Suite *rt_conv_suite(void)
     tcase_add_loop_test(tc, test_conv_s2few_sweep, 0, 6);
     tcase_add_loop_test(tc, test_conv_depthwise_cl_sweep, 0, 8);
     tcase_add_loop_test(tc, test_conv_depthwise_cl_acts, 0, RT_N_ACT);
+    tcase_add_loop_test(tc, test_conv_depthwise_cl_wide, 0, 8);
     tcase_add_loop_test(tc, test_conv_packed_sweep, 0, 6);
     tcase_add_loop_test(tc, test_conv_packed_tile7, 0, 6);
     tcase_add_loop_test(tc, test_conv_packed_steps, 0, 3);
