@@ -171,6 +171,33 @@ START_TEST(test_unary_params)
     ck_assert(y[0] == 0.0f && y[1] == 1000.0f && y[2] == INFINITY && isnan(y[3]));
     ln_rt_sigmoid_f32(x + 2, y, 2);
     ck_assert(y[0] == 1.0f && isnan(y[1]));
+    /* the ends of the vector kernels' clamp (act_simd.h: the exponent's
+     * argument in [-100, 20] with AVX-512, [-88, 20] with AVX2): -inf
+     * and the values around them, 16 of them so that no lane is a tail */
+    {
+        static const float v[16] = { -INFINITY, -1e30f, -150.0f, -100.5f,
+                                     -100.0f, -95.0f, -88.5f, -88.0f,
+                                     -87.5f, -80.0f, 16.5f, 19.99f, 20.0f,
+                                     20.01f, 1e30f, -0.0f };
+        float s[16], l[16];
+        int k;
+        ln_rt_sigmoid_f32(v, s, 16);
+        ln_rt_silu_f32(v, l, 16);
+        ck_assert(s[0] == 0.0f && isnan(l[0])); /* -inf * 0 */
+        for (k = 1; k < 16; k++) {
+            const double ds = 1.0 / (1.0 + exp(-(double)v[k]));
+            /* subnormal or 0 below -87.3, else the 2e-6 bound */
+            const double tol = ds < 1.2e-38 ? 1.2e-38 : 2e-6 * ds;
+            ck_assert_msg(fabs(s[k] - ds) <= tol && s[k] >= 0.0f,
+                          "sigmoid(%g) = %g, want %g", (double)v[k],
+                          (double)s[k], ds);
+            ck_assert_msg(fabs(l[k] - v[k] * ds) <= fabs(v[k]) * tol,
+                          "silu(%g) = %g, want %g", (double)v[k],
+                          (double)l[k], v[k] * ds);
+        }
+        ck_assert(s[12] == 1.0f && l[12] == 20.0f && s[14] == 1.0f);
+        ck_assert(l[15] == 0.0f && signbit(l[15]) && s[15] == 0.5f);
+    }
     ln_rt_softplus_f32(x, y, 2);
     ck_assert(y[0] == 0.0f && y[1] == 1000.0f);
     /* exp (libm-free) at the ends of the float range */

@@ -10,13 +10,13 @@
  * The vocabulary (defined by act_simd.h per ISA):
  *   SG_V, SG_VL             float vector type, lanes
  *   SG_LOAD(p), SG_STORE(p, v), SG_SET1(f)
- *   SG_ADD, SG_SUB, SG_MUL, SG_MAX(a, b) (b when b is NaN), SG_FMA(a, b, c)
- *   (a b + c), SG_FNMA(a, b, c) (c - a b), SG_NEGABS(v) (-|v|)
- *   SG_SCALE_ZERO_LT(p, n, t, x, c)
- *                           p 2^n (n integral, in [-126, 0]; t = n + 1.5 *
- *                           2^23), or 0 where x < c
- *   SG_RCP(d)               1 / d for d in [1, 2], refined to float precision
- *   SG_SEL_GE0_MUL(v, s, e) v >= 0 ? s : e s (e s for NaN)
+ *   SG_ADD, SG_SUB, SG_MUL, SG_DIV, SG_MAX(a, b), SG_MIN(a, b) (b when b
+ *   is NaN), SG_FMA(a, b, c) (a b + c)
+ *   SG_LO, SG_HI            the clamp of the exponent's argument
+ *   SG_EXP2N(p, n, t)       p 2^n (n integral, in [-29, 145]; t = n + 1.5 *
+ *                           2^23), inf past the float range
+ *   SG_FIX(s, v)            the sigmoid s, or 0 where v < SG_LO when
+ *                           SG_EXP2N cannot reach inf
  *   SG_NAME                 prefix of the core
  * Algorithm and bounds: act_simd.h.
  */
@@ -29,24 +29,24 @@
 #ifndef SG_ENTRIES
 static inline SG_V SG_CAT(SG_NAME, _core)(SG_V v)
 {
-    const SG_V lo = SG_SET1(-87.33654f), one = SG_SET1(1.0f);
-    const SG_V sh = SG_SET1(12582912.0f);
-    SG_V x = SG_NEGABS(v), xc = SG_MAX(lo, x), t, n, r, p, e, s;
+    const SG_V one = SG_SET1(1.0f), sh = SG_SET1(12582912.0f);
+    /* NaN passes both (the second operand's when one is NaN) */
+    SG_V vc = SG_MIN(SG_SET1(SG_HI), SG_MAX(SG_SET1(SG_LO), v)), t, n, rr, p;
 
-    t = SG_FMA(xc, SG_SET1(1.44269504088896341f), sh);
+    /* e = exp(-vc) = 2^n exp(r), r = -vc - n ln 2 in [-ln2/2, ln2/2];
+     * rr = -r, and p(r) is evaluated at -rr (odd coefficients negated) */
+    t = SG_FMA(vc, SG_SET1(-1.44269504088896341f), sh);
     n = SG_SUB(t, sh);
-    r = SG_FNMA(n, SG_SET1(0.693359375f), xc);
-    r = SG_FNMA(n, SG_SET1(-2.12194440e-4f), r);
-    p = SG_SET1(1.9875691500e-4f);
-    p = SG_FMA(p, r, SG_SET1(1.3981999507e-3f));
-    p = SG_FMA(p, r, SG_SET1(8.3334519073e-3f));
-    p = SG_FMA(p, r, SG_SET1(4.1665795894e-2f));
-    p = SG_FMA(p, r, SG_SET1(1.6666665459e-1f));
-    p = SG_FMA(p, r, SG_SET1(5.0000001201e-1f));
-    p = SG_FMA(SG_MUL(p, r), r, SG_ADD(r, one));
-    e = SG_SCALE_ZERO_LT(p, n, t, x, lo);
-    s = SG_RCP(SG_ADD(one, e));
-    return SG_SEL_GE0_MUL(v, s, e);
+    rr = SG_FMA(n, SG_SET1(0.693359375f), vc);
+    rr = SG_FMA(n, SG_SET1(-2.12194440e-4f), rr);
+    p = SG_SET1(1.3843653724e-3f);
+    p = SG_FMA(p, rr, SG_SET1(-8.3741554990e-3f));
+    p = SG_FMA(p, rr, SG_SET1(4.1668001562e-2f));
+    p = SG_FMA(p, rr, SG_SET1(-1.6666431725e-1f));
+    p = SG_FMA(p, rr, SG_SET1(4.9999994040e-1f));
+    p = SG_FMA(p, rr, SG_SET1(-1.0f));
+    p = SG_FMA(p, rr, one);
+    return SG_FIX(SG_DIV(one, SG_ADD(one, SG_EXP2N(p, n, t))), v);
 }
 
 #else
