@@ -27,6 +27,28 @@ LN_RT_TARGET_AVX512_PRAGMA
 #endif
 
 
+/* one full row of a tile: + C (not first), + bias and act (last), stored */
+static inline __attribute__((always_inline)) void
+ukr_row(float *cr, __m512 v0, __m512 v1, int first, int last,
+        const float *bias, ln_rt_act act, float alpha, float beta)
+{
+    if (!first) {
+        v0 = _mm512_add_ps(v0, _mm512_loadu_ps(cr));
+        v1 = _mm512_add_ps(v1, _mm512_loadu_ps(cr + 16));
+    }
+    if (last) {
+        if (bias) {
+            const __m512 bv = _mm512_set1_ps(*bias);
+            v0 = _mm512_add_ps(v0, bv);
+            v1 = _mm512_add_ps(v1, bv);
+        }
+        v0 = ln_rt__act_v512(v0, act, alpha, beta);
+        v1 = ln_rt__act_v512(v1, act, alpha, beta);
+    }
+    _mm512_storeu_ps(cr, v0);
+    _mm512_storeu_ps(cr + 16, v1);
+}
+
 static void ukr_avx512(int32_t kc, const float *ap, int32_t lda,
                        const float *bp, int32_t ldb, float *c, int32_t ldc,
                        int mv, int nv, int first, int last,
@@ -112,6 +134,17 @@ static void ukr_avx512(int32_t kc, const float *ap, int32_t lda,
 #undef LN_RT_A
 #undef LN_RT_STEP1
 #undef LN_RT_STEP2
+    if (mv == 8 && nv == 32) {
+        /* a whole tile: row by row from the named accumulators (the
+         * indexed array below lives on the stack), unmasked */
+#define LN_RT_ROW(r)                                                          \
+        ukr_row(c + (ptrdiff_t)(r) * ldc, c##r##0, c##r##1, first, last,      \
+                bias ? bias + (r) : NULL, act, alpha, beta);
+        LN_RT_ROW(0) LN_RT_ROW(1) LN_RT_ROW(2) LN_RT_ROW(3)
+        LN_RT_ROW(4) LN_RT_ROW(5) LN_RT_ROW(6) LN_RT_ROW(7)
+#undef LN_RT_ROW
+        return;
+    }
     acc[0][0] = c00; acc[0][1] = c01; acc[1][0] = c10; acc[1][1] = c11;
     acc[2][0] = c20; acc[2][1] = c21; acc[3][0] = c30; acc[3][1] = c31;
     acc[4][0] = c40; acc[4][1] = c41; acc[5][0] = c50; acc[5][1] = c51;
