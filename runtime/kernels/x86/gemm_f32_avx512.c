@@ -27,14 +27,16 @@ LN_RT_TARGET_AVX512_PRAGMA
 #endif
 
 
-/* one full row of a tile: + C (not first), + bias and act (last), stored */
+/* one row of a tile: + C (not first), + bias and act (last), stored
+ * through the column masks */
 static inline __attribute__((always_inline)) void
-ukr_row(float *cr, __m512 v0, __m512 v1, int first, int last,
-        const float *bias, ln_rt_act act, float alpha, float beta)
+ukr_row(float *cr, __m512 v0, __m512 v1, __mmask16 m0, __mmask16 m1,
+        int first, int last, const float *bias, ln_rt_act act, float alpha,
+        float beta)
 {
     if (!first) {
-        v0 = _mm512_add_ps(v0, _mm512_loadu_ps(cr));
-        v1 = _mm512_add_ps(v1, _mm512_loadu_ps(cr + 16));
+        v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(m0, cr));
+        v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(m1, cr + 16));
     }
     if (last) {
         if (bias) {
@@ -45,8 +47,8 @@ ukr_row(float *cr, __m512 v0, __m512 v1, int first, int last,
         v0 = ln_rt__act_v512(v0, act, alpha, beta);
         v1 = ln_rt__act_v512(v1, act, alpha, beta);
     }
-    _mm512_storeu_ps(cr, v0);
-    _mm512_storeu_ps(cr + 16, v1);
+    _mm512_mask_storeu_ps(cr, m0, v0);
+    _mm512_mask_storeu_ps(cr + 16, m1, v1);
 }
 
 static void ukr_avx512(int32_t kc, const float *ap, int32_t lda,
@@ -134,12 +136,15 @@ static void ukr_avx512(int32_t kc, const float *ap, int32_t lda,
 #undef LN_RT_A
 #undef LN_RT_STEP1
 #undef LN_RT_STEP2
-    if (mv == 8 && nv == 32) {
-        /* a whole tile: row by row from the named accumulators (the
-         * indexed array below lives on the stack), unmasked */
+    m0 = (__mmask16)(nv >= 16 ? 0xffffu : (1u << nv) - 1u);
+    m1 = (__mmask16)(nv >= 32 ? 0xffffu : nv <= 16 ? 0u
+                                         : (1u << (nv - 16)) - 1u);
+    if (mv == 8) {
+        /* a whole tile's rows from the named accumulators: through the
+         * indexed array below GCC stored all 16 on the stack first */
 #define LN_RT_ROW(r)                                                          \
-        ukr_row(c + (ptrdiff_t)(r) * ldc, c##r##0, c##r##1, first, last,      \
-                bias ? bias + (r) : NULL, act, alpha, beta);
+        ukr_row(c + (ptrdiff_t)(r) * ldc, c##r##0, c##r##1, m0, m1, first,    \
+                last, bias ? bias + (r) : NULL, act, alpha, beta);
         LN_RT_ROW(0) LN_RT_ROW(1) LN_RT_ROW(2) LN_RT_ROW(3)
         LN_RT_ROW(4) LN_RT_ROW(5) LN_RT_ROW(6) LN_RT_ROW(7)
 #undef LN_RT_ROW
@@ -150,28 +155,9 @@ static void ukr_avx512(int32_t kc, const float *ap, int32_t lda,
     acc[4][0] = c40; acc[4][1] = c41; acc[5][0] = c50; acc[5][1] = c51;
     acc[6][0] = c60; acc[6][1] = c61; acc[7][0] = c70; acc[7][1] = c71;
 
-    m0 = (__mmask16)(nv >= 16 ? 0xffffu : (1u << nv) - 1u);
-    m1 = (__mmask16)(nv >= 32 ? 0xffffu : nv <= 16 ? 0u
-                                         : (1u << (nv - 16)) - 1u);
-    for (i = 0; i < mv; i++) {
-        float *cr = c + (ptrdiff_t)i * ldc;
-        __m512 v0 = acc[i][0], v1 = acc[i][1];
-        if (!first) {
-            v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(m0, cr));
-            v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(m1, cr + 16));
-        }
-        if (last) {
-            if (bias) {
-                __m512 bv = _mm512_set1_ps(bias[i]);
-                v0 = _mm512_add_ps(v0, bv);
-                v1 = _mm512_add_ps(v1, bv);
-            }
-            v0 = ln_rt__act_v512(v0, act, alpha, beta);
-            v1 = ln_rt__act_v512(v1, act, alpha, beta);
-        }
-        _mm512_mask_storeu_ps(cr, m0, v0);
-        _mm512_mask_storeu_ps(cr + 16, m1, v1);
-    }
+    for (i = 0; i < mv; i++)
+        ukr_row(c + (ptrdiff_t)i * ldc, acc[i][0], acc[i][1], m0, m1, first,
+                last, bias ? bias + i : NULL, act, alpha, beta);
 }
 
 const ln_rt__gemm_isa ln_rt__gemm_isa_avx512 = { 8, 32, LN_RT_AVX512_KC, ukr_avx512,
