@@ -16,6 +16,28 @@ LN_RT_TARGET_AVX2_PRAGMA
 #include "act_simd.h"
 
 
+/* one full row of a tile: + C (not first), + bias and act (last), stored */
+static inline __attribute__((always_inline)) void
+ukr_avx2_row(float *cr, __m256 v0, __m256 v1, int first, int last,
+             const float *bias, ln_rt_act act, float alpha, float beta)
+{
+    if (!first) {
+        v0 = _mm256_add_ps(v0, _mm256_loadu_ps(cr));
+        v1 = _mm256_add_ps(v1, _mm256_loadu_ps(cr + 8));
+    }
+    if (last) {
+        if (bias) {
+            const __m256 bv = _mm256_set1_ps(*bias);
+            v0 = _mm256_add_ps(v0, bv);
+            v1 = _mm256_add_ps(v1, bv);
+        }
+        v0 = ln_rt__act_v256(v0, act, alpha, beta);
+        v1 = ln_rt__act_v256(v1, act, alpha, beta);
+    }
+    _mm256_storeu_ps(cr, v0);
+    _mm256_storeu_ps(cr + 8, v1);
+}
+
 static void ukr_avx2(int32_t kc, const float *ap, int32_t lda,
                      const float *bp, int32_t ldb, float *c,
                      int32_t ldc, int mv, int nv, int first, int last,
@@ -102,30 +124,25 @@ static void ukr_avx2(int32_t kc, const float *ap, int32_t lda,
     }
 #undef LN_RT_STEP
 #undef LN_RT_HALF
+    if (nv == 16 && mv == 6) {
+        /* a whole tile's rows from the named accumulators: through the
+         * indexed array below GCC stored all 12 on the stack first */
+#define LN_RT_ROW(r)                                                          \
+        ukr_avx2_row(c + (ptrdiff_t)(r) * ldc, c##r##0, c##r##1, first, last, \
+                     bias ? bias + (r) : NULL, act, alpha, beta);
+        LN_RT_ROW(0) LN_RT_ROW(1) LN_RT_ROW(2)
+        LN_RT_ROW(3) LN_RT_ROW(4) LN_RT_ROW(5)
+#undef LN_RT_ROW
+        return;
+    }
     acc[0][0] = c00; acc[0][1] = c01; acc[1][0] = c10; acc[1][1] = c11;
     acc[2][0] = c20; acc[2][1] = c21; acc[3][0] = c30; acc[3][1] = c31;
     acc[4][0] = c40; acc[4][1] = c41; acc[5][0] = c50; acc[5][1] = c51;
 
     if (nv == 16) {
-        for (i = 0; i < mv; i++) {
-            float *cr = c + (ptrdiff_t)i * ldc;
-            __m256 v0 = acc[i][0], v1 = acc[i][1];
-            if (!first) {
-                v0 = _mm256_add_ps(v0, _mm256_loadu_ps(cr));
-                v1 = _mm256_add_ps(v1, _mm256_loadu_ps(cr + 8));
-            }
-            if (last) {
-                if (bias) {
-                    __m256 bv = _mm256_set1_ps(bias[i]);
-                    v0 = _mm256_add_ps(v0, bv);
-                    v1 = _mm256_add_ps(v1, bv);
-                }
-                v0 = ln_rt__act_v256(v0, act, alpha, beta);
-                v1 = ln_rt__act_v256(v1, act, alpha, beta);
-            }
-            _mm256_storeu_ps(cr, v0);
-            _mm256_storeu_ps(cr + 8, v1);
-        }
+        for (i = 0; i < mv; i++)
+            ukr_avx2_row(c + (ptrdiff_t)i * ldc, acc[i][0], acc[i][1], first,
+                         last, bias ? bias + i : NULL, act, alpha, beta);
     } else {
         float t[16];
         for (i = 0; i < mv; i++) {
