@@ -2098,6 +2098,34 @@ START_TEST(test_conv_packed_tile7)
 }
 END_TEST
 
+/* maps of 9, 27 or 45 pixels (3x3, 3x9, 5x9) run the AVX-512 kernel's
+ * 9-pixel tiles in groups of 3 blocks: oc 48 / 64 / 256 (3, 3 + 1, 3 x 5
+ * + 1 blocks), 37 (a partial last block), a reduction in two steps (c 160)
+ * and 9 taps (3x3 pads 1), batch 2; an 81-pixel map keeps 6-pixel tiles */
+START_TEST(test_conv_packed_tile9)
+{
+    static const conv_case ks[] = {
+        /* n c  h  w  oc kh kw sh sw pt pl pb pr dh dw g */
+        { 1, 24, 3, 3, 48, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1,
+          LN_RT_ACT_RELU, 1 },
+        { 2, 16, 3, 3, 64, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1,
+          LN_RT_ACT_NONE, 1 },
+        { 1, 160, 3, 3, 256, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1,
+          LN_RT_ACT_CLIP, 1 },
+        { 1, 130, 3, 9, 37, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1,
+          LN_RT_ACT_NONE, 0 },
+        { 1, 20, 5, 9, 45, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+          LN_RT_ACT_LEAKYRELU, 1 },
+        { 2, 9, 6, 6, 33, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1,
+          LN_RT_ACT_NONE, 1 },
+        { 1, 40, 9, 9, 80, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1,
+          LN_RT_ACT_RELU, 1 },
+    };
+    packed_check(&ks[_i], 91u + 5u * (uint32_t)_i,
+                 "conv2d packed (9-pixel tiles)");
+}
+END_TEST
+
 START_TEST(test_conv_packed_refuses)
 {
     const conv_case ok = { 1, 8, 5, 5, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1,
@@ -2162,6 +2190,7 @@ Suite *rt_conv_suite(void)
     tcase_add_loop_test(tc, test_conv_depthwise_cl_wide, 0, 8);
     tcase_add_loop_test(tc, test_conv_packed_sweep, 0, 6);
     tcase_add_loop_test(tc, test_conv_packed_tile7, 0, 6);
+    tcase_add_loop_test(tc, test_conv_packed_tile9, 0, 7);
     tcase_add_loop_test(tc, test_conv_packed_steps, 0, 3);
     tcase_add_loop_test(tc, test_conv_packed_taps, 0, 8);
     tcase_add_test(tc, test_conv_packed_refuses);

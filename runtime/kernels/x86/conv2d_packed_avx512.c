@@ -17,6 +17,13 @@
  * AMD EPYC (Zen 5), in one process against 6 x 4: 0.90-0.93 of the time
  * at 7x7 (96->576 1x1 0.91, 160->1280 0.92, 1152->320 0.91, ResNet-18's
  * 512->512 3x3 0.92: 84% of the FMA peak), 0.97 at 14x14 288->48.
+ * Likewise maps of 9, 27 or 45 pixels (3x3, 3x9, 5x9: an odd multiple of
+ * 9) take 9 pixels x up to 3 vectors (27 accumulators): a 3x3 map filled
+ * 9 of 12 tile rows. Same machine, in one process against 6 x 4:
+ * MobileNetV1-0.25's 128->256 and 256->256 1x1 @3x3 0.83 and 0.82,
+ * 512->512 1x1 @3x3 0.82, 64->64 3x3 @3x3 0.90, 128->128 1x1 @3x9 0.92,
+ * @5x9 0.97; at 9x9 (81 pixels, 4% of the 6-pixel tiles idle) 6 x 4
+ * stays: 9 x 3 took 1.03-1.08 of its time.
  */
 #include "ln_rt_internal.h"
 
@@ -71,13 +78,16 @@ pk_tile(const ln_rt__pk_geom *g, const float *w, size_t bs, int32_t ws,
     const float *q2 = x0 + g->pix[p0 + 2], *q3 = x0 + g->pix[p0 + 3];
     const float *q4 = x0 + g->pix[p0 + 4], *q5 = x0 + g->pix[p0 + 5];
     const float *q6 = NP > 6 ? x0 + g->pix[p0 + 6] : q5;
+    const float *q7 = NP > 7 ? x0 + g->pix[p0 + 7] : q5;
+    const float *q8 = NP > 8 ? x0 + g->pix[p0 + 8] : q5;
     int t;
     int32_t ic;
-    PK_Z(0) PK_Z(1) PK_Z(2) PK_Z(3) PK_Z(4) PK_Z(5) PK_Z(6)
+    PK_Z(0) PK_Z(1) PK_Z(2) PK_Z(3) PK_Z(4) PK_Z(5) PK_Z(6) PK_Z(7) PK_Z(8)
 
     if (!first) {
         PK_LD(0) PK_LD(1) PK_LD(2) PK_LD(3) PK_LD(4) PK_LD(5)
         if (NP > 6) { PK_LD(6) }
+        if (NP > 8) { PK_LD(7) PK_LD(8) }
     }
     /* taps t0..t1-1, each over input channels c0..c1-1 (a step of several
      * taps covers all channels: its weights are contiguous) */
@@ -93,6 +103,7 @@ pk_tile(const ln_rt__pk_geom *g, const float *w, size_t bs, int32_t ws,
             PK_FMA(0, q0) PK_FMA(1, q1) PK_FMA(2, q2)
             PK_FMA(3, q3) PK_FMA(4, q4) PK_FMA(5, q5)
             if (NP > 6) { PK_FMA(6, q6) }
+            if (NP > 8) { PK_FMA(7, q7) PK_FMA(8, q8) }
         }
     }
     {
@@ -105,6 +116,7 @@ pk_tile(const ln_rt__pk_geom *g, const float *w, size_t bs, int32_t ws,
         }
         PK_ST(0) PK_ST(1) PK_ST(2) PK_ST(3) PK_ST(4) PK_ST(5)
         if (NP > 6) { PK_ST(6) }
+        if (NP > 8) { PK_ST(7) PK_ST(8) }
     }
 }
 
@@ -182,6 +194,9 @@ PK_GROUP(4, 6)
 PK_GROUP(1, 7)
 PK_GROUP(2, 7)
 PK_GROUP(3, 7)
+PK_GROUP(1, 9)
+PK_GROUP(2, 9)
+PK_GROUP(3, 9)
 
 typedef void (*pk_group_fn)(const ln_rt__pk_geom *, const float *, size_t,
                             int32_t, __mmask16, int32_t, int32_t, float *);
@@ -189,14 +204,19 @@ typedef void (*pk_group_fn)(const ln_rt__pk_geom *, const float *, size_t,
 void ln_rt__conv2d_packed_avx512(const ln_rt__pk_geom *g, const float *w,
                                  float *dst)
 {
-    /* [n]: n blocks of 16 channels a group; 7-pixel tiles take up to 3 */
+    /* [n]: n blocks of 16 channels a group; 7- and 9-pixel tiles take up
+     * to 3 */
     static const pk_group_fn g6[5] = {NULL, pk_group1_6, pk_group2_6,
                                       pk_group3_6, pk_group4_6};
     static const pk_group_fn g7[4] = {NULL, pk_group1_7, pk_group2_7,
                                       pk_group3_7};
+    static const pk_group_fn g9[4] = {NULL, pk_group1_9, pk_group2_9,
+                                      pk_group3_9};
     const int tile7 = g->ohw % 7 == 0 && g->ohw % 6 != 0;
-    const pk_group_fn *grp = tile7 ? g7 : g6;
-    const int32_t gmax = tile7 ? 3 : 4;
+    const int tile9 = !tile7 && g->ohw % 9 == 0 && g->ohw % 6 != 0 &&
+                      g->ohw <= 45;
+    const pk_group_fn *grp = tile7 ? g7 : tile9 ? g9 : g6;
+    const int32_t gmax = tile7 || tile9 ? 3 : 4;
     const size_t kk = (size_t)g->c * g->ntap, bs = 16 * kk;
     const int32_t full = g->oc / 16, nlast = g->oc % 16;
     int32_t b, n;
