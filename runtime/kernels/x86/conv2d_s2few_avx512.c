@@ -12,9 +12,16 @@
  * buf[ci][ky][kx & 1][x + (kx >> 1)]: ONE plain unmasked load per vector
  * and tap, no permute, no per-tap masks (x86/conv2d_direct_avx512.c needs
  * two masked loads and a vpermt2ps per vector at stride 2). The split is
- * two masked loads, two permutes and two stores per 16 columns of both
- * phase rows, c*kh rows per output row: ~1% of the FMAs' count at 7x7 and
- * ~3% at 3x3 with 64 output channels.
+ * two masked loads (masks computed once per call), two permutes and two
+ * stores per 16 columns of both phase rows. The buffer is a ring of kh
+ * rows a channel, so an output row splits only the 2 rows the one above
+ * did not read (kh - 2 are shared). Few instructions against the FMAs
+ * (~1% of their count at 7x7, ~3% at 3x3 with 64 output channels), but
+ * on a Zen 5 the split took ~40% of MobileNetV1-0.25's 3->8 @96 (a probe
+ * splitting only the first row ran in 0.61 of the time): with the ring
+ * and the masks out of the loop, in one process, that conv runs in 0.88
+ * of the time, MobileNetV2's 3->32 3x3 @224 0.95, ResNet-18's 3->64 7x7
+ * 0.95-0.97 (same bits).
  *
  * Register tile: 8 output channels x up to 3 vectors (48 pixels) = 24
  * accumulators; the taps of all input channels are one loop over a table
@@ -125,34 +132,45 @@ S2F_INST(2)
 S2F_INST(3)
 #undef S2F_INST
 
+/* the lanes of the 32 columns from 2x - pl that fall in [0, W), for
+ * every 16-column chunk x of a phase row: masks[2 * (x / 16) + half] */
+static void s2f_masks(int32_t W, int32_t pl, int32_t pw, __mmask16 *masks)
+{
+    int32_t x;
+    for (x = 0; x < pw; x += 16) {
+        const int32_t c0 = 2 * x - pl;
+        const int32_t lo = c0 >= 0 ? 0 : -c0 > 32 ? 32 : -c0;
+        const int32_t hi = W - c0 >= 32 ? 32 : W - c0 <= 0 ? 0 : W - c0;
+        const uint64_t m = lo < hi ? (((uint64_t)1 << hi) - 1u) &
+                                         ~(((uint64_t)1 << lo) - 1u)
+                                   : 0;
+        masks[2 * (x / 16)] = (__mmask16)(m & 0xffffu);
+        masks[2 * (x / 16) + 1] = (__mmask16)(m >> 16);
+    }
+}
+
 /* one input row (NULL: outside the image) split into its even and odd
  * columns from column -pl on: ev[X] = row[2X - pl], od[X] = row[2X + 1 - pl],
- * zero outside [0, W); pw a multiple of 16 */
-static void s2f_split(const float *row, int32_t W, int32_t pl, int32_t pw,
-                      float *ev, float *od)
+ * zero outside [0, W) (masks from s2f_masks); pw a multiple of 16 */
+static void s2f_split(const float *row, int32_t pl, int32_t pw,
+                      const __mmask16 *masks, float *ev, float *od)
 {
     const __m512i ie = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18,
                                          20, 22, 24, 26, 28, 30);
     const __m512i io = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19,
                                          21, 23, 25, 27, 29, 31);
     int32_t x;
-    for (x = 0; x < pw; x += 16) {
-        __m512 l0 = _mm512_setzero_ps(), l1 = _mm512_setzero_ps();
-        if (row) {
-            /* elements i of the 32 from column c0 = 2x - pl with
-             * 0 <= c0 + i < W */
-            const int32_t c0 = 2 * x - pl;
-            const int32_t lo = c0 >= 0 ? 0 : -c0 > 32 ? 32 : -c0;
-            const int32_t hi = W - c0 >= 32 ? 32 : W - c0 <= 0 ? 0 : W - c0;
-            if (lo < hi) {
-                const uint64_t m = (((uint64_t)1 << hi) - 1u) &
-                                   ~(((uint64_t)1 << lo) - 1u);
-                l0 = _mm512_maskz_loadu_ps((__mmask16)(m & 0xffffu),
-                                           row + c0);
-                l1 = _mm512_maskz_loadu_ps((__mmask16)(m >> 16),
-                                           row + c0 + 16);
-            }
+    if (!row) {
+        for (x = 0; x < pw; x += 16) {
+            _mm512_storeu_ps(ev + x, _mm512_setzero_ps());
+            _mm512_storeu_ps(od + x, _mm512_setzero_ps());
         }
+        return;
+    }
+    row -= pl;
+    for (x = 0; x < pw; x += 16, masks += 2) {
+        const __m512 l0 = _mm512_maskz_loadu_ps(masks[0], row + 2 * x);
+        const __m512 l1 = _mm512_maskz_loadu_ps(masks[1], row + 2 * x + 16);
         _mm512_storeu_ps(ev + x, _mm512_permutex2var_ps(l0, ie, l1));
         _mm512_storeu_ps(od + x, _mm512_permutex2var_ps(l0, io, l1));
     }
@@ -164,7 +182,9 @@ int ln_rt__conv2d_s2few_f32_avx512(const ln_rt_conv2d_args *a,
                                    float *dst)
 {
     float buf[S2F_BUF];
-    int32_t toff[S2F_MAXTAPS], woff[S2F_MAXTAPS];
+    int32_t toff[S2F_MAXTAPS], woff[S2F_MAXTAPS], tbase[S2F_MAXTAPS];
+    unsigned char tky[S2F_MAXTAPS];
+    __mmask16 masks[2 * (S2F_BUF / 16)];
     int32_t oh, ow, pw, nt, kk, b, oy, o0, r, ci, ky, kx, t;
     int direct;
     size_t hw, npix;
@@ -183,8 +203,9 @@ int ln_rt__conv2d_s2few_f32_avx512(const ln_rt_conv2d_args *a,
     act = a->act;
     alpha = a->alpha;
     beta = a->beta;
-    /* tap t: its row buffer offset and weight ([oc][c][kh][kw]) offset,
-     * in the order of the sum (see the top) */
+    /* tap t: its row buffer offset (but for the row's slot: see below)
+     * and weight ([oc][c][kh][kw]) offset, in the order of the sum (see
+     * the top) */
     direct = ln_rt__conv2d_direct_ok(a);
     for (t = 0; t < nt; t++) {
         if (direct) {
@@ -196,24 +217,38 @@ int ln_rt__conv2d_s2few_f32_avx512(const ln_rt_conv2d_args *a,
             ky = t / a->kw % a->kh;
             ci = t / (a->kh * a->kw);
         }
-        toff[t] = ((ci * a->kh + ky) * 2 + (kx & 1)) * pw + (kx >> 1);
+        tbase[t] = (ci * a->kh * 2 + (kx & 1)) * pw + (kx >> 1);
+        tky[t] = (unsigned char)ky;
         woff[t] = (ci * a->kh + ky) * a->kw + kx;
     }
+    s2f_masks(a->w, a->pad_left, pw, masks);
     for (b = 0; b < a->n; b++) {
         const float *img = src + (size_t)b * a->c * hw;
         float *out = dst + (size_t)b * a->oc * npix;
         const float *rin = res ? res + (size_t)b * a->oc * npix : NULL;
         for (oy = 0; oy < oh; oy++) {
+            /* the buffer is a ring of kh split rows a channel: padded row
+             * pr in slot pr % kh. Output row oy reads rows 2 oy .. 2 oy +
+             * kh - 1, the kh - 2 first of which row oy - 1 read too, so
+             * only the others are split (2 rows where there were kh) */
+            const int32_t rot = 2 * oy % a->kh;
             int32_t x0;
             for (ci = 0; ci < a->c; ci++)
-                for (ky = 0; ky < a->kh; ky++) {
+                for (ky = oy > 0 && a->kh > 2 ? a->kh - 2 : 0; ky < a->kh;
+                     ky++) {
                     const int32_t iy = 2 * oy + ky - a->pad_top;
-                    float *ev = buf + (size_t)((ci * a->kh + ky) * 2) * pw;
+                    float *ev = buf + (size_t)((ci * a->kh +
+                                                (2 * oy + ky) % a->kh) *
+                                               2) * pw;
                     s2f_split(iy >= 0 && iy < a->h
                                   ? img + ci * hw + (size_t)iy * a->w
                                   : NULL,
-                              a->w, a->pad_left, pw, ev, ev + pw);
+                              a->pad_left, pw, masks, ev, ev + pw);
                 }
+            for (t = 0; t < nt; t++) {
+                const int32_t sl = tky[t] + rot;
+                toff[t] = tbase[t] + (sl >= a->kh ? sl - a->kh : sl) * 2 * pw;
+            }
             for (o0 = 0; o0 < a->oc; o0 += 8) {
                 const int mv = a->oc - o0 < 8 ? (int)(a->oc - o0) : 8;
                 const float *w0 = weight + (size_t)o0 * kk;
