@@ -85,7 +85,9 @@ static void ukr_avx2(int32_t kc, const float *ap, int32_t lda,
         bp += ldb;                                                            \
     } while (0)
 
-    for (i = 0; i < mv; i++) { /* C is read and written after the loop */
+    /* C is read and written after the loop; where it is only written
+     * (the first k block) a prefetch cost time: see gemm_f32_avx512.c */
+    for (i = 0; !first && i < mv; i++) {
         _mm_prefetch((const char *)(c + (ptrdiff_t)i * ldc), _MM_HINT_T0);
         _mm_prefetch((const char *)(c + (ptrdiff_t)i * ldc + 15), _MM_HINT_T0);
     }
