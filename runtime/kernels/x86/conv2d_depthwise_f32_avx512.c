@@ -49,6 +49,10 @@ static __mmask16 dw_range_mask(int32_t i0, int32_t n)
 #define DW_FIX(v) (v)
 #define DW_ACT(v, act, al, be) ln_rt__act_nosilu_v512(v, act, al, be)
 #define DW_ACT_FULL(v, act, al, be) ln_rt__act_v512(v, act, al, be)
+/* lanes n.. of lo, then hi's (valignd): lane l = (lo:hi)[l + n], 0 < n < 16 */
+#define DW_ALIGNR(hi, lo, n)                                                  \
+    _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(hi),         \
+                                            _mm512_castps_si512(lo), n))
 #define DW_FN ln_rt__conv2d_depthwise_f32_avx512
 #include "conv2d_depthwise_f32_simd.h"
 

@@ -13,6 +13,9 @@
  *   DW_EVEN(lo, hi), DW_ODD(lo, hi)   stride 2: even / odd elements of the
  *                          2 * DW_VL floats lo:hi, in an order DW_FIX undoes
  *   DW_FIX(v)              reorder a stride-2 accumulator for the store
+ *   DW_ALIGNR(hi, lo, n)   optional: lanes n.. of lo then hi's (AVX-512's
+ *                          valignd); with it 3x3 and 5x5 stride 1 take
+ *                          their taps by lane shifts (_s1a below)
  *   DW_ACT(v, act, alpha, beta)       every activation but SiLU, inlined
  *   DW_ACT_FULL(v, act, alpha, beta)  every activation (applied to each
  *                          finished plane when act is SiLU: see DW_FN)
@@ -27,7 +30,8 @@
  * store, with masks computed once per call. Input rows outside the image
  * (top / bottom padding) are skipped. Stride 1 computes two output rows
  * per pass so each input vector feeds both (kh + 1 row loads for
- * 2 * kh rows of taps). Stride 2 loads 2 * DW_VL contiguous floats and
+ * 2 * kh rows of taps); with DW_ALIGNR, 3x3 and 5x5 load each input
+ * vector of a row once and shift it into the taps. Stride 2 loads 2 * DW_VL contiguous floats and
  * splits them into even and odd lanes (taps kx = 2m and 2m + 1 share the
  * pair). 3x3 and 5x5 kernels (EfficientNet's, MnasNet's) get fully
  * unrolled instances; any kh and kw <= 8
@@ -55,6 +59,11 @@ typedef struct {
     int masked;         /* edge block: lm / sm below are used */
     DW_M lm[DW_NLM];
     DW_M sm[DW_NCH];
+#ifdef DW_ALIGNR
+    /* _s1a: the lanes of vectors -1 .. nch (of the centre tap's columns)
+     * that are read and lie in the row (every block) */
+    DW_M am[DW_NCH + 2];
+#endif
 } DW_CAT(DW_FN, _blk);
 
 #define DW_BLK DW_CAT(DW_FN, _blk)
@@ -120,6 +129,89 @@ DW_INLINE void DW_CAT(DW_FN, _s1)(const int KH, const int KW, const int NCH,
 }
 #undef DW_S1_TAP
 
+#ifdef DW_ALIGNR
+/* Stride 1 through lane shifts (3x3 and 5x5, the ISA has DW_ALIGNR): per
+ * input row, vectors -1 .. NCH of the block at the centre tap's columns
+ * (kx = KW / 2) are loaded once each, and tap kx of vector C is the shift
+ * of the pair (C - 1, C) or (C, C + 1) by kx - KW / 2 lanes. The _s1
+ * kernel loads every (vector, tap) instead: 3 loads a vector and row at
+ * 3x3, each splitting two cache lines and, in an edge block, with its
+ * mask reloaded into a k-register (about 2 cycles each on a Zen 5: the
+ * kernel ran at ~14 cycles an output vector on 112- and 56-wide rows,
+ * every vector of which is in an edge block). Masked-off lanes read 0,
+ * the zero padding, so each tap has the value _s1 gives it: the same
+ * sums in the same order (bias, then the taps in row-major order), the
+ * same bits. */
+DW_INLINE DW_V DW_CAT(DW_FN, _shift)(DW_V lo, DW_V mid, DW_V hi, int d)
+{
+    /* x[16 C + l + d] from (C - 1, C, C + 1) = (lo, mid, hi), |d| <= 3 */
+    switch (d) {
+    case -3: return DW_ALIGNR(mid, lo, 13);
+    case -2: return DW_ALIGNR(mid, lo, 14);
+    case -1: return DW_ALIGNR(mid, lo, 15);
+    case 1: return DW_ALIGNR(hi, mid, 1);
+    case 2: return DW_ALIGNR(hi, mid, 2);
+    case 3: return DW_ALIGNR(hi, mid, 3);
+    default: return mid;
+    }
+}
+#define DW_S1A_TAP(C, A0, A1)                                                 \
+    if (NCH > C) {                                                            \
+        DW_V x = DW_CAT(DW_FN, _shift)(v[C], v[C + 1], v[C + 2], kx - KW / 2);\
+        if (u0)                                                               \
+            A0 = DW_FMA(w0, x, A0);                                           \
+        if (u1)                                                               \
+            A1 = DW_FMA(w1, x, A1);                                           \
+    }
+DW_INLINE void DW_CAT(DW_FN, _s1a)(const int KH, const int KW, const int NCH,
+                                   const int R, const int MASKED,
+                                   const float *const *irow, const float *wk,
+                                   DW_V bv, const DW_BLK *bk, float *o0,
+                                   float *o1, ln_rt_act act, float alpha,
+                                   float beta)
+{
+    DW_V a00 = bv, a01 = bv, a02 = bv, a03 = bv;
+    DW_V a10 = bv, a11 = bv, a12 = bv, a13 = bv;
+    int ir, kx, j;
+    /* unrolled whole, so that v stays in registers and every shift has
+     * its constant (GCC left the 5x5 instance's loops rolled) */
+#if defined(__GNUC__) && __GNUC__ >= 8
+#pragma GCC unroll 16
+#endif
+    for (ir = 0; ir < KH + R - 1; ir++) {
+        const float *p = irow[ir];
+        const int u0 = ir < KH, u1 = R > 1 && ir >= 1;
+        DW_V v[DW_NCH + 2]; /* v[j]: vector j - 1 */
+        if (!p)
+            continue;
+        p += KW / 2;
+        v[0] = DW_MLOAD(p - DW_VL, bk->am[0]);
+        for (j = 0; j < NCH; j++)
+            v[j + 1] = MASKED ? DW_MLOAD(p + j * DW_VL, bk->am[j + 1])
+                              : DW_LOAD(p + j * DW_VL);
+        v[NCH + 1] = DW_MLOAD(p + NCH * DW_VL, bk->am[NCH + 1]);
+#if defined(__GNUC__) && __GNUC__ >= 8
+#pragma GCC unroll 8
+#endif
+        for (kx = 0; kx < KW; kx++) {
+            DW_V w0 = DW_SET1(u0 ? wk[ir * KW + kx] : 0.0f);
+            DW_V w1 = DW_SET1(u1 ? wk[(ir - 1) * KW + kx] : 0.0f);
+            DW_S1A_TAP(0, a00, a10)
+            DW_S1A_TAP(1, a01, a11)
+            DW_S1A_TAP(2, a02, a12)
+            DW_S1A_TAP(3, a03, a13)
+        }
+    }
+    DW_STORE_ACC(0, a00, o0) DW_STORE_ACC(1, a01, o0)
+    DW_STORE_ACC(2, a02, o0) DW_STORE_ACC(3, a03, o0)
+    if (R > 1) {
+        DW_STORE_ACC(0, a10, o1) DW_STORE_ACC(1, a11, o1)
+        DW_STORE_ACC(2, a12, o1) DW_STORE_ACC(3, a13, o1)
+    }
+}
+#undef DW_S1A_TAP
+#endif
+
 /* stride 2 along the row (any stride_h), one output row; named
  * accumulators as in _s1 */
 #define DW_S2_TAP(C, A)                                                       \
@@ -161,25 +253,24 @@ DW_INLINE void DW_CAT(DW_FN, _s2)(const int KH, const int KW, const int NCH,
 #undef DW_STORE_ACC
 
 /* one block: dispatch to an instance with constant sizes */
-#define DW_S1_CASES(KH, KW, R)                                                \
+#define DW_S1_CASES_F(F, KH, KW, R)                                           \
     switch (bk->nch * 2 + bk->masked) {                                       \
-    case 2: DW_CAT(DW_FN, _s1)(KH, KW, 1, R, 0, irow, wk, bv, bk, o0, o1,     \
-                               act, al, be); break;                           \
-    case 3: DW_CAT(DW_FN, _s1)(KH, KW, 1, R, 1, irow, wk, bv, bk, o0, o1,     \
-                               act, al, be); break;                           \
-    case 4: DW_CAT(DW_FN, _s1)(KH, KW, 2, R, 0, irow, wk, bv, bk, o0, o1,     \
-                               act, al, be); break;                           \
-    case 5: DW_CAT(DW_FN, _s1)(KH, KW, 2, R, 1, irow, wk, bv, bk, o0, o1,     \
-                               act, al, be); break;                           \
-    case 6: DW_CAT(DW_FN, _s1)(KH, KW, 3, R, 0, irow, wk, bv, bk, o0, o1,     \
-                               act, al, be); break;                           \
-    case 7: DW_CAT(DW_FN, _s1)(KH, KW, 3, R, 1, irow, wk, bv, bk, o0, o1,     \
-                               act, al, be); break;                           \
-    case 8: DW_CAT(DW_FN, _s1)(KH, KW, 4, R, 0, irow, wk, bv, bk, o0, o1,     \
-                               act, al, be); break;                           \
-    default: DW_CAT(DW_FN, _s1)(KH, KW, 4, R, 1, irow, wk, bv, bk, o0, o1,    \
-                                act, al, be); break;                          \
+    case 2: F(KH, KW, 1, R, 0, irow, wk, bv, bk, o0, o1, act, al, be); break; \
+    case 3: F(KH, KW, 1, R, 1, irow, wk, bv, bk, o0, o1, act, al, be); break; \
+    case 4: F(KH, KW, 2, R, 0, irow, wk, bv, bk, o0, o1, act, al, be); break; \
+    case 5: F(KH, KW, 2, R, 1, irow, wk, bv, bk, o0, o1, act, al, be); break; \
+    case 6: F(KH, KW, 3, R, 0, irow, wk, bv, bk, o0, o1, act, al, be); break; \
+    case 7: F(KH, KW, 3, R, 1, irow, wk, bv, bk, o0, o1, act, al, be); break; \
+    case 8: F(KH, KW, 4, R, 0, irow, wk, bv, bk, o0, o1, act, al, be); break; \
+    default: F(KH, KW, 4, R, 1, irow, wk, bv, bk, o0, o1, act, al, be); break;\
     }
+#define DW_S1_CASES(KH, KW, R) DW_S1_CASES_F(DW_CAT(DW_FN, _s1), KH, KW, R)
+/* the 3x3 and 5x5 instances: lane shifts where the ISA has them */
+#ifdef DW_ALIGNR
+#define DW_S1K_CASES(KH, KW, R) DW_S1_CASES_F(DW_CAT(DW_FN, _s1a), KH, KW, R)
+#else
+#define DW_S1K_CASES(KH, KW, R) DW_S1_CASES(KH, KW, R)
+#endif
 
 #define DW_S2_CASES(KH, KW)                                                   \
     switch (bk->nch * 2 + bk->masked) {                                       \
@@ -217,6 +308,18 @@ static int DW_CAT(DW_FN, _setup)(DW_BLK *bk, int32_t ox0, int32_t nv,
         lastr = 2 * (ox0 + (bk->nch - 1) * DW_VL) - pl +
                 2 * ((kw + 1) / 2 - 1) + 2 * DW_VL - 1;
     bk->masked = !(first >= 0 && lastr < w && nv == bk->nch * DW_VL);
+#ifdef DW_ALIGNR
+    if (sw == 1) {
+        /* vector j - 1 at the centre tap's columns c0 + 16 (j - 1): of
+         * the outer two only the lanes a shift reads (kw / 2 on the left,
+         * kw - 1 - kw / 2 on the right) */
+        const int32_t c0 = ox0 - pl + kw / 2;
+        for (c = 0; c < bk->nch + 2; c++)
+            bk->am[c] = DW_RANGE_MASK(c0 + (c - 1) * DW_VL, w);
+        bk->am[0] &= (DW_M)~(((unsigned)1 << (DW_VL - kw / 2)) - 1u);
+        bk->am[bk->nch + 1] &= (DW_M)(((unsigned)1 << (kw - 1 - kw / 2)) - 1u);
+    }
+#endif
     if (!bk->masked)
         return 1;
     if (!may_mask)
@@ -298,16 +401,16 @@ int DW_FN(const ln_rt_conv2d_args *a, const float *src, const float *weight,
                     if (sw == 1) {
                         if (R == 2) {
                             if (is33) {
-                                DW_S1_CASES(3, 3, 2)
+                                DW_S1K_CASES(3, 3, 2)
                             } else if (is55) {
-                                DW_S1_CASES(5, 5, 2)
+                                DW_S1K_CASES(5, 5, 2)
                             } else {
                                 DW_S1_CASES(kh, kw, 2)
                             }
                         } else if (is33) {
-                            DW_S1_CASES(3, 3, 1)
+                            DW_S1K_CASES(3, 3, 1)
                         } else if (is55) {
-                            DW_S1_CASES(5, 5, 1)
+                            DW_S1K_CASES(5, 5, 1)
                         } else {
                             DW_S1_CASES(kh, kw, 1)
                         }
@@ -346,6 +449,8 @@ int DW_FN(const ln_rt_conv2d_args *a, const float *src, const float *weight,
 }
 
 #undef DW_S1_CASES
+#undef DW_S1_CASES_F
+#undef DW_S1K_CASES
 #undef DW_S2_CASES
 #undef DW_BLK
 #undef DW_NLM
