@@ -165,6 +165,12 @@ size_t ln_rt__conv2d_depthwise_cl_floats(const ln_rt_conv2d_args *a)
      * vectors for the direct kernel) */
     if (ow > 28 && (a->kh * a->kw <= 9 || ow % 16 == 0))
         return 0;
+    /* 5x5 and 7x7 stride 1 on rows of 41..47: the direct kernel's lane
+     * shifts (since stop 37; in one process on a Zen 5, against this
+     * kernel: 5x5 @44 0.79, @47 0.89, @40 0.83, @36 0.98, @30 1.05; 7x7
+     * @47 0.92, @40 1.15, @29 1.30) */
+    if (s1 && ow > 40 && a->kh == a->kw && (a->kh == 5 || a->kh == 7))
+        return 0;
     /* 3x3 stride 2 on rows of 12 or more: the lane-shift kernel, since it
      * runs two output rows a pass */
     if (ow >= 12 && ln_rt__conv2d_depthwise_s2_ok(a))

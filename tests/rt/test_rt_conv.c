@@ -1197,7 +1197,8 @@ START_TEST(test_conv_depthwise_cl_acts)
 END_TEST
 
 /* 5x5 and larger on output rows of 29..47 go to the channels kernel but
- * for 32 (and 48 and wider, and 3x3, which stay on the direct kernel):
+ * for 32, and 5x5 / 7x7 stride 1 over 40 (and 48 and wider, and 3x3,
+ * which stay on the direct kernel):
  * which shapes it takes, the double reference, and on AVX-512 the direct
  * kernel's bits (the one it replaces there); a partial channel group
  * (40 = 16 + 16 + 8), stride 2, 7x7, batch 2 */
@@ -1213,7 +1214,13 @@ START_TEST(test_conv_depthwise_cl_wide)
         { { 2, 40, 9, 30, 40, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 40,
             LN_RT_ACT_NONE, 1 }, 1 },
         { { 1, 16, 6, 47, 16, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 16,
-            LN_RT_ACT_RELU6, 0 }, 1 },
+            LN_RT_ACT_RELU6, 0 }, 0 },  /* 5x5, 7x7 s1 over 40: direct */
+        { { 1, 16, 6, 40, 16, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 16,
+            LN_RT_ACT_RELU6, 1 }, 1 },
+        { { 2, 24, 9, 44, 24, 7, 7, 1, 1, 3, 3, 3, 3, 1, 1, 24,
+            LN_RT_ACT_CLIP, 1 }, 0 },
+        { { 1, 16, 10, 150, 16, 7, 7, 1, 1, 3, 2, 3, 4, 1, 1, 16,
+            LN_RT_ACT_RELU, 1 }, 0 },  /* 7x7: edge and middle blocks */
         { { 1, 16, 9, 60, 16, 5, 5, 2, 2, 2, 2, 2, 1, 1, 1, 16,
             LN_RT_ACT_SILU, 1 }, 1 },
         { { 1, 24, 7, 33, 24, 7, 7, 1, 1, 3, 3, 3, 3, 1, 1, 24,
@@ -2187,7 +2194,7 @@ Suite *rt_conv_suite(void)
     tcase_add_loop_test(tc, test_conv_s2few_sweep, 0, 6);
     tcase_add_loop_test(tc, test_conv_depthwise_cl_sweep, 0, 8);
     tcase_add_loop_test(tc, test_conv_depthwise_cl_acts, 0, RT_N_ACT);
-    tcase_add_loop_test(tc, test_conv_depthwise_cl_wide, 0, 8);
+    tcase_add_loop_test(tc, test_conv_depthwise_cl_wide, 0, 11);
     tcase_add_loop_test(tc, test_conv_packed_sweep, 0, 6);
     tcase_add_loop_test(tc, test_conv_packed_tile7, 0, 6);
     tcase_add_loop_test(tc, test_conv_packed_tile9, 0, 7);

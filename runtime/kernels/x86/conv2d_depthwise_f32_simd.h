@@ -357,6 +357,9 @@ int DW_FN(const ln_rt_conv2d_args *a, const float *src, const float *weight,
     const ln_rt_act act = a->act;
     const float al = a->alpha, be = a->beta;
     const int is33 = kh == 3 && kw == 3, is55 = kh == 5 && kw == 5;
+#ifdef DW_ALIGNR
+    const int is77 = kh == 7 && kw == 7; /* with lane shifts only */
+#endif
     const int two = sw == 1 && sh == 1;
     DW_BLK edge[2], mid;
     int32_t bi, b, o, oy, i;
@@ -404,6 +407,10 @@ int DW_FN(const ln_rt_conv2d_args *a, const float *src, const float *weight,
                                 DW_S1K_CASES(3, 3, 2)
                             } else if (is55) {
                                 DW_S1K_CASES(5, 5, 2)
+#ifdef DW_ALIGNR
+                            } else if (is77) {
+                                DW_S1K_CASES(7, 7, 2)
+#endif
                             } else {
                                 DW_S1_CASES(kh, kw, 2)
                             }
@@ -411,6 +418,10 @@ int DW_FN(const ln_rt_conv2d_args *a, const float *src, const float *weight,
                             DW_S1K_CASES(3, 3, 1)
                         } else if (is55) {
                             DW_S1K_CASES(5, 5, 1)
+#ifdef DW_ALIGNR
+                        } else if (is77) {
+                            DW_S1K_CASES(7, 7, 1)
+#endif
                         } else {
                             DW_S1_CASES(kh, kw, 1)
                         }
