@@ -63,6 +63,7 @@ typedef struct {
     /* _s1a: the lanes of vectors -1 .. nch (of the centre tap's columns)
      * that are read and lie in the row (every block) */
     DW_M am[DW_NCH + 2];
+    unsigned am_part; /* bit j: am[j + 1] is not all ones */
 #endif
 } DW_CAT(DW_FN, _blk);
 
@@ -191,9 +192,13 @@ DW_INLINE void DW_CAT(DW_FN, _s1a)(const int KH, const int KW, const int NCH,
         p += col;
         p += KW / 2;
         v[0] = DW_MLOAD(p - DW_VL, bk->am[0]);
+        /* in an edge block, only the vectors that reach past the row
+         * take their masks (a mask is reloaded into a k-register for
+         * every load that uses it) */
         for (j = 0; j < NCH; j++)
-            v[j + 1] = MASKED ? DW_MLOAD(p + j * DW_VL, bk->am[j + 1])
-                              : DW_LOAD(p + j * DW_VL);
+            v[j + 1] = MASKED && (bk->am_part >> j & 1u)
+                           ? DW_MLOAD(p + j * DW_VL, bk->am[j + 1])
+                           : DW_LOAD(p + j * DW_VL);
         v[NCH + 1] = DW_MLOAD(p + NCH * DW_VL, bk->am[NCH + 1]);
 #if defined(__GNUC__) && __GNUC__ >= 8
 #pragma GCC unroll 8
@@ -318,8 +323,13 @@ static int DW_CAT(DW_FN, _setup)(DW_BLK *bk, int32_t ox0, int32_t nv,
          * the outer two only the lanes a shift reads (kw / 2 on the left,
          * kw - 1 - kw / 2 on the right) */
         const int32_t c0 = ox0 - pl + kw / 2;
-        for (c = 0; c < bk->nch + 2; c++)
+        bk->am_part = 0;
+        for (c = 0; c < bk->nch + 2; c++) {
             bk->am[c] = DW_RANGE_MASK(c0 + (c - 1) * DW_VL, w);
+            if (c >= 1 && c <= bk->nch &&
+                bk->am[c] != DW_RANGE_MASK(0, DW_VL))
+                bk->am_part |= 1u << (c - 1);
+        }
         bk->am[0] &= (DW_M)~(((unsigned)1 << (DW_VL - kw / 2)) - 1u);
         bk->am[bk->nch + 1] &= (DW_M)(((unsigned)1 << (kw - 1 - kw / 2)) - 1u);
     }
