@@ -98,13 +98,30 @@ typedef struct {
         else                                                                  \
             DW_STORE(O + C * DW_VL, v_);                                      \
     }
+/* the taps kx of input row ir into both output rows' sums (TAP gets the
+ * tap's input vector), and the pass's stores: _s1 and _s1a */
+#define DW_S1_KX(TAP)                                                         \
+    for (kx = 0; kx < KW; kx++) {                                             \
+        DW_V w0 = DW_SET1(u0 ? wk[ir * KW + kx] : 0.0f);                      \
+        DW_V w1 = DW_SET1(u1 ? wk[(ir - 1) * KW + kx] : 0.0f);                \
+        TAP(0, a00, a10)                                                      \
+        TAP(1, a01, a11)                                                      \
+        TAP(2, a02, a12)                                                      \
+        TAP(3, a03, a13)                                                      \
+    }
+#define DW_S1_STORES()                                                        \
+    DW_STORE_ACC(0, a00, o0) DW_STORE_ACC(1, a01, o0)                         \
+    DW_STORE_ACC(2, a02, o0) DW_STORE_ACC(3, a03, o0)                         \
+    if (R > 1) {                                                              \
+        DW_STORE_ACC(0, a10, o1) DW_STORE_ACC(1, a11, o1)                     \
+        DW_STORE_ACC(2, a12, o1) DW_STORE_ACC(3, a13, o1)                     \
+    }
 DW_INLINE void DW_CAT(DW_FN, _s1)(const int KH, const int KW, const int NCH,
                                   const int R, const int MASKED,
                                   const float *const *irow, ptrdiff_t col,
-                                  const float *wk,
-                                  DW_V bv, const DW_BLK *bk, float *o0,
-                                  float *o1, ln_rt_act act, float alpha,
-                                  float beta)
+                                  const float *wk, DW_V bv, const DW_BLK *bk,
+                                  float *o0, float *o1, ln_rt_act act,
+                                  float alpha, float beta)
 {
     DW_V a00 = bv, a01 = bv, a02 = bv, a03 = bv;
     DW_V a10 = bv, a11 = bv, a12 = bv, a13 = bv;
@@ -115,26 +132,14 @@ DW_INLINE void DW_CAT(DW_FN, _s1)(const int KH, const int KW, const int NCH,
         if (!p)
             continue;
         p += col;
-        for (kx = 0; kx < KW; kx++) {
-            DW_V w0 = DW_SET1(u0 ? wk[ir * KW + kx] : 0.0f);
-            DW_V w1 = DW_SET1(u1 ? wk[(ir - 1) * KW + kx] : 0.0f);
-            DW_S1_TAP(0, a00, a10)
-            DW_S1_TAP(1, a01, a11)
-            DW_S1_TAP(2, a02, a12)
-            DW_S1_TAP(3, a03, a13)
-        }
+        DW_S1_KX(DW_S1_TAP)
     }
-    DW_STORE_ACC(0, a00, o0) DW_STORE_ACC(1, a01, o0)
-    DW_STORE_ACC(2, a02, o0) DW_STORE_ACC(3, a03, o0)
-    if (R > 1) {
-        DW_STORE_ACC(0, a10, o1) DW_STORE_ACC(1, a11, o1)
-        DW_STORE_ACC(2, a12, o1) DW_STORE_ACC(3, a13, o1)
-    }
+    DW_S1_STORES()
 }
 #undef DW_S1_TAP
 
 #ifdef DW_ALIGNR
-/* Stride 1 through lane shifts (3x3 and 5x5, the ISA has DW_ALIGNR): per
+/* Stride 1 through lane shifts (3x3, 5x5 and 7x7; the ISA has DW_ALIGNR): per
  * input row, vectors -1 .. NCH of the block at the centre tap's columns
  * (kx = KW / 2) are loaded once each, and tap kx of vector C is the shift
  * of the pair (C - 1, C) or (C, C + 1) by kx - KW / 2 lanes. The _s1
@@ -170,10 +175,9 @@ DW_INLINE DW_V DW_CAT(DW_FN, _shift)(DW_V lo, DW_V mid, DW_V hi, int d)
 DW_INLINE void DW_CAT(DW_FN, _s1a)(const int KH, const int KW, const int NCH,
                                    const int R, const int MASKED,
                                    const float *const *irow, ptrdiff_t col,
-                                  const float *wk,
-                                   DW_V bv, const DW_BLK *bk, float *o0,
-                                   float *o1, ln_rt_act act, float alpha,
-                                   float beta)
+                                   const float *wk, DW_V bv,
+                                   const DW_BLK *bk, float *o0, float *o1,
+                                   ln_rt_act act, float alpha, float beta)
 {
     DW_V a00 = bv, a01 = bv, a02 = bv, a03 = bv;
     DW_V a10 = bv, a11 = bv, a12 = bv, a13 = bv;
@@ -203,24 +207,14 @@ DW_INLINE void DW_CAT(DW_FN, _s1a)(const int KH, const int KW, const int NCH,
 #if defined(__GNUC__) && __GNUC__ >= 8
 #pragma GCC unroll 8
 #endif
-        for (kx = 0; kx < KW; kx++) {
-            DW_V w0 = DW_SET1(u0 ? wk[ir * KW + kx] : 0.0f);
-            DW_V w1 = DW_SET1(u1 ? wk[(ir - 1) * KW + kx] : 0.0f);
-            DW_S1A_TAP(0, a00, a10)
-            DW_S1A_TAP(1, a01, a11)
-            DW_S1A_TAP(2, a02, a12)
-            DW_S1A_TAP(3, a03, a13)
-        }
+        DW_S1_KX(DW_S1A_TAP)
     }
-    DW_STORE_ACC(0, a00, o0) DW_STORE_ACC(1, a01, o0)
-    DW_STORE_ACC(2, a02, o0) DW_STORE_ACC(3, a03, o0)
-    if (R > 1) {
-        DW_STORE_ACC(0, a10, o1) DW_STORE_ACC(1, a11, o1)
-        DW_STORE_ACC(2, a12, o1) DW_STORE_ACC(3, a13, o1)
-    }
+    DW_S1_STORES()
 }
 #undef DW_S1A_TAP
 #endif
+#undef DW_S1_KX
+#undef DW_S1_STORES
 
 /* stride 2 along the row (any stride_h), one output row; named
  * accumulators as in _s1 */
@@ -279,7 +273,7 @@ DW_INLINE void DW_CAT(DW_FN, _s2)(const int KH, const int KW, const int NCH,
     default: DW_S1_CASE(F, KH, KW, 4, R, 1)                                   \
     }
 #define DW_S1_CASES(KH, KW, R) DW_S1_CASES_F(DW_CAT(DW_FN, _s1), KH, KW, R)
-/* the 3x3 and 5x5 instances: lane shifts where the ISA has them */
+/* the 3x3, 5x5 and 7x7 instances: lane shifts where the ISA has them */
 #ifdef DW_ALIGNR
 #define DW_S1K_CASES(KH, KW, R) DW_S1_CASES_F(DW_CAT(DW_FN, _s1a), KH, KW, R)
 #else
