@@ -649,47 +649,45 @@ dwe_vec(const int PL, const int R, const int FULL, const dwe_geom *g,
         const float *const *r, const __m512 *w, __m512 bv, float *orow,
         int32_t ow, int32_t j, __m512 *e, __m512 *o)
 {
+    __m512 acc[2];
     int k, i;
-    {
-        __m512 acc[2];
-        acc[0] = acc[1] = bv;
-        for (k = 0; k <= 2 * R; k++) {
-            __m512 en, on, x0, x1, x2;
-            if (!r[k])
-                continue;
-            if (PL == 1) {
-                /* o[k]: the previous vector's odd lanes */
-                dwe_split(FULL, g, r[k], j, &en, &on);
-                x0 = DWE_SHIFT(on, o[k], 15);
-                x1 = en;
-                x2 = on;
-            } else {
-                /* e[k], o[k]: this vector's; en: the next one's */
-                dwe_split(FULL, g, r[k], j + 1, &en, &on);
-                x0 = e[k];
-                x1 = o[k];
-                x2 = DWE_SHIFT(en, e[k], 1);
+    acc[0] = acc[1] = bv;
+    for (k = 0; k <= 2 * R; k++) {
+        __m512 en, on, x0, x1, x2;
+        if (!r[k])
+            continue;
+        if (PL == 1) {
+            /* o[k]: the previous vector's odd lanes */
+            dwe_split(FULL, g, r[k], j, &en, &on);
+            x0 = DWE_SHIFT(on, o[k], 15);
+            x1 = en;
+            x2 = on;
+        } else {
+            /* e[k], o[k]: this vector's; en: the next one's */
+            dwe_split(FULL, g, r[k], j + 1, &en, &on);
+            x0 = e[k];
+            x1 = o[k];
+            x2 = DWE_SHIFT(en, e[k], 1);
+        }
+        for (i = 0; i < R; i++)
+            if (k >= 2 * i && k <= 2 * i + 2) {
+                const int ky = k - 2 * i;
+                acc[i] = _mm512_fmadd_ps(x0, w[3 * ky], acc[i]);
+                acc[i] = _mm512_fmadd_ps(x1, w[3 * ky + 1], acc[i]);
+                acc[i] = _mm512_fmadd_ps(x2, w[3 * ky + 2], acc[i]);
             }
-            for (i = 0; i < R; i++)
-                if (k >= 2 * i && k <= 2 * i + 2) {
-                    const int ky = k - 2 * i;
-                    acc[i] = _mm512_fmadd_ps(x0, w[3 * ky], acc[i]);
-                    acc[i] = _mm512_fmadd_ps(x1, w[3 * ky + 1], acc[i]);
-                    acc[i] = _mm512_fmadd_ps(x2, w[3 * ky + 2], acc[i]);
-                }
-            e[k] = en;
-            o[k] = on;
-        }
-        /* a pair in the row has all 16 of its outputs */
-        for (i = 0; i < R; i++) {
-            const __m512 v = ln_rt__act_v512(acc[i], g->act, g->alpha,
-                                             g->beta);
-            if (FULL)
-                _mm512_storeu_ps(orow + (size_t)i * ow + 16 * j, v);
-            else
-                _mm512_mask_storeu_ps(orow + (size_t)i * ow + 16 * j,
-                                      g->ms[j], v);
-        }
+        e[k] = en;
+        o[k] = on;
+    }
+    /* a pair in the row has all 16 of its outputs */
+    for (i = 0; i < R; i++) {
+        const __m512 v = ln_rt__act_v512(acc[i], g->act, g->alpha,
+                                         g->beta);
+        if (FULL)
+            _mm512_storeu_ps(orow + (size_t)i * ow + 16 * j, v);
+        else
+            _mm512_mask_storeu_ps(orow + (size_t)i * ow + 16 * j,
+                                  g->ms[j], v);
     }
 }
 #undef DWE_SHIFT
