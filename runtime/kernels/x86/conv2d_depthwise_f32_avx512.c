@@ -632,10 +632,6 @@ dwe_split(const int FULL, const dwe_geom *g, const float *r, int32_t j,
     *o = DW_ODD(x, y);
 }
 
-#define DWE_SHIFT(hi, lo, n)                                                  \
-    _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(hi),          \
-                                            _mm512_castps_si512(lo), n))
-
 /* R (1, 2) output rows from input rows r[0 .. 2 R] (NULL: outside the
  * image): output row i reads input rows 2 i .. 2 i + 2, so two rows share
  * their middle one and run as two independent FMA chains (one chain of 9
@@ -659,7 +655,7 @@ dwe_vec(const int PL, const int R, const int FULL, const dwe_geom *g,
         if (PL == 1) {
             /* o[k]: the previous vector's odd lanes */
             dwe_split(FULL, g, r[k], j, &en, &on);
-            x0 = DWE_SHIFT(on, o[k], 15);
+            x0 = DW_ALIGNR(on, o[k], 15);
             x1 = en;
             x2 = on;
         } else {
@@ -667,7 +663,7 @@ dwe_vec(const int PL, const int R, const int FULL, const dwe_geom *g,
             dwe_split(FULL, g, r[k], j + 1, &en, &on);
             x0 = e[k];
             x1 = o[k];
-            x2 = DWE_SHIFT(en, e[k], 1);
+            x2 = DW_ALIGNR(en, e[k], 1);
         }
         for (i = 0; i < R; i++)
             if (k >= 2 * i && k <= 2 * i + 2) {
@@ -690,7 +686,6 @@ dwe_vec(const int PL, const int R, const int FULL, const dwe_geom *g,
                                   g->ms[j], v);
     }
 }
-#undef DWE_SHIFT
 
 static inline __attribute__((always_inline)) void
 dwe_rows(const int PL, const int R, const dwe_geom *g,

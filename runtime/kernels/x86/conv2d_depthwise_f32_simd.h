@@ -14,7 +14,7 @@
  *                          2 * DW_VL floats lo:hi, in an order DW_FIX undoes
  *   DW_FIX(v)              reorder a stride-2 accumulator for the store
  *   DW_ALIGNR(hi, lo, n)   optional: lanes n.. of lo then hi's (AVX-512's
- *                          valignd); with it 3x3 and 5x5 stride 1 take
+ *                          valignd); with it 3x3, 5x5 and 7x7 stride 1 take
  *                          their taps by lane shifts (_s1a below)
  *   DW_ACT(v, act, alpha, beta)       every activation but SiLU, inlined
  *   DW_ACT_FULL(v, act, alpha, beta)  every activation (applied to each
@@ -30,7 +30,7 @@
  * store, with masks computed once per call. Input rows outside the image
  * (top / bottom padding) are skipped. Stride 1 computes two output rows
  * per pass so each input vector feeds both (kh + 1 row loads for
- * 2 * kh rows of taps); with DW_ALIGNR, 3x3 and 5x5 load each input
+ * 2 * kh rows of taps); with DW_ALIGNR, 3x3, 5x5 and 7x7 load each input
  * vector of a row once and shift it into the taps. Stride 2 loads 2 * DW_VL contiguous floats and
  * splits them into even and odd lanes (taps kx = 2m and 2m + 1 share the
  * pair). 3x3 and 5x5 kernels (EfficientNet's, MnasNet's) get fully
