@@ -269,6 +269,18 @@ int ln_rt_conv2d_packed_f32(const ln_rt_conv2d_args *a, const float *src,
                             const float *packed, const float *bias,
                             float *dst, void *scratch);
 size_t ln_rt_conv2d_packed_f32_scratch_size(const ln_rt_conv2d_args *a);
+/* Channels-last edges (the compiler's ln_pass_nhwc_edges): a tensor
+ * passed between host convs may be stored [n][h][w][c] instead of NCHW.
+ * layout is LN_RT_NHWC_SRC and / or LN_RT_NHWC_DST (0: both NCHW, what
+ * ln_rt_conv2d_packed_f32 runs); the same shapes, scratch and sums (the
+ * same bits) as NCHW, only where the numbers sit changes: the output
+ * skips the 16 x 16 transposes into channel planes. Host only. */
+#define LN_RT_NHWC_SRC 1
+#define LN_RT_NHWC_DST 2
+int ln_rt_conv2d_packed_nhwc_f32(const ln_rt_conv2d_args *a, int layout,
+                                 const float *src, const float *packed,
+                                 const float *bias, float *dst,
+                                 void *scratch);
 /* The same with a residual input (a residual add, + ReLU, fused into the
  * conv): dst = act(conv(src) + bias + res), res like dst and not
  * overlapping it; the same scratch. LN_RT_ARG_ERROR for res NULL or dst. */
@@ -362,6 +374,23 @@ int ln_rt_conv2d_depthwise_f32_for(ln_rt_target t, const ln_rt_conv2d_args *a,
                                    void *scratch);
 size_t ln_rt_conv2d_depthwise_f32_scratch_size_for(ln_rt_target t,
                                                    const ln_rt_conv2d_args *a);
+/* The depthwise conv on channels-last tensors, src and dst both
+ * [n][h][w][c] (the compiler's conv2d_dw_nhwc_cpu, between packed convs
+ * that read and write that layout): multiplier 1 (oc == c == group), c a
+ * multiple of 16, no dilation, up to 8 x 8 taps, the padded image of 16
+ * channels at most LN_RT_DW_NHWC_MAXF floats (ln_rt_conv2d_depthwise_nhwc_ok
+ * says; LN_RT_ARG_ERROR otherwise). Each output is the NCHW kernels' sum
+ * (bias, then the taps in row-major order, a padded tap adding 0 * w): on
+ * AVX-512 16 channels across the lanes read straight from the layout,
+ * no transposes. Scratch: ln_rt_conv2d_depthwise_nhwc_f32_scratch_size()
+ * bytes. Host only. */
+#define LN_RT_DW_NHWC_MAXF 65536
+int ln_rt_conv2d_depthwise_nhwc_ok(const ln_rt_conv2d_args *a);
+size_t ln_rt_conv2d_depthwise_nhwc_f32_scratch_size(const ln_rt_conv2d_args *a);
+int ln_rt_conv2d_depthwise_nhwc_f32(const ln_rt_conv2d_args *a,
+                                    const float *src, const float *weight,
+                                    const float *bias, float *dst,
+                                    void *scratch);
 
 /* Transposed 2-D convolution (ONNX ConvTranspose), NCHW, float32.
  * weight is [c][oc/group][kh][kw], bias [oc] or NULL. oh/ow are given by the

@@ -221,6 +221,106 @@ int ln_rt_conv2d_depthwise_f32(const ln_rt_conv2d_args *a, const float *src,
     return LN_RT_OK;
 }
 
+/* ---- channels-last ----------------------------------------------------
+ * src and dst [n][h][w][c], multiplier 1. The AVX-512 kernel copies each
+ * group of 16 channels into a zero-bordered buffer (16 floats a pixel);
+ * the AVX2 and portable ones read the source in place with the taps
+ * bounds-checked, from tap-major weights wt[t][c] in scratch. Every one
+ * sums bias, then the taps in row-major order (a padded tap adds 0 * w),
+ * as the NCHW kernels of its ISA do. */
+static size_t dw_nhwc_floats(const ln_rt_conv2d_args *a)
+{
+    const size_t pad = (size_t)16 * (size_t)(a->h + a->pad_top + a->pad_bottom) *
+                       (size_t)(a->w + a->pad_left + a->pad_right);
+    const size_t wt = (size_t)a->kh * a->kw * a->c;
+    return 16 + (pad > wt ? pad : wt);
+}
+
+int ln_rt_conv2d_depthwise_nhwc_ok(const ln_rt_conv2d_args *a)
+{
+    int32_t oh, ow;
+    if (!ln_rt__conv_args_ok(a) || a->group != a->c || a->oc != a->c ||
+        a->c % 16 != 0 || a->dil_h != 1 || a->dil_w != 1 || a->kh > 8 ||
+        a->kw > 8 || a->act == LN_RT_ACT_SILU)
+        return 0;
+    ln_rt__conv_out_hw(a, &oh, &ow);
+    return oh > 0 && ow > 0 &&
+           (size_t)16 * (size_t)(a->h + a->pad_top + a->pad_bottom) *
+                   (size_t)(a->w + a->pad_left + a->pad_right) <=
+               LN_RT_DW_NHWC_MAXF;
+}
+
+size_t ln_rt_conv2d_depthwise_nhwc_f32_scratch_size(const ln_rt_conv2d_args *a)
+{
+    return ln_rt_conv2d_depthwise_nhwc_ok(a) ? dw_nhwc_floats(a) * sizeof(float)
+                                             : 0;
+}
+
+static void dw_nhwc_c(const ln_rt_conv2d_args *a, const float *src,
+                      const float *wt, const float *bias, float *dst)
+{
+    const int32_t H = a->h, W = a->w, C = a->c;
+    int32_t oh, ow, b, oy, ox, ky, kx, c, t;
+    ln_rt__conv_out_hw(a, &oh, &ow);
+    for (b = 0; b < a->n; b++)
+        for (oy = 0; oy < oh; oy++)
+            for (ox = 0; ox < ow; ox++) {
+                float *o = dst + (((size_t)b * oh + oy) * ow + ox) * C;
+                for (c = 0; c < C; c++)
+                    o[c] = bias ? bias[c] : 0.0f;
+                for (ky = 0, t = 0; ky < a->kh; ky++) {
+                    const int32_t iy = oy * a->stride_h - a->pad_top + ky;
+                    for (kx = 0; kx < a->kw; kx++, t++) {
+                        const int32_t ix = ox * a->stride_w - a->pad_left + kx;
+                        const float *w = wt + (size_t)t * C;
+                        if (iy >= 0 && iy < H && ix >= 0 && ix < W) {
+                            const float *x =
+                                src + (((size_t)b * H + iy) * W + ix) * C;
+                            for (c = 0; c < C; c++)
+                                o[c] += w[c] * x[c];
+                        } else
+                            for (c = 0; c < C; c++)
+                                o[c] += w[c] * 0.0f;
+                    }
+                }
+            }
+    ln_rt__act_f32(dst, (size_t)a->n * oh * ow * C, a->act, a->alpha,
+                   a->beta);
+}
+
+int ln_rt_conv2d_depthwise_nhwc_f32(const ln_rt_conv2d_args *a,
+                                    const float *src, const float *weight,
+                                    const float *bias, float *dst,
+                                    void *scratch)
+{
+    const int32_t ntap = a->kh * a->kw;
+    float *wt;
+    int32_t t, c;
+    if (!ln_rt_conv2d_depthwise_nhwc_ok(a))
+        return LN_RT_ARG_ERROR;
+    if (a->n == 0)
+        return LN_RT_OK;
+#if LN_RT_HAVE_AVX512
+    if (LN_RT_CPU_AVX512) {
+        ln_rt__conv2d_depthwise_nhwc_f32_avx512(a, src, weight, bias, dst,
+                                                scratch);
+        return LN_RT_OK;
+    }
+#endif
+    wt = (float *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
+    for (c = 0; c < a->c; c++)
+        for (t = 0; t < ntap; t++)
+            wt[(size_t)t * a->c + c] = weight[(size_t)c * ntap + t];
+#if LN_RT_HAVE_AVX2
+    if (LN_RT_CPU_AVX2) {
+        ln_rt__conv2d_depthwise_nhwc_f32_avx2(a, src, wt, bias, dst);
+        return LN_RT_OK;
+    }
+#endif
+    dw_nhwc_c(a, src, wt, bias, dst);
+    return LN_RT_OK;
+}
+
 /* ---- portable --------------------------------------------------------- */
 /* Each input plane is first copied into a zero-bordered plane in scratch
  * (row length w + pads + LN_RT_DW_SLACK, so vector loads may run past the

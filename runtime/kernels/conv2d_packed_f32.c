@@ -164,9 +164,9 @@ static void pk_block_c(const ln_rt__pk_geom *g, const float *wb, int32_t nb,
                       t == 0 && c0 == 0, T);
     for (j = 0; j < nb; j++) {
         const float bv = g->bias ? g->bias[oc0 + j] : 0.0f;
-        float *d = dst + (size_t)(oc0 + j) * ohw;
+        float *d = dst + (size_t)(oc0 + j) * g->ocs;
         for (p = 0; p < ohw; p++)
-            d[p] = T[(size_t)p * 16 + j] + bv;
+            d[(size_t)p * g->ops] = T[(size_t)p * 16 + j] + bv;
     }
 }
 
@@ -181,22 +181,31 @@ void ln_rt__conv2d_packed_c(const ln_rt__pk_geom *g, const float *w,
     ln_rt__act_f32(dst, (size_t)g->oc * g->ohw, g->act, g->alpha, g->beta);
 }
 
-int ln_rt_conv2d_packed_f32(const ln_rt_conv2d_args *a, const float *src,
-                            const float *packed, const float *bias,
-                            float *dst, void *scratch)
+/* layout: LN_RT_NHWC_SRC / LN_RT_NHWC_DST say which side is
+ * channels-last ([n][h][w][c]); the kernels are the same, only the
+ * input's strides (a channel 1 float apart, a pixel c) and the output's
+ * stage change, so every output is the same sum in the same order */
+int ln_rt_conv2d_packed_nhwc_f32(const ln_rt_conv2d_args *a, int layout,
+                                 const float *src, const float *packed,
+                                 const float *bias, float *dst,
+                                 void *scratch)
 {
+    const int in_cl = (layout & LN_RT_NHWC_SRC) != 0;
     int32_t oh, ow, hp, wp, ohw, oy, ox, ky, kx, b, ic, y;
     int padded;
-    size_t n, hw, ohwn;
+    size_t n, hw, ohwn, ps;
     float *tb, *xp;
     int32_t *pix, *toff;
     ln_rt__pk_geom g;
 
-    if (!ln_rt_conv2d_packed_ok(a))
+    if (!ln_rt_conv2d_packed_ok(a) ||
+        (layout & ~(LN_RT_NHWC_SRC | LN_RT_NHWC_DST)))
         return LN_RT_ARG_ERROR;
     pk_geometry(a, &oh, &ow, &hp, &wp, &padded);
     ohw = oh * ow;
     n = pk_npix(ohw);
+    /* a pixel's step in the input, a channel's is g.plane */
+    ps = in_cl ? (size_t)a->c : 1;
     /* 64-byte aligned tile buffer */
     tb = (float *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
     xp = tb + 64 * n;
@@ -204,30 +213,45 @@ int ln_rt_conv2d_packed_f32(const ln_rt_conv2d_args *a, const float *src,
     toff = pix + n;
     for (oy = 0; oy < oh; oy++)
         for (ox = 0; ox < ow; ox++)
-            pix[oy * ow + ox] = oy * a->stride_h * wp + ox * a->stride_w;
+            pix[oy * ow + ox] =
+                (int32_t)((oy * a->stride_h * wp + ox * a->stride_w) * ps);
     for (y = ohw; y < (int32_t)n; y++)
         pix[y] = pix[ohw - 1];
     for (ky = 0; ky < a->kh; ky++)
         for (kx = 0; kx < a->kw; kx++)
-            toff[ky * a->kw + kx] = ky * wp + kx;
+            toff[ky * a->kw + kx] = (int32_t)((ky * wp + kx) * ps);
     hw = (size_t)a->h * a->w;
     ohwn = (size_t)ohw;
-    g.plane = padded ? (size_t)hp * wp : hw;
+    g.plane = in_cl ? 1 : padded ? (size_t)hp * wp : hw;
     g.c = a->c; g.ntap = a->kh * a->kw; g.npix = (int32_t)n; g.ohw = ohw;
     g.oc = a->oc; g.pix = pix; g.toff = toff; g.tbuf = tb; g.bias = bias;
     g.act = a->act; g.alpha = a->alpha; g.beta = a->beta;
+    if (layout & LN_RT_NHWC_DST) {
+        g.ocs = 1;
+        g.ops = (size_t)a->oc;
+    } else {
+        g.ocs = ohwn;
+        g.ops = 1;
+    }
     if (padded)
         memset(xp, 0, (size_t)a->c * hp * wp * sizeof(float));
     for (b = 0; b < a->n; b++) {
         const float *img = src + (size_t)b * a->c * hw;
         float *out = dst + (size_t)b * a->oc * ohwn;
         if (padded) {
-            for (ic = 0; ic < a->c; ic++)
+            if (in_cl) /* [hp][wp][c]: a row's w pixels are one run */
                 for (y = 0; y < a->h; y++)
-                    memcpy(xp + (size_t)ic * hp * wp +
-                               (size_t)(y + a->pad_top) * wp + a->pad_left,
-                           img + (size_t)ic * hw + (size_t)y * a->w,
-                           (size_t)a->w * sizeof(float));
+                    memcpy(xp + ((size_t)(y + a->pad_top) * wp +
+                                 a->pad_left) * a->c,
+                           img + (size_t)y * a->w * a->c,
+                           (size_t)a->w * a->c * sizeof(float));
+            else
+                for (ic = 0; ic < a->c; ic++)
+                    for (y = 0; y < a->h; y++)
+                        memcpy(xp + (size_t)ic * hp * wp +
+                                   (size_t)(y + a->pad_top) * wp + a->pad_left,
+                               img + (size_t)ic * hw + (size_t)y * a->w,
+                               (size_t)a->w * sizeof(float));
             g.x = xp;
         } else
             g.x = img;
@@ -246,6 +270,14 @@ int ln_rt_conv2d_packed_f32(const ln_rt_conv2d_args *a, const float *src,
         ln_rt__conv2d_packed_c(&g, packed, out);
     }
     return LN_RT_OK;
+}
+
+int ln_rt_conv2d_packed_f32(const ln_rt_conv2d_args *a, const float *src,
+                            const float *packed, const float *bias,
+                            float *dst, void *scratch)
+{
+    return ln_rt_conv2d_packed_nhwc_f32(a, 0, src, packed, bias, dst,
+                                        scratch);
 }
 
 /* The packed conv with a residual input (conv2d_packed_res_cpu): dst =

@@ -553,6 +553,17 @@ int ln_rt__conv2d_depthwise_s2_f32_avx512(const ln_rt_conv2d_args *a,
                                           const float *src,
                                           const float *weight,
                                           const float *bias, float *dst);
+/* the channels-last depthwise conv's kernels (shapes and scratch:
+ * ln_rt_conv2d_depthwise_nhwc_ok / _scratch_size); the AVX2 one takes
+ * tap-major weights wt[t][c] */
+void ln_rt__conv2d_depthwise_nhwc_f32_avx512(const ln_rt_conv2d_args *a,
+                                             const float *src,
+                                             const float *weight,
+                                             const float *bias, float *dst,
+                                             void *scratch);
+void ln_rt__conv2d_depthwise_nhwc_f32_avx2(const ln_rt_conv2d_args *a,
+                                           const float *src, const float *wt,
+                                           const float *bias, float *dst);
 /* channels across the 16 lanes (narrow maps, any stride and pads):
  * returns 0 without touching dst when ln_rt__conv2d_depthwise_cl_floats
  * is 0; scratch as ln_rt_conv2d_depthwise_f32_scratch_size */
@@ -601,6 +612,9 @@ typedef struct {
     const float *bias;
     ln_rt_act act;
     float alpha, beta;
+    /* the output: channel j of pixel p at dst[j * ocs + p * ops] (NCHW:
+     * ocs = ohw, ops = 1; channels-last: ocs = 1, ops = oc) */
+    size_t ocs, ops;
 } ln_rt__pk_geom;
 #define LN_RT_PK_TILE 6         /* pixels per register tile (all ISAs) */
 void ln_rt__conv2d_packed_c(const ln_rt__pk_geom *g, const float *w,

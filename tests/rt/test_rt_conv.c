@@ -1632,6 +1632,48 @@ END_TEST
 
 /* k through ln_rt_conv2d_f32_pack + ln_rt_conv2d_packed_f32 (exact-size
  * buffers, inputs seeded by seed) against the double reference */
+/* [n][c][hw] -> [n][hw][c] */
+static void to_nhwc(const float *x, float *y, int32_t n, int32_t c, size_t hw)
+{
+    int32_t b, ch;
+    size_t p;
+    for (b = 0; b < n; b++)
+        for (ch = 0; ch < c; ch++)
+            for (p = 0; p < hw; p++)
+                y[((size_t)b * hw + p) * c + ch] = x[((size_t)b * c + ch) * hw + p];
+}
+
+/* the packed conv with src and / or dst channels-last (layouts 1..3)
+ * gives the NCHW output y's bits, in that layout; dst is written only
+ * where the output is (a guard band after it stays) */
+static void packed_nhwc_check(const ln_rt_conv2d_args *a, const float *x,
+                              const float *wp, const float *b, const float *y,
+                              int32_t oh, int32_t ow, void *scr, const char *what)
+{
+    const size_t hw = (size_t)a->h * a->w, ohw = (size_t)oh * ow;
+    const size_t nx = (size_t)a->n * a->c * hw, ny = (size_t)a->n * a->oc * ohw;
+    float *xc = rt_alloc(nx), *yc = rt_alloc(ny), *got = rt_alloc(ny + 16);
+    int layout;
+    size_t j;
+    to_nhwc(x, xc, a->n, a->c, hw);
+    to_nhwc(y, yc, a->n, a->oc, ohw);
+    for (layout = 1; layout <= 3; layout++) {
+        const float *want = layout & LN_RT_NHWC_DST ? yc : y;
+        rt_fill(got, ny + 16, 50, 60, 11);
+        ck_assert_int_eq(ln_rt_conv2d_packed_nhwc_f32(a, layout,
+                                                      layout & LN_RT_NHWC_SRC ? xc : x,
+                                                      wp, b, got, scr), LN_RT_OK);
+        ck_assert_msg(!memcmp(got, want, ny * sizeof(float)),
+                      "%s: layout %d: not the NCHW kernel's bits", what, layout);
+        for (j = ny; j < ny + 16; j++)
+            ck_assert_msg(got[j] >= 50 && got[j] <= 60,
+                          "%s: layout %d: wrote past dst", what, layout);
+    }
+    ck_assert_int_eq(ln_rt_conv2d_packed_nhwc_f32(a, 4, x, wp, b, got, scr),
+                     LN_RT_ARG_ERROR);
+    free(xc); free(yc); free(got);
+}
+
 static void packed_check(const conv_case *k, uint32_t seed, const char *what)
 {
     /* float sums of K products: 2e-5 up to K = 512, in proportion above
@@ -1664,6 +1706,7 @@ static void packed_check(const conv_case *k, uint32_t seed, const char *what)
     ck_assert_int_eq(ln_rt_conv2d_packed_f32(&a, x, wp, k->bias ? b : NULL,
                                              y, scr), LN_RT_OK);
     RT_CHECK(y, ref, ny, tol, what);
+    packed_nhwc_check(&a, x, wp, k->bias ? b : NULL, y, oh, ow, scr, what);
     /* with a residual (conv2d_packed_res_cpu): act(conv + bias + res) */
     {
         conv_case k0 = *k;
@@ -2133,6 +2176,112 @@ START_TEST(test_conv_packed_tile9)
 }
 END_TEST
 
+/* ---- channels-last depthwise (ln_rt_conv2d_depthwise_nhwc_f32) -------
+ * Against the double reference and, bit for bit, against the NCHW
+ * depthwise conv of the same ISA level (test-dispatch runs every level):
+ * 3x3 stride 1 / 2 (pads 1, TensorFlow's 0 / 1), 5x5 and 7x7, rows of 1..
+ * 40, 16..96 channels (groups of 16), batch 2, no bias, each activation it
+ * takes; dst is written only where the output is. */
+static const conv_case dwn_cases[] = {
+    /* n c  h  w  oc kh kw sh sw pt pl pb pr dh dw g */
+    { 1, 64, 25, 5, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 64, LN_RT_ACT_RELU, 1 },
+    { 2, 32, 12, 12, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 32, LN_RT_ACT_RELU6, 1 },
+    { 1, 16, 9, 7, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 16, LN_RT_ACT_NONE, 1 },
+    { 1, 48, 12, 12, 48, 3, 3, 2, 2, 0, 0, 1, 1, 1, 1, 48, LN_RT_ACT_CLIP, 0 },
+    { 1, 96, 7, 7, 96, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 96, LN_RT_ACT_LEAKYRELU, 1 },
+    { 1, 32, 14, 14, 32, 5, 5, 2, 2, 2, 2, 2, 2, 1, 1, 32, LN_RT_ACT_NONE, 1 },
+    { 1, 16, 3, 3, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 16, LN_RT_ACT_HARDSWISH, 1 },
+    { 2, 16, 1, 1, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 16, LN_RT_ACT_RELU, 1 },
+    { 1, 32, 10, 9, 32, 7, 7, 1, 1, 3, 3, 3, 3, 1, 1, 32, LN_RT_ACT_NONE, 1 },
+    { 1, 16, 6, 40, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 16, LN_RT_ACT_RELU, 1 },
+    { 1, 16, 11, 8, 16, 3, 2, 1, 2, 0, 1, 2, 0, 1, 1, 16, LN_RT_ACT_NONE, 1 },
+};
+
+START_TEST(test_conv_depthwise_nhwc)
+{
+    const conv_case *k = &dwn_cases[_i];
+    const uint32_t seed = 301u + 13u * (uint32_t)_i;
+    ln_rt_conv2d_args a;
+    int32_t oh, ow;
+    size_t nx, nw, ny, hw, ohw;
+    float *x, *xc, *wt, *b, *y, *yc, *got;
+    double *ref, *refc;
+    void *scr, *scr2;
+
+    to_args(k, &a);
+    ck_assert(ln_rt_conv2d_depthwise_nhwc_ok(&a));
+    oh = ln_rt_conv_out_size(k->h, k->kh, k->sh, k->pt, k->pb, 1);
+    ow = ln_rt_conv_out_size(k->w, k->kw, k->sw, k->pl, k->pr, 1);
+    hw = (size_t)k->h * k->w;
+    ohw = (size_t)oh * ow;
+    nx = (size_t)k->n * k->c * hw;
+    nw = (size_t)k->oc * k->kh * k->kw;
+    ny = (size_t)k->n * k->oc * ohw;
+    x = rt_alloc(nx); xc = rt_alloc(nx); wt = rt_alloc(nw);
+    b = rt_alloc(k->oc); y = rt_alloc(ny); yc = rt_alloc(ny);
+    got = rt_alloc(ny + 16); ref = rt_allocd(ny); refc = rt_allocd(ny);
+    rt_fill(x, nx, -1, 1, seed);
+    rt_fill(wt, nw, -1, 1, seed + 1);
+    rt_fill(b, k->oc, -1, 1, seed + 2);
+    conv_ref(k, x, wt, k->bias ? b : NULL, ref, oh, ow);
+    {
+        int32_t bb, ch;
+        size_t p;
+        for (bb = 0; bb < k->n; bb++)
+            for (ch = 0; ch < k->oc; ch++)
+                for (p = 0; p < ohw; p++)
+                    refc[((size_t)bb * ohw + p) * k->oc + ch] =
+                        ref[((size_t)bb * k->oc + ch) * ohw + p];
+    }
+    to_nhwc(x, xc, k->n, k->c, hw);
+    scr = rt_scratch(ln_rt_conv2d_depthwise_f32_scratch_size(&a));
+    scr2 = rt_scratch(ln_rt_conv2d_depthwise_nhwc_f32_scratch_size(&a));
+    ck_assert_int_eq(ln_rt_conv2d_depthwise_f32(&a, x, wt, k->bias ? b : NULL,
+                                                y, scr), LN_RT_OK);
+    to_nhwc(y, yc, k->n, k->oc, ohw);
+    rt_fill(got, ny + 16, 50, 60, 12);
+    ck_assert_int_eq(ln_rt_conv2d_depthwise_nhwc_f32(&a, xc, wt, k->bias ? b : NULL,
+                                                     got, scr2), LN_RT_OK);
+    RT_CHECK(got, refc, ny, 1e-5, "depthwise nhwc");
+    ck_assert_msg(!memcmp(got, yc, ny * sizeof(float)),
+                  "depthwise nhwc case %d: not the NCHW kernel's bits", _i);
+    for (nx = ny; nx < ny + 16; nx++)
+        ck_assert_msg(got[nx] >= 50 && got[nx] <= 60, "depthwise nhwc: wrote past dst");
+    free(x); free(xc); free(wt); free(b); free(y); free(yc); free(got);
+    free(ref); free(refc); free(scr); free(scr2);
+}
+END_TEST
+
+START_TEST(test_conv_depthwise_nhwc_refuses)
+{
+    const conv_case ok = { 1, 32, 8, 8, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 32,
+                           LN_RT_ACT_RELU, 1 };
+    conv_case k = ok;
+    ln_rt_conv2d_args a;
+    to_args(&k, &a);
+    ck_assert(ln_rt_conv2d_depthwise_nhwc_ok(&a));
+    ck_assert(ln_rt_conv2d_depthwise_nhwc_f32_scratch_size(&a) > 0);
+    k.c = k.oc = k.g = 24; to_args(&k, &a); /* not a multiple of 16 */
+    ck_assert(!ln_rt_conv2d_depthwise_nhwc_ok(&a));
+    ck_assert_int_eq(ln_rt_conv2d_depthwise_nhwc_f32_scratch_size(&a), 0);
+    ck_assert_int_eq(ln_rt_conv2d_depthwise_nhwc_f32(&a, NULL, NULL, NULL,
+                                                     NULL, NULL),
+                     LN_RT_ARG_ERROR);
+    k = ok; k.oc = 64; to_args(&k, &a); /* multiplier 2 */
+    ck_assert(!ln_rt_conv2d_depthwise_nhwc_ok(&a));
+    k = ok; k.dh = k.dw = 2; to_args(&k, &a); /* dilation */
+    ck_assert(!ln_rt_conv2d_depthwise_nhwc_ok(&a));
+    k = ok; k.act = LN_RT_ACT_SILU; to_args(&k, &a);
+    ck_assert(!ln_rt_conv2d_depthwise_nhwc_ok(&a));
+    k = ok; k.kh = k.kw = 9; k.pt = k.pl = k.pb = k.pr = 4; to_args(&k, &a);
+    ck_assert(!ln_rt_conv2d_depthwise_nhwc_ok(&a));
+    k = ok; k.h = k.w = 100; to_args(&k, &a); /* the padded group > MAXF */
+    ck_assert(!ln_rt_conv2d_depthwise_nhwc_ok(&a));
+    k = ok; k.g = 1; k.oc = 32; to_args(&k, &a); /* not depthwise */
+    ck_assert(!ln_rt_conv2d_depthwise_nhwc_ok(&a));
+}
+END_TEST
+
 START_TEST(test_conv_packed_refuses)
 {
     const conv_case ok = { 1, 8, 5, 5, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1,
@@ -2201,6 +2350,9 @@ Suite *rt_conv_suite(void)
     tcase_add_loop_test(tc, test_conv_packed_steps, 0, 3);
     tcase_add_loop_test(tc, test_conv_packed_taps, 0, 8);
     tcase_add_test(tc, test_conv_packed_refuses);
+    tcase_add_loop_test(tc, test_conv_depthwise_nhwc, 0,
+                        (int)(sizeof dwn_cases / sizeof dwn_cases[0]));
+    tcase_add_test(tc, test_conv_depthwise_nhwc_refuses);
     tcase_add_loop_test(tc, test_conv_wino_cases, 0,
                         (int)(sizeof wino_cases / sizeof wino_cases[0]));
     tcase_add_loop_test(tc, test_conv_wino_sweep, 0, 4);

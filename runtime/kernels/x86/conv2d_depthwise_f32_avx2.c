@@ -172,6 +172,63 @@ void ln_rt__conv2d_depthwise_f32_avx2_padded(const ln_rt_conv2d_args *a,
     }
 }
 
+/* ---- channels-last (ln_rt_conv2d_depthwise_nhwc_f32) -----------------
+ * Per output pixel, 32 (then 16) channels at a time: bias, then every tap
+ * in row-major order as one FMA of its 8 weights (wt[t][c], tap-major)
+ * with the input's 8 channels, zeros for a tap in the padding: the direct
+ * kernel's sums. */
+#define DWN_TAP(K)                                                            \
+    do {                                                                      \
+        const float *w_ = wt + (size_t)t * C + c0 + 8 * (K);                  \
+        acc[K] = _mm256_fmadd_ps(_mm256_loadu_ps(w_),                         \
+                                 ip ? _mm256_loadu_ps(ip + c0 + 8 * (K))      \
+                                    : _mm256_setzero_ps(),                    \
+                                 acc[K]);                                     \
+    } while (0)
+void ln_rt__conv2d_depthwise_nhwc_f32_avx2(const ln_rt_conv2d_args *a,
+                                           const float *src, const float *wt,
+                                           const float *bias, float *dst)
+{
+    const int32_t H = a->h, W = a->w, C = a->c, kh = a->kh, kw = a->kw;
+    int32_t oh, ow, b, oy, ox, ky, kx, c0, k, nv;
+    ln_rt__conv_out_hw(a, &oh, &ow);
+    for (b = 0; b < a->n; b++)
+        for (oy = 0; oy < oh; oy++)
+            for (ox = 0; ox < ow; ox++) {
+                float *o = dst + (((size_t)b * oh + oy) * ow + ox) * C;
+                for (c0 = 0; c0 < C; c0 += 8 * nv) {
+                    __m256 acc[4];
+                    int32_t t = 0;
+                    nv = C - c0 >= 32 ? 4 : 2;
+                    for (k = 0; k < nv; k++)
+                        acc[k] = bias ? _mm256_loadu_ps(bias + c0 + 8 * k)
+                                      : _mm256_setzero_ps();
+                    for (ky = 0; ky < kh; ky++) {
+                        const int32_t iy = oy * a->stride_h - a->pad_top + ky;
+                        for (kx = 0; kx < kw; kx++, t++) {
+                            const int32_t ix =
+                                ox * a->stride_w - a->pad_left + kx;
+                            const float *ip =
+                                iy >= 0 && iy < H && ix >= 0 && ix < W
+                                    ? src + (((size_t)b * H + iy) * W + ix) * C
+                                    : NULL;
+                            DWN_TAP(0);
+                            DWN_TAP(1);
+                            if (nv == 4) {
+                                DWN_TAP(2);
+                                DWN_TAP(3);
+                            }
+                        }
+                    }
+                    for (k = 0; k < nv; k++)
+                        _mm256_storeu_ps(o + c0 + 8 * k, acc[k]);
+                }
+            }
+    ln_rt__act_f32(dst, (size_t)a->n * oh * ow * C, a->act, a->alpha,
+                   a->beta);
+}
+#undef DWN_TAP
+
 #else
 typedef int ln_rt__conv2d_depthwise_avx2_unused; /* ISO C wants a non-empty file */
 #endif

@@ -351,6 +351,7 @@ typedef struct {
     int32_t nc, W, npix, nq, pt, pl, wp;
     int32_t p_done, y, x; /* input pixels transposed; the next one's (y, x) */
     int32_t q_done;       /* outputs transposed back */
+    int32_t C;            /* channels-last: out0's pixel stride (floats) */
 } dwc_grp;
 
 /* transpose input pixels [p_done, ...) in 16s until at least np are in */
@@ -420,8 +421,9 @@ static inline __attribute__((always_inline)) void dwc_out(dwc_grp *g,
  * for the outputs */
 static inline __attribute__((always_inline)) void
 dwc_px(const int KH, const int KW, const int SW, const int XB, const int R,
-       const float *ip, int32_t wp, int32_t sw_, size_t rs, const float *wt,
-       __m512 b0, float *op, size_t os, ln_rt_act act, float al, float be)
+       const int CL, const float *ip, int32_t wp, int32_t sw_, size_t rs,
+       const float *wt, __m512 b0, float *op, size_t os, size_t ops,
+       ln_rt_act act, float al, float be)
 {
     const int32_t sw = SW ? SW : sw_;
     __m512 acc[2][8];
@@ -441,16 +443,20 @@ dwc_px(const int KH, const int KW, const int SW, const int XB, const int R,
         }
     }
     for (i = 0; i < R; i++)
-        for (x = 0; x < XB; x++)
-            _mm512_store_ps(op + i * os + 16 * x,
-                            ln_rt__act_v512(acc[i][x], act, al, be));
+        for (x = 0; x < XB; x++) {
+            const __m512 y = ln_rt__act_v512(acc[i][x], act, al, be);
+            if (CL) /* straight into the channels-last output */
+                _mm512_storeu_ps(op + i * os + ops * x, y);
+            else
+                _mm512_store_ps(op + i * os + 16 * x, y);
+        }
 }
 
 /* xb (a run-time value) output pixels from ox in two rows (xb 1..8) or
  * in one (xb 8, 4, 2 or 1): the unrolled instance for xb */
 #define DWC_PX(XB, R)                                                         \
-    dwc_px(KH, KW, SW, XB, R, ir + (size_t)16 * ox * sw, wp, sw, rs, wt, b0,  \
-           orow + 16 * ox, os, act, al, be)
+    dwc_px(KH, KW, SW, XB, R, CL, ir + (size_t)16 * ox * sw, wp, sw, rs, wt,  \
+           b0, orow + ops * ox, os, ops, act, al, be)
 #define DWC_XB2(xb)                                                           \
     do {                                                                      \
         switch (xb) {                                                         \
@@ -482,21 +488,25 @@ dwc_px(const int KH, const int KW, const int SW, const int XB, const int R,
  * transposed back as they complete, so the shuffles of one interleave
  * with the FMAs of the other. */
 static inline __attribute__((always_inline)) void
-dwc_rows(const int KH, const int KW, const int SW, dwc_grp *g, int32_t kh,
-         int32_t sh, int32_t sw_, int32_t oh, int32_t ow, const float *wt,
-         __m512 b0, ln_rt_act act, float al, float be)
+dwc_rows(const int KH, const int KW, const int SW, const int CL, dwc_grp *g,
+         int32_t kh, int32_t sh, int32_t sw_, int32_t oh, int32_t ow,
+         const float *wt, __m512 b0, ln_rt_act act, float al, float be)
 {
     const int32_t sw = SW ? SW : sw_, wp = g->wp;
     const int32_t nrun = (ow + 7) / 8, base = ow / nrun, ext = ow % nrun;
-    const size_t rs = (size_t)16 * sh * wp, os = (size_t)16 * ow;
+    /* CL: the output is channels-last, lane 0 at out0, pixels C apart;
+     * the input is already in g->pad */
+    const size_t ops = CL ? (size_t)g->C : 16;
+    const size_t rs = (size_t)16 * sh * wp, os = ops * ow;
     int32_t oy, ox, i;
     for (oy = 0; oy < oh;) {
         /* rows y0 and y0 + 1, or y0 alone */
         const int32_t y0 = oy + 1 < oh || oh == 1 ? oy : oh - 2;
         const float *ir = g->pad + (size_t)16 * y0 * sh * wp;
-        float *orow = g->ob + (size_t)16 * y0 * ow;
+        float *orow = (CL ? g->out0 : g->ob) + ops * y0 * ow;
         /* the last input row these output rows read (+1), in pixels */
-        dwc_in(g, ((y0 + (oh > 1)) * sh + kh - g->pt) * g->W);
+        if (!CL)
+            dwc_in(g, ((y0 + (oh > 1)) * sh + kh - g->pt) * g->W);
         if (oh > 1)
             for (i = 0, ox = 0; i < nrun; ox += base + (i < ext), i++)
                 DWC_XB2(base + (i < ext));
@@ -506,8 +516,55 @@ dwc_rows(const int KH, const int KW, const int SW, dwc_grp *g, int32_t kh,
                 DWC_XB1(i);
             }
         oy = y0 + 1 + (oh > 1);
-        dwc_out(g, oy * ow);
+        if (!CL)
+            dwc_out(g, oy * ow);
     }
+}
+
+/* group g's weights, tap t's 16 (zero in the missing lanes) at wt + 16 t:
+ * the group's 16 x ntap block transposed, 16 taps at a time */
+static void dwc_weights(const float *weight, int32_t o0, int32_t nc,
+                        int32_t ntap, float *wt)
+{
+    __m512 rv[16];
+    int32_t t, r, j;
+    for (t = 0; t < ntap; t += 16) {
+        const int32_t nt = ntap - t < 16 ? ntap - t : 16;
+        const __mmask16 tm = (__mmask16)((1u << nt) - 1u);
+        for (r = 0; r < 16; r++)
+            rv[r] = r < nc ? _mm512_maskz_loadu_ps(
+                                 tm, weight + (size_t)(o0 + r) * ntap + t)
+                           : _mm512_setzero_ps();
+        ln_rt__tr16_ps(rv);
+        /* not a loop to nt: GCC made that a memcpy call */
+        for (j = 0; j < 16; j++)
+            if (j < nt)
+                _mm512_store_ps(wt + 16 * (t + j), rv[j]);
+    }
+}
+
+/* the unrolled instances: 3x3 and 5x5 at stride 1 and 2, the rest with
+ * the stride at run time */
+static inline __attribute__((always_inline)) void
+dwc_run(const int CL, dwc_grp *g, const ln_rt_conv2d_args *a, int32_t oh,
+        int32_t ow, const float *wt, __m512 b0)
+{
+    const int32_t kh = a->kh, kw = a->kw, sh = a->stride_h, sw = a->stride_w;
+    if (kh == 3 && kw == 3 && sw == 1)
+        dwc_rows(3, 3, 1, CL, g, kh, sh, sw, oh, ow, wt, b0, a->act,
+                 a->alpha, a->beta);
+    else if (kh == 3 && kw == 3 && sw == 2)
+        dwc_rows(3, 3, 2, CL, g, kh, sh, sw, oh, ow, wt, b0, a->act,
+                 a->alpha, a->beta);
+    else if (kh == 5 && kw == 5 && sw == 1)
+        dwc_rows(5, 5, 1, CL, g, kh, sh, sw, oh, ow, wt, b0, a->act,
+                 a->alpha, a->beta);
+    else if (kh == 5 && kw == 5 && sw == 2)
+        dwc_rows(5, 5, 2, CL, g, kh, sh, sw, oh, ow, wt, b0, a->act,
+                 a->alpha, a->beta);
+    else
+        dwc_rows(kh, kw, 0, CL, g, kh, sh, sw, oh, ow, wt, b0, a->act,
+                 a->alpha, a->beta);
 }
 #undef DWC_XB1
 #undef DWC_XB2
@@ -519,11 +576,10 @@ int ln_rt__conv2d_depthwise_cl_f32_avx512(const ln_rt_conv2d_args *a,
                                           const float *bias, float *dst,
                                           void *scratch)
 {
-    const int32_t H = a->h, W = a->w, kh = a->kh, kw = a->kw;
+    const int32_t H = a->h, W = a->w;
     const int32_t hp = H + a->pad_top + a->pad_bottom;
-    const int32_t sh = a->stride_h, sw = a->stride_w;
-    const int32_t ntap = kh * kw, mult = a->oc / a->c;
-    int32_t oh, ow, b, o0, r, t, j;
+    const int32_t ntap = a->kh * a->kw, mult = a->oc / a->c;
+    int32_t oh, ow, b, o0, r, j;
     dwc_grp g;
     float wt[64 * 16] __attribute__((aligned(64)));
 
@@ -543,7 +599,7 @@ int ln_rt__conv2d_depthwise_cl_f32_avx512(const ln_rt_conv2d_args *a,
         _mm512_store_ps(g.pad + 16 * j, _mm512_setzero_ps());
     for (b = 0; b < a->n; b++) {
         for (o0 = 0; o0 < a->oc; o0 += 16) {
-            __m512 b0, rv[16];
+            __m512 b0;
             g.nc = a->oc - o0 < 16 ? a->oc - o0 : 16;
             for (r = 0; r < 16; r++)
                 g.in[r] = r < g.nc ? src + ((size_t)b * a->c + (o0 + r) / mult) *
@@ -551,42 +607,67 @@ int ln_rt__conv2d_depthwise_cl_f32_avx512(const ln_rt_conv2d_args *a,
                                    : NULL;
             g.out0 = dst + ((size_t)b * a->oc + o0) * (size_t)g.nq;
             g.p_done = g.y = g.x = g.q_done = 0;
-            /* tap t's 16 weights (zero in the missing lanes): the
-             * group's 16 x ntap block transposed, 16 taps at a time */
-            for (t = 0; t < ntap; t += 16) {
-                const int32_t nt = ntap - t < 16 ? ntap - t : 16;
-                const __mmask16 tm = (__mmask16)((1u << nt) - 1u);
-                for (r = 0; r < 16; r++)
-                    rv[r] = r < g.nc ? _mm512_maskz_loadu_ps(
-                                           tm, weight + (size_t)(o0 + r) * ntap + t)
-                                     : _mm512_setzero_ps();
-                ln_rt__tr16_ps(rv);
-                /* not a loop to nt: GCC made that a memcpy call */
-                for (j = 0; j < 16; j++)
-                    if (j < nt)
-                        _mm512_store_ps(wt + 16 * (t + j), rv[j]);
-            }
+            dwc_weights(weight, o0, g.nc, ntap, wt);
             b0 = bias ? _mm512_maskz_loadu_ps((__mmask16)((1u << g.nc) - 1u),
                                               bias + o0)
                       : _mm512_setzero_ps();
-            if (kh == 3 && kw == 3 && sw == 1)
-                dwc_rows(3, 3, 1, &g, kh, sh, sw, oh, ow, wt, b0, a->act,
-                         a->alpha, a->beta);
-            else if (kh == 3 && kw == 3 && sw == 2)
-                dwc_rows(3, 3, 2, &g, kh, sh, sw, oh, ow, wt, b0, a->act,
-                         a->alpha, a->beta);
-            else if (kh == 5 && kw == 5 && sw == 1)
-                dwc_rows(5, 5, 1, &g, kh, sh, sw, oh, ow, wt, b0, a->act,
-                         a->alpha, a->beta);
-            else if (kh == 5 && kw == 5 && sw == 2)
-                dwc_rows(5, 5, 2, &g, kh, sh, sw, oh, ow, wt, b0, a->act,
-                         a->alpha, a->beta);
-            else
-                dwc_rows(kh, kw, 0, &g, kh, sh, sw, oh, ow, wt, b0, a->act,
-                         a->alpha, a->beta);
+            dwc_run(0, &g, a, oh, ow, wt, b0);
         }
     }
     return 1;
+}
+
+/* The channels-last depthwise conv (ln_rt_conv2d_depthwise_nhwc_f32, on
+ * the shapes ln_rt_conv2d_depthwise_nhwc_ok takes): the channels kernel's
+ * rows, its input and output in the tensors' own layout. Per group of 16
+ * channels the image's pixels are copied (one vector each, no shuffle)
+ * into the zero-bordered buffer; the outputs are stored straight into
+ * dst, C floats apart. Scratch: 64-byte alignment and the buffer. (One
+ * buffer for all groups, filled in one pass over the pixels, ran 1.2x
+ * slower on DS-CNN's 64 @25x5: 4x the zeroing, out of L1.) */
+void ln_rt__conv2d_depthwise_nhwc_f32_avx512(const ln_rt_conv2d_args *a,
+                                             const float *src,
+                                             const float *weight,
+                                             const float *bias, float *dst,
+                                             void *scratch)
+{
+    const int32_t H = a->h, W = a->w, C = a->c;
+    const int32_t hp = H + a->pad_top + a->pad_bottom;
+    const int32_t ntap = a->kh * a->kw;
+    int32_t oh, ow, b, o0, y, x, j;
+    dwc_grp g;
+    float wt[64 * 16] __attribute__((aligned(64)));
+
+    ln_rt__conv_out_hw(a, &oh, &ow);
+    g.W = W;
+    g.npix = H * W;
+    g.nq = oh * ow;
+    g.pt = a->pad_top;
+    g.pl = a->pad_left;
+    g.wp = W + a->pad_left + a->pad_right;
+    g.C = C;
+    g.nc = 16;
+    g.pad = (float *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
+    g.ob = NULL;
+    for (j = 0; j < hp * g.wp; j++)
+        _mm512_store_ps(g.pad + 16 * j, _mm512_setzero_ps());
+    for (b = 0; b < a->n; b++) {
+        const float *img = src + (size_t)b * H * W * C;
+        for (o0 = 0; o0 < C; o0 += 16) {
+            __m512 b0;
+            for (y = 0; y < H; y++) {
+                const float *s = img + (size_t)y * W * C + o0;
+                float *d = g.pad + (size_t)16 * ((y + g.pt) * g.wp + g.pl);
+                for (x = 0; x < W; x++)
+                    _mm512_store_ps(d + 16 * x,
+                                    _mm512_loadu_ps(s + (size_t)x * C));
+            }
+            g.out0 = dst + (size_t)b * g.nq * C + o0;
+            dwc_weights(weight, o0, 16, ntap, wt);
+            b0 = bias ? _mm512_loadu_ps(bias + o0) : _mm512_setzero_ps();
+            dwc_run(1, &g, a, oh, ow, wt, b0);
+        }
+    }
 }
 
 /* ---- 3x3 stride 2 with pads 0 or 1 on the left and top: lane shifts --

@@ -115,9 +115,13 @@ pk_block(const ln_rt__pk_geom *g, const float *wb, int32_t nb, int32_t oc0,
         }
     }
     for (j = 0; j < nb; j++) {
-        float *d = dst + (size_t)(oc0 + j) * ohw;
-        for (p = 0; p < ohw; p++)
-            d[p] = T[p * 16 + j];
+        float *d = dst + (size_t)(oc0 + j) * g->ocs;
+        if (g->ops == 1)
+            for (p = 0; p < ohw; p++)
+                d[p] = T[p * 16 + j];
+        else
+            for (p = 0; p < ohw; p++)
+                d[(size_t)p * g->ops] = T[p * 16 + j];
     }
 }
 

@@ -45,22 +45,28 @@ LN_RT_TARGET_AVX512_PRAGMA
 #define PK_Z(P) __m512 a##P##0 = _mm512_setzero_ps(),                          \
     a##P##1 = _mm512_setzero_ps(), a##P##2 = _mm512_setzero_ps(),             \
     a##P##3 = _mm512_setzero_ps();
+#define PK_ROW(P) (CL ? r##P : T + (size_t)(p0 + P) * 16)
 #define PK_LD(P)                                                              \
-    a##P##0 = _mm512_loadu_ps(T + (size_t)(p0 + P) * 16);                     \
-    if (NV > 1) a##P##1 = _mm512_loadu_ps(T + tv + (size_t)(p0 + P) * 16);    \
-    if (NV > 2) a##P##2 = _mm512_loadu_ps(T + 2 * tv + (size_t)(p0 + P) * 16); \
-    if (NV > 3) a##P##3 = _mm512_loadu_ps(T + 3 * tv + (size_t)(p0 + P) * 16);
+    a##P##0 = CL ? _mm512_maskz_loadu_ps(wm, PK_ROW(P))                       \
+                 : _mm512_loadu_ps(PK_ROW(P));                                \
+    if (NV > 1) a##P##1 = _mm512_loadu_ps(PK_ROW(P) + tv);                    \
+    if (NV > 2) a##P##2 = _mm512_loadu_ps(PK_ROW(P) + 2 * tv);                \
+    if (NV > 3) a##P##3 = _mm512_loadu_ps(PK_ROW(P) + 3 * tv);
 #define PK_FMA(P, Q)                                                          \
     xb = _mm512_set1_ps(Q[xo]);                                               \
     a##P##0 = _mm512_fmadd_ps(xb, w0, a##P##0);                               \
     if (NV > 1) a##P##1 = _mm512_fmadd_ps(xb, w1, a##P##1);                   \
     if (NV > 2) a##P##2 = _mm512_fmadd_ps(xb, w2, a##P##2);                   \
     if (NV > 3) a##P##3 = _mm512_fmadd_ps(xb, w3, a##P##3);
+#define PK_VAL(P, V, B)                                                       \
+    (last ? ln_rt__act_v512(_mm512_add_ps(a##P##V, B), g->act, g->alpha,      \
+                            g->beta)                                          \
+          : a##P##V)
 #define PK_ST1(P, V, B)                                                       \
-    _mm512_storeu_ps(T + V * tv + (size_t)(p0 + P) * 16,                      \
-                     last ? ln_rt__act_v512(_mm512_add_ps(a##P##V, B),        \
-                                            g->act, g->alpha, g->beta)        \
-                          : a##P##V);
+    if (CL && V == 0)                                                         \
+        _mm512_mask_storeu_ps(PK_ROW(P), wm, PK_VAL(P, V, B));                \
+    else                                                                      \
+        _mm512_storeu_ps(PK_ROW(P) + V * tv, PK_VAL(P, V, B));
 #define PK_ST(P)                                                              \
     PK_ST1(P, 0, b0)                                                          \
     if (NV > 1) { PK_ST1(P, 1, b1) }                                          \
@@ -68,9 +74,9 @@ LN_RT_TARGET_AVX512_PRAGMA
     if (NV > 3) { PK_ST1(P, 3, b3) }
 static inline __attribute__((always_inline)) void
 pk_tile(const ln_rt__pk_geom *g, const float *w, size_t bs, int32_t ws,
-        __mmask16 wm, const int NV, const int NP, int32_t p0, int t0, int t1,
-        int32_t c0, int32_t c1, int first, int last, int32_t oc0, float *T,
-        size_t tv)
+        __mmask16 wm, const int NV, const int NP, const int CL, int32_t p0,
+        int t0, int t1, int32_t c0, int32_t c1, int first, int last,
+        int32_t oc0, float *T, size_t tv)
 {
     const size_t plane = g->plane;
     const float *x0 = g->x + (size_t)c0 * plane;
@@ -82,7 +88,21 @@ pk_tile(const ln_rt__pk_geom *g, const float *w, size_t bs, int32_t ws,
     const float *q8 = NP > 8 ? x0 + g->pix[p0 + 8] : q5;
     int t;
     int32_t ic;
+    /* CL: the sums live in the channels-last output itself, pixel p at
+     * T + p * ops; a tile's pixels past the last repeat it (the same sums
+     * into the same place) */
+    float *r0 = NULL, *r1 = NULL, *r2 = NULL, *r3 = NULL, *r4 = NULL,
+          *r5 = NULL, *r6 = NULL, *r7 = NULL, *r8 = NULL;
     PK_Z(0) PK_Z(1) PK_Z(2) PK_Z(3) PK_Z(4) PK_Z(5) PK_Z(6) PK_Z(7) PK_Z(8)
+    if (CL) {
+        const int32_t pl = g->ohw - 1;
+        const size_t ops = g->ops;
+#define PK_R(P) r##P = T + (size_t)(p0 + P < pl ? p0 + P : pl) * ops;
+        PK_R(0) PK_R(1) PK_R(2) PK_R(3) PK_R(4) PK_R(5)
+        if (NP > 6) { PK_R(6) }
+        if (NP > 8) { PK_R(7) PK_R(8) }
+#undef PK_R
+    }
 
     if (!first) {
         PK_LD(0) PK_LD(1) PK_LD(2) PK_LD(3) PK_LD(4) PK_LD(5)
@@ -165,12 +185,25 @@ static void pk_out(const ln_rt__pk_geom *g, const float *T, size_t tv,
     }
 }
 
-#define PK_GROUP(NV_, NP_)                                                    \
-static void pk_group##NV_##_##NP_(const ln_rt__pk_geom *g, const float *w,   \
-                          size_t bs, int32_t ws, __mmask16 wm, int32_t oc0,   \
-                          int32_t nlast, float *dst)                          \
+/* GCC's inliner stopped taking ln_rt__act_v512 into the group functions
+ * once pk_tile grew its channels-last rows (a call per store, every
+ * accumulator spilled around it: +4% on DS-CNN's 64->64 1x1); flatten
+ * inlines it as before */
+#if defined(__GNUC__)
+#define LN_PK_FLATTEN __attribute__((flatten))
+#else
+#define LN_PK_FLATTEN
+#endif
+/* CL_: the output channels-last, the sums kept in it (no tile buffer, no
+ * transposes) */
+#define PK_GROUP(NV_, NP_, CL_, SFX)                                          \
+static void LN_PK_FLATTEN pk_group##NV_##_##NP_##SFX(const ln_rt__pk_geom *g, \
+                          const float *w, size_t bs, int32_t ws,              \
+                          __mmask16 wm, int32_t oc0, int32_t nlast,           \
+                          float *dst)                                         \
 {                                                                             \
-    const size_t tv = (size_t)g->npix * 16;                                   \
+    const size_t tv = CL_ ? 16 : (size_t)g->npix * 16;                        \
+    float *T = CL_ ? dst + oc0 : g->tbuf;                                     \
     const int tps = g->c >= PK_KC ? 1 : PK_KC / g->c; /* taps per step */    \
     int t;                                                                    \
     int32_t p0, c0;                                                           \
@@ -181,22 +214,21 @@ static void pk_group##NV_##_##NP_(const ln_rt__pk_geom *g, const float *w,   \
             const int first = t == 0 && c0 == 0;                              \
             const int last = t1 == g->ntap && c1 == g->c;                     \
             for (p0 = 0; p0 < g->ohw; p0 += NP_)                              \
-                pk_tile(g, w, bs, ws, wm, NV_, NP_, p0, t, t1, c0, c1, first, \
-                        last, oc0, g->tbuf, tv);                              \
+                pk_tile(g, w, bs, ws, wm, NV_, NP_, CL_, p0, t, t1, c0, c1,   \
+                        first, last, oc0, T, tv);                             \
         }                                                                     \
     }                                                                         \
-    pk_out(g, g->tbuf, tv, NV_, oc0, nlast, dst);                             \
+    if (!CL_)                                                                 \
+        pk_out(g, g->tbuf, tv, NV_, oc0, nlast, dst);                         \
 }
-PK_GROUP(1, 6)
-PK_GROUP(2, 6)
-PK_GROUP(3, 6)
-PK_GROUP(4, 6)
-PK_GROUP(1, 7)
-PK_GROUP(2, 7)
-PK_GROUP(3, 7)
-PK_GROUP(1, 9)
-PK_GROUP(2, 9)
-PK_GROUP(3, 9)
+#define PK_GROUPS(CL_, SFX)                                                   \
+    PK_GROUP(1, 6, CL_, SFX) PK_GROUP(2, 6, CL_, SFX)                         \
+    PK_GROUP(3, 6, CL_, SFX) PK_GROUP(4, 6, CL_, SFX)                         \
+    PK_GROUP(1, 7, CL_, SFX) PK_GROUP(2, 7, CL_, SFX)                         \
+    PK_GROUP(3, 7, CL_, SFX) PK_GROUP(1, 9, CL_, SFX)                         \
+    PK_GROUP(2, 9, CL_, SFX) PK_GROUP(3, 9, CL_, SFX)
+PK_GROUPS(0, )
+PK_GROUPS(1, _cl)
 
 typedef void (*pk_group_fn)(const ln_rt__pk_geom *, const float *, size_t,
                             int32_t, __mmask16, int32_t, int32_t, float *);
@@ -206,16 +238,21 @@ void ln_rt__conv2d_packed_avx512(const ln_rt__pk_geom *g, const float *w,
 {
     /* [n]: n blocks of 16 channels a group; 7- and 9-pixel tiles take up
      * to 3 */
-    static const pk_group_fn g6[5] = {NULL, pk_group1_6, pk_group2_6,
-                                      pk_group3_6, pk_group4_6};
-    static const pk_group_fn g7[4] = {NULL, pk_group1_7, pk_group2_7,
-                                      pk_group3_7};
-    static const pk_group_fn g9[4] = {NULL, pk_group1_9, pk_group2_9,
-                                      pk_group3_9};
+    static const pk_group_fn g6[2][5] = {
+        {NULL, pk_group1_6, pk_group2_6, pk_group3_6, pk_group4_6},
+        {NULL, pk_group1_6_cl, pk_group2_6_cl, pk_group3_6_cl,
+         pk_group4_6_cl}};
+    static const pk_group_fn g7[2][4] = {
+        {NULL, pk_group1_7, pk_group2_7, pk_group3_7},
+        {NULL, pk_group1_7_cl, pk_group2_7_cl, pk_group3_7_cl}};
+    static const pk_group_fn g9[2][4] = {
+        {NULL, pk_group1_9, pk_group2_9, pk_group3_9},
+        {NULL, pk_group1_9_cl, pk_group2_9_cl, pk_group3_9_cl}};
     const int tile7 = g->ohw % 7 == 0 && g->ohw % 6 != 0;
     const int tile9 = !tile7 && g->ohw % 9 == 0 && g->ohw % 6 != 0 &&
                       g->ohw <= 45;
-    const pk_group_fn *grp = tile7 ? g7 : tile9 ? g9 : g6;
+    const int cl = g->ocs == 1;
+    const pk_group_fn *grp = tile7 ? g7[cl] : tile9 ? g9[cl] : g6[cl];
     const int32_t gmax = tile7 || tile9 ? 3 : 4;
     const size_t kk = (size_t)g->c * g->ntap, bs = 16 * kk;
     const int32_t full = g->oc / 16, nlast = g->oc % 16;
