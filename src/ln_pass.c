@@ -931,6 +931,140 @@ int ln_pass_fuse_pwdw(ln_context *ctx)
     return ln_pass_fold_all(ctx, "conv2d_dw_cpu", pwdw_one);
 }
 
+/*
+ * Channels-last edges. The packed conv's lanes run along output channels:
+ * its tile is [pixel][channel], which it transposes 16 x 16 into NCHW
+ * planes, and it reads its input by broadcasts, in any layout. So a
+ * tensor that a packed conv writes and only packed convs read can stay
+ * [n][h][w][c] in memory (its shape, and everything the planner sees,
+ * unchanged): the writer skips the transposes and keeps its sums in the
+ * output itself. A depthwise conv the channels-last kernel takes
+ * (ln_rt_conv2d_depthwise_nhwc_ok) may sit on such an edge, reading and
+ * writing that layout (conv2d_dw_nhwc_cpu): DS-CNN's and MobileNetV1's
+ * small-map dw / pw chains. Every kernel sums in the same order, so the
+ * bits do not change. Never a graph input or output, a constant, or a
+ * tensor any other op reads; not across an If's branches; not when the
+ * caller wants intermediate tensors (--save, --compare: plan_noreuse),
+ * which must read NCHW. Host targets only (the caller's business).
+ */
+static ln_bool nhwc_packed(const ln_op *op)
+{
+    return ln_streq(op->op_arg->optype, "conv2d_packed_cpu");
+}
+
+static ln_bool nhwc_dw(const ln_op *op)
+{
+    ln_rt_conv2d_args a;
+    if (!ln_streq(op->op_arg->optype, "conv2d_dw_cpu"))
+        return LN_FALSE;
+    ln_ophook_conv2d_args(op->op_arg, &a);
+    return ln_rt_conv2d_depthwise_nhwc_ok(&a) ? LN_TRUE : LN_FALSE;
+}
+
+static ln_bool nhwc_has(ln_list *set, const char *name)
+{
+    for (ln_list *l = set; l; l = l->next)
+        if (ln_streq(l->data, name))
+            return LN_TRUE;
+    return LN_FALSE;
+}
+
+/* may tensor t (dst of writer w) be channels-last, as far as w, its
+ * readers and the tensor itself go? */
+static ln_bool nhwc_edge(const ln_context *ctx, const ln_op *w, const char *t)
+{
+    ln_tensor_entry *te = ln_tensor_table_find(ctx->tensor_table, t);
+    ln_list *r;
+    ln_bool ok;
+
+    if (!te || te->is_io || te->isstatic || te->tensor->dtype != LN_DTYPE_FLOAT32 ||
+        te->tensor->ndim != 4)
+        return LN_FALSE;
+    r = ln_dfg_nexts(ctx->dfg, w, t);
+    ok = r != NULL;
+    for (ln_list *l = r; l && ok; l = l->next) {
+        const ln_op *o = l->data;
+        const char *src = ln_pass_tname_in(o, "src");
+        ok = (nhwc_packed(o) || nhwc_dw(o)) && ln_op_same_guard(o, w) && src &&
+             ln_streq(src, t);
+        /* read once, as src (not also as a bias or a second input) */
+        for (ln_list *tl = o->op_arg->tensors_in; tl && ok; tl = tl->next) {
+            const ln_tensor_list_entry *e = tl->data;
+            if (ln_streq(e->name, t) && !ln_streq(e->arg_name, "src"))
+                ok = LN_FALSE;
+        }
+    }
+    ln_list_free(r);
+    return ok;
+}
+
+int ln_pass_nhwc_edges(ln_context *ctx)
+{
+    const ln_op *pk = ln_arch_op_proto("conv2d_packed_cpu");
+    const ln_op *dwn = ln_arch_op_proto("conv2d_dw_nhwc_cpu");
+    ln_list *set = NULL, *todo = NULL;
+    ln_bool changed = LN_TRUE;
+    int ret = 0;
+
+    if (!pk || !dwn || ctx->plan_noreuse)
+        return 0;
+    LN_LIST_FOREACH(ln_op, op, ctx->ops) {
+        const char *t = ln_pass_tname_out(op, "dst");
+        if ((nhwc_packed(op) || nhwc_dw(op)) && t && nhwc_edge(ctx, op, t))
+            set = ln_list_append(set, ln_strdup(t));
+    }
+    /* a depthwise conv is channels-last on both sides or on neither */
+    while (changed) {
+        changed = LN_FALSE;
+        LN_LIST_FOREACH(ln_op, op, ctx->ops) {
+            const char *s, *d;
+            ln_bool hs, hd;
+            if (!nhwc_dw(op))
+                continue;
+            s = ln_pass_tname_in(op, "src");
+            d = ln_pass_tname_out(op, "dst");
+            hs = s && nhwc_has(set, s);
+            hd = d && nhwc_has(set, d);
+            if (hs != hd) {
+                const char *gone = hs ? s : d;
+                for (ln_list *l = set; l; l = l->next)
+                    if (ln_streq(l->data, gone)) {
+                        char *n = l->data;
+                        set = ln_list_remove(set, n);
+                        ln_free(n);
+                        break;
+                    }
+                changed = LN_TRUE;
+            }
+        }
+    }
+    LN_LIST_FOREACH(ln_op, op, ctx->ops) {
+        const char *s = ln_pass_tname_in(op, "src"), *d = ln_pass_tname_out(op, "dst");
+        const int nhwc = (s && nhwc_has(set, s) ? LN_RT_NHWC_SRC : 0) |
+                         (d && nhwc_has(set, d) ? LN_RT_NHWC_DST : 0);
+        if (nhwc && (nhwc_packed(op) || nhwc_dw(op)))
+            todo = ln_list_append(todo, op);
+    }
+    LN_LIST_FOREACH(ln_op, op, todo) {
+        ln_op *newop;
+        if (nhwc_packed(op)) {
+            const char *s = ln_pass_tname_in(op, "src"), *d = ln_pass_tname_out(op, "dst");
+            const int nhwc = (nhwc_has(set, s) ? LN_RT_NHWC_SRC : 0) |
+                             (nhwc_has(set, d) ? LN_RT_NHWC_DST : 0);
+            newop = ln_op_copy_as(op, pk);
+            newop->op_arg->params = ln_param_list_remove(newop->op_arg->params, "nhwc");
+            newop->op_arg->params = ln_param_list_append_int(newop->op_arg->params,
+                                                            "nhwc", nhwc);
+        } else
+            newop = ln_op_copy_as(op, dwn);
+        if ((ret = ln_pass_replace_with(ctx, op, NULL, newop)))
+            break;
+    }
+    ln_list_free(todo);
+    ln_list_free_deep(set, ln_free);
+    return ret;
+}
+
 int ln_pass_pack_conv(ln_context *ctx)
 {
     int ret = ln_pass_fold_all(ctx, "conv2d_cpu", pack_conv_one);

@@ -49,6 +49,10 @@ int ln_pass_fold_channel_scale(ln_context *ctx);
 /* A 1x1 conv2d_cpu and the depthwise conv2d_dw_cpu that alone reads it
  * become one conv2d_pwdw_cpu (host targets only). */
 int ln_pass_fuse_pwdw(ln_context *ctx);
+/* Tensors that packed convs (and channels-last depthwise convs between
+ * them) alone write and read are stored [n][h][w][c]: conv2d_packed_cpu's
+ * 'nhwc', conv2d_dw_nhwc_cpu (host targets only; not with plan_noreuse). */
+int ln_pass_nhwc_edges(ln_context *ctx);
 /* GELU's erf form as exported (x / c or x * c -> erf -> + 1 -> times x and
  * 0.5, in either order) becomes one gelu_cpu with the chain's constants,
  * bit for bit (ln_pass_gelu.c). */

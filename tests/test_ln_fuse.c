@@ -579,6 +579,103 @@ static char *pwdw_op_ir(const char *pwdims, int pwlen, const char *wdims, int wl
     return ir;
 }
 
+/* Channels-last edges: x [1,32,10,6] -> 1x1 conv 32->32 + relu ->
+ * depthwise 3x3 pads 1 + relu -> 1x1 conv 32->32 -> y. On the host the
+ * convs are packed, the two tensors between them stored channels-last
+ * (the first conv nhwc 2, the depthwise conv2d_dw_nhwc_cpu, the last nhwc
+ * 1), and y is the bits of the same plan without the pass (plan_noreuse,
+ * as --save sets it: every tensor NCHW) and the numbers of -O0. Not when
+ * the depthwise output is also a graph output (k 1: a depthwise conv is
+ * channels-last on both sides or neither, so no edge is), nor with a
+ * depthwise conv of 24 channels (k 2: the kernel takes multiples of 16;
+ * the first edge then has a reader that is not channels-last). */
+static char *nhwc_ir(int dw_out, int c)
+{
+    char dw[32], dd[32], db[32];
+    char *w, *wd, *w2, *b, *ir;
+    snprintf(dw, sizeof dw, "[%d,%d,1,1]", c, c);
+    snprintf(dd, sizeof dd, "[%d,1,3,3]", c);
+    snprintf(db, sizeof db, "[%d]", c);
+    w = create("w", dw, c * c, -1, 2);
+    wd = create("wd", dd, 9 * c, -1, 2);
+    w2 = create("w2", dw, c * c, -1, 2);
+    b = create("b", db, c, -1, 2);
+    ir = ln_sprintf(
+        "{\"ops\":[{\"name\":\"x\",\"optype\":\"input\",\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"x\"}],"
+        "\"params\":[{\"arg_name\":\"dtype\",\"value\":\"float32\"},{\"arg_name\":\"dims\",\"value\":[1,%d,10,6]}]},"
+        "%s,%s,%s,%s,"
+        "{\"name\":\"pw1\",\"optype\":\"conv2d\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"x\"},"
+        "{\"arg_name\":\"weight\",\"name\":\"w\"},{\"arg_name\":\"bias\",\"name\":\"b\"}],"
+        "\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"e\"}],\"params\":[{\"arg_name\":\"activation\",\"value\":\"relu\"}]},"
+        "{\"name\":\"dw\",\"optype\":\"conv2d\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"e\"},"
+        "{\"arg_name\":\"weight\",\"name\":\"wd\"},{\"arg_name\":\"bias\",\"name\":\"b\"}],"
+        "\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"d\"}],\"params\":[{\"arg_name\":\"group\",\"value\":%d},"
+        "{\"arg_name\":\"pads\",\"value\":[1,1,1,1]},{\"arg_name\":\"activation\",\"value\":\"relu\"}]},"
+        "{\"name\":\"pw2\",\"optype\":\"conv2d\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"d\"},"
+        "{\"arg_name\":\"weight\",\"name\":\"w2\"}],\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"y\"}]},"
+        "{\"name\":\"out\",\"optype\":\"output\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"y\"}]}%s]}",
+        c, w, wd, w2, b, c,
+        dw_out ? ",{\"name\":\"out2\",\"optype\":\"output\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"d\"}]}"
+               : "");
+    ln_free(w); ln_free(wd); ln_free(w2); ln_free(b);
+    return ir;
+}
+
+static int nhwc_param(const ln_context *ctx, const char *name)
+{
+    LN_LIST_FOREACH(ln_op, op, ctx->ops) {
+        if (ln_streq(op->op_arg->name, name)) {
+            ln_param_entry *pe = ln_param_list_find(op->op_arg->params, "nhwc");
+            return pe ? (int)pe->value_double : 0;
+        }
+    }
+    return -1;
+}
+
+START_TEST(test_conv_nhwc_edges)
+{
+    for (int k = 0; k < 3; k++) {
+        const int c = k == 2 ? 24 : 32, taken = k == 0;
+        const int ny = c * 60;
+        char *ir = nhwc_ir(k == 1, c);
+        ln_context *a = ln_context_create(), *b = ln_context_create();
+        float *x = ln_alloc(sizeof(float) * (size_t)ny);
+        float *ya = ln_alloc(sizeof(float) * (size_t)ny), *yb = ln_alloc(sizeof(float) * (size_t)ny);
+        int nopt, nref;
+
+        compare(ir, "x", ny, "y", ny, &nopt, &nref);
+        for (int i = 0; i < ny; i++)
+            x[i] = frand();
+        ck_assert_int_eq(ln_context_init_str(a, ir, "nhwc.json"), 0);
+        ck_assert_int_eq(ln_context_init_str(b, ir, "nhwc.json"), 0);
+        b->plan_noreuse = LN_TRUE;
+        ck_assert_msg(ln_context_compile(a, "cpu") == 0, "%s", ln_error_message());
+        ck_assert_msg(ln_context_compile(b, "cpu") == 0, "%s", ln_error_message());
+        ck_assert_int_eq(count_optype(a->ops, "conv2d_packed_cpu"), 2);
+        ck_assert_int_eq(count_optype(a->ops, "conv2d_dw_nhwc_cpu"), taken);
+        ck_assert_int_eq(count_optype(a->ops, "conv2d_dw_cpu"), !taken);
+        ck_assert_int_eq(nhwc_param(a, "pw1"), taken ? 2 : 0);
+        ck_assert_int_eq(nhwc_param(a, "pw2"), taken ? 1 : 0);
+        ck_assert_int_eq(count_optype(b->ops, "conv2d_dw_nhwc_cpu"), 0);
+        ck_assert_int_eq(nhwc_param(b, "pw1"), 0);
+        ck_assert_msg(ln_context_load(a, NULL) == 0, "%s", ln_error_message());
+        ck_assert_msg(ln_context_load(b, NULL) == 0, "%s", ln_error_message());
+        ck_assert_int_eq(ln_context_set_data(a, "x", x, sizeof(float) * (size_t)ny), 0);
+        ck_assert_int_eq(ln_context_set_data(b, "x", x, sizeof(float) * (size_t)ny), 0);
+        ck_assert_int_eq(ln_context_run(a), 0);
+        ck_assert_int_eq(ln_context_run(b), 0);
+        ck_assert_int_eq(ln_context_get_data(a, "y", ya, sizeof(float) * (size_t)ny), 0);
+        ck_assert_int_eq(ln_context_get_data(b, "y", yb, sizeof(float) * (size_t)ny), 0);
+        ck_assert_msg(!memcmp(ya, yb, sizeof(float) * (size_t)ny),
+                      "case %d: channels-last edges changed the bits", k);
+        ln_free(x); ln_free(ya); ln_free(yb);
+        ln_context_free(a);
+        ln_context_free(b);
+        ln_free(ir);
+    }
+}
+END_TEST
+
 /* A conv2d_pwdw_cpu in an IR read back is checked like any op: each bad
  * one gets one error naming the op and what is wrong; a good one runs. */
 START_TEST(test_conv_pwdw_refused)
@@ -999,6 +1096,7 @@ Suite *test_ln_fuse_suite(void)
     tcase_add_test(tc, test_conv_wino);
     tcase_add_test(tc, test_conv_wino_refused);
     tcase_add_test(tc, test_conv_pwdw);
+    tcase_add_test(tc, test_conv_nhwc_edges);
     tcase_add_test(tc, test_conv_pwdw_refused);
     tcase_add_test(tc, test_conv_silu);
     tcase_add_test(tc, test_conv_channel_scale);

@@ -14,7 +14,9 @@
  *                activations into conv2d/gemm); then, for the host only,
  *                small-map conv2d_cpu with constant weights become
  *                conv2d_packed_cpu on weights packed now
- *   5. clean     identities and dead ops go
+ *   5. clean     identities and dead ops go; then, for the host only,
+ *                tensors that packed convs (and depthwise convs between
+ *                them) alone write and read are stored channels-last
  *   6. check     a view of a constant becomes a constant (also at -O0: a
  *                view has no kernel to fill a buffer of its own); every
  *                op is a cpu op now
@@ -59,6 +61,10 @@ static int optimize_cpu(ln_context *ctx)
         if ((ret = ln_pass_remove_identity(ctx)))
             return ret;
         if ((ret = ln_pass_remove_dead(ctx)))
+            return ret;
+        /* last: it needs every op's final readers; not for the Cortex-M4 */
+        if (!(ctx->target && ln_streq(ctx->target, "cortex-m4")) &&
+            (ret = ln_pass_nhwc_edges(ctx)))
             return ret;
     }
     if ((ret = ln_pass_fold_const_views(ctx)))

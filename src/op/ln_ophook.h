@@ -88,6 +88,7 @@ int ln_ophook_conv2d_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
 void ln_ophook_conv2d_args(const ln_op_arg *op_arg, ln_rt_conv2d_args *args);
 int ln_ophook_conv2d_packed_ok(const ln_op_arg *op_arg);
 int ln_ophook_conv2d_wino_ok(const ln_op_arg *op_arg);
+int ln_ophook_conv2d_dw_nhwc_ok(const ln_op_arg *op_arg);
 void ln_ophook_conv2d_pwdw_pw_args(const ln_op_arg *op_arg, ln_rt_conv2d_args *a);
 void ln_ophook_conv2d_pwdw_dw_args(const ln_op_arg *op_arg, ln_rt_conv2d_args *a);
 /* conv2d_res_cpu: residual has the conv output's shape (1) or not (0) */

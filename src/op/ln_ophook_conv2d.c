@@ -160,6 +160,12 @@ int ln_ophook_conv2d_packed_ok(const ln_op_arg *op_arg)
     return host_kernel_ok(op_arg, ln_rt_conv2d_packed_ok);
 }
 
+/* conv2d_dw_nhwc_cpu's shape check */
+int ln_ophook_conv2d_dw_nhwc_ok(const ln_op_arg *op_arg)
+{
+    return host_kernel_ok(op_arg, ln_rt_conv2d_depthwise_nhwc_ok);
+}
+
 /* conv2d_wino_cpu's shape check */
 int ln_ophook_conv2d_wino_ok(const ln_op_arg *op_arg)
 {
