@@ -98,6 +98,58 @@ static ln_bool json_size(const cJSON *x, size_t *out)
     return LN_TRUE;
 }
 
+/* Which layout op writes its output arg / reads its input arg in: 1
+ * channels-last ([n][h][w][c], ln_pass_nhwc_edges), 0 NCHW (every op
+ * but these two). */
+static int nhwc_of(const ln_op *op, const char *arg, int out)
+{
+    const char *t = op->op_arg->optype;
+    if (ln_streq(t, "conv2d_dw_nhwc_cpu"))
+        return ln_streq(arg, out ? "dst" : "src");
+    if (ln_streq(t, "conv2d_packed_cpu")) {
+        const ln_param_entry *pe = ln_param_list_find(op->op_arg->params, "nhwc");
+        const int v = pe && pe->type == LN_PARAM_NUMBER ? (int)pe->value_double : 0;
+        return out ? ln_streq(arg, "dst") && (v & 2) : ln_streq(arg, "src") && (v & 1);
+    }
+    return 0;
+}
+
+/* Every tensor is read in the layout it is written in, and a graph input
+ * or output or a constant is NCHW: an IR read back (a compiled one may say
+ * anything) must not have one op read another's channels-last output as
+ * NCHW, which would run and give wrong numbers. */
+static int check_layouts(const ln_context *ctx)
+{
+    LN_LIST_FOREACH(ln_op, op, ctx->ops) {
+        LN_LIST_FOREACH(ln_tensor_list_entry, tl, op->op_arg->tensors_in) {
+            const ln_tensor_entry *te = ln_tensor_table_find(ctx->tensor_table, tl->name);
+            const ln_op *w = te && te->creater ? ln_op_table_find(ctx->op_table, te->creater)
+                                               : NULL;
+            const char *warg = NULL;
+            int wl = 0, rl = nhwc_of(op, tl->arg_name, 0);
+            if (w)
+                LN_LIST_FOREACH(ln_tensor_list_entry, ol, w->op_arg->tensors_out) {
+                    if (ln_streq(ol->name, tl->name))
+                        warg = ol->arg_name;
+                }
+            if (w && warg)
+                wl = nhwc_of(w, warg, 1);
+            if ((wl || rl) && te && (te->is_io || te->isstatic))
+                return ln_error(LN_EINVAL, "%s: %s (%s): tensor '%s' is a graph input or output "
+                                "or a constant, which is NCHW, and 'nhwc' says channels-last",
+                                ctx->source, op->op_arg->name, op->op_arg->optype, tl->name);
+            if (wl != rl)
+                return ln_error(LN_EINVAL, "%s: %s (%s): input '%s' reads tensor '%s' as %s, and "
+                                "%s (%s) writes it %s", ctx->source, op->op_arg->name,
+                                op->op_arg->optype,
+                                tl->arg_name, tl->name, rl ? "channels-last" : "NCHW",
+                                w ? w->op_arg->name : "its writer", w ? w->op_arg->optype : "?",
+                                wl ? "channels-last" : "NCHW");
+        }
+    }
+    return 0;
+}
+
 /* After a plan is read: every tensor the ops make has a place, a tensor in
  * a caller's buffer lies inside it, and the plan keeps the planner's
  * invariant (a plan file could say anything). */
@@ -107,6 +159,8 @@ static int check_applied_plan(ln_context *ctx)
     void *k, *v;
     int ret;
 
+    if ((ret = check_layouts(ctx)))
+        return ret;
     ln_hash_iter_init(&it, ctx->tensor_table);
     while (ln_hash_iter_next(&it, &k, &v)) {
         ln_tensor_entry *te = v, *io;
@@ -609,8 +663,14 @@ int ln_context_mem_plan(ln_context *ctx)
 {
     ln_mem_plan_opts opts = {ctx->io_in_arena, ctx->plan_noreuse};
     ln_mem_plan_result res;
-    ln_list *inputs = ln_context_inputs(ctx), *outputs = ln_context_outputs(ctx);
-    int ret = ln_mem_plan(ctx->ops, ctx->tensor_table, inputs, outputs, &opts, &res);
+    ln_list *inputs, *outputs;
+    int ret;
+
+    if ((ret = check_layouts(ctx)))
+        return ret;
+    inputs = ln_context_inputs(ctx);
+    outputs = ln_context_outputs(ctx);
+    ret = ln_mem_plan(ctx->ops, ctx->tensor_table, inputs, outputs, &opts, &res);
 
     ln_list_free(inputs);
     ln_list_free(outputs);
