@@ -233,7 +233,9 @@ static size_t dw_nhwc_floats(const ln_rt_conv2d_args *a)
     const size_t pad = (size_t)16 * (size_t)(a->h + a->pad_top + a->pad_bottom) *
                        (size_t)(a->w + a->pad_left + a->pad_right);
     const size_t wt = (size_t)a->kh * a->kw * a->c;
-    return 16 + (pad > wt ? pad : wt);
+    const size_t zrow = (size_t)a->w * a->c; /* AVX-512 3x3 s1: a zero row */
+    const size_t m = pad > wt ? pad : wt;
+    return 16 + (m > zrow ? m : zrow);
 }
 
 int ln_rt_conv2d_depthwise_nhwc_ok(const ln_rt_conv2d_args *a)

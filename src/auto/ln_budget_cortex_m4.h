@@ -125,7 +125,7 @@ static const ln_budget_node ln_budget_cortex_m4_nodes[] = {
     {"ln_rt_conv2d_depthwise_f32_scratch_size", LN_BUDGET_RUNTIME, LN_BUDGET_TEXT, 4, 4, 0, 0, 160, 0},
     {"ln_rt_conv2d_depthwise_f32_scratch_size_for", LN_BUDGET_RUNTIME, LN_BUDGET_TEXT, 180, 4, 0, 0, 160, 0},
     {"ln_rt_conv2d_depthwise_nhwc_f32", LN_BUDGET_RUNTIME, LN_BUDGET_TEXT, 688, 4, 128, 0, 160, 3},
-    {"ln_rt_conv2d_depthwise_nhwc_f32_scratch_size", LN_BUDGET_RUNTIME, LN_BUDGET_TEXT, 64, 4, 16, 0, 163, 1},
+    {"ln_rt_conv2d_depthwise_nhwc_f32_scratch_size", LN_BUDGET_RUNTIME, LN_BUDGET_TEXT, 76, 4, 16, 0, 163, 1},
     {"ln_rt_conv2d_depthwise_nhwc_ok", LN_BUDGET_RUNTIME, LN_BUDGET_TEXT, 284, 4, 40, 0, 164, 1},
     {"ln_rt_conv2d_depthwise_s8", LN_BUDGET_RUNTIME, LN_BUDGET_TEXT, 444, 4, 112, 0, 165, 2},
     {"ln_rt_conv2d_f32", LN_BUDGET_RUNTIME, LN_BUDGET_TEXT, 144, 4, 24, 0, 167, 1},
