@@ -941,7 +941,8 @@ int ln_pass_fuse_pwdw(ln_context *ctx)
  * output itself. A depthwise conv the channels-last kernel takes
  * (ln_rt_conv2d_depthwise_nhwc_ok) may sit on such an edge, reading and
  * writing that layout (conv2d_dw_nhwc_cpu): DS-CNN's and MobileNetV1's
- * small-map dw / pw chains. Every kernel sums in the same order, so the
+ * small-map dw / pw chains; an average pool over each whole plane may
+ * read it (avgpool2d_nhwc_cpu: its [n][c][1][1] is the same either way). Every kernel sums in the same order, so the
  * bits do not change. Never a graph input or output, a constant, or a
  * tensor any other op reads; not across an If's branches; not when the
  * caller wants intermediate tensors (--save, --compare: plan_noreuse),
@@ -959,6 +960,21 @@ static ln_bool nhwc_dw(const ln_op *op)
         return LN_FALSE;
     ln_ophook_conv2d_args(op->op_arg, &a);
     return ln_rt_conv2d_depthwise_nhwc_ok(&a) ? LN_TRUE : LN_FALSE;
+}
+
+/* a pool with one window over each whole plane: its output [n][c][1][1]
+ * is the same in either layout */
+static ln_bool nhwc_pool(const ln_context *ctx, const ln_op *op)
+{
+    ln_tensor_entry *te;
+    ln_rt_pool2d_args a;
+    if (!ln_streq(op->op_arg->optype, "avgpool2d_cpu"))
+        return LN_FALSE;
+    te = ln_pass_tin(ctx, op, "src");
+    if (!te || te->tensor->dtype != LN_DTYPE_FLOAT32)
+        return LN_FALSE;
+    ln_ophook_pool2d_args(op->op_arg, &a);
+    return ln_rt_avgpool2d_nhwc_ok(&a) ? LN_TRUE : LN_FALSE;
 }
 
 static ln_bool nhwc_has(ln_list *set, const char *name)
@@ -985,8 +1001,8 @@ static ln_bool nhwc_edge(const ln_context *ctx, const ln_op *w, const char *t)
     for (ln_list *l = r; l && ok; l = l->next) {
         const ln_op *o = l->data;
         const char *src = ln_pass_tname_in(o, "src");
-        ok = (nhwc_packed(o) || nhwc_dw(o)) && ln_op_same_guard(o, w) && src &&
-             ln_streq(src, t);
+        ok = (nhwc_packed(o) || nhwc_dw(o) || nhwc_pool(ctx, o)) &&
+             ln_op_same_guard(o, w) && src && ln_streq(src, t);
         /* read once, as src (not also as a bias or a second input) */
         for (ln_list *tl = o->op_arg->tensors_in; tl && ok; tl = tl->next) {
             const ln_tensor_list_entry *e = tl->data;
@@ -1002,11 +1018,12 @@ int ln_pass_nhwc_edges(ln_context *ctx)
 {
     const ln_op *pk = ln_arch_op_proto("conv2d_packed_cpu");
     const ln_op *dwn = ln_arch_op_proto("conv2d_dw_nhwc_cpu");
+    const ln_op *pooln = ln_arch_op_proto("avgpool2d_nhwc_cpu");
     ln_list *set = NULL, *todo = NULL;
     ln_bool changed = LN_TRUE;
     int ret = 0;
 
-    if (!pk || !dwn || ctx->plan_noreuse)
+    if (!pk || !dwn || !pooln || ctx->plan_noreuse)
         return 0;
     LN_LIST_FOREACH(ln_op, op, ctx->ops) {
         const char *t = ln_pass_tname_out(op, "dst");
@@ -1042,7 +1059,7 @@ int ln_pass_nhwc_edges(ln_context *ctx)
         const char *s = ln_pass_tname_in(op, "src"), *d = ln_pass_tname_out(op, "dst");
         const int nhwc = (s && nhwc_has(set, s) ? LN_RT_NHWC_SRC : 0) |
                          (d && nhwc_has(set, d) ? LN_RT_NHWC_DST : 0);
-        if (nhwc && (nhwc_packed(op) || nhwc_dw(op)))
+        if (nhwc && (nhwc_packed(op) || nhwc_dw(op) || nhwc_pool(ctx, op)))
             todo = ln_list_append(todo, op);
     }
     LN_LIST_FOREACH(ln_op, op, todo) {
@@ -1056,7 +1073,7 @@ int ln_pass_nhwc_edges(ln_context *ctx)
             newop->op_arg->params = ln_param_list_append_int(newop->op_arg->params,
                                                             "nhwc", nhwc);
         } else
-            newop = ln_op_copy_as(op, dwn);
+            newop = ln_op_copy_as(op, nhwc_dw(op) ? dwn : pooln);
         if ((ret = ln_pass_replace_with(ctx, op, NULL, newop)))
             break;
     }

@@ -588,8 +588,10 @@ static char *pwdw_op_ir(const char *pwdims, int pwlen, const char *wdims, int wl
  * the depthwise output is also a graph output (k 1: a depthwise conv is
  * channels-last on both sides or neither, so no edge is), nor with a
  * depthwise conv of 24 channels (k 2: the kernel takes multiples of 16;
- * the first edge then has a reader that is not channels-last). */
-static char *nhwc_ir(int dw_out, int c)
+ * the first edge then has a reader that is not channels-last). k 3: y
+ * is the average over each whole plane of the last conv's output, which
+ * the pool reads channels-last (avgpool2d_nhwc_cpu; the last conv nhwc 3). */
+static char *nhwc_ir(int dw_out, int c, int pool)
 {
     char dw[32], dd[32], db[32];
     char *w, *wd, *w2, *b, *ir;
@@ -612,9 +614,13 @@ static char *nhwc_ir(int dw_out, int c)
         "\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"d\"}],\"params\":[{\"arg_name\":\"group\",\"value\":%d},"
         "{\"arg_name\":\"pads\",\"value\":[1,1,1,1]},{\"arg_name\":\"activation\",\"value\":\"relu\"}]},"
         "{\"name\":\"pw2\",\"optype\":\"conv2d\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"d\"},"
-        "{\"arg_name\":\"weight\",\"name\":\"w2\"}],\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"y\"}]},"
+        "{\"arg_name\":\"weight\",\"name\":\"w2\"}],\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"%s\"}]},%s"
         "{\"name\":\"out\",\"optype\":\"output\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"y\"}]}%s]}",
-        c, w, wd, w2, b, c,
+        c, w, wd, w2, b, c, pool ? "yc" : "y",
+        pool ? "{\"name\":\"pool\",\"optype\":\"avgpool2d\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"yc\"}],"
+               "\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"y\"}],"
+               "\"params\":[{\"arg_name\":\"kernel_shape\",\"value\":[10,6]}]},"
+             : "",
         dw_out ? ",{\"name\":\"out2\",\"optype\":\"output\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"d\"}]}"
                : "");
     ln_free(w); ln_free(wd); ln_free(w2); ln_free(b);
@@ -634,17 +640,17 @@ static int nhwc_param(const ln_context *ctx, const char *name)
 
 START_TEST(test_conv_nhwc_edges)
 {
-    for (int k = 0; k < 3; k++) {
-        const int c = k == 2 ? 24 : 32, taken = k == 0;
-        const int ny = c * 60;
-        char *ir = nhwc_ir(k == 1, c);
+    for (int k = 0; k < 4; k++) {
+        const int c = k == 2 ? 24 : 32, taken = k == 0 || k == 3;
+        const int nx = c * 60, ny = k == 3 ? c : nx;
+        char *ir = nhwc_ir(k == 1, c, k == 3);
         ln_context *a = ln_context_create(), *b = ln_context_create();
-        float *x = ln_alloc(sizeof(float) * (size_t)ny);
+        float *x = ln_alloc(sizeof(float) * (size_t)nx);
         float *ya = ln_alloc(sizeof(float) * (size_t)ny), *yb = ln_alloc(sizeof(float) * (size_t)ny);
         int nopt, nref;
 
-        compare(ir, "x", ny, "y", ny, &nopt, &nref);
-        for (int i = 0; i < ny; i++)
+        compare(ir, "x", nx, "y", ny, &nopt, &nref);
+        for (int i = 0; i < nx; i++)
             x[i] = frand();
         ck_assert_int_eq(ln_context_init_str(a, ir, "nhwc.json"), 0);
         ck_assert_int_eq(ln_context_init_str(b, ir, "nhwc.json"), 0);
@@ -655,13 +661,14 @@ START_TEST(test_conv_nhwc_edges)
         ck_assert_int_eq(count_optype(a->ops, "conv2d_dw_nhwc_cpu"), taken);
         ck_assert_int_eq(count_optype(a->ops, "conv2d_dw_cpu"), !taken);
         ck_assert_int_eq(nhwc_param(a, "pw1"), taken ? 2 : 0);
-        ck_assert_int_eq(nhwc_param(a, "pw2"), taken ? 1 : 0);
+        ck_assert_int_eq(nhwc_param(a, "pw2"), k == 3 ? 3 : taken ? 1 : 0);
+        ck_assert_int_eq(count_optype(a->ops, "avgpool2d_nhwc_cpu"), k == 3);
         ck_assert_int_eq(count_optype(b->ops, "conv2d_dw_nhwc_cpu"), 0);
         ck_assert_int_eq(nhwc_param(b, "pw1"), 0);
         ck_assert_msg(ln_context_load(a, NULL) == 0, "%s", ln_error_message());
         ck_assert_msg(ln_context_load(b, NULL) == 0, "%s", ln_error_message());
-        ck_assert_int_eq(ln_context_set_data(a, "x", x, sizeof(float) * (size_t)ny), 0);
-        ck_assert_int_eq(ln_context_set_data(b, "x", x, sizeof(float) * (size_t)ny), 0);
+        ck_assert_int_eq(ln_context_set_data(a, "x", x, sizeof(float) * (size_t)nx), 0);
+        ck_assert_int_eq(ln_context_set_data(b, "x", x, sizeof(float) * (size_t)nx), 0);
         ck_assert_int_eq(ln_context_run(a), 0);
         ck_assert_int_eq(ln_context_run(b), 0);
         ck_assert_int_eq(ln_context_get_data(a, "y", ya, sizeof(float) * (size_t)ny), 0);

@@ -515,6 +515,13 @@ typedef struct {
 
 int ln_rt_maxpool2d_f32(const ln_rt_pool2d_args *a, const float *x, float *y);
 int ln_rt_avgpool2d_f32(const ln_rt_pool2d_args *a, const float *x, float *y);
+/* Average pooling whose one window is each whole plane (oh = ow = 1, the
+ * window the input, no pads: ln_rt_avgpool2d_nhwc_ok) of a channels-last
+ * x ([n][h][w][c], a channels-last edge: ln_rt_conv2d_packed_nhwc_f32); y
+ * [n][c] is the same either way. The same sums as ln_rt_avgpool2d_f32. */
+int ln_rt_avgpool2d_nhwc_ok(const ln_rt_pool2d_args *a);
+int ln_rt_avgpool2d_nhwc_f32(const ln_rt_pool2d_args *a, const float *x,
+                             float *y);
 /* The same on int8 tensors of one scale and zero point in and out: the
  * maximum, the average rounded half away from zero (TFLite's); padded taps
  * count as 0 with count_include_pad. */

@@ -242,6 +242,67 @@ static float plane_reduce(const float *in, size_t hw, int is_max)
     return p[0];
 }
 
+int ln_rt_avgpool2d_nhwc_ok(const ln_rt_pool2d_args *a)
+{
+    return ln_rt__pool_args_ok(a) && pool_is_whole_plane(a);
+}
+
+/* plane_reduce's sums (8 partial sums over pixels i = j mod 8, then added
+ * in order; one sum under 8 pixels) for up to LN_RT_POOL_NHWC_CB channels
+ * at once, pixels c floats apart: the same order per channel, so the same
+ * bits as the NCHW planes */
+#define LN_RT_POOL_NHWC_CB 64
+static void nhwc_reduce(const float *x, size_t hw, size_t c, int32_t nc,
+                        float inv, float *y)
+{
+    float p[8][LN_RT_POOL_NHWC_CB];
+    size_t i = 0;
+    int32_t k;
+    int j;
+    if (hw < 8) {
+        for (k = 0; k < nc; k++)
+            p[0][k] = x[k];
+        for (i = 1; i < hw; i++)
+            for (k = 0; k < nc; k++)
+                p[0][k] += x[i * c + k];
+    } else {
+        for (j = 0; j < 8; j++)
+            for (k = 0; k < nc; k++)
+                p[j][k] = x[(size_t)j * c + k];
+        for (i = 8; i + 8 <= hw; i += 8)
+            for (j = 0; j < 8; j++)
+                for (k = 0; k < nc; k++)
+                    p[j][k] += x[(i + (size_t)j) * c + k];
+        for (j = 0; i + (size_t)j < hw; j++)
+            for (k = 0; k < nc; k++)
+                p[j][k] += x[(i + (size_t)j) * c + k];
+        for (j = 1; j < 8; j++)
+            for (k = 0; k < nc; k++)
+                p[0][k] += p[j][k];
+    }
+    for (k = 0; k < nc; k++)
+        y[k] = p[0][k] * inv;
+}
+
+int ln_rt_avgpool2d_nhwc_f32(const ln_rt_pool2d_args *a, const float *x,
+                             float *y)
+{
+    size_t hw;
+    float inv;
+    int32_t b, c0;
+    if (!ln_rt_avgpool2d_nhwc_ok(a))
+        return LN_RT_ARG_ERROR;
+    hw = (size_t)a->h * a->w;
+    inv = 1.0f / (float)hw;
+    for (b = 0; b < a->n; b++)
+        for (c0 = 0; c0 < a->c; c0 += LN_RT_POOL_NHWC_CB)
+            nhwc_reduce(x + (size_t)b * hw * a->c + c0, hw, (size_t)a->c,
+                        a->c - c0 < LN_RT_POOL_NHWC_CB ? a->c - c0
+                                                       : LN_RT_POOL_NHWC_CB,
+                        inv, y + (size_t)b * a->c + c0);
+    return LN_RT_OK;
+}
+
 static int pool2d(const ln_rt_pool2d_args *a, const float *x, float *y,
                   int is_max)
 {

@@ -132,6 +132,7 @@ void ln_ophook_matmul_args(const ln_op_arg *op_arg, ln_rt_matmul_args *args);
 /* maxpool2d, avgpool2d, globalavgpool, globalmaxpool */
 int ln_ophook_pool2d_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
 void ln_ophook_pool2d_args(const ln_op_arg *op_arg, ln_rt_pool2d_args *args);
+int ln_ophook_avgpool2d_nhwc_ok(const ln_op_arg *op_arg);
 int ln_ophook_global_pool_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
 /* softmax, logsoftmax, argmax, gather, layernorm: 'src' seen as
  * [outer][len][inner] around 'axis' (priv hooks, one int32_t each). */

@@ -94,3 +94,11 @@ int ln_ophook_global_pool_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dim
         dims[i] = i < 2 ? src->dims[i] : 1;
     return 0;
 }
+
+/* avgpool2d_nhwc_cpu's shape check: one window per whole plane */
+int ln_ophook_avgpool2d_nhwc_ok(const ln_op_arg *op_arg)
+{
+    ln_rt_pool2d_args a;
+    ln_ophook_pool2d_args(op_arg, &a);
+    return ln_rt_avgpool2d_nhwc_ok(&a);
+}

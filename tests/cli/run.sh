@@ -148,9 +148,9 @@ else bad "--mem-report int8 line: $(cat "$T/rep" "$T/err")"; fi
 
 # channels-last edges (ln_pass_nhwc_edges): DS-CNN compiles with its
 # depthwise convs channels-last, the planned IR runs with -r to the same
-# output; an IR read back whose layouts do not match (a packed conv writing
-# channels-last for the pool that reads NCHW; a depthwise conv reading as
-# channels-last what its writer writes NCHW) is refused, naming the file,
+# output; an IR read back whose layouts do not match (the last packed conv
+# writing NCHW for the pool that reads channels-last; a depthwise conv
+# reading as channels-last what its writer writes NCHW) is refused, naming the file,
 # the op and the tensor, by lightnet -r and by ln-aot
 DS=tests/models/ds_cnn
 if "$LN" -c -o "$T/ds.json" "$DS/model.onnx" 2>"$T/err" && grep -q '"conv2d_dw_nhwc_cpu"' "$T/ds.json" &&
@@ -159,19 +159,23 @@ if "$LN" -c -o "$T/ds.json" "$DS/model.onnx" 2>"$T/err" && grep -q '"conv2d_dw_n
    cmp -s "$T/ds.out" "$T/ds_r.out"; then ok
 else bad "DS-CNN channels-last planned IR: $(cat "$T/err")"; fi
 if command -v python3 >/dev/null 2>&1; then
-    python3 - "$T/ds.json" "$T/nhwc_pool.json" "$T/nhwc_dw.json" <<'PY'
+    python3 - "$T/ds.json" "$T/nhwc_pool.json" "$T/nhwc_dw.json" "$T/nhwc_in.json" <<'PY'
 import json, sys
 ir = json.load(open(sys.argv[1]))
 pk = [o for o in ir['ops'] if o['optype'] == 'conv2d_packed_cpu']
 def nhwc(o, v):
     o['params'] = [p for p in o['params'] if p['arg_name'] != 'nhwc'] + [{'arg_name': 'nhwc', 'value': v}]
-nhwc(pk[-1], 3)
-json.dump(ir, open(sys.argv[2], 'w'))
 nhwc(pk[-1], 1)
+json.dump(ir, open(sys.argv[2], 'w'))
+nhwc(pk[-1], 3)
 nhwc(pk[0], 0)
 json.dump(ir, open(sys.argv[3], 'w'))
+nhwc(pk[0], 3)
+json.dump(ir, open(sys.argv[4], 'w'))
 PY
-    expect_error "nhwc writer, NCHW reader" "nhwc_pool.json: /pool/AveragePool (avgpool2d_cpu): input 'src' reads tensor '.*' as NCHW, and /blocks/blocks.7/blocks.7.0/Conv (conv2d_packed_cpu) writes it channels-last" \
+    expect_error "nhwc graph input" "nhwc_in.json: /conv1/conv1.0/Conv (conv2d_packed_cpu): tensor 'input' is a graph input or output or a constant, which is NCHW" \
+        -r "$T/nhwc_in.json" -f "$T/ds.params" -i input="$DS/input.bin"
+    expect_error "NCHW writer, nhwc pool" "nhwc_pool.json: /pool/AveragePool (avgpool2d_nhwc_cpu): input 'src' reads tensor '.*' as channels-last, and /blocks/blocks.7/blocks.7.0/Conv (conv2d_packed_cpu) writes it NCHW" \
         -r "$T/nhwc_pool.json" -f "$T/ds.params" -i input="$DS/input.bin"
     expect_error "nhwc reader, NCHW writer" "nhwc_dw.json: /blocks/blocks.0/blocks.0.0/Conv (conv2d_dw_nhwc_cpu): input 'src' reads tensor '.*' as channels-last, and /conv1/conv1.0/Conv (conv2d_packed_cpu) writes it NCHW" \
         -r "$T/nhwc_dw.json" -f "$T/ds.params" -i input="$DS/input.bin"

@@ -254,6 +254,55 @@ END_TEST
 
 /* planes of 1 to 3,136 (56x56) elements: below, at and past the 8
  * running results of plane_reduce, with tails */
+/* The average pool over each whole plane of a channels-last input
+ * (ln_rt_avgpool2d_nhwc_f32) gives ln_rt_avgpool2d_f32's bits on the NCHW
+ * one: planes of 125 (DS-CNN), 9, 6 (under 8 pixels), 1 pixel, channels
+ * in one block of 64 and several (100, 256), batch 2; refused with pads or
+ * a window smaller than the plane */
+START_TEST(test_avgpool_nhwc)
+{
+    static const int32_t shapes[][4] = {
+        {1, 64, 25, 5}, {1, 256, 3, 3}, {2, 100, 2, 3}, {1, 16, 1, 1},
+        {2, 70, 7, 7},
+    };
+    const int32_t *d = shapes[_i];
+    const size_t hw = (size_t)d[2] * d[3], nx = (size_t)d[0] * d[1] * hw;
+    const size_t ny = (size_t)d[0] * d[1];
+    ln_rt_pool2d_args a;
+    float *x = rt_alloc(nx), *xc = rt_alloc(nx), *y = rt_alloc(ny);
+    float *yc = rt_alloc(ny + 4);
+    int32_t b, c, j;
+    size_t p;
+    memset(&a, 0, sizeof a);
+    a.n = d[0]; a.c = d[1]; a.h = d[2]; a.w = d[3];
+    a.oh = a.ow = 1; a.kh = d[2]; a.kw = d[3];
+    a.stride_h = a.stride_w = 1; a.dil_h = a.dil_w = 1;
+    rt_fill(x, nx, -3, 3, 77u + (uint32_t)_i);
+    for (b = 0; b < d[0]; b++)
+        for (c = 0; c < d[1]; c++)
+            for (p = 0; p < hw; p++)
+                xc[((size_t)b * hw + p) * d[1] + c] = x[((size_t)b * d[1] + c) * hw + p];
+    ck_assert(ln_rt_avgpool2d_nhwc_ok(&a));
+    ck_assert_int_eq(ln_rt_avgpool2d_f32(&a, x, y), LN_RT_OK);
+    rt_fill(yc, ny + 4, 50, 60, 3);
+    ck_assert_int_eq(ln_rt_avgpool2d_nhwc_f32(&a, xc, yc), LN_RT_OK);
+    ck_assert_msg(!memcmp(y, yc, ny * sizeof(float)), "shape %d: not the NCHW pool's bits", _i);
+    for (j = 0; j < 4; j++)
+        ck_assert(yc[ny + (size_t)j] >= 50 && yc[ny + (size_t)j] <= 60);
+    if (hw > 1) {
+        ln_rt_pool2d_args k = a;
+        k.kw = a.w - 1 > 0 ? a.w - 1 : 1;
+        k.kh = a.h - 1 > 0 ? a.h - 1 : 1;
+        k.oh = a.h - k.kh + 1; k.ow = a.w - k.kw + 1;
+        ck_assert(!ln_rt_avgpool2d_nhwc_ok(&k));
+        ck_assert_int_eq(ln_rt_avgpool2d_nhwc_f32(&k, xc, yc), LN_RT_ARG_ERROR);
+    }
+    a.pad_top = a.pad_bottom = 1;
+    ck_assert(!ln_rt_avgpool2d_nhwc_ok(&a));
+    free(x); free(xc); free(y); free(yc);
+}
+END_TEST
+
 START_TEST(test_global_pool)
 {
     static const int32_t hws[] = { 1, 5, 8, 9, 35, 49, 196, 3136 };
@@ -292,6 +341,7 @@ Suite *rt_pool_suite(void)
                         (int)(sizeof(pcases) / sizeof(pcases[0])));
     tcase_add_test(tc, test_pool_known_values);
     tcase_add_test(tc, test_global_pool);
+    tcase_add_loop_test(tc, test_avgpool_nhwc, 0, 5);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1181,6 +1181,8 @@ static const struct rt_type {
 
 static const char *const status_kernels[] = {
     "ln_rt_avgpool2d_f32",
+    "ln_rt_avgpool2d_nhwc_f32",
+    "ln_rt_avgpool2d_nhwc_ok",
     "ln_rt_avgpool2d_s8",
     "ln_rt_avgpool3d_f32",
     "ln_rt_cast",
