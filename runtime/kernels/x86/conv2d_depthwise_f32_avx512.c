@@ -523,6 +523,27 @@ dwc_rows(const int KH, const int KW, const int SW, const int CL, dwc_grp *g,
     }
 }
 
+/* a group's geometry; the padded buffer 64-byte aligned in scratch */
+static void dwc_init(dwc_grp *g, const ln_rt_conv2d_args *a, int32_t oh,
+                     int32_t ow, void *scratch)
+{
+    g->W = a->w;
+    g->npix = a->h * a->w;
+    g->nq = oh * ow;
+    g->pt = a->pad_top;
+    g->pl = a->pad_left;
+    g->wp = a->w + a->pad_left + a->pad_right;
+    g->pad = (float *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
+}
+
+/* the padded buffer's hp rows zero */
+static void dwc_zero(dwc_grp *g, int32_t hp)
+{
+    int32_t j;
+    for (j = 0; j < hp * g->wp; j++)
+        _mm512_store_ps(g->pad + 16 * j, _mm512_setzero_ps());
+}
+
 /* group g's weights, tap t's 16 (zero in the missing lanes) at wt + 16 t:
  * the group's 16 x ntap block transposed, 16 taps at a time */
 static void dwc_weights(const float *weight, int32_t o0, int32_t nc,
@@ -578,27 +599,20 @@ int ln_rt__conv2d_depthwise_cl_f32_avx512(const ln_rt_conv2d_args *a,
                                           const float *bias, float *dst,
                                           void *scratch)
 {
-    const int32_t H = a->h, W = a->w;
+    const int32_t H = a->h;
     const int32_t hp = H + a->pad_top + a->pad_bottom;
     const int32_t ntap = a->kh * a->kw, mult = a->oc / a->c;
-    int32_t oh, ow, b, o0, r, j;
+    int32_t oh, ow, b, o0, r;
     dwc_grp g;
     float wt[64 * 16] __attribute__((aligned(64)));
 
     if (!ln_rt__conv2d_depthwise_cl_floats(a))
         return 0;
     ln_rt__conv_out_hw(a, &oh, &ow);
-    g.W = W;
-    g.npix = H * W;
-    g.nq = oh * ow;
-    g.pt = a->pad_top;
-    g.pl = a->pad_left;
-    g.wp = W + a->pad_left + a->pad_right;
-    g.pad = (float *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
+    dwc_init(&g, a, oh, ow, scratch);
     g.ob = g.pad + (size_t)16 * hp * g.wp;
     /* the border stays zero; the interior is rewritten per group */
-    for (j = 0; j < hp * g.wp; j++)
-        _mm512_store_ps(g.pad + 16 * j, _mm512_setzero_ps());
+    dwc_zero(&g, hp);
     for (b = 0; b < a->n; b++) {
         for (o0 = 0; o0 < a->oc; o0 += 16) {
             __m512 b0;
@@ -759,20 +773,14 @@ void ln_rt__conv2d_depthwise_nhwc_f32_avx512(const ln_rt_conv2d_args *a,
     const int32_t H = a->h, W = a->w, C = a->c;
     const int32_t hp = H + a->pad_top + a->pad_bottom;
     const int32_t ntap = a->kh * a->kw;
-    int32_t oh, ow, b, o0, y, x, j;
+    int32_t oh, ow, b, o0, y, x;
     dwc_grp g;
     float wt[64 * 16] __attribute__((aligned(64)));
 
     ln_rt__conv_out_hw(a, &oh, &ow);
-    g.W = W;
-    g.npix = H * W;
-    g.nq = oh * ow;
-    g.pt = a->pad_top;
-    g.pl = a->pad_left;
-    g.wp = W + a->pad_left + a->pad_right;
+    dwc_init(&g, a, oh, ow, scratch);
     g.C = C;
     g.nc = 16;
-    g.pad = (float *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
     g.ob = NULL;
     if (dwn3_ok(a)) { /* in place; g.pad is a zero row */
         memset(g.pad, 0, (size_t)W * C * sizeof(float));
@@ -785,8 +793,7 @@ void ln_rt__conv2d_depthwise_nhwc_f32_avx512(const ln_rt_conv2d_args *a,
             }
         return;
     }
-    for (j = 0; j < hp * g.wp; j++)
-        _mm512_store_ps(g.pad + 16 * j, _mm512_setzero_ps());
+    dwc_zero(&g, hp);
     for (b = 0; b < a->n; b++) {
         const float *img = src + (size_t)b * H * W * C;
         for (o0 = 0; o0 < C; o0 += 16) {
