@@ -100,7 +100,7 @@ static ln_bool json_size(const cJSON *x, size_t *out)
 
 /* Which layout op writes its output arg / reads its input arg in: 1
  * channels-last ([n][h][w][c], ln_pass_nhwc_edges), 0 NCHW (every op
- * but these three). */
+ * but these four; the residual conv's 'nhwc' is 0 or 1). */
 static int nhwc_of(const ln_op *op, const char *arg, int out)
 {
     const char *t = op->op_arg->optype;
@@ -108,7 +108,7 @@ static int nhwc_of(const ln_op *op, const char *arg, int out)
         return ln_streq(arg, out ? "dst" : "src");
     if (ln_streq(t, "avgpool2d_nhwc_cpu"))
         return !out && ln_streq(arg, "src");
-    if (ln_streq(t, "conv2d_packed_cpu")) {
+    if (ln_streq(t, "conv2d_packed_cpu") || ln_streq(t, "conv2d_packed_res_cpu")) {
         const ln_param_entry *pe = ln_param_list_find(op->op_arg->params, "nhwc");
         const int v = pe && pe->type == LN_PARAM_NUMBER ? (int)pe->value_double : 0;
         return out ? ln_streq(arg, "dst") && (v & 2) : ln_streq(arg, "src") && (v & 1);

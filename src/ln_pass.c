@@ -942,7 +942,9 @@ int ln_pass_fuse_pwdw(ln_context *ctx)
  * (ln_rt_conv2d_depthwise_nhwc_ok) may sit on such an edge, reading and
  * writing that layout (conv2d_dw_nhwc_cpu): DS-CNN's and MobileNetV1's
  * small-map dw / pw chains; an average pool over each whole plane may
- * read it (avgpool2d_nhwc_cpu: its [n][c][1][1] is the same either way). Every kernel sums in the same order, so the
+ * read it (avgpool2d_nhwc_cpu: its [n][c][1][1] is the same either way),
+ * and a packed conv with a residual add (its residual and output NCHW:
+ * MobileNetV2's and MnasNet's 7x7 blocks end so). Every kernel sums in the same order, so the
  * bits do not change. Never a graph input or output, a constant, or a
  * tensor any other op reads; not across an If's branches; not when the
  * caller wants intermediate tensors (--save, --compare: plan_noreuse),
@@ -951,6 +953,13 @@ int ln_pass_fuse_pwdw(ln_context *ctx)
 static ln_bool nhwc_packed(const ln_op *op)
 {
     return ln_streq(op->op_arg->optype, "conv2d_packed_cpu");
+}
+
+/* the packed conv with a residual: it may read src channels-last (its
+ * residual and output stay NCHW) */
+static ln_bool nhwc_packed_res(const ln_op *op)
+{
+    return ln_streq(op->op_arg->optype, "conv2d_packed_res_cpu");
 }
 
 static ln_bool nhwc_dw(const ln_op *op)
@@ -1001,7 +1010,7 @@ static ln_bool nhwc_edge(const ln_context *ctx, const ln_op *w, const char *t)
     for (ln_list *l = r; l && ok; l = l->next) {
         const ln_op *o = l->data;
         const char *src = ln_pass_tname_in(o, "src");
-        ok = (nhwc_packed(o) || nhwc_dw(o) || nhwc_pool(ctx, o)) &&
+        ok = (nhwc_packed(o) || nhwc_packed_res(o) || nhwc_dw(o) || nhwc_pool(ctx, o)) &&
              ln_op_same_guard(o, w) && src && ln_streq(src, t);
         /* read once, as src (not also as a bias or a second input) */
         for (ln_list *tl = o->op_arg->tensors_in; tl && ok; tl = tl->next) {
@@ -1019,11 +1028,12 @@ int ln_pass_nhwc_edges(ln_context *ctx)
     const ln_op *pk = ln_arch_op_proto("conv2d_packed_cpu");
     const ln_op *dwn = ln_arch_op_proto("conv2d_dw_nhwc_cpu");
     const ln_op *pooln = ln_arch_op_proto("avgpool2d_nhwc_cpu");
+    const ln_op *pkres = ln_arch_op_proto("conv2d_packed_res_cpu");
     ln_list *set = NULL, *todo = NULL;
     ln_bool changed = LN_TRUE;
     int ret = 0;
 
-    if (!pk || !dwn || !pooln || ctx->plan_noreuse)
+    if (!pk || !dwn || !pooln || !pkres || ctx->plan_noreuse)
         return 0;
     LN_LIST_FOREACH(ln_op, op, ctx->ops) {
         const char *t = ln_pass_tname_out(op, "dst");
@@ -1059,16 +1069,17 @@ int ln_pass_nhwc_edges(ln_context *ctx)
         const char *s = ln_pass_tname_in(op, "src"), *d = ln_pass_tname_out(op, "dst");
         const int nhwc = (s && nhwc_has(set, s) ? LN_RT_NHWC_SRC : 0) |
                          (d && nhwc_has(set, d) ? LN_RT_NHWC_DST : 0);
-        if (nhwc && (nhwc_packed(op) || nhwc_dw(op) || nhwc_pool(ctx, op)))
+        if (nhwc && (nhwc_packed(op) || nhwc_packed_res(op) || nhwc_dw(op) ||
+                     nhwc_pool(ctx, op)))
             todo = ln_list_append(todo, op);
     }
     LN_LIST_FOREACH(ln_op, op, todo) {
         ln_op *newop;
-        if (nhwc_packed(op)) {
+        if (nhwc_packed(op) || nhwc_packed_res(op)) {
             const char *s = ln_pass_tname_in(op, "src"), *d = ln_pass_tname_out(op, "dst");
             const int nhwc = (nhwc_has(set, s) ? LN_RT_NHWC_SRC : 0) |
                              (nhwc_has(set, d) ? LN_RT_NHWC_DST : 0);
-            newop = ln_op_copy_as(op, pk);
+            newop = ln_op_copy_as(op, nhwc_packed(op) ? pk : pkres);
             newop->op_arg->params = ln_param_list_remove(newop->op_arg->params, "nhwc");
             newop->op_arg->params = ln_param_list_append_int(newop->op_arg->params,
                                                             "nhwc", nhwc);

@@ -590,8 +590,10 @@ static char *pwdw_op_ir(const char *pwdims, int pwlen, const char *wdims, int wl
  * depthwise conv of 24 channels (k 2: the kernel takes multiples of 16;
  * the first edge then has a reader that is not channels-last). k 3: y
  * is the average over each whole plane of the last conv's output, which
- * the pool reads channels-last (avgpool2d_nhwc_cpu; the last conv nhwc 3). */
-static char *nhwc_ir(int dw_out, int c, int pool)
+ * the pool reads channels-last (avgpool2d_nhwc_cpu; the last conv nhwc 3).
+ * k 4: y = the last conv + x, fused (conv2d_packed_res_cpu), which reads
+ * its src channels-last (nhwc 1) and writes NCHW. */
+static char *nhwc_ir(int dw_out, int c, int pool, int res)
 {
     char dw[32], dd[32], db[32];
     char *w, *wd, *w2, *b, *ir;
@@ -616,11 +618,13 @@ static char *nhwc_ir(int dw_out, int c, int pool)
         "{\"name\":\"pw2\",\"optype\":\"conv2d\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"d\"},"
         "{\"arg_name\":\"weight\",\"name\":\"w2\"}],\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"%s\"}]},%s"
         "{\"name\":\"out\",\"optype\":\"output\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"y\"}]}%s]}",
-        c, w, wd, w2, b, c, pool ? "yc" : "y",
+        c, w, wd, w2, b, c, pool || res ? "yc" : "y",
         pool ? "{\"name\":\"pool\",\"optype\":\"avgpool2d\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"yc\"}],"
                "\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"y\"}],"
                "\"params\":[{\"arg_name\":\"kernel_shape\",\"value\":[10,6]}]},"
-             : "",
+        : res ? "{\"name\":\"add\",\"optype\":\"add\",\"tensors_in\":[{\"arg_name\":\"src1\",\"name\":\"yc\"},"
+                "{\"arg_name\":\"src2\",\"name\":\"x\"}],\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"y\"}]},"
+              : "",
         dw_out ? ",{\"name\":\"out2\",\"optype\":\"output\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"d\"}]}"
                : "");
     ln_free(w); ln_free(wd); ln_free(w2); ln_free(b);
@@ -640,10 +644,10 @@ static int nhwc_param(const ln_context *ctx, const char *name)
 
 START_TEST(test_conv_nhwc_edges)
 {
-    for (int k = 0; k < 4; k++) {
-        const int c = k == 2 ? 24 : 32, taken = k == 0 || k == 3;
+    for (int k = 0; k < 5; k++) {
+        const int c = k == 2 ? 24 : 32, taken = k == 0 || k >= 3;
         const int nx = c * 60, ny = k == 3 ? c : nx;
-        char *ir = nhwc_ir(k == 1, c, k == 3);
+        char *ir = nhwc_ir(k == 1, c, k == 3, k == 4);
         ln_context *a = ln_context_create(), *b = ln_context_create();
         float *x = ln_alloc(sizeof(float) * (size_t)nx);
         float *ya = ln_alloc(sizeof(float) * (size_t)ny), *yb = ln_alloc(sizeof(float) * (size_t)ny);
@@ -657,7 +661,8 @@ START_TEST(test_conv_nhwc_edges)
         b->plan_noreuse = LN_TRUE;
         ck_assert_msg(ln_context_compile(a, "cpu") == 0, "%s", ln_error_message());
         ck_assert_msg(ln_context_compile(b, "cpu") == 0, "%s", ln_error_message());
-        ck_assert_int_eq(count_optype(a->ops, "conv2d_packed_cpu"), 2);
+        ck_assert_int_eq(count_optype(a->ops, "conv2d_packed_cpu"), k == 4 ? 1 : 2);
+        ck_assert_int_eq(count_optype(a->ops, "conv2d_packed_res_cpu"), k == 4);
         ck_assert_int_eq(count_optype(a->ops, "conv2d_dw_nhwc_cpu"), taken);
         ck_assert_int_eq(count_optype(a->ops, "conv2d_dw_cpu"), !taken);
         ck_assert_int_eq(nhwc_param(a, "pw1"), taken ? 2 : 0);

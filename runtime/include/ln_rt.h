@@ -287,6 +287,11 @@ int ln_rt_conv2d_packed_nhwc_f32(const ln_rt_conv2d_args *a, int layout,
 int ln_rt_conv2d_packed_res_f32(const ln_rt_conv2d_args *a, const float *src,
                                 const float *packed, const float *bias,
                                 const float *res, float *dst, void *scratch);
+/* ... with src channels-last (layout LN_RT_NHWC_SRC; res and dst NCHW) */
+int ln_rt_conv2d_packed_res_nhwc_f32(const ln_rt_conv2d_args *a, int layout,
+                                     const float *src, const float *packed,
+                                     const float *bias, const float *res,
+                                     float *dst, void *scratch);
 /* 3x3 stride-1 group-1 convolution by Winograd's F(2x2, 3x3): 2x2 output
  * tiles, 16 products per tile and input channel instead of 36, the same
  * result up to rounding (the transforms' coefficients are 0, +-1, +-1/2).

@@ -285,20 +285,23 @@ int ln_rt_conv2d_packed_f32(const ln_rt_conv2d_args *a, const float *src,
  * from it. The conv runs without its activation, then one pass adds res
  * and applies it: the maps the packed kernel takes are small, so that
  * pass reads dst back from cache. */
-int ln_rt_conv2d_packed_res_f32(const ln_rt_conv2d_args *a, const float *src,
-                                const float *packed, const float *bias,
-                                const float *res, float *dst, void *scratch)
+int ln_rt_conv2d_packed_res_nhwc_f32(const ln_rt_conv2d_args *a, int layout,
+                                     const float *src, const float *packed,
+                                     const float *bias, const float *res,
+                                     float *dst, void *scratch)
 {
     ln_rt_conv2d_args na;
     int32_t oh, ow;
     size_t i, n;
     int ret;
 
-    if (!res || res == dst || !ln_rt_conv2d_packed_ok(a))
+    if (!res || res == dst || !ln_rt_conv2d_packed_ok(a) ||
+        (layout & ~LN_RT_NHWC_SRC))
         return LN_RT_ARG_ERROR;
     na = *a;
     na.act = LN_RT_ACT_NONE;
-    if ((ret = ln_rt_conv2d_packed_f32(&na, src, packed, bias, dst, scratch)))
+    if ((ret = ln_rt_conv2d_packed_nhwc_f32(&na, layout, src, packed, bias,
+                                            dst, scratch)))
         return ret;
     ln_rt__conv_out_hw(a, &oh, &ow);
     n = (size_t)a->n * a->oc * oh * ow;
@@ -306,4 +309,12 @@ int ln_rt_conv2d_packed_res_f32(const ln_rt_conv2d_args *a, const float *src,
         dst[i] += res[i];
     ln_rt__act_f32(dst, n, a->act, a->alpha, a->beta);
     return LN_RT_OK;
+}
+
+int ln_rt_conv2d_packed_res_f32(const ln_rt_conv2d_args *a, const float *src,
+                                const float *packed, const float *bias,
+                                const float *res, float *dst, void *scratch)
+{
+    return ln_rt_conv2d_packed_res_nhwc_f32(a, 0, src, packed, bias, res, dst,
+                                            scratch);
 }

@@ -23,7 +23,8 @@ planners and fusions:
     MaxPool (a zero pad folds only where that is exact);
   - Conv (plain, grouped, depthwise, dilated, strided, asymmetric pads,
     with and without bias; 16+ channels on 12+ wide maps, the Winograd
-    conv's shapes; 1x1 expand + depthwise pairs), ConvTranspose, pooling (ceil mode,
+    conv's shapes; 1x1 expand + depthwise pairs; 1x1 / depthwise / 1x1 chains
+    on small maps, channels-last on the host), ConvTranspose, pooling (ceil mode,
     count_include_pad), GlobalAverage/MaxPool, ReduceMean, BN after conv
     and after Gemm, Gemm (transposes, alpha, beta) and MatMul (with a
     constant and between two activations), Softmax/LogSoftmax on any axis,
@@ -420,6 +421,44 @@ def mbconv(g, x):
     return y
 
 
+def dwpw(g, x):
+    """DS-CNN's and MobileNetV1's small-map chain: a 1x1 conv to 16, 32 or
+    48 channels and its activation (or none), a depthwise 3x3 (stride 1, or
+    2 with pads 1 or TensorFlow's 0 / 1) and its activation, a 1x1 conv to
+    16..40 channels, now and then a whole-plane AveragePool. On maps of up
+    to 128 pixels the host packs the 1x1 convs and stores the tensors
+    between them channels-last (ln_pass_nhwc_edges); a graph output among
+    them (fusable) keeps them NCHW."""
+    n, c, h, w = g.shapes[x]
+    m = g.choice([16, 32, 48])
+    ins = [x, g.weight([m, c, 1, 1], c)] + ([g.weight([m], 4)] if g.r.rand() < 0.7 else [])
+    e = g.node("Conv", ins, [n, m, h, w], kernel_shape=[1, 1])
+    if g.r.rand() < 0.8:
+        e = act(g, e, g.choice(["Relu", "Relu", "Clip", "LeakyRelu", "HardSwishMul"]))
+    g.fusable.add(e)
+    s, pads = 1, [1, 1, 1, 1]
+    if g.r.rand() < 0.35 and min(h, w) >= 2:
+        s = 2
+        if g.r.rand() < 0.4:
+            pads = [0, 0, 1, 1]
+    oh, ow = (h + pads[0] + pads[2] - 3) // s + 1, (w + pads[1] + pads[3] - 3) // s + 1
+    ins = [e, g.weight([m, 1, 3, 3], 9)] + ([g.weight([m], 4)] if g.r.rand() < 0.7 else [])
+    d = g.node("Conv", ins, [n, m, oh, ow], group=m, kernel_shape=[3, 3], strides=[s, s],
+               pads=pads)
+    if g.r.rand() < 0.8:
+        d = act(g, d, g.choice(["Relu", "Relu", "Clip", "LeakyRelu"]))
+    g.fusable.add(d)
+    oc = g.rint(16, 40)
+    ins = [d, g.weight([oc, m, 1, 1], m)] + ([g.weight([oc], 4)] if g.r.rand() < 0.7 else [])
+    y = g.node("Conv", ins, [n, oc, oh, ow], kernel_shape=[1, 1])
+    if g.r.rand() < 0.7:
+        y = act(g, y, g.choice(["Relu", "Clip"]))
+    if g.r.rand() < 0.3:
+        g.fusable.add(y)
+        y = g.node("AveragePool", [y], [n, oc, 1, 1], kernel_shape=[oh, ow])
+    return y
+
+
 # ---------------------------------------------------------------- views
 def view(g, x):
     s = g.shapes[x]
@@ -702,8 +741,10 @@ def step(g):
         y = misc(g, x)
     elif r < 0.97:
         y = const_subgraph(g, x)
-    elif r < 0.985:
+    elif r < 0.975:
         y = mbconv(g, x)
+    elif r < 0.995 and h * w <= 128:
+        y = dwpw(g, x)
     else:
         y = act(g, x)
     return maybe_act(g, y)

@@ -1722,6 +1722,19 @@ static void packed_check(const conv_case *k, uint32_t seed, const char *what)
         ck_assert_int_eq(ln_rt_conv2d_packed_res_f32(&a, x, wp, k->bias ? b : NULL,
                                                      res, y, scr), LN_RT_OK);
         RT_CHECK(y, ref, ny, tol, what);
+        {   /* src channels-last: the same bits; dst stays NCHW */
+            float *xc = rt_alloc(nx), *y2 = rt_alloc(ny);
+            to_nhwc(x, xc, k->n, k->c, (size_t)k->h * k->w);
+            ck_assert_int_eq(ln_rt_conv2d_packed_res_nhwc_f32(&a, LN_RT_NHWC_SRC, xc, wp,
+                                                              k->bias ? b : NULL, res, y2,
+                                                              scr), LN_RT_OK);
+            ck_assert_msg(!memcmp(y, y2, ny * sizeof(float)),
+                          "%s: residual, src channels-last: not the NCHW bits", what);
+            ck_assert_int_eq(ln_rt_conv2d_packed_res_nhwc_f32(&a, LN_RT_NHWC_DST, xc, wp,
+                                                              k->bias ? b : NULL, res, y2,
+                                                              scr), LN_RT_ARG_ERROR);
+            free(xc); free(y2);
+        }
         ck_assert_int_eq(ln_rt_conv2d_packed_res_f32(&a, x, wp, k->bias ? b : NULL,
                                                      y, y, scr), LN_RT_ARG_ERROR);
         ck_assert_int_eq(ln_rt_conv2d_packed_res_f32(&a, x, wp, k->bias ? b : NULL,

@@ -1199,6 +1199,7 @@ static const char *const status_kernels[] = {
     "ln_rt_conv2d_packed_nhwc_f32",
     "ln_rt_conv2d_packed_ok",
     "ln_rt_conv2d_packed_res_f32",
+    "ln_rt_conv2d_packed_res_nhwc_f32",
     "ln_rt_conv2d_pwdw_f32",
     "ln_rt_conv2d_pwdw_ok",
     "ln_rt_conv2d_res_f32_for",

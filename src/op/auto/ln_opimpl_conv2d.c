@@ -484,16 +484,18 @@ ln_op ln_opimpl_conv2d_packed_cpu = {
     .pre_run = conv2d_packed_cpu_pre_run, .run = conv2d_packed_cpu_run,
     .post_run = ln_op_post_run_outputs, .mem_kind = LN_MEMPLAN_OWN};
 
-/* ---- conv2d_packed_res_cpu (arch cpu): conv2d_res_cpu on a small output map with its constant weight packed ahead of time, as conv2d_packed_cpu (ln_rt_conv2d_f32_pack): the packed kernel, then one pass adding the residual and applying the activation. Made by the host recipe's pack pass (ln_pass_pack_conv) from a conv2d_res_cpu, never for the Cortex-M4. */
+/* ---- conv2d_packed_res_cpu (arch cpu): conv2d_res_cpu on a small output map with its constant weight packed ahead of time, as conv2d_packed_cpu (ln_rt_conv2d_f32_pack): the packed kernel, then one pass adding the residual and applying the activation. Made by the host recipe's pack pass (ln_pass_pack_conv) from a conv2d_res_cpu, never for the Cortex-M4. 'nhwc' 1: src is stored channels-last (ln_pass_nhwc_edges); residual and dst are NCHW. */
 
 /* What conv2d_packed_res_cpu's run() needs, computed once by pre_run. */
 struct conv2d_packed_res_cpu_priv {
+    int nhwc;
     ln_rt_conv2d_args args;
     ln_rt_target target;
 };
 
 /* The private struct field by field, for ln-aot (ln_opregistry_aot). */
 const ln_opregistry_aot_field ln_opimpl_conv2d_packed_res_cpu_aot_priv[] = {
+    {"nhwc", "int", offsetof(struct conv2d_packed_res_cpu_priv, nhwc)},
     {"args", "ln_rt_conv2d_args", offsetof(struct conv2d_packed_res_cpu_priv, args)},
     {"target", "ln_rt_target", offsetof(struct conv2d_packed_res_cpu_priv, target)},
     {NULL, NULL, 0}
@@ -504,8 +506,8 @@ static int conv2d_packed_res_cpu_pre_run(ln_op_arg *op_arg)
     ln_tensor_entry *src_te, *weight_te, *bias_te, *residual_te;
     const ln_tensor *src, *weight, *bias, *residual;
     ln_param_entry *group_pe, *stride_pe, *dilation_pe, *pads_pe, *auto_pad_pe,
-        *kernel_shape_pe, *activation_pe, *act_alpha_pe, *act_beta_pe;
-    int group, auto_pad_index, activation_index, dst_ndim, dst_dims[LN_MAXDIM];
+        *kernel_shape_pe, *activation_pe, *act_alpha_pe, *act_beta_pe, *nhwc_pe;
+    int group, auto_pad_index, activation_index, nhwc, dst_ndim, dst_dims[LN_MAXDIM];
     ln_bool has_scratch;
     const char *dst_name;
     struct conv2d_packed_res_cpu_priv *priv;
@@ -560,6 +562,12 @@ static int conv2d_packed_res_cpu_pre_run(ln_op_arg *op_arg)
         LN_OPCK(ln_opck_param_string_in(op_arg, activation_pe, activation_choices, &activation_index));
     LN_OPCK(ln_opck_param_type_if(op_arg, "act_alpha", LN_PARAM_NUMBER, &act_alpha_pe));
     LN_OPCK(ln_opck_param_type_if(op_arg, "act_beta", LN_PARAM_NUMBER, &act_beta_pe));
+    LN_OPCK(ln_opck_param_type_if(op_arg, "nhwc", LN_PARAM_NUMBER, &nhwc_pe));
+    if (nhwc_pe) {
+        LN_OPCK(ln_opck_param_number(op_arg, nhwc_pe, LN_CMP_GE, 0));
+        LN_OPCK(ln_opck_param_number(op_arg, nhwc_pe, LN_CMP_LE, 1));
+    }
+    nhwc = nhwc_pe ? nhwc_pe->value_int : 0;
     LN_OPCK(ln_opck(op_arg, ln_ophook_host_target_ok(op_arg),
                     "conv2d_packed_res_cpu is made for host targets only, not for the Cortex-M4"));
     LN_OPCK(ln_opck(op_arg, (long long)weight->dims[1] * group == src->dims[1],
@@ -582,6 +590,7 @@ static int conv2d_packed_res_cpu_pre_run(ln_op_arg *op_arg)
     ln_op_output_create(op_arg, dst_name, src_te->tensor->dtype, dst_ndim, dst_dims, 0);
 
     priv = ln_alloc(sizeof *priv);
+    priv->nhwc = nhwc;
     ln_ophook_conv2d_args(op_arg, &priv->args);
     ln_ophook_rt_target(op_arg, &priv->target);
     op_arg->priv = priv;
@@ -590,7 +599,7 @@ static int conv2d_packed_res_cpu_pre_run(ln_op_arg *op_arg)
     return 0;
 }
 
-/* ln-aot emits: ln_rt_conv2d_packed_res_f32(&${args}, ${src}, ${weight}, ${bias}, ${residual}, ${dst}, ${scratch}); */
+/* ln-aot emits: ln_rt_conv2d_packed_res_nhwc_f32(&${args}, ${nhwc}, ${src}, ${weight}, ${bias}, ${residual}, ${dst}, ${scratch}); */
 static int conv2d_packed_res_cpu_run(ln_op_arg *op_arg)
 {
     const struct conv2d_packed_res_cpu_priv *priv = op_arg->priv;
@@ -602,10 +611,11 @@ static int conv2d_packed_res_cpu_run(ln_op_arg *op_arg)
     ln_tensor *dst = ln_op_tensor_out(op_arg, "dst")->tensor;
     ln_tensor_entry *scratch_te = ln_op_tensor_out(op_arg, "scratch");
     ln_tensor *scratch = scratch_te ? scratch_te->tensor : NULL;
+    int nhwc = priv->nhwc;
     const ln_rt_conv2d_args *args = &priv->args;
 
-    if (ln_rt_conv2d_packed_res_f32(args, src->data, weight->data, bias ? bias->data : NULL, residual->data, dst->data, scratch ? scratch->data : NULL) != LN_RT_OK)
-        return ln_op_kernel_error(op_arg, "ln_rt_conv2d_packed_res_f32");
+    if (ln_rt_conv2d_packed_res_nhwc_f32(args, nhwc, src->data, weight->data, bias ? bias->data : NULL, residual->data, dst->data, scratch ? scratch->data : NULL) != LN_RT_OK)
+        return ln_op_kernel_error(op_arg, "ln_rt_conv2d_packed_res_nhwc_f32");
     return 0;
 }
 

@@ -1046,7 +1046,7 @@ const ln_opregistry_aot_entry ln_opregistry_aot[] = {
     {"conv2d_dw_nhwc_cpu", "ln_rt_conv2d_depthwise_nhwc_f32(&${args}, ${src}, ${weight}, ${bias}, ${dst}, ${scratch});", LN_OPREG_IF_KEPT(conv2d, ln_opimpl_conv2d_dw_nhwc_cpu_aot_priv)},
     {"conv2d_integer_cpu", "ln_rt_conv2d_integer(&${args}, &${types}, ${src}, ${weight}, ${src_zero_point}, ${weight_zero_point}, ${dst});", LN_OPREG_IF_KEPT(conv2d_integer, ln_opimpl_conv2d_integer_cpu_aot_priv)},
     {"conv2d_packed_cpu", "ln_rt_conv2d_packed_nhwc_f32(&${args}, ${nhwc}, ${src}, ${weight}, ${bias}, ${dst}, ${scratch});", LN_OPREG_IF_KEPT(conv2d, ln_opimpl_conv2d_packed_cpu_aot_priv)},
-    {"conv2d_packed_res_cpu", "ln_rt_conv2d_packed_res_f32(&${args}, ${src}, ${weight}, ${bias}, ${residual}, ${dst}, ${scratch});", LN_OPREG_IF_KEPT(conv2d, ln_opimpl_conv2d_packed_res_cpu_aot_priv)},
+    {"conv2d_packed_res_cpu", "ln_rt_conv2d_packed_res_nhwc_f32(&${args}, ${nhwc}, ${src}, ${weight}, ${bias}, ${residual}, ${dst}, ${scratch});", LN_OPREG_IF_KEPT(conv2d, ln_opimpl_conv2d_packed_res_cpu_aot_priv)},
     {"conv2d_pwdw_cpu", "ln_rt_conv2d_pwdw_f32(&${pw}, &${dw}, ${src}, ${pw_weight}, ${pw_bias}, ${weight}, ${bias}, ${dst}, ${scratch});", LN_OPREG_IF_KEPT(conv2d, ln_opimpl_conv2d_pwdw_cpu_aot_priv)},
     {"conv2d_res_cpu", "ln_rt_conv2d_res_f32_for(${target}, &${args}, ${src}, ${weight}, ${bias}, ${residual}, ${dst}, ${scratch});", LN_OPREG_IF_KEPT(conv2d, ln_opimpl_conv2d_res_cpu_aot_priv)},
     {"conv2d_s8_cpu", "ln_rt_conv2d_nchw_s8(&${args}, ${src}, ${weight}, ${bias}, ${mult}, ${shift}, ${dst}, ${scratch});", LN_OPREG_IF_KEPT(conv2d_s8, ln_opimpl_conv2d_s8_cpu_aot_priv)},
