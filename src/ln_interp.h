@@ -15,6 +15,11 @@ LN_CPPSTART
 int ln_context_load(ln_context *ctx, const char *datafile);
 int ln_context_set_data(ln_context *ctx, const char *tname, const void *data,
                         size_t nbytes);
+/* A tensor other than a graph input or output reads back as computed
+ * only when the plan keeps every tensor (ctx->plan_noreuse set before
+ * ln_context_compile, as lightnet --save does): otherwise the plan may
+ * reuse its bytes, and on host targets store it channels-last
+ * (ln_pass_nhwc_edges). */
 int ln_context_get_data(const ln_context *ctx, const char *tname, void *data,
                         size_t nbytes);
 /* The tensor's bytes (0 when unknown). */

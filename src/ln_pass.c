@@ -937,18 +937,19 @@ int ln_pass_fuse_pwdw(ln_context *ctx)
  * planes, and it reads its input by broadcasts, in any layout. So a
  * tensor that a packed conv writes and only packed convs read can stay
  * [n][h][w][c] in memory (its shape, and everything the planner sees,
- * unchanged): the writer skips the transposes and keeps its sums in the
- * output itself. A depthwise conv the channels-last kernel takes
- * (ln_rt_conv2d_depthwise_nhwc_ok) may sit on such an edge, reading and
- * writing that layout (conv2d_dw_nhwc_cpu): DS-CNN's and MobileNetV1's
- * small-map dw / pw chains; an average pool over each whole plane may
- * read it (avgpool2d_nhwc_cpu: its [n][c][1][1] is the same either way),
- * and a packed conv with a residual add (its residual and output NCHW:
- * MobileNetV2's and MnasNet's 7x7 blocks end so). Every kernel sums in the same order, so the
- * bits do not change. Never a graph input or output, a constant, or a
- * tensor any other op reads; not across an If's branches; not when the
- * caller wants intermediate tensors (--save, --compare: plan_noreuse),
- * which must read NCHW. Host targets only (the caller's business).
+ * unchanged): the writer skips the transposes. A depthwise conv the
+ * channels-last kernel takes (ln_rt_conv2d_depthwise_nhwc_ok) may sit on
+ * such an edge, reading and writing that layout (conv2d_dw_nhwc_cpu):
+ * DS-CNN's and MobileNetV1's small-map dw / pw chains. An average pool
+ * over each whole plane may read it (avgpool2d_nhwc_cpu: its [n][c][1][1]
+ * is the same either way), and so may a packed conv with a residual add
+ * (its residual and output NCHW: MobileNetV2's and MnasNet's 7x7 blocks
+ * end so). Every kernel sums in the same order, so the bits do not
+ * change. Never a graph input or output, a constant, or a tensor any
+ * other op reads; not across an If's branches; not when the caller wants
+ * intermediate tensors (--save, --compare, ln-quant's calibration:
+ * plan_noreuse), which must read NCHW. Host targets only (the caller's
+ * business).
  */
 static ln_bool nhwc_packed(const ln_op *op)
 {
