@@ -987,12 +987,22 @@ static ln_bool nhwc_pool(const ln_context *ctx, const ln_op *op)
     return ln_rt_avgpool2d_nhwc_ok(&a) ? LN_TRUE : LN_FALSE;
 }
 
+/* an op that may read a channels-last src */
+static ln_bool nhwc_reader(const ln_context *ctx, const ln_op *op)
+{
+    return nhwc_packed(op) || nhwc_packed_res(op) || nhwc_dw(op) || nhwc_pool(ctx, op);
+}
+
 static ln_bool nhwc_has(ln_list *set, const char *name)
 {
-    for (ln_list *l = set; l; l = l->next)
-        if (ln_streq(l->data, name))
-            return LN_TRUE;
-    return LN_FALSE;
+    return name && ln_list_find_custom(set, (void *)name, ln_str_cmp) ? LN_TRUE : LN_FALSE;
+}
+
+/* op's src / dst in the set, as LN_RT_NHWC_SRC | LN_RT_NHWC_DST */
+static int nhwc_bits(ln_list *set, const ln_op *op)
+{
+    return (nhwc_has(set, ln_pass_tname_in(op, "src")) ? LN_RT_NHWC_SRC : 0) |
+           (nhwc_has(set, ln_pass_tname_out(op, "dst")) ? LN_RT_NHWC_DST : 0);
 }
 
 /* may tensor t (dst of writer w) be channels-last, as far as w, its
@@ -1011,8 +1021,7 @@ static ln_bool nhwc_edge(const ln_context *ctx, const ln_op *w, const char *t)
     for (ln_list *l = r; l && ok; l = l->next) {
         const ln_op *o = l->data;
         const char *src = ln_pass_tname_in(o, "src");
-        ok = (nhwc_packed(o) || nhwc_packed_res(o) || nhwc_dw(o) || nhwc_pool(ctx, o)) &&
-             ln_op_same_guard(o, w) && src && ln_streq(src, t);
+        ok = nhwc_reader(ctx, o) && ln_op_same_guard(o, w) && src && ln_streq(src, t);
         /* read once, as src (not also as a bias or a second input) */
         for (ln_list *tl = o->op_arg->tensors_in; tl && ok; tl = tl->next) {
             const ln_tensor_list_entry *e = tl->data;
@@ -1045,45 +1054,26 @@ int ln_pass_nhwc_edges(ln_context *ctx)
     while (changed) {
         changed = LN_FALSE;
         LN_LIST_FOREACH(ln_op, op, ctx->ops) {
-            const char *s, *d;
-            ln_bool hs, hd;
-            if (!nhwc_dw(op))
-                continue;
-            s = ln_pass_tname_in(op, "src");
-            d = ln_pass_tname_out(op, "dst");
-            hs = s && nhwc_has(set, s);
-            hd = d && nhwc_has(set, d);
-            if (hs != hd) {
-                const char *gone = hs ? s : d;
-                for (ln_list *l = set; l; l = l->next)
-                    if (ln_streq(l->data, gone)) {
-                        char *n = l->data;
-                        set = ln_list_remove(set, n);
-                        ln_free(n);
-                        break;
-                    }
+            const int b = nhwc_dw(op) ? nhwc_bits(set, op) : 0;
+            if (b == LN_RT_NHWC_SRC || b == LN_RT_NHWC_DST) {
+                const char *gone = b == LN_RT_NHWC_SRC ? ln_pass_tname_in(op, "src")
+                                                       : ln_pass_tname_out(op, "dst");
+                set = ln_list_remove_custom_deep(set, (void *)gone, ln_str_cmp, ln_free);
                 changed = LN_TRUE;
             }
         }
     }
     LN_LIST_FOREACH(ln_op, op, ctx->ops) {
-        const char *s = ln_pass_tname_in(op, "src"), *d = ln_pass_tname_out(op, "dst");
-        const int nhwc = (s && nhwc_has(set, s) ? LN_RT_NHWC_SRC : 0) |
-                         (d && nhwc_has(set, d) ? LN_RT_NHWC_DST : 0);
-        if (nhwc && (nhwc_packed(op) || nhwc_packed_res(op) || nhwc_dw(op) ||
-                     nhwc_pool(ctx, op)))
+        if (nhwc_bits(set, op) && nhwc_reader(ctx, op))
             todo = ln_list_append(todo, op);
     }
     LN_LIST_FOREACH(ln_op, op, todo) {
         ln_op *newop;
         if (nhwc_packed(op) || nhwc_packed_res(op)) {
-            const char *s = ln_pass_tname_in(op, "src"), *d = ln_pass_tname_out(op, "dst");
-            const int nhwc = (nhwc_has(set, s) ? LN_RT_NHWC_SRC : 0) |
-                             (nhwc_has(set, d) ? LN_RT_NHWC_DST : 0);
             newop = ln_op_copy_as(op, nhwc_packed(op) ? pk : pkres);
             newop->op_arg->params = ln_param_list_remove(newop->op_arg->params, "nhwc");
-            newop->op_arg->params = ln_param_list_append_int(newop->op_arg->params,
-                                                            "nhwc", nhwc);
+            newop->op_arg->params = ln_param_list_append_int(newop->op_arg->params, "nhwc",
+                                                            nhwc_bits(set, op));
         } else
             newop = ln_op_copy_as(op, nhwc_dw(op) ? dwn : pooln);
         if ((ret = ln_pass_replace_with(ctx, op, NULL, newop)))

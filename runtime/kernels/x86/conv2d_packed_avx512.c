@@ -39,7 +39,8 @@ LN_RT_TARGET_AVX512_PRAGMA
  * input channels [c0, c1); w = first block, blocks bs floats apart, ws
  * floats per (tap, channel) row, wm the lane mask (all ones but for the
  * partial block, whose NV is 1). The sums start at zero (first) or from
- * T + v * tv + p * 16, where they go back to (+ bias and act when last).
+ * T + v * tv + p * 16, where they go back to (+ bias and act when last;
+ * CL: the last step's into the channels-last output D instead).
  * Named accumulators, not an array: GCC kept an array's 24 vectors in
  * registers but also stored them to the stack every iteration. */
 #define PK_Z(P) __m512 a##P##0 = _mm512_setzero_ps(),                          \
