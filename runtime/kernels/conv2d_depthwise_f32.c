@@ -222,16 +222,25 @@ int ln_rt_conv2d_depthwise_f32(const ln_rt_conv2d_args *a, const float *src,
 }
 
 /* ---- channels-last ----------------------------------------------------
- * src and dst [n][h][w][c], multiplier 1. The AVX-512 kernel copies each
- * group of 16 channels into a zero-bordered buffer (16 floats a pixel);
- * the AVX2 and portable ones read the source in place with the taps
- * bounds-checked, from tap-major weights wt[t][c] in scratch. Every one
- * sums bias, then the taps in row-major order (a padded tap adds 0 * w),
- * as the NCHW kernels of its ISA do. */
+ * src and dst [n][h][w][c], multiplier 1. The AVX-512 kernel reads 3x3
+ * stride 1 pads 1 in place (rows outside the image from a zero row in
+ * scratch) and copies each group of 16 channels of other shapes into a
+ * zero-bordered buffer (16 floats a pixel); the AVX2 and portable ones
+ * read the source in place with the taps bounds-checked, from tap-major
+ * weights wt[t][c] in scratch. Every one sums bias, then the taps in
+ * row-major order (a padded tap adds 0 * w), as the NCHW kernels of its
+ * ISA do. */
+
+/* the AVX-512 kernel's zero-bordered buffer of one group of 16 channels */
+static size_t dw_nhwc_padf(const ln_rt_conv2d_args *a)
+{
+    return (size_t)16 * (size_t)(a->h + a->pad_top + a->pad_bottom) *
+           (size_t)(a->w + a->pad_left + a->pad_right);
+}
+
 static size_t dw_nhwc_floats(const ln_rt_conv2d_args *a)
 {
-    const size_t pad = (size_t)16 * (size_t)(a->h + a->pad_top + a->pad_bottom) *
-                       (size_t)(a->w + a->pad_left + a->pad_right);
+    const size_t pad = dw_nhwc_padf(a);
     const size_t wt = (size_t)a->kh * a->kw * a->c;
     const size_t zrow = (size_t)a->w * a->c; /* AVX-512 3x3 s1: a zero row */
     const size_t m = pad > wt ? pad : wt;
@@ -246,10 +255,7 @@ int ln_rt_conv2d_depthwise_nhwc_ok(const ln_rt_conv2d_args *a)
         a->kw > 8 || a->act == LN_RT_ACT_SILU)
         return 0;
     ln_rt__conv_out_hw(a, &oh, &ow);
-    return oh > 0 && ow > 0 &&
-           (size_t)16 * (size_t)(a->h + a->pad_top + a->pad_bottom) *
-                   (size_t)(a->w + a->pad_left + a->pad_right) <=
-               LN_RT_DW_NHWC_MAXF;
+    return oh > 0 && ow > 0 && dw_nhwc_padf(a) <= LN_RT_DW_NHWC_MAXF;
 }
 
 size_t ln_rt_conv2d_depthwise_nhwc_f32_scratch_size(const ln_rt_conv2d_args *a)
