@@ -176,6 +176,31 @@ static void s2f_split(const float *row, int32_t pl, int32_t pw,
     }
 }
 
+/* Touch the input rows [iy0, iy0 + 2) of every channel (those in the
+ * image), which the next output row splits. These first convs read the
+ * graph's input, which the previous run's last layers (a classifier's
+ * megabytes of weights) have pushed out of the caches, two rows a
+ * channel per output row, too few for the hardware to run ahead on: in
+ * the interpreter on an AMD EPYC (Zen 5), best of 4 alternated, this took
+ * MobileNetV2's 3->32 3x3 from 0.291 to 0.267 ms, ResNet-18's 3->64 7x7
+ * 1.455 -> 1.424, DenseNet-121's 1.485 -> 1.440, SqueezeNet 1.1's 3->64
+ * 3x3 0.521 -> 0.506. */
+static void s2f_prefetch_rows(const ln_rt_conv2d_args *a, const float *img,
+                              int32_t iy0)
+{
+    const size_t hw = (size_t)a->h * a->w;
+    int32_t ci, iy, x;
+    for (ci = 0; ci < a->c; ci++)
+        for (iy = iy0; iy < iy0 + 2; iy++) {
+            const float *q = img + ci * hw + (size_t)iy * a->w;
+            if (iy < 0 || iy >= a->h)
+                continue;
+            for (x = 0; x < a->w; x += 16)
+                _mm_prefetch((const char *)(q + x), _MM_HINT_T0);
+            _mm_prefetch((const char *)(q + a->w - 1), _MM_HINT_T0);
+        }
+}
+
 int ln_rt__conv2d_s2few_f32_avx512(const ln_rt_conv2d_args *a,
                                    const float *src, const float *weight,
                                    const float *bias, const float *res,
@@ -249,6 +274,9 @@ int ln_rt__conv2d_s2few_f32_avx512(const ln_rt_conv2d_args *a,
                 const int32_t sl = tky[t] + rot;
                 toff[t] = tbase[t] + (sl >= a->kh ? sl - a->kh : sl) * 2 * pw;
             }
+            if (oy + 1 < oh)
+                s2f_prefetch_rows(a, img,
+                                  2 * (oy + 1) + a->kh - 2 - a->pad_top);
             for (o0 = 0; o0 < a->oc; o0 += 8) {
                 const int mv = a->oc - o0 < 8 ? (int)(a->oc - o0) : 8;
                 const float *w0 = weight + (size_t)o0 * kk;
