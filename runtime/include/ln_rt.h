@@ -520,6 +520,28 @@ typedef struct {
 
 int ln_rt_maxpool2d_f32(const ln_rt_pool2d_args *a, const float *x, float *y);
 int ln_rt_avgpool2d_f32(const ln_rt_pool2d_args *a, const float *x, float *y);
+/* A conv with ReLU and the max pool that alone reads its output, fused
+ * (the conv -> ReLU -> max pool stem of ImageNet networks: ResNet's,
+ * DenseNet's, SqueezeNet's): dst = maxpool(relu(conv(src) + bias)), the
+ * pool p over the conv's output (p->n, c, h, w: the conv's n, oc, oh, ow;
+ * no dilation). The conv runs a band of output rows at a time into
+ * scratch and the pool reads them there, so the conv's output is never
+ * written whole. To the bit ln_rt_conv2d_f32 then ln_rt_maxpool2d_f32
+ * for what ln_rt_conv2d_maxpool_ok() takes: ReLU (the conv's outputs then
+ * have no NaN and no -0, so the order of the maxima does not matter) and
+ * a conv that ln_rt_conv2d_f32 runs through the first-conv kernel or the
+ * GEMM, whose rows come out alike whether computed alone or with the
+ * image (not the direct kernel's shapes). Scratch:
+ * ln_rt_conv2d_maxpool_f32_scratch_size() bytes. Not in-place safe.
+ * Returns LN_RT_OK or LN_RT_ARG_ERROR. */
+int ln_rt_conv2d_maxpool_ok(const ln_rt_conv2d_args *a,
+                            const ln_rt_pool2d_args *p);
+size_t ln_rt_conv2d_maxpool_f32_scratch_size(const ln_rt_conv2d_args *a,
+                                             const ln_rt_pool2d_args *p);
+int ln_rt_conv2d_maxpool_f32(const ln_rt_conv2d_args *a,
+                             const ln_rt_pool2d_args *p, const float *src,
+                             const float *weight, const float *bias,
+                             float *dst, void *scratch);
 /* Average pooling whose one window is each whole plane (oh = ow = 1, the
  * window the input, no pads: ln_rt_avgpool2d_nhwc_ok) of a channels-last
  * x ([n][h][w][c], a channels-last edge: ln_rt_conv2d_packed_nhwc_f32); y

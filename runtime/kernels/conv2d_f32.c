@@ -51,6 +51,7 @@ static int conv_b_in_place(const ln_rt_conv2d_args *a)
 typedef struct {
     const float *img;       /* first channel of this group, one image */
     int32_t h, w, kh, kw, sh, sw, pt, pl, dh, dw, ow;
+    int32_t oyb;            /* column j is output pixel oyb * ow + j */
 } conv_bctx;
 
 /* d[i] = s[2 * i], i < n: a constant stride the compiler vectorizes (even
@@ -83,7 +84,7 @@ static inline void pack_b_conv_body(const void *ctx, int32_t p0,
     const int32_t khw = b->kh * b->kw, ldb = LN_RT_GEMM_LDB(nc);
     const int32_t ncr = (nc + 15) / 16 * 16;
     const int32_t ow = b->ow, w = b->w, h = b->h, sw = b->sw;
-    const int32_t oy0 = j0 / ow, ox0 = j0 % ow;
+    const int32_t oy0 = b->oyb + j0 / ow, ox0 = j0 % ow;
     int32_t p;
 
     for (p = 0; p < kc; p++) {
@@ -378,6 +379,26 @@ void ln_rt__conv2d_direct_f32_c(const ln_rt_conv2d_args *a, const float *src,
     }
 }
 
+/* the GEMM's sources for conv a (output width ow): the weights as A, read
+ * in place; the patch matrix as B from output row oyb on (the image
+ * pointer is the caller's, per group) */
+static void conv_gemm_setup(const ln_rt_conv2d_args *a, int32_t ow,
+                            int32_t oyb, ln_rt__mat *am, conv_bctx *bc,
+                            ln_rt__gemm_src *s)
+{
+    const int32_t kk = a->c / a->group * a->kh * a->kw;
+    am->ld = kk; am->trans = 0; am->scale = 1.0f;
+    bc->h = a->h; bc->w = a->w; bc->kh = a->kh; bc->kw = a->kw;
+    bc->sh = a->stride_h; bc->sw = a->stride_w; bc->pt = a->pad_top;
+    bc->pl = a->pad_left; bc->dh = a->dil_h; bc->dw = a->dil_w; bc->ow = ow;
+    bc->oyb = oyb;
+    s->pack_a = ln_rt__pack_a_mat; s->actx = am;
+    s->pack_b = a->stride_w == 2 && ow >= 16 ? pack_b_conv_s2 : pack_b_conv;
+    s->bctx = bc; s->b_rowmajor = 1;
+    s->b_direct = NULL; s->b_ld = 0;
+    s->a_ld = kk; /* weights are read in place */
+}
+
 /* accumulate: dst already holds an addend (the residual epilogue) */
 static int conv_gemm(const ln_rt__gemm_isa *isa, const ln_rt_conv2d_args *a,
                      const float *src, const float *weight,
@@ -398,15 +419,7 @@ static int conv_gemm(const ln_rt__gemm_isa *isa, const ln_rt_conv2d_args *a,
     cg = a->c / a->group;
     mg = a->oc / a->group;
     kk = cg * a->kh * a->kw;
-    am.ld = kk; am.trans = 0; am.scale = 1.0f;
-    bc.h = a->h; bc.w = a->w; bc.kh = a->kh; bc.kw = a->kw;
-    bc.sh = a->stride_h; bc.sw = a->stride_w; bc.pt = a->pad_top;
-    bc.pl = a->pad_left; bc.dh = a->dil_h; bc.dw = a->dil_w; bc.ow = ow;
-    s.pack_a = ln_rt__pack_a_mat; s.actx = &am;
-    s.pack_b = a->stride_w == 2 && ow >= 16 ? pack_b_conv_s2 : pack_b_conv;
-    s.bctx = &bc; s.b_rowmajor = 1;
-    s.b_direct = NULL; s.b_ld = 0;
-    s.a_ld = kk; /* weights are read in place */
+    conv_gemm_setup(a, ow, 0, &am, &bc, &s);
     /* 1x1, stride 1, no padding: the image is the B matrix [cg][h*w],
      * read in place unless conv_b_in_place says packing pays */
     pointwise = conv_b_in_place(a);
@@ -483,6 +496,180 @@ int ln_rt_conv2d_f32(const ln_rt_conv2d_args *a, const float *src,
     return ln_rt__conv2d_f32_isa(ln_rt__gemm_isa_default(), a, src, weight,
                                  bias, dst, scratch);
 #endif
+}
+
+/* ---- a conv and the max pool that alone reads it ---------------------
+ * The GEMM path for output rows [oy0, oy1) of one image (img [c][h][w]):
+ * output channel o's row oy to out + o * plane + (oy - oy0) * ow, the
+ * sums of the whole image's GEMM (the same k blocks and order: a column
+ * range of its patch matrix). */
+static void conv_gemm_rows(const ln_rt__gemm_isa *isa,
+                           const ln_rt_conv2d_args *a, const float *img,
+                           const float *weight, const float *bias,
+                           float *out, size_t plane, int32_t oy0,
+                           int32_t oy1, void *scratch)
+{
+    int32_t oh, ow, cg, mg, kk, g;
+    ln_rt__mat am;
+    conv_bctx bc;
+    ln_rt__gemm_src s;
+
+    ln_rt__conv_out_hw(a, &oh, &ow);
+    (void)oh;
+    cg = a->c / a->group;
+    mg = a->oc / a->group;
+    kk = cg * a->kh * a->kw;
+    conv_gemm_setup(a, ow, oy0, &am, &bc, &s);
+    for (g = 0; g < a->group; g++) {
+        am.p = weight + (size_t)g * mg * kk;
+        s.a_direct = am.p;
+        bc.img = img + (size_t)g * cg * a->h * a->w;
+        if (conv_b_in_place(a)) {
+            /* 1x1 stride 1 unpadded: output pixel p is input pixel p */
+            s.b_direct = bc.img + (size_t)oy0 * a->w;
+            s.b_ld = a->h * a->w;
+        }
+        ln_rt__gemm_run(isa, &s, mg, (oy1 - oy0) * ow, kk,
+                        out + (size_t)g * mg * plane, (int32_t)plane, 0,
+                        bias ? bias + g * mg : NULL, a->act, a->alpha,
+                        a->beta, scratch);
+    }
+}
+
+/* pool output rows per band: the band buffer holds the conv rows of
+ * CP_BAND pool rows (9 rows of a 3x3 stride-2 pool) */
+#define CP_BAND 4
+
+static int32_t cp_band_rows(const ln_rt_pool2d_args *p)
+{
+    return (CP_BAND - 1) * p->stride_h + p->kh;
+}
+
+static size_t cp_band_floats(const ln_rt_conv2d_args *a,
+                             const ln_rt_pool2d_args *p)
+{
+    return ((size_t)a->oc * cp_band_rows(p) * p->w + 15) / 16 * 16;
+}
+
+/* the first-conv kernel's shape: it, not the direct kernel, runs it on
+ * AVX-512 (the M4 library has no x86 sources, nor this op's models) */
+static int cp_s2few_ok(const ln_rt_conv2d_args *a)
+{
+#if LN_RT_TARGET_IS_CORTEX_M4
+    (void)a;
+    return 0;
+#else
+    return ln_rt__conv2d_s2few_ok(a);
+#endif
+}
+
+int ln_rt_conv2d_maxpool_ok(const ln_rt_conv2d_args *a,
+                            const ln_rt_pool2d_args *p)
+{
+    int32_t oh, ow;
+    if (!ln_rt__conv_args_ok(a) || !ln_rt__pool_args_ok(p))
+        return 0;
+    ln_rt__conv_out_hw(a, &oh, &ow);
+    /* ReLU: every conv output is +0 or more, no NaN, so any order of the
+     * maxima gives the pool's bits; the conv ln_rt_conv2d_f32 runs through
+     * the first-conv kernel (first where it takes the shape) or the GEMM,
+     * which make rows alike (the direct kernel does not) */
+    return a->act == LN_RT_ACT_RELU &&
+           (!ln_rt__conv2d_direct_ok(a) || cp_s2few_ok(a)) &&
+           p->n == a->n && p->c == a->oc && p->h == oh && p->w == ow &&
+           p->dil_h == 1 && p->dil_w == 1 && oh > 0 && ow > 0 &&
+           p->oh > 0 && p->ow > 0 && p->pad_top < p->kh &&
+           p->pad_bottom < p->kh && p->pad_left < p->kw &&
+           p->pad_right < p->kw &&
+           (p->oh - 1) * p->stride_h - p->pad_top < oh &&
+           (p->ow - 1) * p->stride_w - p->pad_left < ow;
+}
+
+size_t ln_rt_conv2d_maxpool_f32_scratch_size(const ln_rt_conv2d_args *a,
+                                             const ln_rt_pool2d_args *p)
+{
+    if (!ln_rt_conv2d_maxpool_ok(a, p))
+        return 0;
+    /* the band, the GEMM's blocks */
+    return cp_band_floats(a, p) * sizeof(float) + host_scratch_size(a);
+}
+
+/* pool output rows [py0, py1) of one image from the band, which holds
+ * the conv rows [r0, r1) every window of those rows reads of the image
+ * (row r of channel o at band + o * bplane + (r - r0) * w): the pool
+ * kernel on each channel's rows as an image of their own, the windows
+ * clipped where the image's are (its pads, a band's edge inside the
+ * image never: the band has every row they read) */
+static void cp_pool_rows(const ln_rt_pool2d_args *p, const float *band,
+                         size_t bplane, int32_t r0, int32_t r1, int32_t py0,
+                         int32_t py1, float *out)
+{
+    const int32_t y0 = py0 * p->stride_h - p->pad_top;
+    const int32_t ye = (py1 - 1) * p->stride_h - p->pad_top + p->kh;
+    ln_rt_pool2d_args q = *p;
+    int32_t o;
+    q.n = 1;
+    q.c = 1;
+    q.h = r1 - r0;
+    q.oh = py1 - py0;
+    q.pad_top = r0 - y0;
+    q.pad_bottom = ye > r1 ? ye - r1 : 0;
+    for (o = 0; o < p->c; o++)
+        (void)ln_rt_maxpool2d_f32(&q, band + (size_t)o * bplane,
+                                  out + (size_t)o * p->oh * p->ow +
+                                      (size_t)py0 * p->ow);
+}
+
+int ln_rt_conv2d_maxpool_f32(const ln_rt_conv2d_args *a,
+                             const ln_rt_pool2d_args *p, const float *src,
+                             const float *weight, const float *bias,
+                             float *dst, void *scratch)
+{
+    const ln_rt__gemm_isa *isa = ln_rt__gemm_isa_default();
+    const size_t bplane = (size_t)cp_band_rows(p) * p->w;
+    float *band = scratch, *cs;
+    int32_t oh, ow, b;
+
+    if (!ln_rt_conv2d_maxpool_ok(a, p) || !scratch)
+        return LN_RT_ARG_ERROR;
+    ln_rt__conv_out_hw(a, &oh, &ow);
+    cs = band + cp_band_floats(a, p);
+    for (b = 0; b < a->n; b++) {
+        const float *img = src + (size_t)b * a->c * a->h * a->w;
+        float *out = dst + (size_t)b * p->c * p->oh * p->ow;
+        int32_t b0 = 0, b1 = 0, py0, o;
+        for (py0 = 0; py0 < p->oh; py0 += CP_BAND) {
+            const int32_t py1 = p->oh - py0 < CP_BAND ? p->oh : py0 + CP_BAND;
+            int32_t r0 = py0 * p->stride_h - p->pad_top;
+            int32_t r1 = (py1 - 1) * p->stride_h - p->pad_top + p->kh, k0;
+            r0 = r0 < 0 ? 0 : r0;
+            r1 = r1 > oh ? oh : r1;
+            if (r1 < r0)
+                r1 = r0;
+            /* rows [r0, b1) are in the band already: to its front */
+            if (r0 < b1 && r0 > b0)
+                for (o = 0; o < a->oc; o++)
+                    memmove(band + (size_t)o * bplane,
+                            band + (size_t)o * bplane + (size_t)(r0 - b0) * ow,
+                            (size_t)(b1 - r0) * ow * sizeof(float));
+            k0 = r0 < b1 ? b1 : r0;
+            if (r1 > k0) {
+                float *bo = band + (size_t)(k0 - r0) * ow;
+#if LN_RT_HAVE_AVX512
+                if (!(isa == &ln_rt__gemm_isa_avx512 &&
+                      ln_rt__conv2d_s2few_rows_avx512(a, img, weight, bias, bo,
+                                                      bplane, k0, r1)))
+#endif
+                    conv_gemm_rows(isa, a, img, weight, bias, bo, bplane, k0,
+                                   r1, cs);
+            }
+            b0 = r0;
+            b1 = r1;
+            if (r1 > r0)
+                cp_pool_rows(p, band, bplane, r0, r1, py0, py1, out);
+        }
+    }
+    return LN_RT_OK;
 }
 
 /* ---- the Cortex-M4 variant: direct convolution, no scratch ------------

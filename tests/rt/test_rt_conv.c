@@ -1986,6 +1986,125 @@ START_TEST(test_conv_pwdw_cases)
 }
 END_TEST
 
+/* conv + ReLU + max pool fused (ln_rt_conv2d_maxpool_f32) against the
+ * pair unfused on the same inputs, bit for bit, and against the double
+ * reference: the first-conv kernel's stems (ResNet's 7x7 s2 + 3x3 s2 pad
+ * 1, SqueezeNet's 3x3 s2 + 3x3 s2 ceil mode), GEMM convs (5x5, 1x1 read in
+ * place, grouped, batch 2), pools of stride 1 and 2, windows clipped at
+ * both ends, maps of fewer rows than one band */
+typedef struct {
+    conv_case k;
+    int32_t pkh, pkw, psh, psw, ppt, ppl, ppb, ppr, ceil;
+} convpool_case;
+
+static const convpool_case convpool_cases[] = {
+    { { 1, 3, 64, 64, 64, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1, 1, LN_RT_ACT_RELU, 1 },
+      3, 3, 2, 2, 1, 1, 1, 1, 0 },
+    { { 2, 3, 57, 61, 16, 3, 3, 2, 2, 0, 0, 0, 0, 1, 1, 1, LN_RT_ACT_RELU, 1 },
+      3, 3, 2, 2, 0, 0, 0, 0, 1 },
+    { { 1, 3, 150, 150, 8, 7, 7, 2, 2, 3, 3, 2, 3, 1, 1, 1, LN_RT_ACT_RELU, 1 },
+      3, 3, 2, 2, 1, 1, 1, 1, 0 },
+    { { 1, 32, 48, 48, 20, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 1, LN_RT_ACT_RELU, 0 },
+      2, 2, 2, 2, 0, 0, 0, 0, 0 },
+    { { 2, 16, 20, 21, 32, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, LN_RT_ACT_RELU, 1 },
+      3, 3, 1, 1, 1, 1, 1, 1, 0 },
+    { { 1, 8, 30, 30, 12, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 4, LN_RT_ACT_RELU, 1 },
+      3, 2, 3, 2, 0, 1, 2, 0, 1 },
+    { { 1, 4, 9, 70, 24, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, LN_RT_ACT_RELU, 1 },
+      5, 3, 2, 2, 2, 1, 2, 1, 0 },
+};
+
+/* pool output size, ONNX ceil_mode included: a last window that would
+ * start in the end padding is dropped */
+static int32_t pool_out(int32_t in, int32_t k, int32_t s, int32_t p0, int32_t p1,
+                        int ceil)
+{
+    int32_t span = in + p0 + p1 - k, o = (ceil ? (span + s - 1) / s : span / s) + 1;
+    if (ceil && (o - 1) * s >= in + p0)
+        o--;
+    return o;
+}
+
+START_TEST(test_conv_maxpool_cases)
+{
+    const convpool_case *q = &convpool_cases[_i];
+    const conv_case *k = &q->k;
+    ln_rt_conv2d_args a;
+    ln_rt_pool2d_args p;
+    int32_t oh, ow;
+    size_t nx, nw, nt, ny, j;
+    float *x, *w, *b, *t, *y, *y2;
+    double *tref;
+    void *scr, *cs;
+
+    to_args(k, &a);
+    oh = ln_rt_conv_out_size(k->h, k->kh, k->sh, k->pt, k->pb, k->dh);
+    ow = ln_rt_conv_out_size(k->w, k->kw, k->sw, k->pl, k->pr, k->dw);
+    memset(&p, 0, sizeof p);
+    p.n = k->n; p.c = k->oc; p.h = oh; p.w = ow;
+    p.kh = q->pkh; p.kw = q->pkw; p.stride_h = q->psh; p.stride_w = q->psw;
+    p.pad_top = q->ppt; p.pad_left = q->ppl; p.pad_bottom = q->ppb; p.pad_right = q->ppr;
+    p.dil_h = p.dil_w = 1;
+    p.oh = pool_out(oh, q->pkh, q->psh, q->ppt, q->ppb, q->ceil);
+    p.ow = pool_out(ow, q->pkw, q->psw, q->ppl, q->ppr, q->ceil);
+    ck_assert_msg(ln_rt_conv2d_maxpool_ok(&a, &p), "case %d refused", _i);
+    nx = (size_t)k->n * k->c * k->h * k->w;
+    nw = (size_t)k->oc * (k->c / k->g) * k->kh * k->kw;
+    nt = (size_t)k->n * k->oc * oh * ow;
+    ny = (size_t)k->n * k->oc * p.oh * p.ow;
+    x = rt_alloc(nx); w = rt_alloc(nw); b = rt_alloc(k->oc);
+    t = rt_alloc(nt); y = rt_alloc(ny); y2 = rt_alloc(ny); tref = rt_allocd(nt);
+    rt_fill(x, nx, -1, 1, 700 + _i);
+    rt_fill(w, nw, -1, 1, 710 + _i);
+    rt_fill(b, k->oc, -1, 1, 720 + _i);
+    /* the unfused pair */
+    cs = rt_scratch(ln_rt_conv2d_f32_scratch_size(&a));
+    ck_assert_int_eq(ln_rt_conv2d_f32(&a, x, w, k->bias ? b : NULL, t, cs), LN_RT_OK);
+    ck_assert_int_eq(ln_rt_maxpool2d_f32(&p, t, y2), LN_RT_OK);
+    /* its conv against the reference, so the pair is worth matching */
+    conv_ref(k, x, w, k->bias ? b : NULL, tref, oh, ow);
+    RT_CHECK(t, tref, nt, 2e-5, "conv + ReLU before the pool");
+    scr = rt_scratch(ln_rt_conv2d_maxpool_f32_scratch_size(&a, &p));
+    rt_fill(y, ny, 50, 60, 11);
+    ck_assert_int_eq(ln_rt_conv2d_maxpool_f32(&a, &p, x, w, k->bias ? b : NULL, y, scr),
+                     LN_RT_OK);
+    for (j = 0; j < ny; j++)
+        ck_assert_msg(memcmp(&y[j], &y2[j], sizeof(float)) == 0,
+                      "case %d: output %zu is %g, the unfused pair's %g", _i, j, y[j], y2[j]);
+    free(x); free(w); free(b); free(t); free(y); free(y2); free(tref); free(scr); free(cs);
+}
+END_TEST
+
+/* refused: another activation, a conv the direct kernel takes, a pool
+ * not over the conv's output, a dilated pool */
+START_TEST(test_conv_maxpool_refuses)
+{
+    const conv_case k = { 1, 3, 64, 64, 64, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1, 1, LN_RT_ACT_RELU, 1 };
+    ln_rt_conv2d_args a0, a;
+    ln_rt_pool2d_args p0, p;
+    to_args(&k, &a0);
+    memset(&p0, 0, sizeof p0);
+    p0.n = 1; p0.c = 64; p0.h = 32; p0.w = 32; p0.kh = p0.kw = 3;
+    p0.stride_h = p0.stride_w = 2; p0.pad_top = p0.pad_left = p0.pad_bottom = p0.pad_right = 1;
+    p0.dil_h = p0.dil_w = 1; p0.oh = p0.ow = 16;
+    ck_assert(ln_rt_conv2d_maxpool_ok(&a0, &p0));
+    a = a0; a.act = LN_RT_ACT_NONE; ck_assert(!ln_rt_conv2d_maxpool_ok(&a, &p0));
+    a = a0; a.act = LN_RT_ACT_RELU6; ck_assert(!ln_rt_conv2d_maxpool_ok(&a, &p0));
+    /* 3x3 stride 1 on a small image: the direct kernel's */
+    a = a0; a.c = 8; a.h = a.w = 16; a.kh = a.kw = 3; a.stride_h = a.stride_w = 1;
+    a.pad_top = a.pad_left = a.pad_bottom = a.pad_right = 1;
+    ck_assert(ln_rt__conv2d_direct_ok(&a));
+    p = p0; p.h = p.w = 16; p.oh = p.ow = 8;
+    ck_assert(!ln_rt_conv2d_maxpool_ok(&a, &p));
+    p = p0; p.c = 63; ck_assert(!ln_rt_conv2d_maxpool_ok(&a0, &p));
+    p = p0; p.h = 31; ck_assert(!ln_rt_conv2d_maxpool_ok(&a0, &p));
+    p = p0; p.n = 2; ck_assert(!ln_rt_conv2d_maxpool_ok(&a0, &p));
+    p = p0; p.dil_h = 2; ck_assert(!ln_rt_conv2d_maxpool_ok(&a0, &p));
+    ck_assert_int_eq(ln_rt_conv2d_maxpool_f32(&a, &p0, NULL, NULL, NULL, NULL, NULL),
+                     LN_RT_ARG_ERROR);
+}
+END_TEST
+
 /* what the fused kernel refuses: a 1x1 conv that is not one (3x3, stride
  * 2, padded, grouped), a depthwise conv that is not over the 1x1 conv's
  * output (other channels, multiplier 2, other map, other batch), no
@@ -2378,6 +2497,9 @@ Suite *rt_conv_suite(void)
     tcase_add_loop_test(tc, test_conv_pwdw_cases, 0,
                         sizeof(pwdw_cases) / sizeof(pwdw_cases[0]));
     tcase_add_test(tc, test_conv_pwdw_refuses);
+    tcase_add_loop_test(tc, test_conv_maxpool_cases, 0,
+                        (int)(sizeof convpool_cases / sizeof convpool_cases[0]));
+    tcase_add_test(tc, test_conv_maxpool_refuses);
     tcase_add_loop_test(tc, test_conv_direct_flat_tiles, 0, 12);
     tcase_add_test(tc, test_conv2d_bad_args);
     tcase_add_test(tc, test_conv2d_scratch_size);

@@ -201,30 +201,30 @@ static void s2f_prefetch_rows(const ln_rt_conv2d_args *a, const float *img,
         }
 }
 
-int ln_rt__conv2d_s2few_f32_avx512(const ln_rt_conv2d_args *a,
-                                   const float *src, const float *weight,
-                                   const float *bias, const float *res,
-                                   float *dst)
+/* Output rows [oy0, oy1) of one image: output channel o's row oy at
+ * out + o * plane + (oy - oy0) * ow (rin, the residual, likewise). The
+ * first row splits all kh input rows of its window, the others the 2 the
+ * row above did not read. */
+static void s2f_rows(const ln_rt_conv2d_args *a, const float *img,
+                     const float *weight, const float *bias, const float *rin,
+                     float *out, size_t plane, int32_t oy0, int32_t oy1)
 {
     float buf[S2F_BUF];
     int32_t toff[S2F_MAXTAPS], woff[S2F_MAXTAPS], tbase[S2F_MAXTAPS];
     unsigned char tky[S2F_MAXTAPS];
     __mmask16 masks[2 * (S2F_BUF / 16)];
-    int32_t oh, ow, pw, nt, kk, b, oy, o0, r, ci, ky, kx, t;
+    int32_t oh, ow, pw, nt, kk, oy, o0, r, ci, ky, kx, t;
     int direct;
-    size_t hw, npix;
+    size_t hw;
     ln_rt_act act;
     float alpha, beta;
 
-    if (!ln_rt__conv2d_s2few_ok(a))
-        return 0;
     oh = ln_rt_conv_out_size(a->h, a->kh, 2, a->pad_top, a->pad_bottom, 1);
     ow = ln_rt_conv_out_size(a->w, a->kw, 2, a->pad_left, a->pad_right, 1);
     pw = s2f_pw(ow, a->kw);
     kk = a->c * a->kh * a->kw;
     nt = kk;
     hw = (size_t)a->h * a->w;
-    npix = (size_t)oh * ow;
     act = a->act;
     alpha = a->alpha;
     beta = a->beta;
@@ -247,64 +247,89 @@ int ln_rt__conv2d_s2few_f32_avx512(const ln_rt_conv2d_args *a,
         woff[t] = (ci * a->kh + ky) * a->kw + kx;
     }
     s2f_masks(a->w, a->pad_left, pw, masks);
-    for (b = 0; b < a->n; b++) {
-        const float *img = src + (size_t)b * a->c * hw;
-        float *out = dst + (size_t)b * a->oc * npix;
-        const float *rin = res ? res + (size_t)b * a->oc * npix : NULL;
-        for (oy = 0; oy < oh; oy++) {
-            /* the buffer is a ring of kh split rows a channel: padded row
-             * pr in slot pr % kh. Output row oy reads rows 2 oy .. 2 oy +
-             * kh - 1, the kh - 2 first of which row oy - 1 read too, so
-             * only the others are split (2 rows where there were kh) */
-            const int32_t rot = 2 * oy % a->kh;
-            int32_t x0;
-            for (ci = 0; ci < a->c; ci++)
-                for (ky = oy > 0 && a->kh > 2 ? a->kh - 2 : 0; ky < a->kh;
-                     ky++) {
-                    const int32_t iy = 2 * oy + ky - a->pad_top;
-                    float *ev = buf + (size_t)((ci * a->kh +
-                                                (2 * oy + ky) % a->kh) *
-                                               2) * pw;
-                    s2f_split(iy >= 0 && iy < a->h
-                                  ? img + ci * hw + (size_t)iy * a->w
-                                  : NULL,
-                              a->pad_left, pw, masks, ev, ev + pw);
-                }
-            for (t = 0; t < nt; t++) {
-                const int32_t sl = tky[t] + rot;
-                toff[t] = tbase[t] + (sl >= a->kh ? sl - a->kh : sl) * 2 * pw;
+    for (oy = oy0; oy < oy1; oy++) {
+        /* the buffer is a ring of kh split rows a channel: padded row
+         * pr in slot pr % kh. Output row oy reads rows 2 oy .. 2 oy +
+         * kh - 1, the kh - 2 first of which row oy - 1 read too, so
+         * only the others are split (2 rows where there were kh) */
+        const int32_t rot = 2 * oy % a->kh;
+        int32_t x0;
+        for (ci = 0; ci < a->c; ci++)
+            for (ky = oy > oy0 && a->kh > 2 ? a->kh - 2 : 0; ky < a->kh;
+                 ky++) {
+                const int32_t iy = 2 * oy + ky - a->pad_top;
+                float *ev = buf + (size_t)((ci * a->kh +
+                                            (2 * oy + ky) % a->kh) *
+                                           2) * pw;
+                s2f_split(iy >= 0 && iy < a->h
+                              ? img + ci * hw + (size_t)iy * a->w
+                              : NULL,
+                          a->pad_left, pw, masks, ev, ev + pw);
             }
-            if (oy + 1 < oh)
-                s2f_prefetch_rows(a, img,
-                                  2 * (oy + 1) + a->kh - 2 - a->pad_top);
-            for (o0 = 0; o0 < a->oc; o0 += 8) {
-                const int mv = a->oc - o0 < 8 ? (int)(a->oc - o0) : 8;
-                const float *w0 = weight + (size_t)o0 * kk;
-                ptrdiff_t d[8];
-                for (r = 0; r < 8; r++)
-                    d[r] = r < mv ? (ptrdiff_t)r * kk : 0;
-                for (x0 = 0; x0 < ow;) {
-                    /* vectors of the block: 3, or 2 + 2 for the last 4 */
-                    const int32_t rem = (ow - x0 + 15) / 16;
-                    const int nv = rem >= 3 && rem != 4 ? 3 : rem >= 2 ? 2 : 1;
-                    const int32_t nl = ow - x0 < 16 * nv ? ow - x0 : 16 * nv;
-                    const size_t oo = (size_t)o0 * npix + (size_t)oy * ow + x0;
-                    const s2f_block_fn fn = nv == 3 ? s2f_block_3
-                                            : nv == 2 ? s2f_block_2
-                                                      : s2f_block_1;
-                    __m512 acc[24];
-                    fn(w0, d, buf + x0, toff, woff, nt, acc);
-                    for (r = 0; r < mv; r++)
-                        ln_rt__conv_store_v512(
-                            out + oo + (size_t)r * npix,
-                            rin ? rin + oo + (size_t)r * npix : NULL,
-                            acc + 3 * r, nv, nl, bias ? bias + o0 + r : NULL,
-                            act, alpha, beta);
-                    x0 += nl;
-                }
+        for (t = 0; t < nt; t++) {
+            const int32_t sl = tky[t] + rot;
+            toff[t] = tbase[t] + (sl >= a->kh ? sl - a->kh : sl) * 2 * pw;
+        }
+        if (oy + 1 < oh)
+            s2f_prefetch_rows(a, img, 2 * (oy + 1) + a->kh - 2 - a->pad_top);
+        for (o0 = 0; o0 < a->oc; o0 += 8) {
+            const int mv = a->oc - o0 < 8 ? (int)(a->oc - o0) : 8;
+            const float *w0 = weight + (size_t)o0 * kk;
+            ptrdiff_t d[8];
+            for (r = 0; r < 8; r++)
+                d[r] = r < mv ? (ptrdiff_t)r * kk : 0;
+            for (x0 = 0; x0 < ow;) {
+                /* vectors of the block: 3, or 2 + 2 for the last 4 */
+                const int32_t rem = (ow - x0 + 15) / 16;
+                const int nv = rem >= 3 && rem != 4 ? 3 : rem >= 2 ? 2 : 1;
+                const int32_t nl = ow - x0 < 16 * nv ? ow - x0 : 16 * nv;
+                const size_t oo = (size_t)o0 * plane +
+                                  (size_t)(oy - oy0) * ow + x0;
+                const s2f_block_fn fn = nv == 3 ? s2f_block_3
+                                        : nv == 2 ? s2f_block_2
+                                                  : s2f_block_1;
+                __m512 acc[24];
+                fn(w0, d, buf + x0, toff, woff, nt, acc);
+                for (r = 0; r < mv; r++)
+                    ln_rt__conv_store_v512(
+                        out + oo + (size_t)r * plane,
+                        rin ? rin + oo + (size_t)r * plane : NULL,
+                        acc + 3 * r, nv, nl, bias ? bias + o0 + r : NULL,
+                        act, alpha, beta);
+                x0 += nl;
             }
         }
     }
+}
+
+int ln_rt__conv2d_s2few_f32_avx512(const ln_rt_conv2d_args *a,
+                                   const float *src, const float *weight,
+                                   const float *bias, const float *res,
+                                   float *dst)
+{
+    int32_t oh, ow, b;
+    size_t npix;
+
+    if (!ln_rt__conv2d_s2few_ok(a))
+        return 0;
+    oh = ln_rt_conv_out_size(a->h, a->kh, 2, a->pad_top, a->pad_bottom, 1);
+    ow = ln_rt_conv_out_size(a->w, a->kw, 2, a->pad_left, a->pad_right, 1);
+    npix = (size_t)oh * ow;
+    for (b = 0; b < a->n; b++)
+        s2f_rows(a, src + (size_t)b * a->c * a->h * a->w, weight, bias,
+                 res ? res + (size_t)b * a->oc * npix : NULL,
+                 dst + (size_t)b * a->oc * npix, npix, 0, oh);
+    return 1;
+}
+
+int ln_rt__conv2d_s2few_rows_avx512(const ln_rt_conv2d_args *a,
+                                    const float *img, const float *weight,
+                                    const float *bias, float *out,
+                                    size_t plane, int32_t oy0, int32_t oy1)
+{
+    if (!ln_rt__conv2d_s2few_ok(a))
+        return 0;
+    s2f_rows(a, img, weight, bias, NULL, out, plane, oy0, oy1);
     return 1;
 }
 
@@ -315,6 +340,16 @@ int ln_rt__conv2d_s2few_f32_avx512(const ln_rt_conv2d_args *a,
                                    float *dst)
 {
     (void)a; (void)src; (void)weight; (void)bias; (void)res; (void)dst;
+    return 0;
+}
+
+int ln_rt__conv2d_s2few_rows_avx512(const ln_rt_conv2d_args *a,
+                                    const float *img, const float *weight,
+                                    const float *bias, float *out,
+                                    size_t plane, int32_t oy0, int32_t oy1)
+{
+    (void)a; (void)img; (void)weight; (void)bias; (void)out; (void)plane;
+    (void)oy0; (void)oy1;
     return 0;
 }
 #endif

@@ -27,5 +27,12 @@ int ln_rt__conv2d_s2few_f32_avx512(const ln_rt_conv2d_args *a,
                                    const float *src, const float *weight,
                                    const float *bias, const float *res,
                                    float *dst);
+/* Output rows [oy0, oy1) of one image img ([c][h][w]): output channel o's
+ * row oy to out + o * plane + (oy - oy0) * ow; the same bits as the whole
+ * image's (ln_rt_conv2d_maxpool_f32's conv). Returns 0 as above. */
+int ln_rt__conv2d_s2few_rows_avx512(const ln_rt_conv2d_args *a,
+                                    const float *img, const float *weight,
+                                    const float *bias, float *out,
+                                    size_t plane, int32_t oy0, int32_t oy1);
 
 #endif
