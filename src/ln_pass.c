@@ -932,6 +932,85 @@ int ln_pass_fuse_pwdw(ln_context *ctx)
 }
 
 /*
+ * The conv -> ReLU -> max pool stem of ImageNet networks (ResNet's and
+ * DenseNet's 7x7 s2 + 3x3 s2, SqueezeNet's 3x3 s2 + 3x3 s2): a float32
+ * maxpool2d_cpu whose input a conv2d_cpu with ReLU writes and it alone
+ * reads becomes, with the conv, one conv2d_maxpool_cpu
+ * (ln_rt_conv2d_maxpool_f32: the conv's rows a band at a time into scratch,
+ * pooled there), where ln_rt_conv2d_maxpool_ok takes the pair (ReLU, not
+ * the direct kernel's shapes: then the bits are the pair's). The fused op
+ * takes the pool's name, output and place, the conv's params, src, weight
+ * and bias, and the pool's geometry as it planned it (pool_kernel_shape,
+ * pool_stride, pool_pads, pool_out: auto_pad and ceil_mode resolved). Host
+ * targets only (the caller's business); after the pack pass, so a conv
+ * packed for a small map keeps its packed kernel and the pool.
+ */
+static ln_param_entry *int_array_param(const char *name, int n, const int *v)
+{
+    ln_param_entry *pe = ln_param_entry_create(name, LN_PARAM_ARRAY_NUMBER);
+    double d[4];
+    for (int i = 0; i < n; i++)
+        d[i] = v[i];
+    ln_param_set_satu_array_number(pe, n, d);
+    return pe;
+}
+
+static int conv_maxpool_one(ln_context *ctx, ln_op *pool, ln_bool *done)
+{
+    const char *t = ln_pass_tname_in(pool, "src");
+    const ln_op *proto = ln_arch_op_proto("conv2d_maxpool_cpu");
+    ln_tensor_entry *te = t ? ln_tensor_table_find(ctx->tensor_table, t) : NULL;
+    ln_op *conv, *newop;
+    ln_rt_conv2d_args a;
+    ln_rt_pool2d_args p;
+    char *sn;
+    int ret;
+
+    *done = LN_FALSE;
+    conv = t ? ln_dfg_producer(ctx->dfg, t) : NULL;
+    if (!proto || !conv || !te || te->tensor->dtype != LN_DTYPE_FLOAT32 ||
+        !ln_streq(conv->op_arg->optype, "conv2d_cpu") || ln_pass_sole_reader(ctx, t) != pool ||
+        !ln_streq(ln_pass_tname_out(conv, "dst"), t))
+        return 0;
+    ln_ophook_conv2d_args(conv->op_arg, &a);
+    ln_ophook_pool2d_args(pool->op_arg, &p);
+    if (!ln_rt_conv2d_maxpool_ok(&a, &p))
+        return 0;
+    newop = ln_op_copy_as(conv, proto);
+    ln_free(newop->op_arg->name);
+    newop->op_arg->name = ln_strdup(pool->op_arg->name);
+    set_tensor_name(newop->op_arg->tensors_out, "dst", ln_pass_tname_out(pool, "dst"));
+    if (ln_tensor_list_find_by_arg_name(newop->op_arg->tensors_out, "scratch")) {
+        sn = ln_sprintf("%s__scratch", pool->op_arg->name);
+        set_tensor_name(newop->op_arg->tensors_out, "scratch", sn);
+        ln_free(sn);
+    }
+    {
+        const int k[2] = {p.kh, p.kw}, st[2] = {p.stride_h, p.stride_w};
+        const int pads[4] = {p.pad_top, p.pad_left, p.pad_bottom, p.pad_right};
+        const int out[2] = {p.oh, p.ow};
+        newop->op_arg->params = set_param(newop->op_arg->params,
+                                          int_array_param("pool_kernel_shape", 2, k));
+        newop->op_arg->params = set_param(newop->op_arg->params,
+                                          int_array_param("pool_stride", 2, st));
+        newop->op_arg->params = set_param(newop->op_arg->params,
+                                          int_array_param("pool_pads", 4, pads));
+        newop->op_arg->params = set_param(newop->op_arg->params,
+                                          int_array_param("pool_out", 2, out));
+    }
+    if ((ret = ln_pass_replace_with(ctx, pool, NULL, newop)) ||
+        (ret = ln_context_remove_op(ctx, conv->op_arg->name)))
+        return ret;
+    *done = LN_TRUE;
+    return 0;
+}
+
+int ln_pass_fuse_conv_maxpool(ln_context *ctx)
+{
+    return ln_pass_fold_all(ctx, "maxpool2d_cpu", conv_maxpool_one);
+}
+
+/*
  * Channels-last edges. The packed conv's lanes run along output channels:
  * its tile is [pixel][channel], which it transposes 16 x 16 into NCHW
  * planes, and it reads its input by broadcasts, in any layout. So a

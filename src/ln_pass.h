@@ -49,6 +49,10 @@ int ln_pass_fold_channel_scale(ln_context *ctx);
 /* A 1x1 conv2d_cpu and the depthwise conv2d_dw_cpu that alone reads it
  * become one conv2d_pwdw_cpu (host targets only). */
 int ln_pass_fuse_pwdw(ln_context *ctx);
+/* A conv2d_cpu with ReLU whose output a float32 maxpool2d_cpu alone reads
+ * becomes, with it, one conv2d_maxpool_cpu where ln_rt_conv2d_maxpool_ok
+ * takes the pair (host targets only). */
+int ln_pass_fuse_conv_maxpool(ln_context *ctx);
 /* Tensors that packed convs (and channels-last depthwise convs between
  * them) alone write and read are stored [n][h][w][c]: conv2d_packed_cpu's
  * 'nhwc', conv2d_dw_nhwc_cpu (host targets only; not with plan_noreuse). */

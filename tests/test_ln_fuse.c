@@ -989,6 +989,96 @@ START_TEST(test_conv_channel_scale)
 }
 END_TEST
 
+/* The conv -> ReLU -> max pool stem: x [1,3,40,40] -> conv 7x7 s2 pad 3
+ * (16 outputs) -> relu -> maxpool 3x3 s2 pad 1 becomes one
+ * conv2d_maxpool_cpu on the host, its output the same bits as -O0's and
+ * its plan without the conv's 16x20x20 output; the compiled IR read back
+ * runs the same. Kept apart: for the Cortex-M4; without the ReLU; when
+ * the conv's output is read by another op too; ceil_mode resolved into
+ * pool_out. */
+START_TEST(test_conv_maxpool)
+{
+    char *w = create("w", "[16,3,7,7]", 16 * 147, -1, 2), *b = create("b", "[16]", 16, -1, 2);
+    const char *fmt =
+        "{\"ops\":[{\"name\":\"x\",\"optype\":\"input\",\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"x\"}],"
+        "\"params\":[{\"arg_name\":\"dtype\",\"value\":\"float32\"},{\"arg_name\":\"dims\",\"value\":[1,3,40,40]}]},"
+        "%s,%s,"
+        "{\"name\":\"conv\",\"optype\":\"conv2d\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"x\"},"
+        "{\"arg_name\":\"weight\",\"name\":\"w\"},{\"arg_name\":\"bias\",\"name\":\"b\"}],"
+        "\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"c\"}],"
+        "\"params\":[{\"arg_name\":\"stride\",\"value\":[2,2]},{\"arg_name\":\"pads\",\"value\":[3,3,3,3]}]},"
+        "%s"
+        "{\"name\":\"pool\",\"optype\":\"maxpool2d\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"%s\"}],"
+        "\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"y\"}],"
+        "\"params\":[{\"arg_name\":\"kernel_shape\",\"value\":[3,3]},{\"arg_name\":\"stride\",\"value\":[2,2]},"
+        "{\"arg_name\":\"pads\",\"value\":[%s]},{\"arg_name\":\"ceil_mode\",\"value\":%d}]},"
+        "{\"name\":\"out\",\"optype\":\"output\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"y\"}]}%s]}";
+    const char *relu = "{\"name\":\"r\",\"optype\":\"relu\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"c\"}],"
+                       "\"tensors_out\":[{\"arg_name\":\"dst\",\"name\":\"a\"}]},";
+    const char *out2 = ",{\"name\":\"out2\",\"optype\":\"output\",\"tensors_in\":[{\"arg_name\":\"src\",\"name\":\"a\"}]}";
+    char *ir = ln_sprintf(fmt, w, b, relu, "a", "1,1,1,1", 0, "");
+    char *irc = ln_sprintf(fmt, w, b, relu, "a", "0,0,0,0", 1, "");
+    char *irnr = ln_sprintf(fmt, w, b, "", "c", "1,1,1,1", 0, "");
+    char *ir2 = ln_sprintf(fmt, w, b, relu, "a", "1,1,1,1", 0, out2);
+    int nopt, nref;
+    ln_context *ctx;
+
+    /* 20x20 -> 10x10 (pad 1); ceil mode, no pad: 10x10 too ((20 - 3) / 2
+     * rounds up) */
+    compare(ir, "x", 4800, "y", 1600, &nopt, &nref);
+    ck_assert_int_eq(nopt, nref - 2);   /* relu into the conv, the conv into the pool */
+    compare(irc, "x", 4800, "y", 1600, &nopt, &nref);
+    ck_assert_int_eq(nopt, nref - 2);
+    ctx = ln_context_create();
+    ck_assert_int_eq(ln_context_init_str(ctx, ir, "fuse.json"), 0);
+    ck_assert_msg(ln_context_compile(ctx, "cpu") == 0, "%s", ln_error_message());
+    ck_assert_int_eq(count_optype(ctx->ops, "conv2d_maxpool_cpu"), 1);
+    ck_assert_int_eq(count_optype(ctx->ops, "maxpool2d_cpu"), 0);
+    ck_assert_ptr_null(ln_tensor_table_find(ctx->tensor_table, "c"));
+    {
+        /* bit for bit the unfused pair (-O0 runs them as two ops) */
+        ln_context *r = ln_context_create();
+        float x[4800], ya[1600], yb[1600];
+        for (int i = 0; i < 4800; i++)
+            x[i] = frand();
+        ck_assert_int_eq(ln_context_init_str(r, ir, "fuse.json"), 0);
+        r->no_opt = LN_TRUE;
+        ck_assert_msg(ln_context_compile(r, "cpu") == 0, "%s", ln_error_message());
+        ck_assert_msg(ln_context_load(ctx, NULL) == 0, "%s", ln_error_message());
+        ck_assert_msg(ln_context_load(r, NULL) == 0, "%s", ln_error_message());
+        ck_assert_int_eq(ln_context_set_data(ctx, "x", x, sizeof x), 0);
+        ck_assert_int_eq(ln_context_set_data(r, "x", x, sizeof x), 0);
+        ck_assert_int_eq(ln_context_run(ctx), 0);
+        ck_assert_int_eq(ln_context_run(r), 0);
+        ck_assert_int_eq(ln_context_get_data(ctx, "y", ya, sizeof ya), 0);
+        ck_assert_int_eq(ln_context_get_data(r, "y", yb, sizeof yb), 0);
+        ck_assert(memcmp(ya, yb, sizeof ya) == 0);
+        ln_context_free(r);
+    }
+    ln_context_free(ctx);
+    /* kept apart: the Cortex-M4, no ReLU, the conv's output read twice */
+    ctx = ln_context_create();
+    ck_assert_int_eq(ln_context_init_str(ctx, ir, "fuse.json"), 0);
+    ck_assert_msg(ln_context_compile(ctx, "cortex-m4") == 0, "%s", ln_error_message());
+    ck_assert_int_eq(count_optype(ctx->ops, "conv2d_maxpool_cpu"), 0);
+    ck_assert_int_eq(count_optype(ctx->ops, "maxpool2d_cpu"), 1);
+    ln_context_free(ctx);
+    compare(irnr, "x", 4800, "y", 1600, &nopt, &nref);
+    ctx = ln_context_create();
+    ck_assert_int_eq(ln_context_init_str(ctx, irnr, "fuse.json"), 0);
+    ck_assert_msg(ln_context_compile(ctx, "cpu") == 0, "%s", ln_error_message());
+    ck_assert_int_eq(count_optype(ctx->ops, "conv2d_maxpool_cpu"), 0);
+    ln_context_free(ctx);
+    ctx = ln_context_create();
+    ck_assert_int_eq(ln_context_init_str(ctx, ir2, "fuse.json"), 0);
+    ck_assert_msg(ln_context_compile(ctx, "cpu") == 0, "%s", ln_error_message());
+    ck_assert_int_eq(count_optype(ctx->ops, "conv2d_maxpool_cpu"), 0);
+    ck_assert_int_eq(count_optype(ctx->ops, "maxpool2d_cpu"), 1);
+    ln_context_free(ctx);
+    ln_free(ir); ln_free(irc); ln_free(irnr); ln_free(ir2); ln_free(w); ln_free(b);
+}
+END_TEST
+
 /* a binary op NAME of OPTYPE: A op B -> D */
 static char *binary_op(const char *name, const char *optype, const char *a, const char *b,
                        const char *d)
@@ -1112,6 +1202,7 @@ Suite *test_ln_fuse_suite(void)
     tcase_add_test(tc, test_conv_pwdw_refused);
     tcase_add_test(tc, test_conv_silu);
     tcase_add_test(tc, test_conv_channel_scale);
+    tcase_add_test(tc, test_conv_maxpool);
     tcase_add_test(tc, test_gelu);
     suite_add_tcase(s, tc);
     return s;

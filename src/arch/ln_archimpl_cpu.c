@@ -56,7 +56,7 @@ static int optimize_cpu(ln_context *ctx)
         /* after every fusion into conv2d_cpu; not for the Cortex-M4 */
         if (!(ctx->target && ln_streq(ctx->target, "cortex-m4")) &&
             ((ret = ln_pass_pack_conv(ctx)) || (ret = ln_pass_fold_channel_scale(ctx)) ||
-             (ret = ln_pass_fuse_pwdw(ctx))))
+             (ret = ln_pass_fuse_pwdw(ctx)) || (ret = ln_pass_fuse_conv_maxpool(ctx))))
             return ret;
         if ((ret = ln_pass_remove_identity(ctx)))
             return ret;

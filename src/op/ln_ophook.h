@@ -87,6 +87,12 @@ ln_rt_act ln_ophook_act_prefixed(const ln_op_arg *op_arg, const char *prefix,
 int ln_ophook_conv2d_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
 void ln_ophook_conv2d_args(const ln_op_arg *op_arg, ln_rt_conv2d_args *args);
 int ln_ophook_conv2d_packed_ok(const ln_op_arg *op_arg);
+/* conv2d_maxpool_cpu: dst = the pool (pool_kernel_shape, pool_stride,
+ * pool_pads, pool_out) of the conv's output; its pool's args; the fused
+ * kernel takes it on a host target */
+int ln_ophook_conv2d_maxpool_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims);
+void ln_ophook_conv2d_maxpool_pool_args(const ln_op_arg *op_arg, ln_rt_pool2d_args *p);
+int ln_ophook_conv2d_maxpool_ok(const ln_op_arg *op_arg);
 int ln_ophook_conv2d_wino_ok(const ln_op_arg *op_arg);
 int ln_ophook_conv2d_dw_nhwc_ok(const ln_op_arg *op_arg);
 void ln_ophook_conv2d_pwdw_pw_args(const ln_op_arg *op_arg, ln_rt_conv2d_args *a);

@@ -154,6 +154,96 @@ static int host_kernel_ok(const ln_op_arg *op_arg, int (*ok)(const ln_rt_conv2d_
     return t != LN_RT_TARGET_CORTEX_M4 && ok(&a);
 }
 
+/* conv2d_maxpool_cpu: the pool's geometry from its params, over the
+ * conv's output dims cd (n, oc, oh, ow) */
+static void maxpool_geometry(const ln_op_arg *op_arg, const int *cd, ln_rt_pool2d_args *p)
+{
+    int k[2] = {1, 1}, s[2] = {1, 1}, pads[4] = {0, 0, 0, 0}, out[2] = {0, 0};
+
+    ln_ophook_param_ints(op_arg, "pool_kernel_shape", k, 2);
+    ln_ophook_param_ints(op_arg, "pool_stride", s, 2);
+    ln_ophook_param_ints(op_arg, "pool_pads", pads, 4);
+    ln_ophook_param_ints(op_arg, "pool_out", out, 2);
+    memset(p, 0, sizeof *p);
+    p->n = cd[0];
+    p->c = cd[1];
+    p->h = cd[2];
+    p->w = cd[3];
+    p->oh = out[0];
+    p->ow = out[1];
+    p->kh = k[0];
+    p->kw = k[1];
+    p->stride_h = s[0];
+    p->stride_w = s[1];
+    p->pad_top = pads[0];
+    p->pad_left = pads[1];
+    p->pad_bottom = pads[2];
+    p->pad_right = pads[3];
+    p->dil_h = p->dil_w = 1;
+}
+
+/* an output size of a window k, stride s over in padded by p0, p1: the
+ * floor one or the ceil_mode one (its last window starting in the input
+ * or the leading pad) */
+static int pool_size_ok(int in, int k, int s, int p0, int p1, int out)
+{
+    const int span = in + p0 + p1 - k;
+    int fl, ce;
+    if (span < 0)
+        return 0;
+    fl = span / s + 1;
+    ce = (span + s - 1) / s + 1;
+    if ((ce - 1) * s >= in + p0)
+        ce--;
+    return out == fl || out == ce;
+}
+
+int ln_ophook_conv2d_maxpool_dst_shape(const ln_op_arg *op_arg, int *ndim, int *dims)
+{
+    int cd[4], cn = 0;
+    ln_rt_pool2d_args p;
+
+    LN_OPCK(ln_ophook_conv2d_dst_shape(op_arg, &cn, cd));
+    maxpool_geometry(op_arg, cd, &p);
+    LN_OPCK(ln_opck(op_arg, p.pad_top < p.kh && p.pad_bottom < p.kh && p.pad_left < p.kw &&
+                            p.pad_right < p.kw,
+                    "'pool_pads' [%d, %d, %d, %d] not each smaller than 'pool_kernel_shape' "
+                    "[%d, %d]", p.pad_top, p.pad_left, p.pad_bottom, p.pad_right, p.kh, p.kw));
+    LN_OPCK(ln_opck(op_arg, pool_size_ok(cd[2], p.kh, p.stride_h, p.pad_top, p.pad_bottom, p.oh) &&
+                            pool_size_ok(cd[3], p.kw, p.stride_w, p.pad_left, p.pad_right, p.ow),
+                    "'pool_out' [%d, %d] is not a size of the pool (window [%d, %d], stride "
+                    "[%d, %d], pads [%d, %d, %d, %d]) over the conv's %dx%d output",
+                    p.oh, p.ow, p.kh, p.kw, p.stride_h, p.stride_w, p.pad_top, p.pad_left,
+                    p.pad_bottom, p.pad_right, cd[2], cd[3]));
+    *ndim = 4;
+    dims[0] = cd[0];
+    dims[1] = cd[1];
+    dims[2] = p.oh;
+    dims[3] = p.ow;
+    return 0;
+}
+
+void ln_ophook_conv2d_maxpool_pool_args(const ln_op_arg *op_arg, ln_rt_pool2d_args *p)
+{
+    int cd[4] = {0, 0, 0, 0}, cn = 0;
+
+    if (ln_ophook_conv2d_dst_shape(op_arg, &cn, cd))
+        cd[0] = cd[1] = cd[2] = cd[3] = 0;
+    maxpool_geometry(op_arg, cd, p);
+}
+
+int ln_ophook_conv2d_maxpool_ok(const ln_op_arg *op_arg)
+{
+    ln_rt_conv2d_args a;
+    ln_rt_pool2d_args p;
+    ln_rt_target t;
+
+    ln_ophook_conv2d_args(op_arg, &a);
+    ln_ophook_conv2d_maxpool_pool_args(op_arg, &p);
+    ln_ophook_rt_target(op_arg, &t);
+    return t != LN_RT_TARGET_CORTEX_M4 && ln_rt_conv2d_maxpool_ok(&a, &p);
+}
+
 /* conv2d_packed_cpu's shape check */
 int ln_ophook_conv2d_packed_ok(const ln_op_arg *op_arg)
 {

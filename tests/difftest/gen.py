@@ -460,6 +460,35 @@ def dwpw(g, x):
 
 
 # ---------------------------------------------------------------- views
+def stem(g, x):
+    # conv -> ReLU -> max pool (an ImageNet stem: conv2d_maxpool_cpu where
+    # the conv runs the GEMM path), pools of stride 1 and 2, pads < window,
+    # ceil mode where no window starts in the end padding
+    n, c, h, w = g.shapes[x]
+    k = g.choice([1, 3, 3, 5]) if min(h, w) >= 5 else 1
+    s = g.choice([1, 2, 2])
+    p = g.rint(0, k // 2)
+    oh, ow = (h + 2 * p - k) // s + 1, (w + 2 * p - k) // s + 1
+    oc = g.rint(1, 12)
+    wt = g.weight([oc, c, k, k], c * k * k)
+    ins = [x, wt] + ([g.weight([oc], 4)] if g.r.rand() < 0.7 else [])
+    y = g.node("Conv", ins, [n, oc, oh, ow], kernel_shape=[k, k], strides=[s, s],
+               pads=[p] * 4)
+    y = g.node("Relu", [y], [n, oc, oh, ow])
+    pk = g.choice([2, 3]) if min(oh, ow) >= 3 else 1
+    ps = g.choice([1, 2])
+    pp = g.rint(0, pk - 1) if pk > 1 else 0
+    ceil = int(g.r.rand() < 0.3)
+
+    def out(d):
+        span = d + 2 * pp - pk
+        return ((-(-span // ps)) if ceil else span // ps) + 1
+    if ceil and ((out(oh) - 1) * ps >= oh + pp or (out(ow) - 1) * ps >= ow + pp):
+        ceil = 0
+    return g.node("MaxPool", [y], [n, oc, out(oh), out(ow)], kernel_shape=[pk, pk],
+                  strides=[ps, ps], pads=[pp] * 4, ceil_mode=ceil)
+
+
 def view(g, x):
     s = g.shapes[x]
     n = s[0]
@@ -737,6 +766,8 @@ def step(g):
         y = se_block(g, x)
     elif r < 0.90:
         y = gemm(g, x)
+    elif r < 0.915:
+        y = stem(g, x)
     elif r < 0.95:
         y = misc(g, x)
     elif r < 0.97:

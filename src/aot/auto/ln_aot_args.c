@@ -1194,6 +1194,8 @@ static const char *const status_kernels[] = {
     "ln_rt_conv2d_f32",
     "ln_rt_conv2d_f32_for",
     "ln_rt_conv2d_integer",
+    "ln_rt_conv2d_maxpool_f32",
+    "ln_rt_conv2d_maxpool_ok",
     "ln_rt_conv2d_nchw_s8",
     "ln_rt_conv2d_packed_f32",
     "ln_rt_conv2d_packed_nhwc_f32",
