@@ -379,66 +379,71 @@ void ln_rt__conv2d_direct_f32_c(const ln_rt_conv2d_args *a, const float *src,
     }
 }
 
-/* the GEMM's sources for conv a (output width ow): the weights as A, read
- * in place; the patch matrix as B from output row oyb on (the image
- * pointer is the caller's, per group) */
-static void conv_gemm_setup(const ln_rt_conv2d_args *a, int32_t ow,
-                            int32_t oyb, ln_rt__mat *am, conv_bctx *bc,
-                            ln_rt__gemm_src *s)
+/* The GEMM path for output rows [oy0, oy1) of one image (img [c][h][w]):
+ * output channel o's row oy to out + o * plane + (oy - oy0) * ow, a
+ * column range of the whole image's patch matrix (the same k blocks and
+ * order, so the same sums: ln_rt_conv2d_maxpool_f32's rows are the whole
+ * image's); accumulate: out already holds an addend (the residual
+ * epilogue). The weights are A, read in place; 1x1 stride-1 unpadded
+ * convs read the image in place as B unless conv_b_in_place says packing
+ * pays. */
+static void conv_gemm_rows(const ln_rt__gemm_isa *isa,
+                           const ln_rt_conv2d_args *a, const float *img,
+                           const float *weight, const float *bias,
+                           float *out, size_t plane, int32_t oy0,
+                           int32_t oy1, int accumulate, void *scratch)
 {
-    const int32_t kk = a->c / a->group * a->kh * a->kw;
-    am->ld = kk; am->trans = 0; am->scale = 1.0f;
-    bc->h = a->h; bc->w = a->w; bc->kh = a->kh; bc->kw = a->kw;
-    bc->sh = a->stride_h; bc->sw = a->stride_w; bc->pt = a->pad_top;
-    bc->pl = a->pad_left; bc->dh = a->dil_h; bc->dw = a->dil_w; bc->ow = ow;
-    bc->oyb = oyb;
-    s->pack_a = ln_rt__pack_a_mat; s->actx = am;
-    s->pack_b = a->stride_w == 2 && ow >= 16 ? pack_b_conv_s2 : pack_b_conv;
-    s->bctx = bc; s->b_rowmajor = 1;
-    s->b_direct = NULL; s->b_ld = 0;
-    s->a_ld = kk; /* weights are read in place */
+    const int32_t cg = a->c / a->group, mg = a->oc / a->group;
+    const int32_t kk = cg * a->kh * a->kw;
+    int32_t oh, ow, g;
+    ln_rt__mat am;
+    conv_bctx bc;
+    ln_rt__gemm_src s;
+
+    ln_rt__conv_out_hw(a, &oh, &ow);
+    (void)oh;
+    am.ld = kk; am.trans = 0; am.scale = 1.0f;
+    bc.h = a->h; bc.w = a->w; bc.kh = a->kh; bc.kw = a->kw;
+    bc.sh = a->stride_h; bc.sw = a->stride_w; bc.pt = a->pad_top;
+    bc.pl = a->pad_left; bc.dh = a->dil_h; bc.dw = a->dil_w; bc.ow = ow;
+    bc.oyb = oy0;
+    s.pack_a = ln_rt__pack_a_mat; s.actx = &am;
+    s.pack_b = a->stride_w == 2 && ow >= 16 ? pack_b_conv_s2 : pack_b_conv;
+    s.bctx = &bc; s.b_rowmajor = 1;
+    s.b_direct = NULL; s.b_ld = 0;
+    s.a_ld = kk;
+    for (g = 0; g < a->group; g++) {
+        am.p = weight + (size_t)g * mg * kk;
+        s.a_direct = am.p;
+        bc.img = img + (size_t)g * cg * a->h * a->w;
+        if (conv_b_in_place(a)) {
+            /* output pixel p is input pixel p */
+            s.b_direct = bc.img + (size_t)oy0 * a->w;
+            s.b_ld = a->h * a->w;
+        }
+        ln_rt__gemm_run(isa, &s, mg, (oy1 - oy0) * ow, kk,
+                        out + (size_t)g * mg * plane, (int32_t)plane,
+                        accumulate, bias ? bias + g * mg : NULL, a->act,
+                        a->alpha, a->beta, scratch);
+    }
 }
 
-/* accumulate: dst already holds an addend (the residual epilogue) */
 static int conv_gemm(const ln_rt__gemm_isa *isa, const ln_rt_conv2d_args *a,
                      const float *src, const float *weight,
                      const float *bias, float *dst, void *scratch,
                      int accumulate)
 {
-    int32_t oh, ow, cg, mg, kk, b, g;
-    int pointwise;
-    ln_rt__mat am;
-    conv_bctx bc;
-    ln_rt__gemm_src s;
+    int32_t oh, ow, b;
 
     if (!ln_rt__conv_args_ok(a))
         return LN_RT_ARG_ERROR;
     ln_rt__conv_out_hw(a, &oh, &ow);
     if (oh <= 0 || ow <= 0 || a->n == 0)
         return LN_RT_OK;
-    cg = a->c / a->group;
-    mg = a->oc / a->group;
-    kk = cg * a->kh * a->kw;
-    conv_gemm_setup(a, ow, 0, &am, &bc, &s);
-    /* 1x1, stride 1, no padding: the image is the B matrix [cg][h*w],
-     * read in place unless conv_b_in_place says packing pays */
-    pointwise = conv_b_in_place(a);
-    for (b = 0; b < a->n; b++) {
-        for (g = 0; g < a->group; g++) {
-            am.p = weight + (size_t)g * mg * kk;
-            s.a_direct = am.p;
-            bc.img = src + ((size_t)b * a->c + (size_t)g * cg) * a->h * a->w;
-            if (pointwise) {
-                s.b_direct = bc.img;
-                s.b_ld = a->h * a->w;
-            }
-            ln_rt__gemm_run(isa, &s, mg, oh * ow, kk,
-                            dst + ((size_t)b * a->oc + (size_t)g * mg) *
-                                  oh * ow,
-                            oh * ow, accumulate, bias ? bias + g * mg : NULL,
-                            a->act, a->alpha, a->beta, scratch);
-        }
-    }
+    for (b = 0; b < a->n; b++)
+        conv_gemm_rows(isa, a, src + (size_t)b * a->c * a->h * a->w, weight,
+                       bias, dst + (size_t)b * a->oc * oh * ow,
+                       (size_t)oh * ow, 0, oh, accumulate, scratch);
     return LN_RT_OK;
 }
 
@@ -498,44 +503,7 @@ int ln_rt_conv2d_f32(const ln_rt_conv2d_args *a, const float *src,
 #endif
 }
 
-/* ---- a conv and the max pool that alone reads it ---------------------
- * The GEMM path for output rows [oy0, oy1) of one image (img [c][h][w]):
- * output channel o's row oy to out + o * plane + (oy - oy0) * ow, the
- * sums of the whole image's GEMM (the same k blocks and order: a column
- * range of its patch matrix). */
-static void conv_gemm_rows(const ln_rt__gemm_isa *isa,
-                           const ln_rt_conv2d_args *a, const float *img,
-                           const float *weight, const float *bias,
-                           float *out, size_t plane, int32_t oy0,
-                           int32_t oy1, void *scratch)
-{
-    int32_t oh, ow, cg, mg, kk, g;
-    ln_rt__mat am;
-    conv_bctx bc;
-    ln_rt__gemm_src s;
-
-    ln_rt__conv_out_hw(a, &oh, &ow);
-    (void)oh;
-    cg = a->c / a->group;
-    mg = a->oc / a->group;
-    kk = cg * a->kh * a->kw;
-    conv_gemm_setup(a, ow, oy0, &am, &bc, &s);
-    for (g = 0; g < a->group; g++) {
-        am.p = weight + (size_t)g * mg * kk;
-        s.a_direct = am.p;
-        bc.img = img + (size_t)g * cg * a->h * a->w;
-        if (conv_b_in_place(a)) {
-            /* 1x1 stride 1 unpadded: output pixel p is input pixel p */
-            s.b_direct = bc.img + (size_t)oy0 * a->w;
-            s.b_ld = a->h * a->w;
-        }
-        ln_rt__gemm_run(isa, &s, mg, (oy1 - oy0) * ow, kk,
-                        out + (size_t)g * mg * plane, (int32_t)plane, 0,
-                        bias ? bias + g * mg : NULL, a->act, a->alpha,
-                        a->beta, scratch);
-    }
-}
-
+/* ---- a conv and the max pool that alone reads it --------------------- */
 /* pool output rows per band: the band buffer holds the conv rows of
  * CP_BAND pool rows (9 rows of a 3x3 stride-2 pool) */
 #define CP_BAND 4
@@ -661,7 +629,7 @@ int ln_rt_conv2d_maxpool_f32(const ln_rt_conv2d_args *a,
                                                       bplane, k0, r1)))
 #endif
                     conv_gemm_rows(isa, a, img, weight, bias, bo, bplane, k0,
-                                   r1, cs);
+                                   r1, 0, cs);
             }
             b0 = r0;
             b1 = r1;
