@@ -74,14 +74,83 @@ LN_RT_TARGET_AVX512_PRAGMA
 #include "act_simd.h"
 #include "conv_store_avx512.h"
 
-/* NV vectors (1-3) x 8 output channels: acc[3 * r + v] */
+/* Where a block's sums go: out + r * plane for output channel row r < mv
+ * (rin likewise, the residual, or NULL), nl lanes of the nv vectors
+ * (the last through ml). */
+typedef struct {
+    float *out;
+    const float *rin;
+    size_t plane;
+    int mv;
+    int32_t nl;
+    __mmask16 ml;
+    const float *bias;
+    ln_rt_act act;
+    float alpha, beta;
+} s2f_dst;
+
+/* act kinds of a block instance: its epilogue in registers for none and
+ * ReLU; any other activation (SiLU's sigmoid would spill the 24
+ * accumulators around it) through ln_rt__conv_store_v512 on a copy */
+#define S2F_NONE 0
+#define S2F_RELU 1
+#define S2F_GENERIC 2
+
+/* one output channel's row of a block from its accumulators: the
+ * operations of ln_rt__conv_store_v512 in its order (+ bias, + res,
+ * activation), so the same bits; the vectors before the last are whole */
+static inline __attribute__((always_inline)) void
+s2f_store_row(const s2f_dst *o, int r, __m512 x0, __m512 x1, __m512 x2,
+              int nv, int kind)
+{
+    float *op = o->out + (size_t)r * o->plane;
+    const float *rp = o->rin ? o->rin + (size_t)r * o->plane : NULL;
+    __m512 bv = _mm512_setzero_ps();
+    if (o->bias) {
+        bv = _mm512_set1_ps(o->bias[r]);
+        x0 = _mm512_add_ps(x0, bv);
+        x1 = _mm512_add_ps(x1, bv);
+        x2 = _mm512_add_ps(x2, bv);
+    }
+    if (rp) {
+        x0 = _mm512_add_ps(x0, _mm512_maskz_loadu_ps(nv > 1 ? 0xffff : o->ml,
+                                                     rp));
+        if (nv >= 2)
+            x1 = _mm512_add_ps(x1, _mm512_maskz_loadu_ps(
+                                       nv > 2 ? 0xffff : o->ml, rp + 16));
+        if (nv >= 3)
+            x2 = _mm512_add_ps(x2, _mm512_maskz_loadu_ps(o->ml, rp + 32));
+    }
+    if (kind == S2F_RELU) {
+        x0 = _mm512_max_ps(x0, _mm512_setzero_ps());
+        x1 = _mm512_max_ps(x1, _mm512_setzero_ps());
+        x2 = _mm512_max_ps(x2, _mm512_setzero_ps());
+    }
+    if (nv == 1) {
+        _mm512_mask_storeu_ps(op, o->ml, x0);
+    } else if (nv == 2) {
+        _mm512_storeu_ps(op, x0);
+        _mm512_mask_storeu_ps(op + 16, o->ml, x1);
+    } else {
+        _mm512_storeu_ps(op, x0);
+        _mm512_storeu_ps(op + 16, x1);
+        _mm512_mask_storeu_ps(op + 32, o->ml, x2);
+    }
+}
+
+/* NV vectors (1-3) x 8 output channels, the taps' sums then the stores.
+ * The epilogue works on the named accumulators: through an array (the
+ * block returned its sums to the caller, which stored them) a 3x3 conv's
+ * 27 taps a block left ~30% of the time outside the FMAs (MobileNetV2's
+ * 3->32 @224: each extra 27 taps of a probe cost 0.107 ms, the call
+ * 0.152). */
 #define S2F_ACC_ROW(r)                                                        \
     __m512 c##r##0 = _mm512_setzero_ps(), c##r##1 = _mm512_setzero_ps(),     \
            c##r##2 = _mm512_setzero_ps();
 static inline __attribute__((always_inline)) void
 s2f_block(const float *w0, const ptrdiff_t *d, const float *buf,
           const int32_t *toff, const int32_t *woff, int32_t nt, int nv,
-          __m512 *acc)
+          int kind, const s2f_dst *o)
 {
     S2F_ACC_ROW(0) S2F_ACC_ROW(1) S2F_ACC_ROW(2) S2F_ACC_ROW(3)
     S2F_ACC_ROW(4) S2F_ACC_ROW(5) S2F_ACC_ROW(6) S2F_ACC_ROW(7)
@@ -108,29 +177,54 @@ s2f_block(const float *w0, const ptrdiff_t *d, const float *buf,
         S2F_ROW(4, d4) S2F_ROW(5, d5) S2F_ROW(6, d6) S2F_ROW(7, d7)
 #undef S2F_ROW
     }
+    if (kind == S2F_GENERIC) {
+        __m512 acc[24];
+        int r;
 #define S2F_OUT_ROW(r)                                                        \
     acc[3 * r] = c##r##0; acc[3 * r + 1] = c##r##1; acc[3 * r + 2] = c##r##2;
-    S2F_OUT_ROW(0) S2F_OUT_ROW(1) S2F_OUT_ROW(2) S2F_OUT_ROW(3)
-    S2F_OUT_ROW(4) S2F_OUT_ROW(5) S2F_OUT_ROW(6) S2F_OUT_ROW(7)
+        S2F_OUT_ROW(0) S2F_OUT_ROW(1) S2F_OUT_ROW(2) S2F_OUT_ROW(3)
+        S2F_OUT_ROW(4) S2F_OUT_ROW(5) S2F_OUT_ROW(6) S2F_OUT_ROW(7)
 #undef S2F_OUT_ROW
+        for (r = 0; r < o->mv; r++)
+            ln_rt__conv_store_v512(
+                o->out + (size_t)r * o->plane,
+                o->rin ? o->rin + (size_t)r * o->plane : NULL, acc + 3 * r,
+                nv, o->nl, o->bias ? o->bias + r : NULL, o->act, o->alpha,
+                o->beta);
+        return;
+    }
+#define S2F_ST(r)                                                             \
+    if (r < o->mv)                                                            \
+        s2f_store_row(o, r, c##r##0, c##r##1, c##r##2, nv, kind);
+    S2F_ST(0) S2F_ST(1) S2F_ST(2) S2F_ST(3)
+    S2F_ST(4) S2F_ST(5) S2F_ST(6) S2F_ST(7)
+#undef S2F_ST
 }
 #undef S2F_ACC_ROW
 
 typedef void (*s2f_block_fn)(const float *, const ptrdiff_t *, const float *,
                              const int32_t *, const int32_t *, int32_t,
-                             __m512 *);
-#define S2F_INST(nv)                                                          \
-    static void s2f_block_##nv(const float *w0, const ptrdiff_t *d,           \
-                               const float *buf, const int32_t *toff,         \
-                               const int32_t *woff, int32_t nt,               \
-                               __m512 *acc)                                   \
+                             const s2f_dst *);
+#define S2F_INST(nv, kind)                                                    \
+    static void s2f_block_##nv##_##kind(const float *w0, const ptrdiff_t *d,  \
+                                        const float *buf,                     \
+                                        const int32_t *toff,                  \
+                                        const int32_t *woff, int32_t nt,      \
+                                        const s2f_dst *o)                     \
     {                                                                         \
-        s2f_block(w0, d, buf, toff, woff, nt, nv, acc);                       \
+        s2f_block(w0, d, buf, toff, woff, nt, nv, kind, o);                   \
     }
-S2F_INST(1)
-S2F_INST(2)
-S2F_INST(3)
+S2F_INST(1, 0) S2F_INST(2, 0) S2F_INST(3, 0)
+S2F_INST(1, 1) S2F_INST(2, 1) S2F_INST(3, 1)
+S2F_INST(1, 2) S2F_INST(2, 2) S2F_INST(3, 2)
 #undef S2F_INST
+
+/* [kind][nv - 1] */
+static const s2f_block_fn s2f_blocks[3][3] = {
+    { s2f_block_1_0, s2f_block_2_0, s2f_block_3_0 },
+    { s2f_block_1_1, s2f_block_2_1, s2f_block_3_1 },
+    { s2f_block_1_2, s2f_block_2_2, s2f_block_3_2 }
+};
 
 /* the lanes of the 32 columns from 2x - pl that fall in [0, W), for
  * every 16-column chunk x of a phase row: masks[2 * (x / 16) + half] */
@@ -169,8 +263,17 @@ static void s2f_split(const float *row, int32_t pl, int32_t pw,
     }
     row -= pl;
     for (x = 0; x < pw; x += 16, masks += 2) {
-        const __m512 l0 = _mm512_maskz_loadu_ps(masks[0], row + 2 * x);
-        const __m512 l1 = _mm512_maskz_loadu_ps(masks[1], row + 2 * x + 16);
+        __m512 l0, l1;
+        /* the chunks inside the row by plain loads: a masked load that
+         * splits a cache line (every one at an odd pad) cost about twice
+         * a plain one on a Zen 5 */
+        if ((masks[0] & masks[1]) == 0xffffu) {
+            l0 = _mm512_loadu_ps(row + 2 * x);
+            l1 = _mm512_loadu_ps(row + 2 * x + 16);
+        } else {
+            l0 = _mm512_maskz_loadu_ps(masks[0], row + 2 * x);
+            l1 = _mm512_maskz_loadu_ps(masks[1], row + 2 * x + 16);
+        }
         _mm512_storeu_ps(ev + x, _mm512_permutex2var_ps(l0, ie, l1));
         _mm512_storeu_ps(od + x, _mm512_permutex2var_ps(l0, io, l1));
     }
@@ -214,7 +317,7 @@ static void s2f_rows(const ln_rt_conv2d_args *a, const float *img,
     unsigned char tky[S2F_MAXTAPS];
     __mmask16 masks[2 * (S2F_BUF / 16)];
     int32_t oh, ow, pw, nt, kk, oy, o0, r, ci, ky, kx, t;
-    int direct;
+    int direct, kind;
     size_t hw;
     ln_rt_act act;
     float alpha, beta;
@@ -226,6 +329,9 @@ static void s2f_rows(const ln_rt_conv2d_args *a, const float *img,
     nt = kk;
     hw = (size_t)a->h * a->w;
     act = a->act;
+    kind = act == LN_RT_ACT_NONE   ? S2F_NONE
+           : act == LN_RT_ACT_RELU ? S2F_RELU
+                                   : S2F_GENERIC;
     alpha = a->alpha;
     beta = a->beta;
     /* tap t: its row buffer offset (but for the row's slot: see below)
@@ -273,11 +379,15 @@ static void s2f_rows(const ln_rt_conv2d_args *a, const float *img,
         if (oy + 1 < oh)
             s2f_prefetch_rows(a, img, 2 * (oy + 1) + a->kh - 2 - a->pad_top);
         for (o0 = 0; o0 < a->oc; o0 += 8) {
-            const int mv = a->oc - o0 < 8 ? (int)(a->oc - o0) : 8;
             const float *w0 = weight + (size_t)o0 * kk;
             ptrdiff_t d[8];
+            s2f_dst o;
+            o.mv = a->oc - o0 < 8 ? (int)(a->oc - o0) : 8;
+            o.bias = bias ? bias + o0 : NULL;
+            o.plane = plane;
+            o.act = act; o.alpha = alpha; o.beta = beta;
             for (r = 0; r < 8; r++)
-                d[r] = r < mv ? (ptrdiff_t)r * kk : 0;
+                d[r] = r < o.mv ? (ptrdiff_t)r * kk : 0;
             for (x0 = 0; x0 < ow;) {
                 /* vectors of the block: 3, or 2 + 2 for the last 4 */
                 const int32_t rem = (ow - x0 + 15) / 16;
@@ -285,17 +395,13 @@ static void s2f_rows(const ln_rt_conv2d_args *a, const float *img,
                 const int32_t nl = ow - x0 < 16 * nv ? ow - x0 : 16 * nv;
                 const size_t oo = (size_t)o0 * plane +
                                   (size_t)(oy - oy0) * ow + x0;
-                const s2f_block_fn fn = nv == 3 ? s2f_block_3
-                                        : nv == 2 ? s2f_block_2
-                                                  : s2f_block_1;
-                __m512 acc[24];
-                fn(w0, d, buf + x0, toff, woff, nt, acc);
-                for (r = 0; r < mv; r++)
-                    ln_rt__conv_store_v512(
-                        out + oo + (size_t)r * plane,
-                        rin ? rin + oo + (size_t)r * plane : NULL,
-                        acc + 3 * r, nv, nl, bias ? bias + o0 + r : NULL,
-                        act, alpha, beta);
+                const int32_t ll = nl - 16 * (nv - 1);
+                o.out = out + oo;
+                o.rin = rin ? rin + oo : NULL;
+                o.nl = nl;
+                o.ml = (__mmask16)(ll >= 16 ? 0xffffu : (1u << ll) - 1u);
+                s2f_blocks[kind][nv - 1](w0, d, buf + x0, toff, woff, nt,
+                                         &o);
                 x0 += nl;
             }
         }
