@@ -470,15 +470,17 @@ int ln_rt__conv2d_f32_isa(const ln_rt__gemm_isa *isa,
     /* depthwise shapes reach here only from hand-written IR (the
      * compiler gives them to conv2d_dw_cpu): the GEMM path handles groups */
 #if LN_RT_HAVE_AVX512
-    /* stride 2 with 1-4 input channels (RGB first convs), rows of >= 16
-     * outputs: x86/conv2d_s2few_avx512.c, before the GEMM (bench/kernels,
+    /* stride 2 (or 1) with 1-4 input channels (RGB first convs), rows of
+     * >= 16 outputs: x86/conv2d_s2few_avx512.c, before the GEMM (bench/kernels,
      * Intel Xeon, best of 5 alternated: ResNet-18's 3->64 7x7 @224 1.60 ms
      * against 1.95 through the GEMM, MobileNetV2's 3->32 3x3 0.20 / 0.25,
      * SqueezeNet's 3->64 3x3 no pad 0.42 / 0.44) and before the direct
      * kernel where that one takes the shape too (MobileNetV1-0.25's 3->8
-     * @96). It sums in the order of the kernel it stands in for, the direct
-     * kernel's (ky, kx, ci) or the GEMM's (ci, ky, kx), from 0 with one FMA
-     * each, + bias, so it gives that kernel's bits (test_rt_conv checks) */
+     * @96; at stride 1 ResNet-8's 3->16 3x3 @32, 0.69 of the time, and
+     * LeNet-5's 1->6 5x5, 0.55). It sums in the order of the kernel it
+     * stands in for, the direct kernel's (ky, kx, ci) or the GEMM's (ci,
+     * ky, kx), from 0 with one FMA each, + bias, so it gives that kernel's
+     * bits (test_rt_conv checks) */
     if (isa == &ln_rt__gemm_isa_avx512 && ln_rt__conv2d_s2few_ok(a) &&
         ln_rt__conv2d_s2few_f32_avx512(a, src, weight, bias, NULL, dst))
         return LN_RT_OK;
@@ -504,19 +506,39 @@ int ln_rt_conv2d_f32(const ln_rt_conv2d_args *a, const float *src,
 }
 
 /* ---- a conv and the max pool that alone reads it --------------------- */
-/* pool output rows per band: the band buffer holds the conv rows of
- * CP_BAND pool rows (9 rows of a 3x3 stride-2 pool) */
+/* pool output rows per band: CP_BAND (the band buffer then holds the conv
+ * rows of 4 pool rows: 9 rows of a 3x3 stride-2 pool, 256 KB for the
+ * ImageNet stems' 64 x 111 / 112), or as many more as fit in
+ * CP_BAND_BYTES where the conv's rows are narrow -- a small map is then
+ * one band, the conv's whole output, pooled in one call: LeNet-5's 1->6
+ * 5x5 @28 + 2x2 pool took 5.5-7.1 us in three bands (a first-conv call
+ * and 6 pool calls each) against 4 us for the unfused pair */
 #define CP_BAND 4
+#define CP_BAND_BYTES (256u << 10)
 
-static int32_t cp_band_rows(const ln_rt_pool2d_args *p)
+static int32_t cp_band_prows(const ln_rt_conv2d_args *a,
+                             const ln_rt_pool2d_args *p)
 {
-    return (CP_BAND - 1) * p->stride_h + p->kh;
+    const size_t row = (size_t)a->oc * p->stride_h * p->w * sizeof(float);
+    size_t n = row ? CP_BAND_BYTES / row : CP_BAND;
+    if (n < CP_BAND)
+        n = CP_BAND;
+    return n < (size_t)p->oh ? (int32_t)n : p->oh;
+}
+
+/* conv rows in a band: those of its pool rows' windows, at most the
+ * conv's rows (p->h) */
+static int32_t cp_band_rows(const ln_rt_conv2d_args *a,
+                            const ln_rt_pool2d_args *p)
+{
+    const int32_t r = (cp_band_prows(a, p) - 1) * p->stride_h + p->kh;
+    return r < p->h ? r : p->h;
 }
 
 static size_t cp_band_floats(const ln_rt_conv2d_args *a,
                              const ln_rt_pool2d_args *p)
 {
-    return ((size_t)a->oc * cp_band_rows(p) * p->w + 15) / 16 * 16;
+    return ((size_t)a->oc * cp_band_rows(a, p) * p->w + 15) / 16 * 16;
 }
 
 /* the first-conv kernel's shape: it, not the direct kernel, runs it on
@@ -577,6 +599,12 @@ static void cp_pool_rows(const ln_rt_pool2d_args *p, const float *band,
     ln_rt_pool2d_args q = *p;
     int32_t o;
     q.n = 1;
+    if (r0 == 0 && r1 == p->h && py0 == 0 && py1 == p->oh &&
+        bplane == (size_t)p->h * p->w) {
+        /* the band is the image's whole conv output: the pair's pool */
+        (void)ln_rt_maxpool2d_f32(&q, band, out);
+        return;
+    }
     q.c = 1;
     q.h = r1 - r0;
     q.oh = py1 - py0;
@@ -594,7 +622,8 @@ int ln_rt_conv2d_maxpool_f32(const ln_rt_conv2d_args *a,
                              float *dst, void *scratch)
 {
     const ln_rt__gemm_isa *isa = ln_rt__gemm_isa_default();
-    const size_t bplane = (size_t)cp_band_rows(p) * p->w;
+    const size_t bplane = (size_t)cp_band_rows(a, p) * p->w;
+    const int32_t nb = cp_band_prows(a, p);
     float *band = scratch, *cs;
     int32_t oh, ow, b;
 
@@ -606,8 +635,8 @@ int ln_rt_conv2d_maxpool_f32(const ln_rt_conv2d_args *a,
         const float *img = src + (size_t)b * a->c * a->h * a->w;
         float *out = dst + (size_t)b * p->c * p->oh * p->ow;
         int32_t b0 = 0, b1 = 0, py0, o;
-        for (py0 = 0; py0 < p->oh; py0 += CP_BAND) {
-            const int32_t py1 = p->oh - py0 < CP_BAND ? p->oh : py0 + CP_BAND;
+        for (py0 = 0; py0 < p->oh; py0 += nb) {
+            const int32_t py1 = p->oh - py0 < nb ? p->oh : py0 + nb;
             int32_t r0 = py0 * p->stride_h - p->pad_top;
             int32_t r1 = (py1 - 1) * p->stride_h - p->pad_top + p->kh, k0;
             r0 = r0 < 0 ? 0 : r0;

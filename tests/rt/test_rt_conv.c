@@ -914,10 +914,10 @@ static int s2few_check(const conv_case *k, uint32_t seed)
  * (asymmetric, wider than half the kernel), odd and even widths, output
  * rows of 16..67 pixels (1-3 vector blocks, the 2 + 2 split of the last
  * 4 vectors, lane tails) and 111 / 112 (ImageNet first convs), oc 1..70 (8-row tails),
- * batch 2; each with every activation, bias on odd ones */
-START_TEST(test_conv_s2few_shapes)
-{
-    static const conv_case ks[] = {
+ * batch 2, stride 2 and stride 1 (CIFAR and LeNet first convs: the
+ * direct kernel's shapes, whose bits the kernel then gives); each with
+ * every activation */
+static const conv_case s2few_shapes[] = {
         /* n c  h  w  oc kh kw sh sw pt pl pb pr dh dw g */
         { 1, 3, 9, 224, 64, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1, 1,
           LN_RT_ACT_NONE, 1 },                 /* ResNet-18 conv1 rows */
@@ -953,7 +953,30 @@ START_TEST(test_conv_s2few_shapes)
           LN_RT_ACT_NONE, 1 },                 /* ow 31 */
         { 1, 3, 4, 129, 10, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1,
           LN_RT_ACT_NONE, 1 },                 /* ow 65: 3 + 2 vectors */
-    };
+        /* stride 1 */
+        { 1, 3, 6, 32, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+          LN_RT_ACT_NONE, 1 },                 /* ResNet-8 conv1 rows */
+        { 1, 1, 9, 28, 6, 5, 5, 1, 1, 0, 0, 0, 0, 1, 1, 1,
+          LN_RT_ACT_NONE, 0 },                 /* LeNet-5 conv1, ow 24 */
+        { 2, 3, 5, 224, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+          LN_RT_ACT_NONE, 1 },                 /* VGG conv1_1 rows, ow 224 */
+        { 1, 4, 9, 53, 9, 7, 7, 1, 1, 3, 2, 1, 3, 1, 1, 1,
+          LN_RT_ACT_NONE, 1 },                 /* 7x7, asymmetric pads */
+        { 1, 2, 4, 40, 17, 2, 4, 1, 1, 0, 1, 1, 0, 1, 1, 1,
+          LN_RT_ACT_NONE, 0 },                 /* 2x4, ow 38 */
+        { 2, 3, 3, 17, 5, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1,
+          LN_RT_ACT_NONE, 1 },                 /* 1x1, ow 17 */
+        { 1, 1, 12, 60, 33, 11, 11, 1, 1, 5, 5, 5, 5, 1, 1, 1,
+          LN_RT_ACT_NONE, 1 },                 /* 11x11 pads 5, ow 60 */
+};
+
+START_TEST(test_conv_s2few_shapes)
+{
+    const conv_case *ks = s2few_shapes;
+    ln_rt_conv2d_args a;
+    /* every one is the kernel's to take */
+    to_args(&ks[_i], &a);
+    ck_assert_msg(ln_rt__conv2d_s2few_ok(&a), "shape %d refused", _i);
     every_act(&ks[_i], 1300u + 11u * (uint32_t)_i, s2few_check);
 }
 END_TEST
@@ -2012,6 +2035,27 @@ static const convpool_case convpool_cases[] = {
       3, 2, 3, 2, 0, 1, 2, 0, 1 },
     { { 1, 4, 9, 70, 24, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, LN_RT_ACT_RELU, 1 },
       5, 3, 2, 2, 2, 1, 2, 1, 0 },
+    /* stride-1 first convs (the first-conv kernel's, not the direct
+     * kernel's, rows): LeNet-5's 5x5 + 2x2 s2, a CIFAR 3x3 pad 1 + 3x3 s2
+     * pad 1 in ceil mode, a 7x7 pad 3 + 3x3 s1 */
+    { { 1, 1, 28, 28, 6, 5, 5, 1, 1, 0, 0, 0, 0, 1, 1, 1, LN_RT_ACT_RELU, 1 },
+      2, 2, 2, 2, 0, 0, 0, 0, 0 },
+    { { 2, 3, 33, 32, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, LN_RT_ACT_RELU, 1 },
+      3, 3, 2, 2, 1, 1, 1, 1, 1 },
+    { { 1, 4, 21, 40, 10, 7, 7, 1, 1, 3, 3, 3, 3, 1, 1, 1, LN_RT_ACT_RELU, 0 },
+      3, 3, 1, 1, 0, 0, 0, 0, 0 },
+    /* the cases above are one band each (their conv rows are narrow);
+     * these are several (CP_BAND pool rows a band): SqueezeNet 1.1's
+     * stem in ceil mode on 120 of its rows (8 bands), a wide padded
+     * stride-2 and a stride-1 first conv, a 1x1 through the GEMM */
+    { { 1, 3, 120, 224, 64, 3, 3, 2, 2, 0, 0, 0, 0, 1, 1, 1, LN_RT_ACT_RELU, 1 },
+      3, 3, 2, 2, 0, 0, 0, 0, 1 },
+    { { 1, 3, 40, 300, 64, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, LN_RT_ACT_RELU, 1 },
+      3, 3, 2, 2, 1, 1, 1, 1, 0 },
+    { { 1, 3, 30, 260, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, LN_RT_ACT_RELU, 0 },
+      2, 2, 2, 2, 0, 0, 0, 0, 0 },
+    { { 1, 16, 24, 256, 48, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, LN_RT_ACT_RELU, 1 },
+      3, 3, 2, 2, 1, 1, 1, 1, 0 },
 };
 
 /* pool output size, ONNX ceil_mode included: a last window that would
@@ -2476,7 +2520,8 @@ Suite *rt_conv_suite(void)
     tcase_add_loop_test(tc, test_conv_direct_sweep, 0, 8);
     tcase_add_loop_test(tc, test_conv_direct_cases, 0,
                         (int)(sizeof(direct_cases) / sizeof(direct_cases[0])));
-    tcase_add_loop_test(tc, test_conv_s2few_shapes, 0, 15);
+    tcase_add_loop_test(tc, test_conv_s2few_shapes, 0,
+                        (int)(sizeof s2few_shapes / sizeof s2few_shapes[0]));
     tcase_add_loop_test(tc, test_conv_s2few_sweep, 0, 6);
     tcase_add_loop_test(tc, test_conv_depthwise_cl_sweep, 0, 8);
     tcase_add_loop_test(tc, test_conv_depthwise_cl_acts, 0, RT_N_ACT);

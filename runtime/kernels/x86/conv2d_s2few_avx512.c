@@ -1,8 +1,14 @@
 /*
- * conv2d_s2few_avx512.c -- AVX-512F stride-2 convolution for few input
- * channels (1-4): the RGB first convs of ImageNet models (ResNet-18 /
- * DenseNet-121's 3->64 7x7 pad 3, SqueezeNet 1.1's 3->64 3x3 no pad,
- * MobileNetV2's 3->32 3x3 pad 1, all at 224x224).
+ * conv2d_s2few_avx512.c -- AVX-512F stride-2 (and stride-1) convolution
+ * for few input channels (1-4): the RGB first convs of ImageNet models
+ * (ResNet-18 / DenseNet-121's 3->64 7x7 pad 3, SqueezeNet 1.1's 3->64 3x3
+ * no pad, MobileNetV2's 3->32 3x3 pad 1, all at 224x224) and, at stride 1,
+ * those of CIFAR-sized and LeNet-style models (ResNet-8's 3->16 3x3 @32,
+ * LeNet-5's 1->6 5x5 @28). At stride 1 the rows are copied with their
+ * padding instead of split (one phase, tap kx at x + kx) and each output
+ * row copies one new row a channel; in one process against the direct
+ * kernel these had run on (same bits): ResNet-8's conv1 0.69 of the time,
+ * LeNet-5's 0.55, 3->64 3x3 @224 0.49, 3->32 @64 0.79.
  *
  * Lanes run along the pixels of one output row. Before each output row the
  * kh input rows of every channel it reads are split into their even and
@@ -45,26 +51,28 @@
 #define S2F_MAXTAPS 484
 
 /* phase row length: whole 16-column chunks, covering every column a
- * 16-lane vector of the last block reads (x < ceil16(ow), + kw / 2) */
-static int32_t s2f_pw(int32_t ow, int32_t kw)
+ * 16-lane vector of the last block reads (x < ceil16(ow), + kw / 2 at
+ * stride 2, + kw - 1 at stride 1) */
+static int32_t s2f_pw(int32_t ow, int32_t kw, int32_t s)
 {
-    return (ow + 15) / 16 * 16 + ((kw / 2 + 15) / 16) * 16;
+    return (ow + 15) / 16 * 16 + (((s == 2 ? kw / 2 : kw - 1) + 15) / 16) * 16;
 }
 
 int ln_rt__conv2d_s2few_ok(const ln_rt_conv2d_args *a)
 {
     int32_t ow;
+    int32_t s = a->stride_w;
     if (a->group != 1 || a->dil_h != 1 || a->dil_w != 1 ||
-        a->stride_h != 2 || a->stride_w != 2 || a->c < 1 || a->c > 4 ||
+        a->stride_h != s || (s != 1 && s != 2) || a->c < 1 || a->c > 4 ||
         a->kh < 1 || a->kw < 1 || a->kh > 11 || a->kw > 11 ||
         a->c * a->kh * a->kw > 256)
         return 0;
-    ow = ln_rt_conv_out_size(a->w, a->kw, 2, a->pad_left, a->pad_right, 1);
+    ow = ln_rt_conv_out_size(a->w, a->kw, s, a->pad_left, a->pad_right, 1);
     if (ow < 16 || ow > 512 ||
-        ln_rt_conv_out_size(a->h, a->kh, 2, a->pad_top, a->pad_bottom, 1) <
+        ln_rt_conv_out_size(a->h, a->kh, s, a->pad_top, a->pad_bottom, 1) <
             1)
         return 0;
-    return (int64_t)a->c * a->kh * 2 * s2f_pw(ow, a->kw) <= S2F_BUF;
+    return (int64_t)a->c * a->kh * s * s2f_pw(ow, a->kw, s) <= S2F_BUF;
 }
 
 #if LN_RT_HAVE_AVX512
@@ -243,6 +251,39 @@ static void s2f_masks(int32_t W, int32_t pl, int32_t pw, __mmask16 *masks)
     }
 }
 
+/* stride 1: the lanes of the 16 columns from x - pl that fall in [0, W),
+ * for every 16-column chunk x of a row: masks[x / 16] */
+static void s2f_masks1(int32_t W, int32_t pl, int32_t pw, __mmask16 *masks)
+{
+    int32_t x;
+    for (x = 0; x < pw; x += 16) {
+        const int32_t c0 = x - pl;
+        const int32_t lo = c0 >= 0 ? 0 : -c0 > 16 ? 16 : -c0;
+        const int32_t hi = W - c0 >= 16 ? 16 : W - c0 <= 0 ? 0 : W - c0;
+        masks[x / 16] = (__mmask16)(lo < hi ? ((1u << hi) - 1u) &
+                                                  ~((1u << lo) - 1u)
+                                            : 0u);
+    }
+}
+
+/* stride 1: one input row (NULL: outside the image) from column -pl on,
+ * r[X] = row[X - pl], zero outside [0, W) (masks from s2f_masks1) */
+static void s2f_copy(const float *row, int32_t pl, int32_t pw,
+                     const __mmask16 *masks, float *r)
+{
+    int32_t x;
+    if (!row) {
+        for (x = 0; x < pw; x += 16)
+            _mm512_storeu_ps(r + x, _mm512_setzero_ps());
+        return;
+    }
+    row -= pl;
+    for (x = 0; x < pw; x += 16, masks++)
+        _mm512_storeu_ps(r + x, *masks == 0xffffu
+                                    ? _mm512_loadu_ps(row + x)
+                                    : _mm512_maskz_loadu_ps(*masks, row + x));
+}
+
 /* one input row (NULL: outside the image) split into its even and odd
  * columns from column -pl on: ev[X] = row[2X - pl], od[X] = row[2X + 1 - pl],
  * zero outside [0, W) (masks from s2f_masks); pw a multiple of 16 */
@@ -279,22 +320,22 @@ static void s2f_split(const float *row, int32_t pl, int32_t pw,
     }
 }
 
-/* Touch the input rows [iy0, iy0 + 2) of every channel (those in the
+/* Touch the input rows [iy0, iy0 + nr) of every channel (those in the
  * image), which the next output row splits. These first convs read the
  * graph's input, which the previous run's last layers (a classifier's
- * megabytes of weights) have pushed out of the caches, two rows a
+ * megabytes of weights) have pushed out of the caches, nr = stride rows a
  * channel per output row, too few for the hardware to run ahead on: in
  * the interpreter on an AMD EPYC (Zen 5), best of 4 alternated, this took
  * MobileNetV2's 3->32 3x3 from 0.291 to 0.267 ms, ResNet-18's 3->64 7x7
  * 1.455 -> 1.424, DenseNet-121's 1.485 -> 1.440, SqueezeNet 1.1's 3->64
  * 3x3 0.521 -> 0.506. */
 static void s2f_prefetch_rows(const ln_rt_conv2d_args *a, const float *img,
-                              int32_t iy0)
+                              int32_t iy0, int32_t nr)
 {
     const size_t hw = (size_t)a->h * a->w;
     int32_t ci, iy, x;
     for (ci = 0; ci < a->c; ci++)
-        for (iy = iy0; iy < iy0 + 2; iy++) {
+        for (iy = iy0; iy < iy0 + nr; iy++) {
             const float *q = img + ci * hw + (size_t)iy * a->w;
             if (iy < 0 || iy >= a->h)
                 continue;
@@ -316,15 +357,16 @@ static void s2f_rows(const ln_rt_conv2d_args *a, const float *img,
     int32_t toff[S2F_MAXTAPS], woff[S2F_MAXTAPS], tbase[S2F_MAXTAPS];
     unsigned char tky[S2F_MAXTAPS];
     __mmask16 masks[2 * (S2F_BUF / 16)];
+    const int32_t s = a->stride_w;
     int32_t oh, ow, pw, nt, kk, oy, o0, r, ci, ky, kx, t;
     int direct, kind;
     size_t hw;
     ln_rt_act act;
     float alpha, beta;
 
-    oh = ln_rt_conv_out_size(a->h, a->kh, 2, a->pad_top, a->pad_bottom, 1);
-    ow = ln_rt_conv_out_size(a->w, a->kw, 2, a->pad_left, a->pad_right, 1);
-    pw = s2f_pw(ow, a->kw);
+    oh = ln_rt_conv_out_size(a->h, a->kh, s, a->pad_top, a->pad_bottom, 1);
+    ow = ln_rt_conv_out_size(a->w, a->kw, s, a->pad_left, a->pad_right, 1);
+    pw = s2f_pw(ow, a->kw, s);
     kk = a->c * a->kh * a->kw;
     nt = kk;
     hw = (size_t)a->h * a->w;
@@ -348,36 +390,43 @@ static void s2f_rows(const ln_rt_conv2d_args *a, const float *img,
             ky = t / a->kw % a->kh;
             ci = t / (a->kh * a->kw);
         }
-        tbase[t] = (ci * a->kh * 2 + (kx & 1)) * pw + (kx >> 1);
+        tbase[t] = (ci * a->kh * s + kx % s) * pw + kx / s;
         tky[t] = (unsigned char)ky;
         woff[t] = (ci * a->kh + ky) * a->kw + kx;
     }
-    s2f_masks(a->w, a->pad_left, pw, masks);
+    if (s == 2)
+        s2f_masks(a->w, a->pad_left, pw, masks);
+    else
+        s2f_masks1(a->w, a->pad_left, pw, masks);
     for (oy = oy0; oy < oy1; oy++) {
         /* the buffer is a ring of kh split rows a channel: padded row
-         * pr in slot pr % kh. Output row oy reads rows 2 oy .. 2 oy +
-         * kh - 1, the kh - 2 first of which row oy - 1 read too, so
-         * only the others are split (2 rows where there were kh) */
-        const int32_t rot = 2 * oy % a->kh;
+         * pr in slot pr % kh. Output row oy reads rows s oy .. s oy +
+         * kh - 1, the kh - s first of which row oy - 1 read too, so
+         * only the others are split (s rows where there were kh) */
+        const int32_t rot = s * oy % a->kh;
         int32_t x0;
         for (ci = 0; ci < a->c; ci++)
-            for (ky = oy > oy0 && a->kh > 2 ? a->kh - 2 : 0; ky < a->kh;
+            for (ky = oy > oy0 && a->kh > s ? a->kh - s : 0; ky < a->kh;
                  ky++) {
-                const int32_t iy = 2 * oy + ky - a->pad_top;
+                const int32_t iy = s * oy + ky - a->pad_top;
+                const float *row = iy >= 0 && iy < a->h
+                                       ? img + ci * hw + (size_t)iy * a->w
+                                       : NULL;
                 float *ev = buf + (size_t)((ci * a->kh +
-                                            (2 * oy + ky) % a->kh) *
-                                           2) * pw;
-                s2f_split(iy >= 0 && iy < a->h
-                              ? img + ci * hw + (size_t)iy * a->w
-                              : NULL,
-                          a->pad_left, pw, masks, ev, ev + pw);
+                                            (s * oy + ky) % a->kh) *
+                                           s) * pw;
+                if (s == 2)
+                    s2f_split(row, a->pad_left, pw, masks, ev, ev + pw);
+                else
+                    s2f_copy(row, a->pad_left, pw, masks, ev);
             }
         for (t = 0; t < nt; t++) {
             const int32_t sl = tky[t] + rot;
-            toff[t] = tbase[t] + (sl >= a->kh ? sl - a->kh : sl) * 2 * pw;
+            toff[t] = tbase[t] + (sl >= a->kh ? sl - a->kh : sl) * s * pw;
         }
         if (oy + 1 < oh)
-            s2f_prefetch_rows(a, img, 2 * (oy + 1) + a->kh - 2 - a->pad_top);
+            s2f_prefetch_rows(a, img,
+                              s * (oy + 1) + a->kh - s - a->pad_top, s);
         for (o0 = 0; o0 < a->oc; o0 += 8) {
             const float *w0 = weight + (size_t)o0 * kk;
             ptrdiff_t d[8];
@@ -418,8 +467,10 @@ int ln_rt__conv2d_s2few_f32_avx512(const ln_rt_conv2d_args *a,
 
     if (!ln_rt__conv2d_s2few_ok(a))
         return 0;
-    oh = ln_rt_conv_out_size(a->h, a->kh, 2, a->pad_top, a->pad_bottom, 1);
-    ow = ln_rt_conv_out_size(a->w, a->kw, 2, a->pad_left, a->pad_right, 1);
+    oh = ln_rt_conv_out_size(a->h, a->kh, a->stride_h, a->pad_top,
+                             a->pad_bottom, 1);
+    ow = ln_rt_conv_out_size(a->w, a->kw, a->stride_w, a->pad_left,
+                             a->pad_right, 1);
     npix = (size_t)oh * ow;
     for (b = 0; b < a->n; b++)
         s2f_rows(a, src + (size_t)b * a->c * a->h * a->w, weight, bias,

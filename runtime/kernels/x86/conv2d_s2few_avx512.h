@@ -1,6 +1,6 @@
 /*
- * conv2d_s2few_avx512.h -- the AVX-512 stride-2 conv for few input
- * channels (RGB first convs): x86/conv2d_s2few_avx512.c.
+ * conv2d_s2few_avx512.h -- the AVX-512 stride-2 / stride-1 conv for few
+ * input channels (RGB first convs): x86/conv2d_s2few_avx512.c.
  */
 #ifndef LN_RT_CONV2D_S2FEW_AVX512_H
 #define LN_RT_CONV2D_S2FEW_AVX512_H
@@ -8,11 +8,12 @@
 #include "ln_rt_internal.h"
 
 /* shapes the kernel takes and is meant for (conv2d_f32.c asks before the
- * other direct kernel): group 1, no dilation, stride 2 on both axes, at
- * most 4 input channels, kernels up to 11x11, output rows of 16-512
- * pixels whose row buffer fits its 32 KiB on the stack: c * kh * 2 *
- * (ow rounded up to 16, + 16) floats <= 8192 (ResNet-18's 3-channel 7x7
- * at 224: 5376; a 7x7 at 448 is refused and goes to the GEMM), and at
+ * other direct kernel): group 1, no dilation, stride 2 (or 1) on both
+ * axes, at most 4 input channels, kernels up to 11x11, output rows of
+ * 16-512 pixels whose row buffer fits its 32 KiB on the stack: c * kh *
+ * stride * (ow rounded up to 16, + 16) floats <= 8192 (ResNet-18's
+ * 3-channel 7x7 at 224: 5376; a 7x7 at 448 is refused and goes to the
+ * GEMM), and at
  * most LN_RT_AVX512_KC (256) products per output, c * kh * kw: up to
  * there the AVX-512 GEMM sums each output in one chain of FMAs in the
  * order (ci, ky, kx) from 0 and adds the bias, as this kernel does, so the
