@@ -964,8 +964,8 @@ static const conv_case s2few_shapes[] = {
           LN_RT_ACT_NONE, 1 },                 /* 7x7, asymmetric pads */
         { 1, 2, 4, 40, 17, 2, 4, 1, 1, 0, 1, 1, 0, 1, 1, 1,
           LN_RT_ACT_NONE, 0 },                 /* 2x4, ow 38 */
-        { 2, 3, 3, 17, 5, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1,
-          LN_RT_ACT_NONE, 1 },                 /* 1x1, ow 17 */
+        { 2, 3, 3, 17, 5, 1, 3, 1, 1, 0, 1, 0, 1, 1, 1, 1,
+          LN_RT_ACT_NONE, 1 },                 /* 1x3, ow 17 */
         { 1, 1, 12, 60, 33, 11, 11, 1, 1, 5, 5, 5, 5, 1, 1, 1,
           LN_RT_ACT_NONE, 1 },                 /* 11x11 pads 5, ow 60 */
 };
@@ -977,6 +977,20 @@ START_TEST(test_conv_s2few_shapes)
     /* every one is the kernel's to take */
     to_args(&ks[_i], &a);
     ck_assert_msg(ln_rt__conv2d_s2few_ok(&a), "shape %d refused", _i);
+    if (_i == 0) {
+        /* but not a 1x1 at stride 1 (the GEMM's, in place), stride 3, or
+         * 5 channels */
+        ln_rt_conv2d_args b = a;
+        b.kh = b.kw = 1; b.stride_h = b.stride_w = 1;
+        b.pad_top = b.pad_left = b.pad_bottom = b.pad_right = 0;
+        ck_assert(!ln_rt__conv2d_s2few_ok(&b));
+        b.stride_h = b.stride_w = 2;
+        ck_assert(ln_rt__conv2d_s2few_ok(&b));
+        b = a; b.stride_h = b.stride_w = 3;
+        ck_assert(!ln_rt__conv2d_s2few_ok(&b));
+        b = a; b.c = 5;
+        ck_assert(!ln_rt__conv2d_s2few_ok(&b));
+    }
     every_act(&ks[_i], 1300u + 11u * (uint32_t)_i, s2few_check);
 }
 END_TEST

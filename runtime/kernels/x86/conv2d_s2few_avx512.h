@@ -8,8 +8,9 @@
 #include "ln_rt_internal.h"
 
 /* shapes the kernel takes and is meant for (conv2d_f32.c asks before the
- * other direct kernel): group 1, no dilation, stride 2 (or 1) on both
- * axes, at most 4 input channels, kernels up to 11x11, output rows of
+ * other direct kernel): group 1, no dilation, stride 2 (or 1, but not
+ * for a 1x1) on both axes, at most 4 input channels, kernels up to
+ * 11x11, output rows of
  * 16-512 pixels whose row buffer fits its 32 KiB on the stack: c * kh *
  * stride * (ow rounded up to 16, + 16) floats <= 8192 (ResNet-18's
  * 3-channel 7x7 at 224: 5376; a 7x7 at 448 is refused and goes to the
