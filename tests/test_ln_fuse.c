@@ -989,13 +989,39 @@ START_TEST(test_conv_channel_scale)
 }
 END_TEST
 
+/* IR compiled for the host and at -O0, run on the same x [nx]: the same
+ * bits of y [ny] */
+static void same_bits_as_O0(ln_context *ctx, const char *ir, int nx, int ny)
+{
+    ln_context *r = ln_context_create();
+    float *x = ln_alloc(sizeof(float) * (size_t)nx);
+    float *ya = ln_alloc(sizeof(float) * (size_t)ny), *yb = ln_alloc(sizeof(float) * (size_t)ny);
+    for (int i = 0; i < nx; i++)
+        x[i] = frand();
+    ck_assert_int_eq(ln_context_init_str(r, ir, "fuse.json"), 0);
+    r->no_opt = LN_TRUE;
+    ck_assert_msg(ln_context_compile(r, "cpu") == 0, "%s", ln_error_message());
+    ck_assert_msg(ln_context_load(ctx, NULL) == 0, "%s", ln_error_message());
+    ck_assert_msg(ln_context_load(r, NULL) == 0, "%s", ln_error_message());
+    ck_assert_int_eq(ln_context_set_data(ctx, "x", x, sizeof(float) * (size_t)nx), 0);
+    ck_assert_int_eq(ln_context_set_data(r, "x", x, sizeof(float) * (size_t)nx), 0);
+    ck_assert_int_eq(ln_context_run(ctx), 0);
+    ck_assert_int_eq(ln_context_run(r), 0);
+    ck_assert_int_eq(ln_context_get_data(ctx, "y", ya, sizeof(float) * (size_t)ny), 0);
+    ck_assert_int_eq(ln_context_get_data(r, "y", yb, sizeof(float) * (size_t)ny), 0);
+    ck_assert(memcmp(ya, yb, sizeof(float) * (size_t)ny) == 0);
+    ln_context_free(r);
+    ln_free(x); ln_free(ya); ln_free(yb);
+}
+
 /* The conv -> ReLU -> max pool stem: x [1,3,40,40] -> conv 7x7 s2 pad 3
  * (16 outputs) -> relu -> maxpool 3x3 s2 pad 1 becomes one
  * conv2d_maxpool_cpu on the host, its output the same bits as -O0's and
  * its plan without the conv's 16x20x20 output; the compiled IR read back
- * runs the same. Kept apart: for the Cortex-M4; without the ReLU; when
- * the conv's output is read by another op too; ceil_mode resolved into
- * pool_out. */
+ * runs the same. So does the conv at stride 1 (40x40 -> 20x20: a CIFAR or
+ * LeNet first conv, the first-conv kernel's shape). Kept apart: for the
+ * Cortex-M4; without the ReLU; when the conv's output is read by another
+ * op too; ceil_mode resolved into pool_out. */
 START_TEST(test_conv_maxpool)
 {
     char *w = create("w", "[16,3,7,7]", 16 * 147, -1, 2), *b = create("b", "[16]", 16, -1, 2);
@@ -1020,9 +1046,15 @@ START_TEST(test_conv_maxpool)
     char *irc = ln_sprintf(fmt, w, b, relu, "a", "0,0,0,0", 1, "");
     char *irnr = ln_sprintf(fmt, w, b, "", "c", "1,1,1,1", 0, "");
     char *ir2 = ln_sprintf(fmt, w, b, relu, "a", "1,1,1,1", 0, out2);
+    char *irs1 = ln_strdup(ir);
+    char *sp = strstr(irs1, "\"stride\",\"value\":[2,2]},{\"arg_name\":\"pads\",\"value\":[3,3,3,3]");
     int nopt, nref;
     ln_context *ctx;
 
+    /* the conv at stride 1: 40x40 -> 20x20 */
+    ck_assert_ptr_nonnull(sp);
+    sp[strlen("\"stride\",\"value\":[")] = '1';
+    sp[strlen("\"stride\",\"value\":[2,")] = '1';
     /* 20x20 -> 10x10 (pad 1); ceil mode, no pad: 10x10 too ((20 - 3) / 2
      * rounds up) */
     compare(ir, "x", 4800, "y", 1600, &nopt, &nref);
@@ -1035,26 +1067,14 @@ START_TEST(test_conv_maxpool)
     ck_assert_int_eq(count_optype(ctx->ops, "conv2d_maxpool_cpu"), 1);
     ck_assert_int_eq(count_optype(ctx->ops, "maxpool2d_cpu"), 0);
     ck_assert_ptr_null(ln_tensor_table_find(ctx->tensor_table, "c"));
-    {
-        /* bit for bit the unfused pair (-O0 runs them as two ops) */
-        ln_context *r = ln_context_create();
-        float x[4800], ya[1600], yb[1600];
-        for (int i = 0; i < 4800; i++)
-            x[i] = frand();
-        ck_assert_int_eq(ln_context_init_str(r, ir, "fuse.json"), 0);
-        r->no_opt = LN_TRUE;
-        ck_assert_msg(ln_context_compile(r, "cpu") == 0, "%s", ln_error_message());
-        ck_assert_msg(ln_context_load(ctx, NULL) == 0, "%s", ln_error_message());
-        ck_assert_msg(ln_context_load(r, NULL) == 0, "%s", ln_error_message());
-        ck_assert_int_eq(ln_context_set_data(ctx, "x", x, sizeof x), 0);
-        ck_assert_int_eq(ln_context_set_data(r, "x", x, sizeof x), 0);
-        ck_assert_int_eq(ln_context_run(ctx), 0);
-        ck_assert_int_eq(ln_context_run(r), 0);
-        ck_assert_int_eq(ln_context_get_data(ctx, "y", ya, sizeof ya), 0);
-        ck_assert_int_eq(ln_context_get_data(r, "y", yb, sizeof yb), 0);
-        ck_assert(memcmp(ya, yb, sizeof ya) == 0);
-        ln_context_free(r);
-    }
+    /* bit for bit the unfused pair (-O0 runs them as two ops) */
+    same_bits_as_O0(ctx, ir, 4800, 1600);
+    ln_context_free(ctx);
+    ctx = ln_context_create();
+    ck_assert_int_eq(ln_context_init_str(ctx, irs1, "fuse.json"), 0);
+    ck_assert_msg(ln_context_compile(ctx, "cpu") == 0, "%s", ln_error_message());
+    ck_assert_int_eq(count_optype(ctx->ops, "conv2d_maxpool_cpu"), 1);
+    same_bits_as_O0(ctx, irs1, 4800, 6400);
     ln_context_free(ctx);
     /* kept apart: the Cortex-M4, no ReLU, the conv's output read twice */
     ctx = ln_context_create();
@@ -1075,7 +1095,8 @@ START_TEST(test_conv_maxpool)
     ck_assert_int_eq(count_optype(ctx->ops, "conv2d_maxpool_cpu"), 0);
     ck_assert_int_eq(count_optype(ctx->ops, "maxpool2d_cpu"), 1);
     ln_context_free(ctx);
-    ln_free(ir); ln_free(irc); ln_free(irnr); ln_free(ir2); ln_free(w); ln_free(b);
+    ln_free(ir); ln_free(irc); ln_free(irnr); ln_free(ir2); ln_free(irs1); ln_free(w);
+    ln_free(b);
 }
 END_TEST
 
