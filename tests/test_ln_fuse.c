@@ -43,6 +43,8 @@ static char *create(const char *name, const char *dims, int n, float lo, float s
 
 /* Compile ir with and without optimization, run both on the same random
  * input, compare; returns the op counts. */
+static int run_same_bits(ln_context *a, ln_context *b, const float *x, int nx, int ny);
+
 static void compare(const char *ir, const char *in, int in_len, const char *out, int out_len,
                     int *nops_opt, int *nops_ref)
 {
@@ -650,7 +652,6 @@ START_TEST(test_conv_nhwc_edges)
         char *ir = nhwc_ir(k == 1, c, k == 3, k == 4);
         ln_context *a = ln_context_create(), *b = ln_context_create();
         float *x = ln_alloc(sizeof(float) * (size_t)nx);
-        float *ya = ln_alloc(sizeof(float) * (size_t)ny), *yb = ln_alloc(sizeof(float) * (size_t)ny);
         int nopt, nref;
 
         compare(ir, "x", nx, "y", ny, &nopt, &nref);
@@ -670,17 +671,9 @@ START_TEST(test_conv_nhwc_edges)
         ck_assert_int_eq(count_optype(a->ops, "avgpool2d_nhwc_cpu"), k == 3);
         ck_assert_int_eq(count_optype(b->ops, "conv2d_dw_nhwc_cpu"), 0);
         ck_assert_int_eq(nhwc_param(b, "pw1"), 0);
-        ck_assert_msg(ln_context_load(a, NULL) == 0, "%s", ln_error_message());
-        ck_assert_msg(ln_context_load(b, NULL) == 0, "%s", ln_error_message());
-        ck_assert_int_eq(ln_context_set_data(a, "x", x, sizeof(float) * (size_t)nx), 0);
-        ck_assert_int_eq(ln_context_set_data(b, "x", x, sizeof(float) * (size_t)nx), 0);
-        ck_assert_int_eq(ln_context_run(a), 0);
-        ck_assert_int_eq(ln_context_run(b), 0);
-        ck_assert_int_eq(ln_context_get_data(a, "y", ya, sizeof(float) * (size_t)ny), 0);
-        ck_assert_int_eq(ln_context_get_data(b, "y", yb, sizeof(float) * (size_t)ny), 0);
-        ck_assert_msg(!memcmp(ya, yb, sizeof(float) * (size_t)ny),
+        ck_assert_msg(run_same_bits(a, b, x, nx, ny),
                       "case %d: channels-last edges changed the bits", k);
-        ln_free(x); ln_free(ya); ln_free(yb);
+        ln_free(x);
         ln_context_free(a);
         ln_context_free(b);
         ln_free(ir);
@@ -989,29 +982,39 @@ START_TEST(test_conv_channel_scale)
 }
 END_TEST
 
-/* IR compiled for the host and at -O0, run on the same x [nx]: the same
- * bits of y [ny] */
+/* two compiled contexts loaded and run on the same x [nx]: whether y
+ * [ny] is the same bits in both */
+static int run_same_bits(ln_context *a, ln_context *b, const float *x, int nx, int ny)
+{
+    float *ya = ln_alloc(sizeof(float) * (size_t)ny), *yb = ln_alloc(sizeof(float) * (size_t)ny);
+    int same;
+    ck_assert_msg(ln_context_load(a, NULL) == 0, "%s", ln_error_message());
+    ck_assert_msg(ln_context_load(b, NULL) == 0, "%s", ln_error_message());
+    ck_assert_int_eq(ln_context_set_data(a, "x", x, sizeof(float) * (size_t)nx), 0);
+    ck_assert_int_eq(ln_context_set_data(b, "x", x, sizeof(float) * (size_t)nx), 0);
+    ck_assert_int_eq(ln_context_run(a), 0);
+    ck_assert_int_eq(ln_context_run(b), 0);
+    ck_assert_int_eq(ln_context_get_data(a, "y", ya, sizeof(float) * (size_t)ny), 0);
+    ck_assert_int_eq(ln_context_get_data(b, "y", yb, sizeof(float) * (size_t)ny), 0);
+    same = !memcmp(ya, yb, sizeof(float) * (size_t)ny);
+    ln_free(ya); ln_free(yb);
+    return same;
+}
+
+/* IR compiled for the host (ctx) and at -O0, run on the same x [nx]: the
+ * same bits of y [ny] */
 static void same_bits_as_O0(ln_context *ctx, const char *ir, int nx, int ny)
 {
     ln_context *r = ln_context_create();
     float *x = ln_alloc(sizeof(float) * (size_t)nx);
-    float *ya = ln_alloc(sizeof(float) * (size_t)ny), *yb = ln_alloc(sizeof(float) * (size_t)ny);
     for (int i = 0; i < nx; i++)
         x[i] = frand();
     ck_assert_int_eq(ln_context_init_str(r, ir, "fuse.json"), 0);
     r->no_opt = LN_TRUE;
     ck_assert_msg(ln_context_compile(r, "cpu") == 0, "%s", ln_error_message());
-    ck_assert_msg(ln_context_load(ctx, NULL) == 0, "%s", ln_error_message());
-    ck_assert_msg(ln_context_load(r, NULL) == 0, "%s", ln_error_message());
-    ck_assert_int_eq(ln_context_set_data(ctx, "x", x, sizeof(float) * (size_t)nx), 0);
-    ck_assert_int_eq(ln_context_set_data(r, "x", x, sizeof(float) * (size_t)nx), 0);
-    ck_assert_int_eq(ln_context_run(ctx), 0);
-    ck_assert_int_eq(ln_context_run(r), 0);
-    ck_assert_int_eq(ln_context_get_data(ctx, "y", ya, sizeof(float) * (size_t)ny), 0);
-    ck_assert_int_eq(ln_context_get_data(r, "y", yb, sizeof(float) * (size_t)ny), 0);
-    ck_assert(memcmp(ya, yb, sizeof(float) * (size_t)ny) == 0);
+    ck_assert(run_same_bits(ctx, r, x, nx, ny));
     ln_context_free(r);
-    ln_free(x); ln_free(ya); ln_free(yb);
+    ln_free(x);
 }
 
 /* The conv -> ReLU -> max pool stem: x [1,3,40,40] -> conv 7x7 s2 pad 3
