@@ -2386,10 +2386,12 @@ static const conv_case dwn_cases[] = {
     { 1, 16, 6, 40, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 16, LN_RT_ACT_RELU, 1 },
     { 1, 16, 11, 8, 16, 3, 2, 1, 2, 0, 1, 2, 0, 1, 1, 16, LN_RT_ACT_NONE, 1 },
     /* 3x3 stride 1 pads 1 in place (AVX-512): runs of 7 + 6 and 5 + 4
-     * (edges in the first and last), two rows only, each activation path */
+     * (edges in the first and last), two rows only, each activation path
+     * (none, ReLU, the clamps ReLU6 and Clip, the others at run time) */
     { 1, 32, 5, 13, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 32, LN_RT_ACT_NONE, 1 },
     { 2, 16, 2, 9, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 16, LN_RT_ACT_RELU6, 1 },
     { 1, 48, 7, 17, 48, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 48, LN_RT_ACT_RELU, 0 },
+    { 1, 32, 6, 11, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 32, LN_RT_ACT_CLIP, 1 },
 };
 
 START_TEST(test_conv_depthwise_nhwc)
