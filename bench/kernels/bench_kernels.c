@@ -267,6 +267,56 @@ static int run_conv_pre_s2few(const void *p)
     return run_conv_gemm(p);
 }
 
+/* a MobileNetV2 expand as the networks run it, fused with the 3x3
+ * depthwise conv after it (stride dws, pads 1) in ln_rt_conv2d_pwdw_f32,
+ * the depthwise half not run: in bands of the depthwise conv's output
+ * rows (every channel over a band's input rows, the rows two bands share
+ * computed once), or in blocks of output channels over the whole map,
+ * into the same scratch planes (they stay in L2) */
+typedef struct {
+    conv_ctx c;
+    int32_t dws;
+} pw_ctx;
+
+static int run_conv_pw_fused(const void *p)
+{
+    const pw_ctx *q = p;
+    const conv_ctx *c = &q->c;
+    ln_rt_conv2d_args d = c->a;
+    int32_t rows, oh, ow, oy0, b1 = 0, m0;
+    int ret = 0;
+    d.c = d.oc = d.group = c->a.oc;
+    d.kh = d.kw = 3;
+    d.stride_h = d.stride_w = q->dws;
+    d.pad_top = d.pad_left = d.pad_bottom = d.pad_right = 1;
+    oh = ln_rt_conv_out_size(d.h, 3, d.stride_h, 1, 1, 1);
+    ow = ln_rt_conv_out_size(d.w, 3, d.stride_w, 1, 1, 1);
+    (void)ow;
+    if (!ln_rt__conv2d_pwdw_plan(&c->a, &d, &rows)) {
+        for (m0 = 0; m0 < c->a.oc && !ret; m0 += rows) {
+            ln_rt_conv2d_args b = c->a;
+            b.oc = c->a.oc - m0 < rows ? c->a.oc - m0 : rows;
+            ret = ln_rt_conv2d_f32(&b, c->x, c->w + (size_t)m0 * c->a.c,
+                                   c->b + m0, c->y, c->scr);
+        }
+        return ret;
+    }
+    for (oy0 = 0; oy0 < oh; oy0 += rows) {
+        const int32_t oy1 = oh - oy0 < rows ? oh : oy0 + rows;
+        int32_t r0 = oy0 * d.stride_h - 1, r1 = (oy1 - 1) * d.stride_h + 2;
+        int32_t k0;
+        r0 = r0 < 0 ? 0 : r0;
+        r1 = r1 > d.h ? d.h : r1;
+        k0 = r0 < b1 ? b1 : r0;
+        if (r1 > k0)
+            ln_rt__conv2d_gemm_rows_f32(
+                &c->a, c->x, c->w, c->b, c->y + (size_t)(k0 - r0) * d.w,
+                (size_t)(r1 - r0) * d.w, k0, r1, c->scr);
+        b1 = r1;
+    }
+    return 0;
+}
+
 /* the Winograd kernel on weights transformed beforehand (c->w) */
 static int run_conv_wino(const void *p)
 {
@@ -423,7 +473,12 @@ int main(int argc, char **argv)
         c.a.pad_top = l->pt; c.a.pad_left = l->pl;
         c.a.pad_bottom = l->pb; c.a.pad_right = l->pr;
         c.a.dil_h = c.a.dil_w = 1; c.a.group = l->g;
-        c.a.act = LN_RT_ACT_RELU;
+        /* each layer's activation as in its network: MobileNetV2's
+         * convs end in ReLU6 (its Clip 0..6) but for the projects, which
+         * have none; the others in ReLU */
+        c.a.act = !strstr(l->name, "mbv2") ? LN_RT_ACT_RELU
+                  : strstr(l->name, "project") ? LN_RT_ACT_NONE
+                                               : LN_RT_ACT_RELU6;
         oh = ln_rt_conv_out_size(l->h, l->kh, l->s, l->pt, l->pb, 1);
         ow = ln_rt_conv_out_size(l->w, l->kw, l->s, l->pl, l->pr, 1);
         if (ln_rt_conv2d_f32_scratch_size(&c.a) > (8u << 20) ||
@@ -465,6 +520,18 @@ int main(int argc, char **argv)
             row("  (same, direct)", "", t, flops, peak);
         }
 #endif
+        if (strstr(l->name, "mbv2 1x1 expand") && l->h >= 28) {
+            /* as fused with the depthwise conv after it: MobileNetV2's
+             * features.2 (stride 2 after the 112x112 expand), 3 and 5
+             * (stride 1) */
+            pw_ctx q;
+            q.c = c;
+            q.dws = l->h == 112 ? 2 : 1;
+            t = best_time(run_conv_pw_fused, &q, flops);
+            row(l->h == 112 ? "  (same, in pwdw's bands)"
+                            : "  (same, in pwdw's blocks)", "", t, flops,
+                peak);
+        }
         if (ln_rt_conv2d_packed_ok(&c.a) &&
             ln_rt_conv2d_packed_f32_scratch_size(&c.a) <= (8u << 20)) {
             ln_rt_conv2d_f32_pack(&c.a, w, wp);

@@ -428,6 +428,17 @@ static void conv_gemm_rows(const ln_rt__gemm_isa *isa,
     }
 }
 
+#if !LN_RT_TARGET_IS_CORTEX_M4
+void ln_rt__conv2d_gemm_rows_f32(const ln_rt_conv2d_args *a, const float *img,
+                                 const float *weight, const float *bias,
+                                 float *out, size_t plane, int32_t oy0,
+                                 int32_t oy1, void *scratch)
+{
+    conv_gemm_rows(ln_rt__gemm_isa_default(), a, img, weight, bias, out,
+                   plane, oy0, oy1, 0, scratch);
+}
+#endif
+
 static int conv_gemm(const ln_rt__gemm_isa *isa, const ln_rt_conv2d_args *a,
                      const float *src, const float *weight,
                      const float *bias, float *dst, void *scratch,

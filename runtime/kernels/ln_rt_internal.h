@@ -325,13 +325,27 @@ int ln_rt__conv2d_gemm_f32_isa(const ln_rt__gemm_isa *isa,
                                const ln_rt_conv2d_args *a, const float *src,
                                const float *weight, const float *bias,
                                float *dst, void *scratch);
-/* shapes the direct conv kernels take (see conv2d_f32.c for the choice) */
 /* ln_rt_conv2d_res_f32_for's host path on one ISA's GEMM (tests) */
 int ln_rt__conv2d_res_f32_isa(const ln_rt__gemm_isa *isa,
                               const ln_rt_conv2d_args *a, const float *src,
                               const float *weight, const float *bias,
                               const float *res, float *dst, void *scratch);
+/* shapes the direct conv kernels take (see conv2d_f32.c for the choice) */
 int ln_rt__conv2d_direct_ok(const ln_rt_conv2d_args *a);
+/* output rows [oy0, oy1) of one image (img [c][h][w]) through the GEMM
+ * path of ln_rt_conv2d_f32's ISA, the sums of the whole image's: output
+ * channel o's row oy at out + o * plane + (oy - oy0) * ow; scratch
+ * ln_rt_conv2d_f32_scratch_size(a) bytes (conv2d_f32.c; not on the M4) */
+void ln_rt__conv2d_gemm_rows_f32(const ln_rt_conv2d_args *a, const float *img,
+                                 const float *weight, const float *bias,
+                                 float *out, size_t plane, int32_t oy0,
+                                 int32_t oy1, void *scratch);
+/* how ln_rt_conv2d_pwdw_f32 runs a pair (conv2d_pwdw_f32.c; bench/kernels
+ * times the expand so): in bands of output rows (the expand's rows for
+ * *rows output rows at a time, every channel) when it returns 1, else in
+ * blocks of *rows output channels */
+int ln_rt__conv2d_pwdw_plan(const ln_rt_conv2d_args *pw,
+                            const ln_rt_conv2d_args *dw, int32_t *rows);
 /* the portable direct conv (conv2d_f32.c): group 1, no dilation, any
  * stride, pads; no scratch; not dispatched to yet (see there) */
 void ln_rt__conv2d_direct_f32_c(const ln_rt_conv2d_args *a, const float *src,
@@ -553,6 +567,15 @@ int ln_rt__conv2d_depthwise_s2_f32_avx512(const ln_rt_conv2d_args *a,
                                           const float *src,
                                           const float *weight,
                                           const float *bias, float *dst);
+/* the same with the output planes oplane floats apart (each image's
+ * planes after the last's: dst + (b * oc + o) * oplane), rows oh * ow
+ * apart within a plane: ln_rt_conv2d_pwdw_f32's bands write their rows of
+ * the whole map's planes */
+int ln_rt__conv2d_depthwise_s2_planes_f32_avx512(const ln_rt_conv2d_args *a,
+                                                 const float *src,
+                                                 const float *weight,
+                                                 const float *bias,
+                                                 float *dst, size_t oplane);
 /* the channels-last depthwise conv's kernels (shapes and scratch:
  * ln_rt_conv2d_depthwise_nhwc_ok / _scratch_size); the AVX2 one takes
  * tap-major weights wt[t][c] */

@@ -1939,28 +1939,46 @@ END_TEST
  * the double reference of the pair (the 1x1 output rounded to float, as
  * the kernel keeps it). The maps are big enough for several channel blocks
  * (64x64: blocks of 16; 48x48: 24; 40x40: 40) with a short last block, or
- * small (one block); batch 2; no bias on either half; every activation. */
+ * small (one block); batch 2; no bias on either half; every activation.
+ * Then stride-2 pairs whose input is large enough for bands of output
+ * rows (16 x 96 x 96 and up), each run in at least the case's number of
+ * bands: a short first and last band, pads 0 and 1 on the top and the
+ * bottom, 5x5 and 7x7, dilation 2, channel counts off the GEMM's 8. */
 typedef struct {
     conv_case dw;       /* c = oc = g = m: the depthwise conv */
     int32_t c;          /* the 1x1 conv's input channels */
     ln_rt_act pact;
     int pbias;
+    int32_t bands;      /* run in bands, at least this many (0: blocks) */
 } pwdw_case;
 
 static const pwdw_case pwdw_cases[] = {
     /*   n  m   h   w   m  kh kw sh sw pt pl pb pr dh dw  g */
     { { 1, 40, 64, 64, 40, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 40, LN_RT_ACT_RELU6, 1 },
-      16, LN_RT_ACT_RELU6, 1 },
+      16, LN_RT_ACT_RELU6, 1, 0 },
     { { 2, 56, 48, 48, 56, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 56, LN_RT_ACT_SILU, 1 },
-      24, LN_RT_ACT_SILU, 1 },
+      24, LN_RT_ACT_SILU, 1, 0 },
     { { 1, 90, 40, 40, 90, 5, 5, 2, 2, 2, 2, 2, 2, 1, 1, 90, LN_RT_ACT_CLIP, 0 },
-      20, LN_RT_ACT_LEAKYRELU, 1 },
+      20, LN_RT_ACT_LEAKYRELU, 1, 0 },
     { { 1, 33, 37, 29, 33, 3, 3, 1, 1, 0, 2, 1, 0, 1, 1, 33, LN_RT_ACT_NONE, 1 },
-      7, LN_RT_ACT_HARDSWISH, 0 },
+      7, LN_RT_ACT_HARDSWISH, 0, 0 },
     { { 2, 24, 9, 11, 24, 3, 3, 2, 2, 1, 1, 1, 1, 2, 2, 24, LN_RT_ACT_RELU, 1 },
-      8, LN_RT_ACT_NONE, 1 },
+      8, LN_RT_ACT_NONE, 1, 0 },
     { { 1, 8, 3, 3, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 8, LN_RT_ACT_HARDSWISH, 1 },
-      3, LN_RT_ACT_CLIP, 1 },
+      3, LN_RT_ACT_CLIP, 1, 0 },
+    /*   n  m   h    w   m  kh kw sh sw pt pl pb pr dh dw  g */
+    { { 1, 40, 96, 96, 40, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 40, LN_RT_ACT_RELU6, 1 },
+      16, LN_RT_ACT_RELU6, 1, 3 },
+    { { 2, 72, 100, 90, 72, 3, 3, 2, 2, 0, 0, 1, 1, 1, 1, 72, LN_RT_ACT_SILU, 1 },
+      16, LN_RT_ACT_SILU, 1, 4 },
+    { { 1, 48, 97, 101, 48, 5, 5, 2, 2, 2, 2, 2, 2, 1, 1, 48, LN_RT_ACT_HARDSWISH, 0 },
+      14, LN_RT_ACT_NONE, 0, 3 },
+    { { 1, 36, 90, 94, 36, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 36, LN_RT_ACT_NONE, 1 },
+      16, LN_RT_ACT_LEAKYRELU, 1, 3 },
+    { { 1, 130, 81, 128, 130, 3, 3, 2, 2, 0, 1, 1, 0, 1, 1, 130, LN_RT_ACT_RELU, 1 },
+      13, LN_RT_ACT_CLIP, 1, 6 },
+    { { 1, 24, 120, 111, 24, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1, 24, LN_RT_ACT_CLIP, 1 },
+      12, LN_RT_ACT_HARDSWISH, 1, 3 },
 };
 
 START_TEST(test_conv_pwdw_cases)
@@ -1979,6 +1997,14 @@ START_TEST(test_conv_pwdw_cases)
     to_args(&k->dw, &da);
     ck_assert(ln_rt_conv2d_pwdw_ok(&pa, &da));
     oh = ln_rt_conv_out_size(k->dw.h, k->dw.kh, k->dw.sh, k->dw.pt, k->dw.pb, k->dw.dh);
+    {
+        int32_t rows;
+        const int banded = ln_rt__conv2d_pwdw_plan(&pa, &da, &rows);
+        ck_assert_int_eq(banded, k->bands > 0);
+        if (banded)
+            ck_assert_msg((oh + rows - 1) / rows >= k->bands,
+                          "case %d: %d bands", _i, (oh + rows - 1) / rows);
+    }
     ow = ln_rt_conv_out_size(k->dw.w, k->dw.kw, k->dw.sw, k->dw.pl, k->dw.pr, k->dw.dw);
     nx = (size_t)pk.n * pk.c * pk.h * pk.w;
     nt = (size_t)pk.n * pk.oc * pk.h * pk.w;

@@ -941,10 +941,11 @@ dwe_rows(const int PL, const int R, const dwe_geom *g,
         dwe_vec(PL, R, 0, g, r, w, bv, orow, ow, j, e, o);
 }
 
-int ln_rt__conv2d_depthwise_s2_f32_avx512(const ln_rt_conv2d_args *a,
-                                          const float *src,
-                                          const float *weight,
-                                          const float *bias, float *dst)
+int ln_rt__conv2d_depthwise_s2_planes_f32_avx512(const ln_rt_conv2d_args *a,
+                                                 const float *src,
+                                                 const float *weight,
+                                                 const float *bias,
+                                                 float *dst, size_t oplane)
 {
     const int32_t H = a->h, W = a->w, mult = a->oc / a->c;
     __mmask16 ma[DWE_MAXV + 1], mb[DWE_MAXV + 1], ms[DWE_MAXV];
@@ -970,7 +971,7 @@ int ln_rt__conv2d_depthwise_s2_f32_avx512(const ln_rt_conv2d_args *a,
         for (o = 0; o < a->oc; o++) {
             const float *in = src + ((size_t)b * a->c + o / mult) *
                                         (size_t)H * W;
-            float *out = dst + ((size_t)b * a->oc + o) * (size_t)oh * ow;
+            float *out = dst + ((size_t)b * a->oc + o) * oplane;
             const float *wk = weight + (size_t)o * 9;
             const __m512 bv = _mm512_set1_ps(bias ? bias[o] : 0.0f);
             __m512 w[9];
@@ -998,6 +999,17 @@ int ln_rt__conv2d_depthwise_s2_f32_avx512(const ln_rt_conv2d_args *a,
         }
     }
     return 1;
+}
+
+int ln_rt__conv2d_depthwise_s2_f32_avx512(const ln_rt_conv2d_args *a,
+                                          const float *src,
+                                          const float *weight,
+                                          const float *bias, float *dst)
+{
+    int32_t oh, ow;
+    ln_rt__conv_out_hw(a, &oh, &ow);
+    return ln_rt__conv2d_depthwise_s2_planes_f32_avx512(
+        a, src, weight, bias, dst, (size_t)(oh > 0 ? oh : 0) * (ow > 0 ? ow : 0));
 }
 
 #else
