@@ -94,12 +94,15 @@ static void pwdw_band_rows(const ln_rt_conv2d_args *dw, int32_t oy0,
  * (beyond L2 with the block) and the depthwise conv has stride 2 (its
  * output, copied from scratch to dst, a quarter of the expanded rows); *rows
  * = the output rows of a band, as many as fit in PWDW_BAND_BYTES (at least
- * 1). Else blocks of *rows channels. In one process on a Zen 5 (1 MiB L2),
- * best of 100 alternated, 3x3 s2 pads 1, against the blocks: MobileNetV2's
- * 16->96 @112 0.89-0.93 of the time, MnasNet's 16->48 @112 0.93, 32->96
- * @112 0.76; 24->144 @56 (0.3 MB of input) 1.08; at stride 1, with the
- * copy as large as the expanded rows, 16->96 @112 1.05-1.20, 24->144 @56
- * 1.24, 32->192 @28 1.46. Bands of 256 KiB and 1 MiB: 0.94-0.99. */
+ * 1). Else blocks of *rows channels. In one process on a Zen 5 (1 MiB
+ * L2), best of 100 alternated, 3x3 s2 pads 1, against the blocks:
+ * MobileNetV2's 16->96 @112 0.84-0.86 of the time, MnasNet's 16->48 @112
+ * 0.85-0.88, 32->96 @112 0.76; with inputs of 0.3-0.4 MB, which stay in
+ * L2 beside a block, 24->144 @56 1.01-1.03, 16->96 @56 1.06-1.07, 32->192
+ * @28 1.09-1.12; at stride 1, where the band's output goes through scratch
+ * and a copy as large as the expanded rows, 16->96 @112 1.05-1.20, 24->144
+ * @56 1.24, 32->192 @28 1.46. Bands of 256 KiB and 1 MiB: 0.85-0.91, no
+ * better. */
 int ln_rt__conv2d_pwdw_plan(const ln_rt_conv2d_args *pw,
                             const ln_rt_conv2d_args *dw, int32_t *rows)
 {
