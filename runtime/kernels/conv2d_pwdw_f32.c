@@ -97,12 +97,13 @@ static void pwdw_band_rows(const ln_rt_conv2d_args *dw, int32_t oy0,
  * 1). Else blocks of *rows channels. In one process on a Zen 5 (1 MiB
  * L2), best of 100 alternated, 3x3 s2 pads 1, against the blocks:
  * MobileNetV2's 16->96 @112 0.84-0.86 of the time, MnasNet's 16->48 @112
- * 0.85-0.88, 32->96 @112 0.76; with inputs of 0.3-0.4 MB, which stay in
- * L2 beside a block, 24->144 @56 1.01-1.03, 16->96 @56 1.06-1.07, 32->192
- * @28 1.09-1.12; at stride 1, where the band's output goes through scratch
- * and a copy as large as the expanded rows, 16->96 @112 1.05-1.20, 24->144
- * @56 1.24, 32->192 @28 1.46. Bands of 256 KiB and 1 MiB: 0.85-0.91, no
- * better. */
+ * 0.85-0.88, 32->96 @112 0.76 (with the AVX2 kernels, the band's output
+ * through scratch: 0.75-0.77 and 0.76-0.79; portable C level); with
+ * inputs of 0.3-0.4 MB, which stay in L2 beside a block, 24->144 @56
+ * 1.01-1.03, 16->96 @56 1.06-1.07, 32->192 @28 1.09-1.12; at stride 1,
+ * where the band's output goes through scratch and a copy as large as the
+ * expanded rows, 16->96 @112 1.05-1.20, 24->144 @56 1.24, 32->192 @28
+ * 1.46. Bands of 256 KiB and 1 MiB: 0.85-0.91, no better. */
 int ln_rt__conv2d_pwdw_plan(const ln_rt_conv2d_args *pw,
                             const ln_rt_conv2d_args *dw, int32_t *rows)
 {
@@ -154,9 +155,8 @@ static void pwdw_band_floats(const ln_rt_conv2d_args *pw,
                              const ln_rt_conv2d_args *dw, int32_t rows,
                              size_t *fin, size_t *fout)
 {
-    int32_t oh, ow, r0, r1, ey;
+    int32_t oh, ow, ey;
     ln_rt__conv_out_hw(dw, &oh, &ow);
-    pwdw_band_rows(dw, 0, rows, &r0, &r1);
     ey = (rows - 1) * dw->stride_h + pwdw_span(dw);
     ey = ey < dw->h ? ey : dw->h;
     *fin = ((size_t)pw->oc * ey * pw->w + 15) & ~(size_t)15;
