@@ -301,6 +301,42 @@ def _inverted_residual():
     return InvertedResidual(), (randn(1, 4, 96, 96),), ["x"], ["y"]
 
 
+class BandedMBConv(nn.Module):
+    """Two stride-2 expand + depthwise pairs on an expand input larger than
+    512 KiB (12 x 124 x 124, from a small input upsampled in the graph so
+    that the committed input stays small), which the host runs in bands of
+    output rows (ln_rt_conv2d_pwdw_f32): 1x1 + ReLU6 then 3x3 pads 1 +
+    ReLU6, as MobileNetV2's features.2; 1x1 + SiLU, F.pad (1, 2, 1, 2) then
+    5x5 pads 0 (asymmetric pads once the Pad folds into the conv) + SiLU."""
+
+    def __init__(self):
+        super().__init__()
+
+        def cbn(ci, co, k, s=1, g=1, p=None):
+            return nn.Sequential(nn.Conv2d(ci, co, k, s, k // 2 if p is None else p,
+                                           groups=g, bias=False),
+                                 nn.BatchNorm2d(co))
+        self.stem = cbn(3, 12, 3)
+        self.e1, self.d1, self.p1 = cbn(12, 72, 1), cbn(72, 72, 3, 2, 72), cbn(72, 8, 1)
+        self.e2, self.d2, self.p2 = cbn(12, 48, 1), cbn(48, 48, 5, 2, 48, 0), cbn(48, 8, 1)
+        for mod in self.modules():
+            if isinstance(mod, nn.BatchNorm2d):
+                mod.running_mean.uniform_(-0.2, 0.2)
+                mod.running_var.uniform_(0.5, 1.5)
+
+    def forward(self, x):
+        x = F.interpolate(x, scale_factor=4, mode="bilinear", align_corners=False)
+        x = F.relu(self.stem(x))
+        a = self.p1(F.relu6(self.d1(F.relu6(self.e1(x)))))
+        b = self.p2(F.silu(self.d2(F.pad(F.silu(self.e2(x)), (1, 2, 1, 2)))))
+        return F.avg_pool2d(a + b, 2)
+
+
+@pattern("inverted_residual_bands")
+def _inverted_residual_bands():
+    return BandedMBConv(), (randn(1, 3, 31, 31),), ["x"], ["y"]
+
+
 # --------------------------------------------------------------------------------------
 # Common export patterns, each small
 # --------------------------------------------------------------------------------------
