@@ -30,9 +30,9 @@
  * both) a 256 KiB block ran MobileNetV2's 16->96 @112 + 3x3 s2 depthwise
  * in 0.85x the unfused pair's time with warm caches and 0.53x with cold
  * ones. But each block reads the expand's whole input again (16 x 112 x
- * 112 is 0.8 MB): on a Zen 5 (1 MiB L2) that expand ran at 55% of the FMA
- * peak in its 12 blocks against 65-74% unblocked (bench/kernels), which
- * the bands undo.
+ * 112 is 0.8 MB): on a Zen 5 (1 MiB L2) that expand ran at 57-62% of the
+ * FMA peak in its 12 blocks, 63-68% unblocked and 71-73% in bands
+ * (bench/kernels).
  */
 #include <string.h>
 #include "ln_rt_internal.h"
