@@ -275,23 +275,27 @@ static int run_conv_pre_s2few(const void *p)
  * into the same scratch planes (they stay in L2) */
 typedef struct {
     conv_ctx c;
-    int32_t dws;
+    ln_rt_conv2d_args d; /* the depthwise conv */
 } pw_ctx;
+
+static void pw_dw_args(const ln_rt_conv2d_args *pw, int32_t s,
+                       ln_rt_conv2d_args *d)
+{
+    *d = *pw;
+    d->c = d->oc = d->group = pw->oc;
+    d->kh = d->kw = 3;
+    d->stride_h = d->stride_w = s;
+    d->pad_top = d->pad_left = d->pad_bottom = d->pad_right = 1;
+}
 
 static int run_conv_pw_fused(const void *p)
 {
     const pw_ctx *q = p;
     const conv_ctx *c = &q->c;
-    ln_rt_conv2d_args d = c->a;
-    int32_t rows, oh, ow, oy0, b1 = 0, m0;
+    const ln_rt_conv2d_args d = q->d;
+    int32_t rows, oh, oy0, b1 = 0, m0;
     int ret = 0;
-    d.c = d.oc = d.group = c->a.oc;
-    d.kh = d.kw = 3;
-    d.stride_h = d.stride_w = q->dws;
-    d.pad_top = d.pad_left = d.pad_bottom = d.pad_right = 1;
     oh = ln_rt_conv_out_size(d.h, 3, d.stride_h, 1, 1, 1);
-    ow = ln_rt_conv_out_size(d.w, 3, d.stride_w, 1, 1, 1);
-    (void)ow;
     if (!ln_rt__conv2d_pwdw_plan(&c->a, &d, &rows)) {
         for (m0 = 0; m0 < c->a.oc && !ret; m0 += rows) {
             ln_rt_conv2d_args b = c->a;
@@ -525,12 +529,14 @@ int main(int argc, char **argv)
              * features.2 (stride 2 after the 112x112 expand), 3 and 5
              * (stride 1) */
             pw_ctx q;
+            int32_t rows;
             q.c = c;
-            q.dws = l->h == 112 ? 2 : 1;
+            pw_dw_args(&c.a, l->h == 112 ? 2 : 1, &q.d);
             t = best_time(run_conv_pw_fused, &q, flops);
-            row(l->h == 112 ? "  (same, in pwdw's bands)"
-                            : "  (same, in pwdw's blocks)", "", t, flops,
-                peak);
+            row(ln_rt__conv2d_pwdw_plan(&c.a, &q.d, &rows)
+                    ? "  (same, in pwdw's bands)"
+                    : "  (same, in pwdw's blocks)",
+                "", t, flops, peak);
         }
         if (ln_rt_conv2d_packed_ok(&c.a) &&
             ln_rt_conv2d_packed_f32_scratch_size(&c.a) <= (8u << 20)) {
