@@ -223,15 +223,11 @@ size_t ln_rt_conv2d_pwdw_f32_scratch_size(const ln_rt_conv2d_args *pw,
 static void pwdw_keep(float *band, int32_t m, size_t bold, size_t bnew,
                       size_t shift, size_t keep)
 {
+    const int32_t step = bnew >= bold ? -1 : 1;
     int32_t o;
-    if (bnew >= bold)
-        for (o = m - 1; o >= 0; o--)
-            memmove(band + (size_t)o * bnew, band + (size_t)o * bold + shift,
-                    keep * sizeof(float));
-    else
-        for (o = 0; o < m; o++)
-            memmove(band + (size_t)o * bnew, band + (size_t)o * bold + shift,
-                    keep * sizeof(float));
+    for (o = step < 0 ? m - 1 : 0; o >= 0 && o < m; o += step)
+        memmove(band + (size_t)o * bnew, band + (size_t)o * bold + shift,
+                keep * sizeof(float));
 }
 
 /* one image in bands of rows output rows (see the top comment): the
@@ -314,27 +310,28 @@ int ln_rt_conv2d_pwdw_f32(const ln_rt_conv2d_args *pw,
     int32_t mb, oh, ow, b, m0;
     float *planes = scratch;
     void *ks;
-    int ret, banded;
+    int ret;
 
     if (!ln_rt_conv2d_pwdw_ok(pw, dw) || !scratch)
         return LN_RT_ARG_ERROR;
     ln_rt__conv_out_hw(dw, &oh, &ow);
     if (oh <= 0 || ow <= 0 || pw->n == 0)
         return LN_RT_OK;
-    banded = ln_rt__conv2d_pwdw_plan(pw, dw, &mb);
+    if (ln_rt__conv2d_pwdw_plan(pw, dw, &mb)) {
+#if !LN_RT_TARGET_IS_CORTEX_M4 /* (never banded there) */
+        for (b = 0; b < pw->n; b++)
+            if ((ret = pwdw_bands(pw, dw, mb,
+                                  src + (size_t)b * pw->c * pw->h * pw->w,
+                                  pw_weight, pw_bias, dw_weight, dw_bias,
+                                  dst + (size_t)b * m * oh * ow, scratch)))
+                return ret;
+#endif
+        return LN_RT_OK;
+    }
     ks = (char *)scratch + pwdw_planes_bytes(pw);
     for (b = 0; b < pw->n; b++) {
         const float *x = src + (size_t)b * pw->c * pw->h * pw->w;
         float *y = dst + (size_t)b * m * oh * ow;
-#if !LN_RT_TARGET_IS_CORTEX_M4
-        if (banded) {
-            if ((ret = pwdw_bands(pw, dw, mb, x, pw_weight, pw_bias,
-                                  dw_weight, dw_bias, y, scratch)))
-                return ret;
-            continue;
-        }
-#endif
-        (void)banded;
         for (m0 = 0; m0 < m; m0 += mb) {
             ln_rt_conv2d_args p, d;
             pwdw_block_args(pw, dw, m - m0 < mb ? m - m0 : mb, &p, &d);

@@ -381,7 +381,7 @@ static void s2f_rows(const ln_rt_conv2d_args *a, const float *img,
     int direct, kind;
     size_t hw;
     ln_rt_act act;
-    float alpha, beta;
+    float alpha, beta, lo, hi;
 
     oh = ln_rt_conv_out_size(a->h, a->kh, s, a->pad_top, a->pad_bottom, 1);
     ow = ln_rt_conv_out_size(a->w, a->kw, s, a->pad_left, a->pad_right, 1);
@@ -396,6 +396,8 @@ static void s2f_rows(const ln_rt_conv2d_args *a, const float *img,
                                                              : S2F_GENERIC;
     alpha = a->alpha;
     beta = a->beta;
+    lo = act == LN_RT_ACT_CLIP ? alpha : 0.0f; /* S2F_CLAMP's */
+    hi = act == LN_RT_ACT_CLIP ? beta : 6.0f;
     /* tap t: its row buffer offset (but for the row's slot: see below)
      * and weight ([oc][c][kh][kw]) offset, in the order of the sum (see
      * the top) */
@@ -455,8 +457,7 @@ static void s2f_rows(const ln_rt_conv2d_args *a, const float *img,
             o.bias = bias ? bias + o0 : NULL;
             o.plane = plane;
             o.act = act; o.alpha = alpha; o.beta = beta;
-            o.lo = act == LN_RT_ACT_CLIP ? alpha : 0.0f;
-            o.hi = act == LN_RT_ACT_CLIP ? beta : 6.0f;
+            o.lo = lo; o.hi = hi;
             for (r = 0; r < 8; r++)
                 d[r] = r < o.mv ? (ptrdiff_t)r * kk : 0;
             for (x0 = 0; x0 < ow;) {
